@@ -1,0 +1,101 @@
+"""The example test shown with a quest: a real passing test, else a skeleton."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from pytest_quest.model import Quest, Ratchet
+
+
+def module_name(rel_path: str, rootdir: Path) -> str:
+    """The import name of a source file: packages are folders with ``__init__.py``."""
+    path = rootdir / rel_path
+    parts = [path.stem] if path.stem != "__init__" else []
+    folder = path.parent
+    while (folder / "__init__.py").exists() and folder != folder.parent:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) or path.stem
+
+
+def read_test_source(nodeid: str, rootdir: Path) -> str | None:
+    """The source of the test function a node id names, or None."""
+    file_part, _, rest = nodeid.partition("::")
+    if not rest:
+        return None
+    names = [re.sub(r"\[.*\]$", "", part) for part in rest.split("::")]
+    path = rootdir / file_part
+    try:
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    body: list[ast.stmt] = tree.body
+    node: ast.AST | None = None
+    for name in names:
+        node = next(
+            (
+                n
+                for n in body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.name == name
+            ),
+            None,
+        )
+        if node is None:
+            return None
+        body = getattr(node, "body", [])
+    if node is None:
+        return None
+    segment = ast.get_source_segment(source, node)
+    if segment is None:
+        return None
+    decorators = getattr(node, "decorator_list", [])
+    lines = source.splitlines()
+    start = min([d.lineno for d in decorators] + [node.lineno])  # type: ignore[attr-defined]
+    end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+    text = "\n".join(lines[start - 1 : end])
+    indent = len(text) - len(text.lstrip(" "))
+    return "\n".join(line[indent:] for line in text.splitlines())
+
+
+def example_for(quest: Quest, ratchet: Ratchet, rootdir: Path) -> dict[str, str]:
+    """One of the project's passing tests of a neighbouring function, else a skeleton."""
+    neighbours = sorted(
+        (
+            q
+            for q in ratchet.quests.values()
+            if q.file == quest.file and q.id != quest.id and q.covering_tests
+        ),
+        key=lambda q: (abs(q.first - quest.first), q.first),
+    )
+    for neighbour in neighbours:
+        for nodeid in sorted(neighbour.covering_tests):
+            source = read_test_source(nodeid, rootdir)
+            if source:
+                return {
+                    "kind": "neighbour",
+                    "test": nodeid,
+                    "function": neighbour.id,
+                    "source": source,
+                }
+    return {"kind": "skeleton", "test": "", "function": "", "source": skeleton(quest, rootdir)}
+
+
+def skeleton(quest: Quest, rootdir: Path) -> str:
+    module = module_name(quest.file, rootdir)
+    parts = quest.qualname.split(".")
+    top = parts[0]
+    test_name = "test_" + "_".join(re.sub(r"\W", "_", p).strip("_").lower() for p in parts)
+    if len(parts) == 1:
+        call = f"{top}(...)"
+    else:
+        call = f"{top}(...).{parts[-1]}(...)"
+    return (
+        f"from {module} import {top}\n\n\n"
+        f"def {test_name}():\n"
+        f"    result = {call}\n"
+        f"    assert result == ...  # check what it returns, not just that it runs\n"
+    )

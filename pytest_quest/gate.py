@@ -1,0 +1,308 @@
+"""The gate (L1): measured facts in, a verdict with facts out.  No I/O.
+
+Steps, cheapest first; the first step that does not pass decides, and all of
+that step's facts are returned:
+
+1. the function is still the function (same fingerprint)   -> REVIEW
+2. nothing was excluded (no new exclusion, same coverage config) -> FAIL
+   (a run that could not complete: timeout, crash           -> REVIEW;
+    a collection error                                       -> FAIL)
+3. every line and branch executed by passing tests           -> FAIL
+4. checked, not just run: no mutant survives the covering tests -> FAIL
+5. stable: the covering tests give the same outcome again   -> REVIEW
+
+Then project checks from the ``pytest_quest_l1_check`` hook (FAIL or REVIEW).
+Only when all of this holds is the verdict PASS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_quest.model import (
+    Fact,
+    FunctionFacts,
+    Quest,
+    Verdict,
+    branch_fact,
+    line_fact,
+)
+
+
+@dataclass(frozen=True)
+class CollectionError:
+    file: str
+    line: int
+    message: str
+
+
+@dataclass
+class RunReport:
+    """What running the selected tests produced, besides coverage data.
+
+    `completed` is False when the run could not finish for reasons of the
+    environment (`problem` says which: a timeout, a crashed runner).
+    `outcomes` maps node ids to ``passed``, ``failed``, ``skipped``,
+    ``xfailed``, ``xpassed`` or ``error``.
+    """
+
+    completed: bool = True
+    problem: str = ""
+    collection_errors: list[CollectionError] = field(default_factory=list)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    duration: float = 0.0
+
+    @property
+    def passed(self) -> set[str]:
+        return {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+
+
+@dataclass(frozen=True)
+class SurvivingMutant:
+    """A mutant of the function that every covering test let through."""
+
+    file: str
+    line: int
+    original: str
+    mutated: str
+    operator: str
+
+
+@dataclass
+class Evidence:
+    """Everything the gate looks at for one submission."""
+
+    quest: Quest
+    current: FunctionFacts | None
+    run: RunReport
+    config_then: dict[str, Any] = field(default_factory=dict)
+    config_now: dict[str, Any] = field(default_factory=dict)
+    new_exclusions: list[tuple[int, str]] = field(default_factory=list)
+    surviving_mutants: list[SurvivingMutant] | None = None
+    mutation_problem: str = ""
+    unstable_tests: list[str] | None = None
+    extra_checks: list[tuple[Verdict, Fact]] = field(default_factory=list)
+
+
+@dataclass
+class GateResult:
+    verdict: Verdict
+    facts: list[Fact]
+    step: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "step": self.step,
+            "facts": [fact.to_dict() for fact in self.facts],
+        }
+
+
+def judge(evidence: Evidence) -> GateResult:
+    """Run the gate's steps over `evidence` and return the first decisive result."""
+    for step in (
+        _step_identity,
+        _step_exclusions,
+        _step_environment,
+        _step_coverage,
+        _step_mutants,
+        _step_stable,
+        _step_extra,
+    ):
+        result = step(evidence)
+        if result is not None:
+            return result
+    return GateResult(Verdict.PASS, [], "pass")
+
+
+def _step_identity(evidence: Evidence) -> GateResult | None:
+    quest, current = evidence.quest, evidence.current
+    where = f"{quest.file}:{quest.first}"
+    if current is None:
+        return GateResult(
+            Verdict.REVIEW,
+            [
+                Fact(
+                    check="identity.gone",
+                    field=where,
+                    expected=f"function {quest.qualname} exists",
+                    actual="no such function in the current code (deleted or renamed)",
+                    message=f"function {quest.qualname} is gone (deleted or renamed)",
+                )
+            ],
+            "1-identity",
+        )
+    if current.fingerprint != quest.fingerprint:
+        return GateResult(
+            Verdict.REVIEW,
+            [
+                Fact(
+                    check="identity.changed",
+                    field=f"{current.file}:{current.first}",
+                    expected=f"the code of {quest.qualname} as issued ({quest.fingerprint})",
+                    actual=f"changed code ({current.fingerprint})",
+                    message=(
+                        f"function {quest.qualname} was changed since the quest was issued; "
+                        "a person must review it"
+                    ),
+                )
+            ],
+            "1-identity",
+        )
+    return None
+
+
+def _step_exclusions(evidence: Evidence) -> GateResult | None:
+    facts = []
+    for setting in sorted(set(evidence.config_then) | set(evidence.config_now)):
+        then = evidence.config_then.get(setting)
+        now = evidence.config_now.get(setting)
+        if evidence.config_then and then != now:
+            facts.append(
+                Fact(
+                    check="exclusion.config",
+                    field=f"coverage:{setting}",
+                    expected=f"{then!r} (as at scan)",
+                    actual=repr(now),
+                    message=f"coverage setting {setting} changed from {then!r} to {now!r}",
+                )
+            )
+    file = evidence.current.file if evidence.current else evidence.quest.file
+    for line, pattern in evidence.new_exclusions:
+        facts.append(
+            Fact(
+                check="exclusion.new",
+                field=f"{file}:{line}",
+                expected="no coverage exclusion added since the quest was issued",
+                actual=f"excluded by pattern {pattern!r}" if pattern else "excluded",
+                message=(
+                    f"line {line} newly excluded from coverage"
+                    + (f" by pattern {pattern!r}" if pattern else "")
+                ),
+            )
+        )
+    return GateResult(Verdict.FAIL, facts, "2-exclusions") if facts else None
+
+
+def _step_environment(evidence: Evidence) -> GateResult | None:
+    run = evidence.run
+    if not run.completed:
+        return GateResult(
+            Verdict.REVIEW,
+            [
+                Fact(
+                    check="environment",
+                    field=evidence.quest.id,
+                    expected="the test run completes",
+                    actual=run.problem or "the run did not complete",
+                    message=f"could not confirm: {run.problem or 'the run did not complete'}",
+                )
+            ],
+            "environment",
+        )
+    if run.collection_errors:
+        return GateResult(
+            Verdict.FAIL,
+            [
+                Fact(
+                    check="collection.error",
+                    field=f"{error.file}:{error.line}" if error.line else error.file,
+                    expected="the tests are collected without error",
+                    actual=error.message,
+                    message=f"collection error: {error.message}",
+                )
+                for error in run.collection_errors
+            ],
+            "collection",
+        )
+    return None
+
+
+def _step_coverage(evidence: Evidence) -> GateResult | None:
+    current = evidence.current
+    assert current is not None  # step 1 returned otherwise
+    facts = coverage_facts(current)
+    if current.statements == 0 and not facts:
+        facts.append(
+            Fact(
+                check="coverage.empty",
+                field=f"{current.file}:{current.first}",
+                expected="a function with measurable statements",
+                actual="no statement left to measure",
+                message="the function has no measurable statement",
+            )
+        )
+    return GateResult(Verdict.FAIL, facts, "3-coverage") if facts else None
+
+
+def _step_mutants(evidence: Evidence) -> GateResult | None:
+    if evidence.mutation_problem:
+        return GateResult(
+            Verdict.REVIEW,
+            [
+                Fact(
+                    check="mutation.environment",
+                    field=evidence.quest.id,
+                    expected="the mutation check completes",
+                    actual=evidence.mutation_problem,
+                    message=f"could not confirm: {evidence.mutation_problem}",
+                )
+            ],
+            "4-mutants",
+        )
+    if not evidence.surviving_mutants:
+        return None
+    return GateResult(
+        Verdict.FAIL,
+        [
+            Fact(
+                check=f"mutation.{mutant.operator}",
+                field=f"{mutant.file}:{mutant.line}",
+                expected="a covering test fails when the code is changed",
+                actual=f"every covering test passes with `{mutant.original}` -> `{mutant.mutated}`",
+                message=(
+                    f"mutant survived: `{mutant.original}` -> `{mutant.mutated}`; "
+                    "no test checks this"
+                ),
+            )
+            for mutant in evidence.surviving_mutants
+        ],
+        "4-mutants",
+    )
+
+
+def _step_stable(evidence: Evidence) -> GateResult | None:
+    if not evidence.unstable_tests:
+        return None
+    return GateResult(
+        Verdict.REVIEW,
+        [
+            Fact(
+                check="stability.flaky",
+                field=nodeid,
+                expected="the same outcome on a repeated run",
+                actual="a different outcome",
+                message=f"flaky, could not confirm: {nodeid} changed outcome on a repeated run",
+            )
+            for nodeid in evidence.unstable_tests
+        ],
+        "5-stable",
+    )
+
+
+def _step_extra(evidence: Evidence) -> GateResult | None:
+    fails = [fact for verdict, fact in evidence.extra_checks if verdict is Verdict.FAIL]
+    if fails:
+        return GateResult(Verdict.FAIL, fails, "l1-extra")
+    reviews = [fact for verdict, fact in evidence.extra_checks if verdict is Verdict.REVIEW]
+    if reviews:
+        return GateResult(Verdict.REVIEW, reviews, "l1-extra")
+    return None
+
+
+def coverage_facts(current: FunctionFacts) -> list[Fact]:
+    """The facts of every missing line and branch of a function, in line order."""
+    facts = [line_fact(current.file, line) for line in current.missing_lines]
+    facts += [branch_fact(current.file, arc) for arc in current.missing_branches]
+    return facts

@@ -1,0 +1,409 @@
+"""Measuring: coverage.py under pytest, reduced to facts per function.
+
+This is the edge between pytest-quest and coverage.py.  It starts coverage
+with branch measurement and one dynamic context per test (the test's node
+id), and afterwards reduces the data to :class:`FunctionFacts`: for every
+function region coverage.py's own ``code_regions()`` finds, the lines and
+branches that tests which *passed* executed.  Execution outside any test
+(imports, collection, conftest code) lands in the empty context and never
+counts; neither do failing, skipped or xfailed tests.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import sqlite3
+import warnings
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.errors import MeasurementError, QuestUsageError
+from pytest_quest.model import FunctionFacts
+
+# Settings of coverage.py that change what is measured; any change of these
+# after a quest was issued is a fact for gate step 2.
+CONFIG_SETTINGS = (
+    ("run", "source"),
+    ("run", "source_pkgs"),
+    ("run", "include"),
+    ("run", "omit"),
+    ("run", "branch"),
+    ("run", "plugins"),
+    ("run", "dynamic_context"),
+    ("report", "include"),
+    ("report", "omit"),
+    ("report", "exclude_lines"),
+    ("report", "partial_branches"),
+)
+
+CONFIG_FILES = (".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml")
+
+
+def find_coverage_config(rootdir: Path) -> str | bool:
+    """The coverage configuration file of the project at `rootdir`, as coverage.py finds it."""
+    env = os.environ.get("COVERAGE_RCFILE")
+    if env:
+        return env
+    for name in CONFIG_FILES:
+        path = rootdir / name
+        if not path.is_file():
+            continue
+        if name == ".coveragerc":
+            return str(path)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        marker = "[tool.coverage." if name == "pyproject.toml" else "[coverage:"
+        if marker in text:
+            return str(path)
+    return False
+
+
+@contextmanager
+def quiet_coverage() -> Iterator[None]:
+    """Silence coverage.py's warnings: suites run with ``filterwarnings = error``."""
+    from coverage.exceptions import CoverageWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoverageWarning)
+        yield
+
+
+# -- static view of the source: functions, fingerprints --------------------------
+
+
+@dataclass
+class FunctionInfo:
+    """One function region of a source file, before any measurement."""
+
+    file: str
+    qualname: str
+    ordinal: int
+    start: int
+    first: int
+    last: int
+    lines: set[int]
+    fingerprint: str
+
+
+def fingerprint_node(node: ast.AST) -> str:
+    """A digest of a function's code, blind to comments, blank lines and position.
+
+    Built on the AST, so a ``# pragma: no cover`` comment or the function
+    moving down the file leaves it unchanged (step 2 reports pragmas on its
+    own), while any change to the code itself changes it.
+    """
+    dump = ast.dump(node, annotate_fields=True, include_attributes=False)
+    return "sha256:" + hashlib.sha256(dump.encode("utf-8")).hexdigest()[:32]
+
+
+def source_functions(rel_path: str, source: str) -> list[FunctionInfo]:
+    """Every function of `source`, as coverage.py's ``code_regions()`` sees them.
+
+    Twins (same qualified name twice in one file: a property getter and
+    setter, defs under if/else) get ordinals 1, 2... in source order.
+    Raises `QuestUsageError` naming file and line on a syntax error.
+    """
+    from coverage.regions import code_regions
+
+    try:
+        tree = ast.parse(source, filename=rel_path)
+        regions = code_regions(source)
+    except SyntaxError as exc:
+        raise QuestUsageError(
+            f"{rel_path}:{exc.lineno}: syntax error in the code under test: {exc.msg}; "
+            "fix it before running pytest-quest"
+        ) from None
+    defs: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs[node.lineno] = node
+    function_regions = sorted((r for r in regions if r.kind == "function"), key=lambda r: r.start)
+    # A region's lines leave out nested functions; the function ends where its
+    # last nested function ends.  Children start on a line of their parent.
+    last_line: dict[int, int] = {}
+    for region in reversed(function_regions):
+        node = defs.get(region.start)
+        end = getattr(node, "end_lineno", None) if node is not None else None
+        last = end if isinstance(end, int) else max(region.lines | {region.start})
+        last_line[region.start] = last
+    seen: dict[str, int] = defaultdict(int)
+    functions = []
+    for region in function_regions:
+        seen[region.name] += 1
+        node = defs.get(region.start)
+        functions.append(
+            FunctionInfo(
+                file=rel_path,
+                qualname=region.name,
+                ordinal=seen[region.name],
+                start=region.start,
+                first=region.start,
+                last=last_line[region.start],
+                lines=set(region.lines),
+                fingerprint=fingerprint_node(node) if node is not None else "",
+            )
+        )
+    return functions
+
+
+def read_source(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except UnicodeDecodeError:
+        return path.read_bytes().decode("utf-8", errors="replace")
+
+
+# -- the coverage run ------------------------------------------------------------
+
+
+@dataclass
+class MeasuredSource:
+    """Facts of every function of the measured source, and what they came from."""
+
+    functions: list[FunctionFacts] = field(default_factory=list)
+    excluded_functions: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def by_id(self) -> dict[str, FunctionFacts]:
+        return {facts.quest_id: facts for facts in self.functions}
+
+
+class Measurer:
+    """Runs coverage.py for one pytest process: start, one context per test, stop.
+
+    `sources` are absolute paths of the code under test; `data_file` is a
+    private file (never the user's ``.coverage``).
+    """
+
+    def __init__(
+        self,
+        rootdir: Path,
+        sources: list[str],
+        data_file: str,
+        data_suffix: str | bool | None = None,
+    ) -> None:
+        import coverage
+
+        self.rootdir = rootdir
+        self.sources = sources
+        config_file = find_coverage_config(rootdir)
+        with quiet_coverage():
+            self.cov = coverage.Coverage(
+                data_file=data_file,
+                data_suffix=data_suffix,
+                config_file=config_file,
+                source=sources or None,
+                branch=True,
+                messages=False,
+            )
+            # Dynamic contexts need a tracer that supports them; the
+            # sys.monitoring core does not (it keeps a line for the first test only).
+            self.cov.set_option("run:core", "ctrace" if _has_ctracer() else "pytrace")
+            self.cov.set_option("run:parallel", False)
+            self.cov.set_option("run:dynamic_context", None)
+        self.started = False
+
+    def start(self) -> None:
+        with quiet_coverage():
+            self.cov.start()
+        self.started = True
+
+    def switch_context(self, context: str) -> None:
+        if self.started:
+            self.cov.switch_context(context)
+
+    def stop(self) -> None:
+        if not self.started:
+            return
+        with quiet_coverage():
+            self.cov.stop()
+            self.cov.save()
+        self.started = False
+
+    def config_fingerprint(self) -> dict[str, Any]:
+        return coverage_settings(self.cov)
+
+
+def _has_ctracer() -> bool:
+    try:
+        from coverage.tracer import CTracer  # noqa: F401
+    except ImportError:  # pragma: no cover - coverage without its C extension
+        return False
+    return True
+
+
+def coverage_settings(cov: Any) -> dict[str, Any]:
+    """The settings of `cov` that shape measurement, as plain JSON values."""
+    settings: dict[str, Any] = {}
+    for section, name in CONFIG_SETTINGS:
+        value = cov.get_option(f"{section}:{name}")
+        if isinstance(value, (list, tuple)):
+            value = list(value)
+        settings[f"{section}:{name}"] = value
+    return settings
+
+
+def analyze(
+    cov: Any,
+    rootdir: Path,
+    passed: set[str],
+    only_files: Iterable[str] | None = None,
+) -> MeasuredSource:
+    """Reduce the saved data of `cov` to facts per function, counting `passed` tests only.
+
+    `passed` holds the contexts (test node ids) whose tests passed.
+    `only_files` (paths relative to `rootdir`) narrows the analysis.
+    """
+    from coverage import CoverageData
+    from coverage.python import PythonFileReporter
+    from coverage.results import AnalysisNarrower, analysis_from_file_reporter
+
+    with quiet_coverage():
+        data = cov.get_data()
+        measured = sorted(data.measured_files())
+    wanted = set(only_files) if only_files is not None else None
+    arcs_by_file, tests_by_file = _passing_arcs(data.data_filename(), passed)
+    result = MeasuredSource(config=coverage_settings(cov))
+    for filename in measured:
+        if not filename.endswith(".py"):
+            continue
+        rel = relpath(filename, rootdir)
+        if wanted is not None and rel not in wanted:
+            continue
+        source = read_source(Path(filename))
+        functions = source_functions(rel, source)
+        result.files.append(rel)
+        if not functions:
+            continue
+        reporter = PythonFileReporter(filename, cov)
+        clean = CoverageData(no_disk=True)
+        clean.add_arcs({filename: arcs_by_file.get(filename, set())})
+        with quiet_coverage():
+            try:
+                analysis = analysis_from_file_reporter(
+                    clean, cov.config.precision, reporter, filename
+                )
+            except Exception as exc:  # coverage raises NotPython and friends
+                raise MeasurementError(f"{rel}: coverage.py could not analyze it: {exc}") from exc
+        narrower = AnalysisNarrower(analysis)
+        narrower.add_regions(function.lines for function in functions)
+        line_tests = tests_by_file.get(filename, {})
+        for function in functions:
+            narrowed = narrower.narrow(function.lines)
+            span = range(function.first, function.last + 1)
+            excluded = sorted(line for line in analysis.excluded if line in span)
+            if not narrowed.statements:
+                result.excluded_functions.append(
+                    _function_id(function.file, function.qualname, function.ordinal)
+                )
+            missing_arcs = narrowed.missing_branch_arcs()
+            # A positive destination outside the function is the enclosing
+            # scope's flow past a one-line ``def``, executed at import: not ours.
+            missing_branches = sorted(
+                (start, end)
+                for start, ends in missing_arcs.items()
+                for end in ends
+                if end < 0 or function.first <= end <= function.last
+            )
+            tests: set[str] = set()
+            for line in function.lines:
+                tests.update(line_tests.get(line, ()))
+            result.functions.append(
+                FunctionFacts(
+                    file=function.file,
+                    qualname=function.qualname,
+                    ordinal=function.ordinal,
+                    start=function.start,
+                    first=function.first,
+                    last=function.last,
+                    fingerprint=function.fingerprint,
+                    statements=len(narrowed.statements),
+                    branches=narrowed.numbers.n_branches,
+                    missing_lines=sorted(narrowed.missing),
+                    missing_branches=missing_branches,
+                    excluded_lines=excluded,
+                    covering_tests=sorted(tests),
+                )
+            )
+    return result
+
+
+def _function_id(file: str, qualname: str, ordinal: int) -> str:
+    from pytest_quest.model import make_quest_id
+
+    return make_quest_id(file, qualname, ordinal)
+
+
+def _passing_arcs(
+    data_filename: str, passed: set[str]
+) -> tuple[dict[str, set[tuple[int, int]]], dict[str, dict[int, set[str]]]]:
+    """Arcs executed by passing tests, per file; and which passing tests ran each line.
+
+    One query over coverage.py's data file (schema 7): ``arc`` joined with
+    ``file`` and ``context``.  Rows of the empty context (import, collection)
+    and of tests that did not pass are dropped.
+    """
+    arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    tests: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    if not os.path.exists(data_filename):
+        return arcs, tests
+    connection = sqlite3.connect(data_filename)
+    try:
+        contexts = {
+            context_id: name
+            for context_id, name in connection.execute("select id, context from context")
+            if name in passed
+        }
+        files = dict(connection.execute("select id, path from file"))
+        for file_id, context_id, fromno, tono in connection.execute(
+            "select file_id, context_id, fromno, tono from arc"
+        ):
+            name = contexts.get(context_id)
+            if name is None:
+                continue
+            path = files[file_id]
+            arcs[path].add((fromno, tono))
+            by_line = tests[path]
+            if fromno > 0:
+                by_line[fromno].add(name)
+            if tono > 0:
+                by_line[tono].add(name)
+    except sqlite3.DatabaseError as exc:
+        raise MeasurementError(f"coverage data file {data_filename} is unreadable: {exc}") from exc
+    finally:
+        connection.close()
+    return arcs, tests
+
+
+def relpath(filename: str, rootdir: Path) -> str:
+    try:
+        return Path(os.path.relpath(filename, rootdir)).as_posix()
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return Path(filename).as_posix()
+
+
+def new_exclusions(
+    facts: FunctionFacts, baseline_offsets: set[int], source_lines: list[str], patterns: list[str]
+) -> list[tuple[int, str]]:
+    """Excluded lines of a function that were not excluded at issue, with the pattern at fault.
+
+    Offsets are relative to the function's first line, so the function moving
+    in its file is no new exclusion.
+    """
+    found = []
+    for line in facts.excluded_lines:
+        if line - facts.first in baseline_offsets:
+            continue
+        text = source_lines[line - 1] if 0 < line <= len(source_lines) else ""
+        pattern = next((p for p in patterns if re.search(p, text)), "")
+        found.append((line, pattern))
+    return found

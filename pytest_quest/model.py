@@ -1,0 +1,236 @@
+"""The data model: quests, their states, the facts the gate returns.
+
+Pure values with no I/O.  The ratchet file (``store.py``) serializes them,
+the gate (``gate.py``) produces facts, the state machine (``states.py``)
+moves quests between states.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON_SCHEMA = "pytest-quest/1"
+
+
+class State(str, enum.Enum):
+    """The state of a quest.  PASS, REVIEW and DONE are terminal."""
+
+    TODO = "TODO"
+    PASS = "PASS"
+    REVIEW = "REVIEW"
+    DONE = "DONE"
+
+    @property
+    def terminal(self) -> bool:
+        return self is not State.TODO
+
+
+class Verdict(str, enum.Enum):
+    """What the gate says about one submission."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    REVIEW = "REVIEW"
+
+
+def arc_text(arc: tuple[int, int]) -> str:
+    """Render a coverage arc; a negative destination is an exit from the code object."""
+    start, end = arc
+    return f"{start}->{'exit' if end < 0 else end}"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One checkable statement of the gate: where, what was expected, what was found.
+
+    `check` names the check that produced it (``coverage.line``,
+    ``coverage.branch``, ``identity.changed``...), `field` says where
+    (``path:line`` or ``path:line->line``), `message` is the one-line text
+    rendering.
+    """
+
+    check: str
+    field: str
+    expected: str
+    actual: str
+    message: str = ""
+
+    def text(self) -> str:
+        if self.message:
+            if ":" not in self.field:
+                return self.message
+            # `path:41->44` is shown at its line, as compilers do: `path:41: ...`.
+            return f"{self.field.split('->')[0]}: {self.message}"
+        return f"{self.field}: expected {self.expected}, got {self.actual}"
+
+    def to_dict(self) -> dict[str, str]:
+        result = {
+            "check": self.check,
+            "field": self.field,
+            "expected": self.expected,
+            "actual": self.actual,
+        }
+        if self.message:
+            result["message"] = self.message
+        return result
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fact:
+        return cls(
+            check=str(data["check"]),
+            field=str(data["field"]),
+            expected=str(data["expected"]),
+            actual=str(data["actual"]),
+            message=str(data.get("message", "")),
+        )
+
+
+def line_fact(file: str, line: int) -> Fact:
+    return Fact(
+        check="coverage.line",
+        field=f"{file}:{line}",
+        expected="executed by a passing test",
+        actual="never executed",
+        message=f"line {line} not covered",
+    )
+
+
+def branch_fact(file: str, arc: tuple[int, int]) -> Fact:
+    return Fact(
+        check="coverage.branch",
+        field=f"{file}:{arc_text(arc)}",
+        expected="branch taken by a passing test",
+        actual="never taken",
+        message=f"branch {arc_text(arc)} not taken",
+    )
+
+
+@dataclass
+class FunctionFacts:
+    """What measuring says about one function of the current code.
+
+    Produced by ``measure.py`` (or a fake in unit tests); the gate compares it
+    with the quest's record.  `missing_lines` and `missing_branches` only count
+    execution by tests that passed.
+    """
+
+    file: str
+    qualname: str
+    ordinal: int
+    start: int
+    first: int
+    last: int
+    fingerprint: str
+    statements: int
+    branches: int
+    missing_lines: list[int] = field(default_factory=list)
+    missing_branches: list[tuple[int, int]] = field(default_factory=list)
+    excluded_lines: list[int] = field(default_factory=list)
+    covering_tests: list[str] = field(default_factory=list)
+
+    @property
+    def quest_id(self) -> str:
+        return make_quest_id(self.file, self.qualname, self.ordinal)
+
+    @property
+    def fully_covered(self) -> bool:
+        return not self.missing_lines and not self.missing_branches
+
+
+def make_quest_id(file: str, qualname: str, ordinal: int) -> str:
+    """The stable id of a function: ``path::Qual.name``, twins get ``@2``, ``@3``...
+
+    The ordinal counts same-named definitions in one file in source order, so
+    it survives unrelated code moving (unlike coverage's ``name@line``).
+    """
+    base = f"{file}::{qualname}"
+    return base if ordinal == 1 else f"{base}@{ordinal}"
+
+
+@dataclass
+class Event:
+    """One entry of a quest's history: what happened, when, by whom."""
+
+    at: str
+    action: str
+    verdict: str = ""
+    by: str = ""
+    note: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        result = {"at": self.at, "action": self.action}
+        for key in ("verdict", "by", "note"):
+            value = getattr(self, key)
+            if value:
+                result[key] = value
+        return result
+
+
+@dataclass
+class Quest:
+    """One function of the code under test and everything the gate knows of it.
+
+    The baseline fields (`fingerprint`, `statements`, `branches`,
+    `excluded_lines`) are taken when the quest is issued (at scan) and are what
+    the gate compares a submission against.  A PASS quest also keeps what the
+    gate saw when it passed (`covering_tests`, `passed_at`).
+    """
+
+    id: str
+    file: str
+    qualname: str
+    first: int
+    last: int
+    fingerprint: str
+    state: State = State.TODO
+    tries: int = 0
+    statements: int = 0
+    branches: int = 0
+    missing_lines: list[int] = field(default_factory=list)
+    missing_branches: list[tuple[int, int]] = field(default_factory=list)
+    excluded_lines: list[int] = field(default_factory=list)
+    covering_tests: list[str] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    issued_at: str = ""
+    passed_at: str = ""
+    baseline: bool = False
+    history: list[Event] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def sort_key(self) -> tuple[str, int, str]:
+        return (self.file, self.first, self.id)
+
+
+@dataclass
+class Ratchet:
+    """The whole persisted state: every quest, the active one, the scan's setup."""
+
+    quests: dict[str, Quest] = field(default_factory=dict)
+    active: str | None = None
+    coverage_config: dict[str, Any] = field(default_factory=dict)
+    test_files: dict[str, str] = field(default_factory=dict)
+    removed: list[dict[str, str]] = field(default_factory=list)
+    excluded_functions: list[str] = field(default_factory=list)
+    scanned_at: str = ""
+
+    def ordered(self) -> list[Quest]:
+        return sorted(self.quests.values(), key=Quest.sort_key)
+
+    def counts(self) -> dict[str, int]:
+        counts = {state.value: 0 for state in State}
+        for quest in self.quests.values():
+            counts[quest.state.value] += 1
+        return counts
+
+    @property
+    def remaining(self) -> int:
+        return sum(1 for quest in self.quests.values() if quest.state is State.TODO)
+
+    def next_todo(self) -> Quest | None:
+        """The next quest to work on, in the documented order: file path, then line."""
+        for quest in self.ordered():
+            if quest.state is State.TODO:
+                return quest
+        return None

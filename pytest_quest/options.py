@@ -1,0 +1,321 @@
+"""Command-line and ini options: every option has an ini twin.
+
+A command-line value wins over the ini value, which wins over the default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_quest.errors import QuestUsageError
+
+COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
+FORMATS = ("text", "json")
+VERIFY_MODES = ("on", "off", "auto")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value:g} must be more than 0 seconds")
+    return value
+
+
+def _choice(choices: tuple[str, ...], what: str) -> Any:
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what} {text!r} (choose from {', '.join(choices)})"
+            )
+        return text
+
+    return parse
+
+
+# name, cli flags, ini type, default, cli type, action, help
+_OPTIONS: list[tuple[str, tuple[str, ...], str, Any, Any, str, str]] = [
+    (
+        "quest",
+        ("--quest",),
+        "string",
+        None,
+        _choice(COMMANDS, "quest command"),
+        "store",
+        "run a quest command: " + ", ".join(COMMANDS),
+    ),
+    (
+        "quest_status",
+        ("--quest-status",),
+        "bool",
+        False,
+        None,
+        "store_true",
+        "show the quests' progress (same as --quest status); runs no test",
+    ),
+    (
+        "quest_source",
+        ("--quest-source",),
+        "paths",
+        [],
+        None,
+        "append",
+        "the code under test (repeatable); default: coverage.py's [run] source",
+    ),
+    (
+        "quest_file",
+        ("--quest-file",),
+        "string",
+        "quest.json",
+        None,
+        "store",
+        "the ratchet file (default: quest.json in pytest's rootdir)",
+    ),
+    (
+        "quest_max_tries",
+        ("--quest-max-tries",),
+        "string",
+        "3",
+        _positive_int,
+        "store",
+        "failed submissions a quest allows before it is DONE (default 3)",
+    ),
+    (
+        "quest_format",
+        ("--quest-format",),
+        "string",
+        "text",
+        _choice(FORMATS, "format"),
+        "store",
+        "output format: text or json (one JSON object on stdout)",
+    ),
+    (
+        "quest_id",
+        ("--quest-id",),
+        "string",
+        None,
+        None,
+        "store",
+        "act on this quest instead of the active one (next, submit)",
+    ),
+    (
+        "quest_timeout",
+        ("--quest-timeout",),
+        "string",
+        "600",
+        _positive_float,
+        "store",
+        "seconds one gate run may take before it is stopped (REVIEW)",
+    ),
+    (
+        "quest_lock_timeout",
+        ("--quest-lock-timeout",),
+        "string",
+        "5",
+        _positive_float,
+        "store",
+        "seconds to wait for the ratchet file's lock",
+    ),
+    (
+        "quest_strict",
+        ("--quest-strict",),
+        "bool",
+        False,
+        None,
+        "store_true",
+        "check: functions missing from the ratchet fail the check",
+    ),
+    (
+        "quest_reopen",
+        ("--quest-reopen",),
+        "string",
+        None,
+        None,
+        "store",
+        "person action: put a REVIEW or DONE quest back to TODO",
+    ),
+    (
+        "quest_accept",
+        ("--quest-accept",),
+        "string",
+        None,
+        None,
+        "store",
+        "person action: settle a REVIEW quest as PASS",
+    ),
+    (
+        "quest_export_to",
+        ("--quest-export-to",),
+        "string",
+        None,
+        None,
+        "store",
+        "export: the report file (.json, .csv, .md or .sarif)",
+    ),
+    (
+        "quest_export_force",
+        ("--quest-export-force",),
+        "bool",
+        False,
+        None,
+        "store_true",
+        "export: overwrite an existing report file",
+    ),
+    (
+        "quest_mutants",
+        ("--quest-mutants",),
+        "string",
+        "on",
+        _choice(("on", "off"), "mode"),
+        "store",
+        "gate step 4, the mutation check: on (default) or off",
+    ),
+    (
+        "quest_verify",
+        ("--quest-verify",),
+        "string",
+        "auto",
+        _choice(VERIFY_MODES, "mode"),
+        "store",
+        "L2 verification: on, off or auto (auto follows ini/PYTEST_QUEST_VERIFY)",
+    ),
+]
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("quest", "pytest-quest: per-function coverage quests")
+    for name, flags, ini_type, default, cli_type, action, help_text in _OPTIONS:
+        kwargs: dict[str, Any] = {"dest": name, "help": help_text, "action": action}
+        if cli_type is not None:
+            kwargs["type"] = cli_type
+        # None means "not given": the ini value (or its default) applies.
+        kwargs["default"] = None
+        group.addoption(*flags, **kwargs)
+        ini_default = default
+        if ini_type == "paths":
+            ini_default = []
+        parser.addini(name, help_text, type=ini_type, default=ini_default)  # type: ignore[arg-type]
+    group.addoption(
+        "--quest-measure-out",
+        dest="quest_measure_out",
+        default=None,
+        help="internal: the gate's measuring run writes its facts to this file",
+    )
+    group.addoption(
+        "--quest-measure-only",
+        dest="quest_measure_only",
+        action="append",
+        default=None,
+        help="internal: the measuring run analyzes only these source files",
+    )
+
+
+def raw_value(config: pytest.Config, name: str) -> Any:
+    """The option `name`: command line first, then the ini file, then the default."""
+    value = config.getoption(name, default=None)
+    if value is not None and value != []:
+        return value
+    return config.getini(name)
+
+
+@dataclass
+class QuestOptions:
+    command: str | None
+    sources: list[Path]
+    quest_file: Path
+    max_tries: int
+    format: str
+    quest_id: str | None
+    timeout: float
+    lock_timeout: float
+    strict: bool
+    reopen: str | None
+    accept: str | None
+    export_to: str | None
+    export_force: bool
+    mutants: bool
+    verify: str
+    measure_out: str | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def json(self) -> bool:
+        return self.format == "json"
+
+
+def _convert(name: str, value: Any, convert: Any) -> Any:
+    if convert is None or not isinstance(value, str):
+        return value
+    try:
+        return convert(value)
+    except argparse.ArgumentTypeError as exc:
+        raise QuestUsageError(f"ini option {name}: {exc}") from None
+
+
+def resolve(config: pytest.Config) -> QuestOptions:
+    """Read every quest option into a :class:`QuestOptions`; bad values are usage errors."""
+    converters = {name: cli_type for name, _, _, _, cli_type, _, _ in _OPTIONS}
+    values = {
+        name: _convert(name, raw_value(config, name), converters[name]) for name in converters
+    }
+    rootdir = Path(str(config.rootpath))
+    command = values["quest"]
+    if values["quest_status"]:
+        if command not in (None, "status"):
+            raise QuestUsageError(f"--quest-status cannot be combined with --quest {command}")
+        command = "status"
+    if values["quest_reopen"] or values["quest_accept"]:
+        if command not in (None, "status"):
+            raise QuestUsageError("--quest-reopen/--quest-accept run on their own, without --quest")
+        if values["quest_reopen"] and values["quest_accept"]:
+            raise QuestUsageError("use one of --quest-reopen and --quest-accept at a time")
+        command = "reopen" if values["quest_reopen"] else "accept"
+    measure_out = config.getoption("quest_measure_out", default=None)
+    if measure_out:
+        command = "_measure"
+    sources = [p if isinstance(p, Path) else Path(str(p)) for p in (values["quest_source"] or [])]
+    sources = [p if p.is_absolute() else rootdir / p for p in sources]
+    quest_file = Path(os.fspath(values["quest_file"]))
+    if not quest_file.is_absolute():
+        quest_file = rootdir / quest_file
+    verify = values["quest_verify"]
+    if verify == "auto":
+        verify = os.environ.get("PYTEST_QUEST_VERIFY", "") or "off"
+        if verify not in ("on", "off"):
+            raise QuestUsageError(f"PYTEST_QUEST_VERIFY={verify!r}: expected on or off")
+    return QuestOptions(
+        command=command,
+        sources=sources,
+        quest_file=quest_file,
+        max_tries=int(values["quest_max_tries"]),
+        format=values["quest_format"],
+        quest_id=values["quest_id"] or None,
+        timeout=float(values["quest_timeout"]),
+        lock_timeout=float(values["quest_lock_timeout"]),
+        strict=bool(values["quest_strict"]),
+        reopen=values["quest_reopen"] or None,
+        accept=values["quest_accept"] or None,
+        export_to=values["quest_export_to"] or None,
+        export_force=bool(values["quest_export_force"]),
+        mutants=values["quest_mutants"] == "on",
+        verify=verify,
+        measure_out=measure_out,
+    )

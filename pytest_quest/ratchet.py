@@ -1,0 +1,201 @@
+"""Pure operations on a :class:`Ratchet`: merging a scan, checking for regressions.
+
+No I/O: callers hand in what was measured and apply the result under the
+ratchet file's lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pytest_quest.gate import coverage_facts
+from pytest_quest.model import Fact, FunctionFacts, Quest, Ratchet, State
+
+
+@dataclass
+class ScanReport:
+    added: list[str] = field(default_factory=list)
+    added_pass: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    config_changes: list[str] = field(default_factory=list)
+
+
+def new_quest(facts: FunctionFacts, now: str) -> Quest:
+    """A quest for a function seen for the first time; fully covered ones are PASS."""
+    covered = facts.fully_covered
+    return Quest(
+        id=facts.quest_id,
+        file=facts.file,
+        qualname=facts.qualname,
+        first=facts.first,
+        last=facts.last,
+        fingerprint=facts.fingerprint,
+        state=State.PASS if covered else State.TODO,
+        statements=facts.statements,
+        branches=facts.branches,
+        missing_lines=list(facts.missing_lines),
+        missing_branches=list(facts.missing_branches),
+        excluded_lines=list(facts.excluded_lines),
+        covering_tests=list(facts.covering_tests),
+        facts=[] if covered else coverage_facts(facts),
+        issued_at=now,
+        passed_at=now if covered else "",
+        baseline=covered,
+    )
+
+
+def merge_scan(
+    ratchet: Ratchet,
+    functions: list[FunctionFacts],
+    excluded_functions: list[str],
+    config: dict[str, object],
+    test_files: dict[str, str],
+    now: str,
+) -> ScanReport:
+    """Merge what a scan measured into `ratchet`, in place.
+
+    New functions become quests (PASS when fully covered: their baseline).
+    Existing quests keep their state and baseline: a rescan never PASSes a
+    TODO quest (that is the gate's job, with all its steps) and never touches
+    a PASS entry's record.  TODO quests get the current missing lines and
+    position.  Functions that are gone are moved to ``removed``, visibly.
+    """
+    report = ScanReport()
+    seen: set[str] = set()
+    excluded = set(excluded_functions)
+    for facts in functions:
+        qid = facts.quest_id
+        quest = ratchet.quests.get(qid)
+        if quest is None:
+            if facts.statements == 0:
+                continue
+            quest = new_quest(facts, now)
+            ratchet.quests[qid] = quest
+            (report.added_pass if quest.state is State.PASS else report.added).append(qid)
+        else:
+            quest.first, quest.last = facts.first, facts.last
+            if quest.state is State.TODO:
+                quest.missing_lines = list(facts.missing_lines)
+                quest.missing_branches = list(facts.missing_branches)
+                quest.covering_tests = list(facts.covering_tests)
+                if facts.statements:
+                    quest.facts = coverage_facts(facts)
+        seen.add(qid)
+    for qid in sorted(set(ratchet.quests) - seen):
+        if qid in excluded:
+            continue
+        quest = ratchet.quests.pop(qid)
+        ratchet.removed.append(
+            {"id": qid, "state": quest.state.value, "at": now, "note": "function not found by scan"}
+        )
+        report.removed.append(qid)
+    if ratchet.active is not None and (
+        ratchet.active not in ratchet.quests or ratchet.quests[ratchet.active].state.terminal
+    ):
+        ratchet.active = None
+    if not ratchet.coverage_config:
+        ratchet.coverage_config = dict(config)
+    else:
+        for key in sorted(set(ratchet.coverage_config) | set(config)):
+            if ratchet.coverage_config.get(key) != config.get(key):
+                report.config_changes.append(key)
+    ratchet.excluded_functions = sorted(excluded)
+    ratchet.test_files = dict(test_files)
+    ratchet.scanned_at = now
+    return report
+
+
+@dataclass
+class Regression:
+    quest: Quest
+    facts: list[Fact]
+    changed: bool = False
+
+
+@dataclass
+class CheckReport:
+    regressions: list[Regression] = field(default_factory=list)
+    untracked: list[str] = field(default_factory=list)
+    checked: int = 0
+
+
+def check_ratchet(ratchet: Ratchet, functions: list[FunctionFacts]) -> CheckReport:
+    """Re-measure every PASS quest against `functions`; nothing is written.
+
+    A PASS function must still be fully covered by passing tests, whatever
+    its record says.  A changed body is still held to full coverage (and the
+    report says it changed); a vanished function is a regression until a
+    rescan records its removal.  Measured functions without a quest are
+    listed as untracked.
+    """
+    current = {facts.quest_id: facts for facts in functions}
+    report = CheckReport()
+    for quest in ratchet.ordered():
+        if quest.state is not State.PASS:
+            continue
+        report.checked += 1
+        facts = current.get(quest.id)
+        if facts is None:
+            report.regressions.append(
+                Regression(
+                    quest,
+                    [
+                        Fact(
+                            check="ratchet.gone",
+                            field=f"{quest.file}:{quest.first}",
+                            expected=f"PASS function {quest.qualname} (passed {quest.passed_at})",
+                            actual="not found in the current code",
+                            message=(
+                                f"PASS function {quest.qualname} is gone; if it was removed on "
+                                "purpose, run `pytest --quest scan` to record the removal"
+                            ),
+                        )
+                    ],
+                )
+            )
+            continue
+        changed = facts.fingerprint != quest.fingerprint
+        missing = coverage_facts(facts)
+        base_offsets = {line - quest.first for line in quest.excluded_lines}
+        newly_excluded = [
+            line for line in facts.excluded_lines if line - facts.first not in base_offsets
+        ]
+        for line in newly_excluded:
+            missing.append(
+                Fact(
+                    check="ratchet.excluded",
+                    field=f"{facts.file}:{line}",
+                    expected="no coverage exclusion added after PASS",
+                    actual="excluded from coverage",
+                    message=f"line {line} newly excluded from coverage",
+                )
+            )
+        if facts.statements == 0 and not newly_excluded:
+            missing.append(
+                Fact(
+                    check="ratchet.empty",
+                    field=f"{facts.file}:{facts.first}",
+                    expected="measurable statements",
+                    actual="none left",
+                    message="the function has no measurable statement any more",
+                )
+            )
+        if missing:
+            if changed:
+                missing.append(
+                    Fact(
+                        check="ratchet.changed",
+                        field=f"{facts.file}:{facts.first}",
+                        expected=f"code as at PASS ({quest.fingerprint})",
+                        actual=f"changed ({facts.fingerprint})",
+                        message=f"function {quest.qualname} changed since it passed",
+                    )
+                )
+            report.regressions.append(Regression(quest, missing, changed))
+    tracked = set(ratchet.quests)
+    report.untracked = sorted(
+        facts.quest_id
+        for facts in functions
+        if facts.quest_id not in tracked and facts.statements > 0
+    )
+    return report

@@ -1,0 +1,134 @@
+"""Text rendering: plain lines for facts and quests, rich tables for status.
+
+Renderers return strings; the plugin hands them to pytest's terminal
+reporter, so ``-q``, ``--color``, ``NO_COLOR`` and non-tty output work as
+for the rest of pytest.
+"""
+
+from __future__ import annotations
+
+import io
+import shlex
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.model import Fact, Quest, Ratchet, State, arc_text
+
+
+def submit_command(quest_id: str) -> str:
+    return f"pytest --quest submit --quest-id {shlex.quote(quest_id)}"
+
+
+def source_with_marks(quest: Quest, rootdir: Path) -> str:
+    """The function's source, uncovered lines marked ``>``, partial branches ``~``."""
+    path = rootdir / quest.file
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    missing = set(quest.missing_lines)
+    partial = {start for start, _ in quest.missing_branches} - missing
+    width = len(str(quest.last))
+    out = []
+    for number in range(quest.first, min(quest.last, len(lines)) + 1):
+        mark = ">" if number in missing else "~" if number in partial else " "
+        out.append(f"{mark} {number:>{width}} | {lines[number - 1]}")
+    return "\n".join(out)
+
+
+def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
+    out = [
+        f"quest {quest.id}",
+        f"  where : {quest.file}:{quest.first}-{quest.last}",
+        f"  state : {quest.state.value}   tries: {quest.tries}/{max_tries}",
+    ]
+    if quest.facts:
+        out.append("  facts :")
+        out += [f"    {fact.text()}" for fact in quest.facts]
+    source = data.get("source") or ""
+    if source:
+        out.append("  source (> line not covered, ~ branch not taken):")
+        out += ["    " + line for line in source.splitlines()]
+    example = data.get("example") or {}
+    if example.get("source"):
+        if example.get("kind") == "neighbour":
+            out.append(f"  example: a passing test of a neighbouring function ({example['test']}):")
+        else:
+            out.append("  example: a skeleton to start from:")
+        out += ["    " + line for line in example["source"].splitlines()]
+    out.append(f"  submit: {data.get('submit', submit_command(quest.id))}")
+    return out
+
+
+def facts_text(facts: list[Fact]) -> list[str]:
+    return [f"  {fact.text()}" for fact in facts]
+
+
+def progress_line(ratchet: Ratchet) -> str:
+    counts = ratchet.counts()
+    total = sum(counts.values())
+    parts = ", ".join(f"{counts[s.value]} {s.value}" for s in State)
+    return f"{total} quests: {parts}; {ratchet.remaining} remaining"
+
+
+def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> str:
+    """The status view: counts, a progress bar, a table per file, REVIEW and DONE quests."""
+    from rich.console import Console
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=markup,
+        no_color=not markup,
+        color_system="standard" if markup else None,
+        width=max(width, 60),
+        highlight=False,
+        emoji=False,
+    )
+    counts = ratchet.counts()
+    total = sum(counts.values())
+    settled = total - ratchet.remaining
+    console.print(progress_line(ratchet))
+    if total:
+        bar = Table.grid(padding=(0, 1))
+        bar.add_row(
+            ProgressBar(total=total, completed=settled, width=min(width - 30, 50)),
+            f"{settled}/{total} settled ({100 * settled // total}%)",
+        )
+        console.print(bar)
+    files: dict[str, dict[str, int]] = {}
+    for quest in ratchet.quests.values():
+        row = files.setdefault(quest.file, {s.value: 0 for s in State})
+        row[quest.state.value] += 1
+    if files:
+        table = Table(title=None, show_edge=False, pad_edge=False)
+        table.add_column("file")
+        for state in State:
+            table.add_column(state.value, justify="right")
+        table.add_column("total", justify="right")
+        for name in sorted(files):
+            row = files[name]
+            table.add_row(name, *(str(row[s.value]) for s in State), str(sum(row.values())))
+        console.print(table)
+    for state, title in (
+        (State.REVIEW, "waiting for a person (REVIEW)"),
+        (State.DONE, "closed after max tries (DONE)"),
+    ):
+        quests = [q for q in ratchet.ordered() if q.state is state]
+        if not quests:
+            continue
+        console.print(f"{title}:")
+        for quest in quests:
+            console.print(
+                f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{max_tries})",
+                markup=False,
+            )
+            for fact in quest.facts:
+                console.print(f"    {fact.text()}", markup=False)
+    return buffer.getvalue().rstrip("\n")
+
+
+def arcs_text(arcs: list[tuple[int, int]]) -> str:
+    return ", ".join(arc_text(arc) for arc in arcs)

@@ -1,0 +1,180 @@
+"""Running the gate's tests in a child pytest process.
+
+The tests under judgment run in their own process: a test that hangs is
+stopped at `--quest-timeout` (REVIEW, not a hang), a crashing runner is
+REVIEW, and nothing the tests do in their process reaches the verdict the
+parent computes and records.  The child measures with the same code as a
+scan (``--quest-measure-out``) and writes its facts to a private file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.gate import CollectionError, RunReport
+from pytest_quest.measure import MeasuredSource
+from pytest_quest.model import FunctionFacts
+
+# Variables through which a parent's coverage would leak into our child.
+_COVERAGE_ENV = (
+    "COVERAGE_PROCESS_START",
+    "COVERAGE_PROCESS_CONFIG",
+    "COV_CORE_SOURCE",
+    "COV_CORE_CONFIG",
+    "COV_CORE_DATAFILE",
+    "COV_CORE_BRANCH",
+    "COV_CORE_CONTEXT",
+)
+
+
+def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]:
+    return {
+        "functions": [asdict(facts) for facts in measured.functions],
+        "excluded_functions": measured.excluded_functions,
+        "files": measured.files,
+        "config": measured.config,
+        "outcomes": run.outcomes,
+        "collection_errors": [asdict(error) for error in run.collection_errors],
+    }
+
+
+def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]:
+    functions = []
+    for item in data["functions"]:
+        item = dict(item)
+        item["missing_branches"] = [tuple(arc) for arc in item["missing_branches"]]
+        functions.append(FunctionFacts(**item))
+    measured = MeasuredSource(
+        functions=functions,
+        excluded_functions=list(data["excluded_functions"]),
+        files=list(data["files"]),
+        config=dict(data["config"]),
+    )
+    run = RunReport(
+        outcomes=dict(data["outcomes"]),
+        collection_errors=[CollectionError(**error) for error in data["collection_errors"]],
+    )
+    return measured, run
+
+
+def child_command(
+    selection: list[str],
+    rootdir: Path,
+    inifile: Path | None,
+    sources: list[Path],
+    only_files: list[str],
+    out_file: Path,
+    plugin_args: list[str],
+) -> list[str]:
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(rootdir),
+    ]
+    if inifile is not None:
+        command += ["-c", str(inifile)]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        command += ["-p", "pytest_quest.plugin"]
+    command += plugin_args
+    for source in sources:
+        command += ["--quest-source", str(source)]
+    for name in only_files:
+        command += ["--quest-measure-only", name]
+    command += ["--quest-measure-out", str(out_file), "--"]
+    command += selection
+    return command
+
+
+def run_child(
+    selection: list[str],
+    rootdir: Path,
+    inifile: Path | None,
+    sources: list[Path],
+    only_files: list[str],
+    timeout: float,
+    cwd: Path,
+    plugin_args: list[str] | None = None,
+) -> tuple[RunReport, MeasuredSource | None]:
+    """Run `selection` (node ids or files) in a child pytest under coverage.
+
+    Returns the run's report and, when it completed, its measurement.  A
+    timeout or a crash gives ``completed=False`` with the problem stated.
+    """
+    with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
+        out_file = Path(workdir) / "facts.json"
+        command = child_command(
+            selection, rootdir, inifile, sources, only_files, out_file, plugin_args or []
+        )
+        env = {k: v for k, v in os.environ.items() if k not in _COVERAGE_ENV}
+        env.pop("PYTEST_ADDOPTS", None)
+        log_path = Path(workdir) / "output.txt"
+        started = time.monotonic()
+        with open(log_path, "wb") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=str(cwd),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            try:
+                returncode = process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(process)
+                return (
+                    RunReport(
+                        completed=False,
+                        problem=f"the test run exceeded --quest-timeout ({timeout:g}s) and was stopped",
+                        duration=time.monotonic() - started,
+                    ),
+                    None,
+                )
+        duration = time.monotonic() - started
+        output = log_path.read_text(encoding="utf-8", errors="replace")
+        if not out_file.exists():
+            tail = " | ".join(line for line in output.strip().splitlines()[-3:])
+            return (
+                RunReport(
+                    completed=False,
+                    problem=f"the test runner crashed (exit status {returncode}): {tail}",
+                    duration=duration,
+                ),
+                None,
+            )
+        try:
+            measured, run = measured_from_dict(json.loads(out_file.read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError) as exc:
+            return (
+                RunReport(
+                    completed=False,
+                    problem=f"the test runner's facts were unreadable: {exc}",
+                    duration=duration,
+                ),
+                None,
+            )
+        run.duration = duration
+        return run, measured
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
+    process.wait()

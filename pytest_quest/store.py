@@ -1,0 +1,438 @@
+"""The ratchet file: validated reads, locked read-modify-write, atomic writes.
+
+Format: one JSON object with a ``schema`` version, quests keyed by id with
+sorted keys and a fixed indentation, so a diff in review shows exactly which
+quests changed.  Writes go to a temporary file in the same folder, are
+fsynced, and renamed over the old file (then the folder is fsynced): a crash
+at any instant leaves the old or the new file, never a half-written one.
+Every change is made under a file lock (``quest.json.lock``), re-reading the
+file after the lock is taken, so concurrent processes never lose an update.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from filelock import FileLock, Timeout
+
+from pytest_quest.errors import LockTimeoutError, RatchetFileError
+from pytest_quest.model import Event, Fact, Quest, Ratchet, State
+
+SCHEMA_VERSION = 1
+TMP_PREFIX = ".quest-tmp-"
+
+T = TypeVar("T")
+
+
+# -- serialization -------------------------------------------------------------
+
+
+def quest_to_dict(quest: Quest) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "file": quest.file,
+        "qualname": quest.qualname,
+        "lines": [quest.first, quest.last],
+        "fingerprint": quest.fingerprint,
+        "state": quest.state.value,
+        "tries": quest.tries,
+        "statements": quest.statements,
+        "branches": quest.branches,
+        "missing_lines": list(quest.missing_lines),
+        "missing_branches": [list(arc) for arc in quest.missing_branches],
+        "excluded_lines": list(quest.excluded_lines),
+        "covering_tests": list(quest.covering_tests),
+        "facts": [fact.to_dict() for fact in quest.facts],
+        "issued_at": quest.issued_at,
+        "passed_at": quest.passed_at,
+        "baseline": quest.baseline,
+        "history": [event.to_dict() for event in quest.history],
+    }
+    if quest.extra:
+        data["extra"] = quest.extra
+    return data
+
+
+def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA_VERSION,
+        "tool": "pytest-quest",
+        "active": ratchet.active,
+        "scanned_at": ratchet.scanned_at,
+        "coverage_config": ratchet.coverage_config,
+        "test_files": dict(sorted(ratchet.test_files.items())),
+        "excluded_functions": sorted(ratchet.excluded_functions),
+        "removed": ratchet.removed,
+        "quests": {qid: quest_to_dict(ratchet.quests[qid]) for qid in sorted(ratchet.quests)},
+    }
+
+
+def dumps(ratchet: Ratchet) -> str:
+    return json.dumps(ratchet_to_dict(ratchet), indent=2, sort_keys=True) + "\n"
+
+
+# -- validation ----------------------------------------------------------------
+
+
+class _Validator:
+    """Reads a parsed ratchet file, raising `RatchetFileError` naming the field at fault."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, where: str, problem: str, fix: str = "") -> RatchetFileError:
+        return RatchetFileError(
+            self.path,
+            f"{where}: {problem}",
+            fix or "restore it from version control, or delete it and run `pytest --quest scan`",
+        )
+
+    def get(self, obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+        if key not in obj:
+            raise self.fail(f"{where}.{key}" if where else key, "missing field")
+        value = obj[key]
+        # bool is an int subclass; never accept one where a number is meant.
+        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+            raise self.fail(f"{where}.{key}" if where else key, f"expected {_kind_name(kind)}")
+        if not isinstance(value, kind):
+            raise self.fail(
+                f"{where}.{key}" if where else key,
+                f"expected {_kind_name(kind)}, found {type(value).__name__}",
+            )
+        return value
+
+    def int_list(self, obj: dict[str, Any], key: str, where: str) -> list[int]:
+        values = self.get(obj, key, list, where)
+        for index, value in enumerate(values):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise self.fail(f"{where}.{key}[{index}]", "expected an integer")
+        return list(values)
+
+    def str_list(self, obj: dict[str, Any], key: str, where: str) -> list[str]:
+        values = self.get(obj, key, list, where)
+        for index, value in enumerate(values):
+            if not isinstance(value, str):
+                raise self.fail(f"{where}.{key}[{index}]", "expected a string")
+        return list(values)
+
+    def quest(self, qid: str, data: Any) -> Quest:
+        where = f"quests[{qid!r}]"
+        if not isinstance(data, dict):
+            raise self.fail(where, "expected an object")
+        state_text = self.get(data, "state", str, where)
+        try:
+            state = State(state_text)
+        except ValueError:
+            allowed = ", ".join(s.value for s in State)
+            raise self.fail(f"{where}.state", f"unknown state {state_text!r} (allowed: {allowed})")
+        lines = self.int_list(data, "lines", where)
+        if len(lines) != 2 or lines[0] > lines[1] or lines[0] < 1:
+            raise self.fail(f"{where}.lines", "expected [first, last] with 1 <= first <= last")
+        branches_raw = self.get(data, "missing_branches", list, where)
+        missing_branches: list[tuple[int, int]] = []
+        for index, arc in enumerate(branches_raw):
+            if (
+                not isinstance(arc, list)
+                or len(arc) != 2
+                or not all(isinstance(n, int) and not isinstance(n, bool) for n in arc)
+            ):
+                raise self.fail(f"{where}.missing_branches[{index}]", "expected a [from, to] pair")
+            missing_branches.append((arc[0], arc[1]))
+        facts = []
+        for index, fact in enumerate(self.get(data, "facts", list, where)):
+            fwhere = f"{where}.facts[{index}]"
+            if not isinstance(fact, dict):
+                raise self.fail(fwhere, "expected an object")
+            for key in ("check", "field", "expected", "actual"):
+                self.get(fact, key, str, fwhere)
+            facts.append(Fact.from_dict(fact))
+        history = []
+        for index, event in enumerate(self.get(data, "history", list, where)):
+            ewhere = f"{where}.history[{index}]"
+            if not isinstance(event, dict):
+                raise self.fail(ewhere, "expected an object")
+            history.append(
+                Event(
+                    at=self.get(event, "at", str, ewhere),
+                    action=self.get(event, "action", str, ewhere),
+                    verdict=str(event.get("verdict", "")),
+                    by=str(event.get("by", "")),
+                    note=str(event.get("note", "")),
+                )
+            )
+        tries = self.get(data, "tries", int, where)
+        if tries < 0:
+            raise self.fail(f"{where}.tries", "must not be negative")
+        quest = Quest(
+            id=qid,
+            file=self.get(data, "file", str, where),
+            qualname=self.get(data, "qualname", str, where),
+            first=lines[0],
+            last=lines[1],
+            fingerprint=self.get(data, "fingerprint", str, where),
+            state=state,
+            tries=tries,
+            statements=self.get(data, "statements", int, where),
+            branches=self.get(data, "branches", int, where),
+            missing_lines=self.int_list(data, "missing_lines", where),
+            missing_branches=missing_branches,
+            excluded_lines=self.int_list(data, "excluded_lines", where),
+            covering_tests=self.str_list(data, "covering_tests", where),
+            facts=facts,
+            issued_at=self.get(data, "issued_at", str, where),
+            passed_at=self.get(data, "passed_at", str, where),
+            baseline=self.get(data, "baseline", bool, where),
+            history=history,
+            extra=dict(data.get("extra", {})) if isinstance(data.get("extra", {}), dict) else {},
+        )
+        if not qid.startswith(f"{quest.file}::{quest.qualname}"):
+            raise self.fail(
+                where, f"id does not match file {quest.file!r} and qualname {quest.qualname!r}"
+            )
+        if state is State.PASS:
+            # A PASS must carry what the gate saw when it passed.
+            if not quest.passed_at:
+                raise self.fail(f"{where}.passed_at", "a PASS quest must record when it passed")
+            if not quest.fingerprint:
+                raise self.fail(f"{where}.fingerprint", "a PASS quest must record its fingerprint")
+            if not quest.covering_tests:
+                raise self.fail(
+                    f"{where}.covering_tests", "a PASS quest must record the tests that cover it"
+                )
+            if quest.missing_lines or quest.missing_branches:
+                raise self.fail(where, "a PASS quest cannot have missing lines or branches")
+        return quest
+
+    def ratchet(self, data: Any) -> Ratchet:
+        if not isinstance(data, dict):
+            raise self.fail("top level", "expected a JSON object")
+        schema = self.get(data, "schema", int, "")
+        if schema != SCHEMA_VERSION:
+            if schema > SCHEMA_VERSION:
+                raise self.fail(
+                    "schema",
+                    f"version {schema} is newer than this pytest-quest understands "
+                    f"({SCHEMA_VERSION})",
+                    "upgrade pytest-quest",
+                )
+            data = migrate(data, schema, self)
+        quests_raw = self.get(data, "quests", dict, "")
+        active = data.get("active")
+        if active is not None and not isinstance(active, str):
+            raise self.fail("active", "expected a quest id or null")
+        quests = {qid: self.quest(qid, entry) for qid, entry in quests_raw.items()}
+        if active is not None and active not in quests:
+            raise self.fail("active", f"names {active!r}, which is not a quest")
+        test_files = self.get(data, "test_files", dict, "")
+        for name, digest in test_files.items():
+            if not isinstance(digest, str):
+                raise self.fail(f"test_files[{name!r}]", "expected a string")
+        removed = self.get(data, "removed", list, "")
+        for index, entry in enumerate(removed):
+            if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
+                raise self.fail(f"removed[{index}]", "expected an object of strings")
+        return Ratchet(
+            quests=quests,
+            active=active,
+            coverage_config=self.get(data, "coverage_config", dict, ""),
+            test_files=dict(test_files),
+            removed=list(removed),
+            excluded_functions=self.str_list(data, "excluded_functions", ""),
+            scanned_at=self.get(data, "scanned_at", str, ""),
+        )
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "an integer",
+        bool: "a boolean",
+    }
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[str, Any]:
+    """Bring an older ratchet file up to `SCHEMA_VERSION`, one version at a time."""
+    while schema < SCHEMA_VERSION:
+        step = MIGRATIONS.get(schema)
+        if step is None:
+            raise validator.fail("schema", f"unknown version {schema}", "run `pytest --quest scan`")
+        data = step(data)
+        schema += 1
+    return data
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
+    """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RatchetFileError(path, f"not UTF-8 text (byte {exc.start})", _RESTORE) from None
+    if not text.strip():
+        raise RatchetFileError(path, "the file is empty", _RESTORE)
+    try:
+        data = json.loads(text, object_pairs_hook=_reject_duplicates)
+    except _DuplicateKey as exc:
+        raise RatchetFileError(path, f"duplicate key {exc.key!r}", _RESTORE) from None
+    except (ValueError, RecursionError) as exc:
+        where = ""
+        if isinstance(exc, json.JSONDecodeError):
+            where = f" at line {exc.lineno} column {exc.colno}"
+        raise RatchetFileError(path, f"not valid JSON{where}", _RESTORE) from None
+    return _Validator(path).ratchet(data)
+
+
+_RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
+
+
+# -- the file on disk ----------------------------------------------------------
+
+
+class RatchetStore:
+    """The ratchet file at `path`, with its lock at ``path + ".lock"``.
+
+    `load` reads without the lock (a reader sees the old or the new file,
+    thanks to the atomic rename); `update` takes the lock, re-reads, applies
+    a change and writes atomically.
+    """
+
+    def __init__(self, path: Path, lock_timeout: float = 5.0) -> None:
+        self.path = Path(path)
+        self.lock_timeout = lock_timeout
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def load(self) -> Ratchet:
+        """The current ratchet, or an empty one when the file does not exist yet."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return Ratchet()
+        except IsADirectoryError:
+            raise RatchetFileError(str(self.path), "is a folder, not a file") from None
+        except OSError as exc:
+            raise RatchetFileError(str(self.path), f"cannot be read: {exc.strerror}") from None
+        return loads(raw, str(self.path))
+
+    def update(self, change: Callable[[Ratchet], T]) -> T:
+        """Apply `change` to the freshly re-read ratchet under the lock, then write it.
+
+        `change` may raise to abort; nothing is written then.  The file is only
+        rewritten when its serialized content actually changed.
+        """
+        self._check_writable()
+        lock = FileLock(str(self.lock_path), timeout=self.lock_timeout)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise LockTimeoutError(
+                f"{self.lock_path}: could not take the ratchet file's lock within "
+                f"{self.lock_timeout:g}s; another pytest-quest process is writing it. "
+                "Retry, or raise --quest-lock-timeout"
+            ) from None
+        try:
+            before_text = self._read_text()
+            ratchet = loads(before_text, str(self.path)) if before_text is not None else Ratchet()
+            result = change(ratchet)
+            after_text = dumps(ratchet)
+            if after_text != before_text:
+                self._write_atomic(after_text)
+            return result
+        finally:
+            lock.release()
+
+    def _read_text(self) -> str | None:
+        try:
+            return self.path.read_bytes().decode("utf-8", errors="surrogateescape")
+        except FileNotFoundError:
+            return None
+
+    def _check_writable(self) -> None:
+        folder = self.path.parent
+        if not folder.is_dir():
+            raise RatchetFileError(
+                str(self.path),
+                f"its folder {folder} does not exist",
+                "create the folder or point --quest-file elsewhere",
+            )
+        if self.path.exists():
+            mode = self.path.stat().st_mode
+            if not mode & stat.S_IWUSR:
+                raise RatchetFileError(
+                    str(self.path), "is read-only", "make it writable (chmod u+w) to record results"
+                )
+
+    def _write_atomic(self, text: str) -> None:
+        folder = self.path.parent
+        self.clean_stale_temp_files()
+        fd, tmp_name = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".json", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if self.path.exists():
+                os.chmod(tmp_name, stat.S_IMODE(self.path.stat().st_mode))
+            else:
+                os.chmod(tmp_name, 0o644)
+            os.replace(tmp_name, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass
+            raise
+        _fsync_folder(folder)
+
+    def clean_stale_temp_files(self) -> None:
+        """Remove temporary files a killed writer left behind (we hold the lock)."""
+        for stale in self.path.parent.glob(TMP_PREFIX + "*.json"):
+            try:
+                stale.unlink()
+            except OSError:
+                pass
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
