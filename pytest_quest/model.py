@@ -8,10 +8,14 @@ moves quests between states.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 JSON_SCHEMA = "pytest-quest/1"
+
+# A fact's field that names an arc: `path:41->44` or `path:41->exit`.
+_ARC_FIELD = re.compile(r"^(.*:\d+)->(?:-?\d+|exit)$")
 
 
 class State(str, enum.Enum):
@@ -59,10 +63,12 @@ class Fact:
 
     def text(self) -> str:
         if self.message:
-            if ":" not in self.field:
+            if not self.field:
                 return self.message
-            # `path:41->44` is shown at its line, as compilers do: `path:41: ...`.
-            return f"{self.field.split('->')[0]}: {self.message}"
+            # `path:41->44` is shown at its line, as compilers do: `path:41: ...`;
+            # any other field (a file alone, a node id) is shown whole.
+            arc = _ARC_FIELD.match(self.field)
+            return f"{arc.group(1) if arc else self.field}: {self.message}"
         return f"{self.field}: expected {self.expected}, got {self.actual}"
 
     def to_dict(self) -> dict[str, str]:

@@ -6,7 +6,7 @@ ratchet file's lock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pytest_quest.gate import coverage_facts
 from pytest_quest.model import Fact, FunctionFacts, Quest, Ratchet, State
@@ -73,6 +73,10 @@ def merge_scan(
             ratchet.quests[qid] = quest
             (report.added_pass if quest.state is State.PASS else report.added).append(qid)
         else:
+            # Exclusions are compared by offset from `first` (gate step 2, check):
+            # they move with the function, or a move would look like a new pragma.
+            shift = facts.first - quest.first
+            quest.excluded_lines = [line + shift for line in quest.excluded_lines]
             quest.first, quest.last = facts.first, facts.last
             if quest.state is State.TODO:
                 quest.missing_lines = list(facts.missing_lines)
@@ -116,7 +120,20 @@ class Regression:
 class CheckReport:
     regressions: list[Regression] = field(default_factory=list)
     untracked: list[str] = field(default_factory=list)
+    # PASS functions whose body changed since they passed but are still fully
+    # covered: not a regression, but a reviewer should know.
+    changed: list[str] = field(default_factory=list)
     checked: int = 0
+
+
+def since(quest: Quest) -> str:
+    """When a PASS quest passed, in words for a fact."""
+    return f"PASS since {quest.passed_at}" if quest.passed_at else "PASS (no date recorded)"
+
+
+def name_regression(quest: Quest, fact: Fact) -> Fact:
+    """`fact` with the quest id and its PASS date, so each fact stands on its own in CI logs."""
+    return replace(fact, message=f"{fact.message or fact.actual} [{quest.id}, {since(quest)}]")
 
 
 def check_ratchet(ratchet: Ratchet, functions: list[FunctionFacts]) -> CheckReport:
@@ -143,11 +160,12 @@ def check_ratchet(ratchet: Ratchet, functions: list[FunctionFacts]) -> CheckRepo
                         Fact(
                             check="ratchet.gone",
                             field=f"{quest.file}:{quest.first}",
-                            expected=f"PASS function {quest.qualname} (passed {quest.passed_at})",
+                            expected=f"PASS function {quest.qualname} ({since(quest)})",
                             actual="not found in the current code",
                             message=(
-                                f"PASS function {quest.qualname} is gone; if it was removed on "
-                                "purpose, run `pytest --quest scan` to record the removal"
+                                f"PASS function {quest.qualname} is gone [{quest.id}, "
+                                f"{since(quest)}]; if it was removed on purpose, run "
+                                "`pytest --quest scan` to record the removal in the ratchet file"
                             ),
                         )
                     ],
@@ -180,6 +198,8 @@ def check_ratchet(ratchet: Ratchet, functions: list[FunctionFacts]) -> CheckRepo
                     message="the function has no measurable statement any more",
                 )
             )
+        if changed and not missing:
+            report.changed.append(quest.id)
         if missing:
             if changed:
                 missing.append(
@@ -191,7 +211,9 @@ def check_ratchet(ratchet: Ratchet, functions: list[FunctionFacts]) -> CheckRepo
                         message=f"function {quest.qualname} changed since it passed",
                     )
                 )
-            report.regressions.append(Regression(quest, missing, changed))
+            report.regressions.append(
+                Regression(quest, [name_regression(quest, fact) for fact in missing], changed)
+            )
     tracked = set(ratchet.quests)
     report.untracked = sorted(
         facts.quest_id

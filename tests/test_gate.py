@@ -1,0 +1,471 @@
+"""Unit tests of the pure gate (``pytest_quest/gate.py``): hand-built evidence, no I/O.
+
+Each step is checked on its own (verdict, step name, every fact with its
+exact check/field/expected/actual and text rendering), then the order of
+the steps: the first step that does not pass decides.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pytest_quest.gate import (
+    CollectionError,
+    Evidence,
+    GateResult,
+    RunReport,
+    SurvivingMutant,
+    coverage_facts,
+    judge,
+)
+from pytest_quest.model import Fact, FunctionFacts, Quest, Verdict
+
+FILE = "src/shop/cart.py"
+PRINT = "sha256:" + "a" * 32
+OTHER_PRINT = "sha256:" + "b" * 32
+
+
+def make_quest(**changes) -> Quest:
+    values = {
+        "id": f"{FILE}::Cart.add",
+        "file": FILE,
+        "qualname": "Cart.add",
+        "first": 30,
+        "last": 50,
+        "fingerprint": PRINT,
+        "statements": 9,
+        "branches": 4,
+        "missing_lines": [41],
+        "missing_branches": [(41, 44)],
+    }
+    values.update(changes)
+    return Quest(**values)
+
+
+def make_current(**changes) -> FunctionFacts:
+    values = {
+        "file": FILE,
+        "qualname": "Cart.add",
+        "ordinal": 1,
+        "start": 30,
+        "first": 30,
+        "last": 50,
+        "fingerprint": PRINT,
+        "statements": 9,
+        "branches": 4,
+        "covering_tests": ["tests/test_cart.py::test_add"],
+    }
+    values.update(changes)
+    return FunctionFacts(**values)
+
+
+def make_evidence(**changes) -> Evidence:
+    values = {"quest": make_quest(), "current": make_current(), "run": RunReport()}
+    values.update(changes)
+    return Evidence(**values)
+
+
+def test_everything_holds_is_pass_with_no_facts():
+    result = judge(make_evidence())
+    assert result == GateResult(Verdict.PASS, [], "pass")
+    assert result.to_dict() == {"verdict": "PASS", "step": "pass", "facts": []}
+
+
+# -- step 1: identity ------------------------------------------------------------
+
+
+def test_gone_function_is_review_with_one_fact():
+    result = judge(make_evidence(current=None))
+    assert result.verdict is Verdict.REVIEW
+    assert result.step == "1-identity"
+    assert result.facts == [
+        Fact(
+            check="identity.gone",
+            field="src/shop/cart.py:30",
+            expected="function Cart.add exists",
+            actual="no such function in the current code (deleted or renamed)",
+            message="function Cart.add is gone (deleted or renamed)",
+        )
+    ]
+    assert result.facts[0].text() == (
+        "src/shop/cart.py:30: function Cart.add is gone (deleted or renamed)"
+    )
+
+
+def test_changed_body_is_review_naming_both_fingerprints():
+    result = judge(make_evidence(current=make_current(fingerprint=OTHER_PRINT, first=33)))
+    assert result.verdict is Verdict.REVIEW
+    assert result.step == "1-identity"
+    [fact] = result.facts
+    assert fact.check == "identity.changed"
+    assert fact.field == "src/shop/cart.py:33"
+    assert fact.expected == f"the code of Cart.add as issued ({PRINT})"
+    assert fact.actual == f"changed code ({OTHER_PRINT})"
+    assert fact.text().startswith("src/shop/cart.py:33: function Cart.add was changed")
+
+
+def test_identity_comes_before_every_other_step():
+    evidence = make_evidence(
+        current=make_current(fingerprint=OTHER_PRINT, missing_lines=[41]),
+        run=RunReport(completed=False, problem="timeout"),
+        config_then={"run:branch": True},
+        config_now={"run:branch": False},
+        new_exclusions=[(41, "pragma: no cover")],
+        surviving_mutants=[SurvivingMutant(FILE, 41, "a < b", "a >= b", "compare")],
+        unstable_tests=["tests/test_cart.py::test_add"],
+        extra_checks=[(Verdict.FAIL, Fact("x", "y", "z", "w"))],
+    )
+    result = judge(evidence)
+    assert (result.verdict, result.step) == (Verdict.REVIEW, "1-identity")
+    assert [fact.check for fact in result.facts] == ["identity.changed"]
+
+
+# -- step 2: exclusions -----------------------------------------------------------
+
+
+def test_new_exclusion_is_fail_with_line_and_pattern():
+    result = judge(
+        make_evidence(
+            new_exclusions=[
+                (41, "#\\s*(pragma|PRAGMA)[:\\s]?\\s*(no|NO)\\s*(cover|COVER)"),
+                (44, ""),
+            ]
+        )
+    )
+    assert (result.verdict, result.step) == (Verdict.FAIL, "2-exclusions")
+    first, second = result.facts
+    assert first.check == "exclusion.new"
+    assert first.field == "src/shop/cart.py:41"
+    assert first.expected == "no coverage exclusion added since the quest was issued"
+    assert first.actual.startswith("excluded by pattern '#")
+    assert first.text().startswith(
+        "src/shop/cart.py:41: line 41 newly excluded from coverage by pattern"
+    )
+    assert second == Fact(
+        check="exclusion.new",
+        field="src/shop/cart.py:44",
+        expected="no coverage exclusion added since the quest was issued",
+        actual="excluded",
+        message="line 44 newly excluded from coverage",
+    )
+    assert second.text() == "src/shop/cart.py:44: line 44 newly excluded from coverage"
+
+
+def test_changed_coverage_config_is_fail_per_setting_in_sorted_order():
+    evidence = make_evidence(
+        config_then={"run:omit": [], "run:branch": True, "report:exclude_lines": ["a"]},
+        config_now={"run:omit": ["src/*"], "run:branch": True, "report:exclude_lines": ["a"]},
+    )
+    result = judge(evidence)
+    assert (result.verdict, result.step) == (Verdict.FAIL, "2-exclusions")
+    assert result.facts == [
+        Fact(
+            check="exclusion.config",
+            field="coverage:run:omit",
+            expected="[] (as at scan)",
+            actual="['src/*']",
+            message="coverage setting run:omit changed from [] to ['src/*']",
+        )
+    ]
+
+
+def test_a_setting_that_appears_or_vanishes_counts_as_changed():
+    evidence = make_evidence(config_then={"run:branch": True}, config_now={"run:plugins": ["x"]})
+    result = judge(evidence)
+    assert [fact.field for fact in result.facts] == ["coverage:run:branch", "coverage:run:plugins"]
+
+
+def test_no_recorded_config_is_no_config_fact():
+    # A ratchet file from before configs were recorded has nothing to compare.
+    result = judge(make_evidence(config_then={}, config_now={"run:branch": True}))
+    assert result.verdict is Verdict.PASS
+
+
+def test_exclusions_come_before_environment_and_coverage():
+    evidence = make_evidence(
+        current=make_current(missing_lines=[41]),
+        run=RunReport(collection_errors=[CollectionError("tests/test_x.py", 3, "boom")]),
+        new_exclusions=[(42, "")],
+    )
+    result = judge(evidence)
+    assert result.step == "2-exclusions"
+    assert [fact.check for fact in result.facts] == ["exclusion.new"]
+
+
+# -- environment and collection ----------------------------------------------------
+
+
+def test_incomplete_run_is_review_never_fail():
+    evidence = make_evidence(
+        current=make_current(missing_lines=[41, 42]),
+        run=RunReport(completed=False, problem="the test run exceeded --quest-timeout (5s)"),
+    )
+    result = judge(evidence)
+    assert (result.verdict, result.step) == (Verdict.REVIEW, "environment")
+    assert result.facts == [
+        Fact(
+            check="environment",
+            field="src/shop/cart.py::Cart.add",
+            expected="the test run completes",
+            actual="the test run exceeded --quest-timeout (5s)",
+            message="could not confirm: the test run exceeded --quest-timeout (5s)",
+        )
+    ]
+
+
+def test_incomplete_run_without_a_stated_problem_still_says_so():
+    result = judge(make_evidence(run=RunReport(completed=False)))
+    assert result.facts[0].actual == "the run did not complete"
+
+
+def test_collection_error_is_fail_with_file_and_line():
+    run = RunReport(
+        collection_errors=[
+            CollectionError("tests/test_new.py", 7, "NameError: name 'x' is not defined"),
+            CollectionError("tests/test_other.py", 0, "ImportError: no module named nope"),
+        ]
+    )
+    result = judge(make_evidence(run=run, current=make_current(missing_lines=[41])))
+    assert (result.verdict, result.step) == (Verdict.FAIL, "collection")
+    first, second = result.facts
+    assert first == Fact(
+        check="collection.error",
+        field="tests/test_new.py:7",
+        expected="the tests are collected without error",
+        actual="NameError: name 'x' is not defined",
+        message="collection error: NameError: name 'x' is not defined",
+    )
+    assert first.text() == (
+        "tests/test_new.py:7: collection error: NameError: name 'x' is not defined"
+    )
+    # Without a line number the field is the file alone; its text still names it.
+    assert second.field == "tests/test_other.py"
+    assert second.text() == (
+        "tests/test_other.py: collection error: ImportError: no module named nope"
+    )
+
+
+def test_environment_comes_before_collection_errors():
+    run = RunReport(
+        completed=False, problem="crashed", collection_errors=[CollectionError("t.py", 1, "x")]
+    )
+    assert judge(make_evidence(run=run)).step == "environment"
+
+
+# -- step 3: coverage ---------------------------------------------------------------
+
+
+def test_missing_lines_and_branches_are_one_fact_each_lines_first():
+    current = make_current(missing_lines=[41, 45], missing_branches=[(40, 41), (41, 44)])
+    result = judge(make_evidence(current=current))
+    assert (result.verdict, result.step) == (Verdict.FAIL, "3-coverage")
+    assert [fact.to_dict() for fact in result.facts] == [
+        {
+            "check": "coverage.line",
+            "field": "src/shop/cart.py:41",
+            "expected": "executed by a passing test",
+            "actual": "never executed",
+            "message": "line 41 not covered",
+        },
+        {
+            "check": "coverage.line",
+            "field": "src/shop/cart.py:45",
+            "expected": "executed by a passing test",
+            "actual": "never executed",
+            "message": "line 45 not covered",
+        },
+        {
+            "check": "coverage.branch",
+            "field": "src/shop/cart.py:40->41",
+            "expected": "branch taken by a passing test",
+            "actual": "never taken",
+            "message": "branch 40->41 not taken",
+        },
+        {
+            "check": "coverage.branch",
+            "field": "src/shop/cart.py:41->44",
+            "expected": "branch taken by a passing test",
+            "actual": "never taken",
+            "message": "branch 41->44 not taken",
+        },
+    ]
+    assert [fact.text() for fact in result.facts] == [
+        "src/shop/cart.py:41: line 41 not covered",
+        "src/shop/cart.py:45: line 45 not covered",
+        "src/shop/cart.py:40: branch 40->41 not taken",
+        "src/shop/cart.py:41: branch 41->44 not taken",
+    ]
+
+
+def test_exit_arc_is_rendered_as_exit():
+    current = make_current(file="src/shop/text.py", missing_branches=[(16, -16)])
+    result = judge(make_evidence(current=current))
+    [fact] = result.facts
+    assert fact.field == "src/shop/text.py:16->exit"
+    assert fact.message == "branch 16->exit not taken"
+    assert fact.text() == "src/shop/text.py:16: branch 16->exit not taken"
+
+
+def test_only_a_missing_branch_is_enough_to_fail():
+    result = judge(make_evidence(current=make_current(missing_branches=[(41, 44)])))
+    assert result.verdict is Verdict.FAIL
+    assert [fact.check for fact in result.facts] == ["coverage.branch"]
+
+
+def test_function_without_statements_cannot_pass():
+    result = judge(make_evidence(current=make_current(statements=0, branches=0)))
+    assert (result.verdict, result.step) == (Verdict.FAIL, "3-coverage")
+    assert result.facts == [
+        Fact(
+            check="coverage.empty",
+            field="src/shop/cart.py:30",
+            expected="a function with measurable statements",
+            actual="no statement left to measure",
+            message="the function has no measurable statement",
+        )
+    ]
+
+
+def test_coverage_facts_helper_matches_the_gate():
+    current = make_current(missing_lines=[3], missing_branches=[(2, -1)])
+    assert [fact.field for fact in coverage_facts(current)] == [
+        "src/shop/cart.py:3",
+        "src/shop/cart.py:2->exit",
+    ]
+
+
+def test_coverage_comes_before_mutants_stability_and_extra_checks():
+    evidence = make_evidence(
+        current=make_current(missing_lines=[41]),
+        surviving_mutants=[SurvivingMutant(FILE, 41, "a < b", "a >= b", "compare")],
+        mutation_problem="",
+        unstable_tests=["tests/test_cart.py::test_add"],
+        extra_checks=[(Verdict.FAIL, Fact("x", "y", "z", "w"))],
+    )
+    result = judge(evidence)
+    assert result.step == "3-coverage"
+    assert [fact.check for fact in result.facts] == ["coverage.line"]
+
+
+# -- step 4: mutants ------------------------------------------------------------------
+
+
+def test_surviving_mutants_fail_one_fact_each():
+    mutants = [
+        SurvivingMutant(FILE, 32, "qty <= 0", "qty > 0", "compare"),
+        SurvivingMutant(FILE, 40, "return line", "return None", "return"),
+    ]
+    result = judge(make_evidence(surviving_mutants=mutants))
+    assert (result.verdict, result.step) == (Verdict.FAIL, "4-mutants")
+    assert result.facts[0] == Fact(
+        check="mutation.compare",
+        field="src/shop/cart.py:32",
+        expected="a covering test fails when the code is changed",
+        actual="every covering test passes with `qty <= 0` -> `qty > 0`",
+        message="mutant survived: `qty <= 0` -> `qty > 0`; no test checks this",
+    )
+    # The field has no arc: the rendering keeps the whole `path:line`.
+    assert result.facts[0].text() == (
+        "src/shop/cart.py:32: mutant survived: `qty <= 0` -> `qty > 0`; no test checks this"
+    )
+    assert [fact.check for fact in result.facts] == ["mutation.compare", "mutation.return"]
+
+
+def test_no_surviving_mutant_passes_whether_checked_or_not():
+    assert judge(make_evidence(surviving_mutants=[])).verdict is Verdict.PASS
+    assert judge(make_evidence(surviving_mutants=None)).verdict is Verdict.PASS
+
+
+def test_mutation_problem_is_review_and_wins_over_survivors():
+    evidence = make_evidence(
+        mutation_problem="mutant run timed out",
+        surviving_mutants=[SurvivingMutant(FILE, 32, "a", "b", "compare")],
+    )
+    result = judge(evidence)
+    assert (result.verdict, result.step) == (Verdict.REVIEW, "4-mutants")
+    assert result.facts == [
+        Fact(
+            check="mutation.environment",
+            field="src/shop/cart.py::Cart.add",
+            expected="the mutation check completes",
+            actual="mutant run timed out",
+            message="could not confirm: mutant run timed out",
+        )
+    ]
+
+
+def test_mutants_come_before_stability():
+    evidence = make_evidence(
+        surviving_mutants=[SurvivingMutant(FILE, 32, "a", "b", "compare")],
+        unstable_tests=["tests/test_cart.py::test_add"],
+    )
+    assert judge(evidence).step == "4-mutants"
+
+
+# -- step 5: stable, then project checks ------------------------------------------------
+
+
+def test_unstable_tests_are_review():
+    nodeid = "tests/test_cart.py::test_add[a->b]"
+    result = judge(make_evidence(unstable_tests=[nodeid]))
+    assert (result.verdict, result.step) == (Verdict.REVIEW, "5-stable")
+    [fact] = result.facts
+    assert (fact.check, fact.field) == ("stability.flaky", nodeid)
+    assert (fact.expected, fact.actual) == (
+        "the same outcome on a repeated run",
+        "a different outcome",
+    )
+    # A parametrize id with `->` in it is not an arc: the node id stays whole.
+    assert fact.text() == (
+        f"{nodeid}: flaky, could not confirm: {nodeid} changed outcome on a repeated run"
+    )
+
+
+def test_stability_comes_before_extra_checks():
+    evidence = make_evidence(
+        unstable_tests=["t.py::a"], extra_checks=[(Verdict.FAIL, Fact("x", "y", "z", "w"))]
+    )
+    assert judge(evidence).step == "5-stable"
+
+
+def test_extra_fail_facts_win_over_review_facts():
+    fail = Fact("project.docstring", f"{FILE}:30", "a docstring", "none")
+    review = Fact("project.style", f"{FILE}:31", "a", "b")
+    result = judge(make_evidence(extra_checks=[(Verdict.REVIEW, review), (Verdict.FAIL, fail)]))
+    assert (result.verdict, result.step, result.facts) == (Verdict.FAIL, "l1-extra", [fail])
+    assert fail.text() == "src/shop/cart.py:30: expected a docstring, got none"
+
+
+def test_extra_review_facts_alone_are_review():
+    review = Fact("project.style", f"{FILE}:31", "a", "b")
+    result = judge(make_evidence(extra_checks=[(Verdict.REVIEW, review)]))
+    assert (result.verdict, result.step, result.facts) == (Verdict.REVIEW, "l1-extra", [review])
+
+
+def test_extra_pass_entries_do_not_block():
+    fact = Fact("project.ok", f"{FILE}:31", "a", "a")
+    assert judge(make_evidence(extra_checks=[(Verdict.PASS, fact)])).verdict is Verdict.PASS
+
+
+# -- determinism ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"current": None},
+        {"new_exclusions": [(41, "")]},
+        {"current": make_current(missing_lines=[41], missing_branches=[(41, -30)])},
+    ],
+)
+def test_judge_is_deterministic_and_leaves_the_evidence_alone(changes):
+    evidence = make_evidence(**changes)
+    before = copy.deepcopy(evidence)
+    first = judge(evidence)
+    second = judge(evidence)
+    assert first == second
+    assert first.to_dict() == second.to_dict()
+    assert evidence == before
