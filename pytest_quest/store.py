@@ -11,8 +11,10 @@ file after the lock is taken, so concurrent processes never lose an update.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable
@@ -120,10 +122,33 @@ class _Validator:
                 raise self.fail(f"{where}.{key}[{index}]", "expected a string")
         return list(values)
 
+    def known_keys(self, obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
+        # A field this version does not know would be silently dropped by the
+        # next write: refuse it instead (a typo, or a file from a newer tool).
+        unknown = sorted(set(obj) - allowed)
+        if unknown:
+            raise self.fail(
+                f"{where}.{unknown[0]}" if where else unknown[0],
+                f"unknown field (known: {', '.join(sorted(allowed))})",
+                "remove or rename it; if a newer pytest-quest wrote it, upgrade pytest-quest",
+            )
+
+    def optional_str(self, obj: dict[str, Any], key: str, where: str) -> str:
+        if key not in obj:
+            return ""
+        return str(self.get(obj, key, str, where))
+
+    def count(self, obj: dict[str, Any], key: str, where: str) -> int:
+        value: int = self.get(obj, key, int, where)
+        if value < 0:
+            raise self.fail(f"{where}.{key}", "must not be negative")
+        return value
+
     def quest(self, qid: str, data: Any) -> Quest:
         where = f"quests[{qid!r}]"
         if not isinstance(data, dict):
             raise self.fail(where, "expected an object")
+        self.known_keys(data, _QUEST_KEYS, where)
         state_text = self.get(data, "state", str, where)
         try:
             state = State(state_text)
@@ -148,26 +173,30 @@ class _Validator:
             fwhere = f"{where}.facts[{index}]"
             if not isinstance(fact, dict):
                 raise self.fail(fwhere, "expected an object")
+            self.known_keys(fact, _FACT_KEYS, fwhere)
             for key in ("check", "field", "expected", "actual"):
                 self.get(fact, key, str, fwhere)
+            self.optional_str(fact, "message", fwhere)
             facts.append(Fact.from_dict(fact))
         history = []
         for index, event in enumerate(self.get(data, "history", list, where)):
             ewhere = f"{where}.history[{index}]"
             if not isinstance(event, dict):
                 raise self.fail(ewhere, "expected an object")
+            self.known_keys(event, _EVENT_KEYS, ewhere)
             history.append(
                 Event(
                     at=self.get(event, "at", str, ewhere),
                     action=self.get(event, "action", str, ewhere),
-                    verdict=str(event.get("verdict", "")),
-                    by=str(event.get("by", "")),
-                    note=str(event.get("note", "")),
+                    verdict=self.optional_str(event, "verdict", ewhere),
+                    by=self.optional_str(event, "by", ewhere),
+                    note=self.optional_str(event, "note", ewhere),
                 )
             )
-        tries = self.get(data, "tries", int, where)
-        if tries < 0:
-            raise self.fail(f"{where}.tries", "must not be negative")
+        tries = self.count(data, "tries", where)
+        extra = data.get("extra", {})
+        if not isinstance(extra, dict):
+            raise self.fail(f"{where}.extra", f"expected an object, found {type(extra).__name__}")
         quest = Quest(
             id=qid,
             file=self.get(data, "file", str, where),
@@ -177,8 +206,8 @@ class _Validator:
             fingerprint=self.get(data, "fingerprint", str, where),
             state=state,
             tries=tries,
-            statements=self.get(data, "statements", int, where),
-            branches=self.get(data, "branches", int, where),
+            statements=self.count(data, "statements", where),
+            branches=self.count(data, "branches", where),
             missing_lines=self.int_list(data, "missing_lines", where),
             missing_branches=missing_branches,
             excluded_lines=self.int_list(data, "excluded_lines", where),
@@ -188,11 +217,13 @@ class _Validator:
             passed_at=self.get(data, "passed_at", str, where),
             baseline=self.get(data, "baseline", bool, where),
             history=history,
-            extra=dict(data.get("extra", {})) if isinstance(data.get("extra", {}), dict) else {},
+            extra=dict(extra),
         )
-        if not qid.startswith(f"{quest.file}::{quest.qualname}"):
+        if not _id_matches(qid, quest.file, quest.qualname):
             raise self.fail(
-                where, f"id does not match file {quest.file!r} and qualname {quest.qualname!r}"
+                where,
+                f"id does not match file {quest.file!r} and qualname {quest.qualname!r} "
+                f"(expected {quest.file}::{quest.qualname}, or with @2, @3... for a twin)",
             )
         if state is State.PASS:
             # A PASS must carry what the gate saw when it passed.
@@ -221,6 +252,7 @@ class _Validator:
                     "upgrade pytest-quest",
                 )
             data = migrate(data, schema, self)
+        self.known_keys(data, _RATCHET_KEYS, "")
         quests_raw = self.get(data, "quests", dict, "")
         active = data.get("active")
         if active is not None and not isinstance(active, str):
@@ -259,17 +291,74 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
+def _id_matches(qid: str, file: str, qualname: str) -> bool:
+    """Whether `qid` is the id `make_quest_id` gives `file` and `qualname` (any ordinal)."""
+    base = f"{file}::{qualname}"
+    if qid == base:
+        return True
+    ordinal = qid[len(base) + 1 :]
+    return (
+        qid.startswith(base + "@")
+        and ordinal.isdigit()
+        and ordinal.isascii()
+        and not ordinal.startswith("0")
+        and int(ordinal) >= 2
+    )
+
+
+# The fields this version writes are the fields it accepts: derived from the
+# serializer itself, so a field added there is accepted here too.
+_RATCHET_KEYS = frozenset(ratchet_to_dict(Ratchet()))
+_QUEST_KEYS = frozenset(
+    quest_to_dict(Quest(id="", file="", qualname="", first=1, last=1, fingerprint=""))
+) | {"extra"}
+_FACT_KEYS = frozenset(Fact("", "", "", "", message="m").to_dict())
+_EVENT_KEYS = frozenset(Event(at="", action="", verdict="v", by="b", note="n").to_dict())
+
+
 def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[str, Any]:
-    """Bring an older ratchet file up to `SCHEMA_VERSION`, one version at a time."""
+    """Bring an older ratchet file's parsed JSON up to `SCHEMA_VERSION`, one version at a time.
+
+    Each step of `MIGRATIONS` turns version ``n`` into ``n + 1``; a defect the
+    step trips over is reported as a `RatchetFileError` naming the step.
+    Migrating happens in memory: a read never rewrites the file, the next
+    write (under the lock) stores the current version.
+    """
+    if schema < 1:
+        raise validator.fail(
+            "schema", f"unknown version {schema} (versions start at 1)", _RESTORE_OR_SCAN
+        )
     while schema < SCHEMA_VERSION:
         step = MIGRATIONS.get(schema)
         if step is None:
-            raise validator.fail("schema", f"unknown version {schema}", "run `pytest --quest scan`")
-        data = step(data)
+            raise validator.fail(
+                "schema",
+                f"version {schema} is older than this pytest-quest can read "
+                f"(it reads {SCHEMA_VERSION})",
+                _RESTORE_OR_SCAN,
+            )
+        try:
+            migrated = step(dict(data))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise validator.fail(
+                "schema",
+                f"migrating from version {schema} to {schema + 1} failed: "
+                f"{type(exc).__name__}: {exc}",
+            ) from None
+        if not isinstance(migrated, dict):
+            raise validator.fail(
+                "schema", f"migrating from version {schema} to {schema + 1} gave no JSON object"
+            )
+        data = migrated
         schema += 1
+        data["schema"] = schema
     return data
 
 
+#: Schema migrations: ``MIGRATIONS[n]`` turns the parsed JSON of a version
+#: ``n`` file into version ``n + 1``.  Version 1 is the first released
+#: version, so there is none yet; bumping `SCHEMA_VERSION` to 2 means
+#: registering ``MIGRATIONS[1]``.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
@@ -300,7 +389,12 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
     try:
         data = json.loads(text, object_pairs_hook=_reject_duplicates)
     except _DuplicateKey as exc:
-        raise RatchetFileError(path, f"duplicate key {exc.key!r}", _RESTORE) from None
+        raise RatchetFileError(
+            path,
+            f"duplicate key {exc.key!r}{_second_occurrence(text, exc.key)}: a quest id or a "
+            "field appears twice in one object",
+            "keep one of the two entries (restore it from version control if unsure)",
+        ) from None
     except (ValueError, RecursionError) as exc:
         where = ""
         if isinstance(exc, json.JSONDecodeError):
@@ -310,6 +404,16 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
 
 
 _RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
+_RESTORE_OR_SCAN = _RESTORE
+
+
+def _second_occurrence(text: str, key: str) -> str:
+    """`` at line N``: where `key` appears as an object key for the second time."""
+    pattern = re.compile(re.escape(json.dumps(key)) + r"\s*:")
+    matches = list(pattern.finditer(text))
+    if len(matches) < 2:
+        return ""
+    return f" at line {text.count(chr(10), 0, matches[1].start()) + 1}"
 
 
 # -- the file on disk ----------------------------------------------------------
@@ -320,7 +424,8 @@ class RatchetStore:
 
     `load` reads without the lock (a reader sees the old or the new file,
     thanks to the atomic rename); `update` takes the lock, re-reads, applies
-    a change and writes atomically.
+    a change and writes atomically.  The lock is only held for that
+    read-modify-write, never while tests run.
     """
 
     def __init__(self, path: Path, lock_timeout: float = 5.0) -> None:
@@ -331,26 +436,29 @@ class RatchetStore:
     def lock_path(self) -> Path:
         return self.path.with_name(self.path.name + ".lock")
 
+    @property
+    def temp_prefix(self) -> str:
+        """Prefix of this file's temporary files (per file: two ratchet files may share a folder)."""
+        return f"{TMP_PREFIX}{self.path.name}-"
+
     def exists(self) -> bool:
         return self.path.exists()
 
     def load(self) -> Ratchet:
         """The current ratchet, or an empty one when the file does not exist yet."""
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
+        raw = self._read_bytes()
+        if raw is None:
             return Ratchet()
-        except IsADirectoryError:
-            raise RatchetFileError(str(self.path), "is a folder, not a file") from None
-        except OSError as exc:
-            raise RatchetFileError(str(self.path), f"cannot be read: {exc.strerror}") from None
         return loads(raw, str(self.path))
 
     def update(self, change: Callable[[Ratchet], T]) -> T:
         """Apply `change` to the freshly re-read ratchet under the lock, then write it.
 
         `change` may raise to abort; nothing is written then.  The file is only
-        rewritten when its serialized content actually changed.
+        rewritten when its serialized content actually changed.  A lock that
+        cannot be taken within `lock_timeout` seconds raises `LockTimeoutError`
+        naming the lock file; a file or folder that cannot be written raises
+        `RatchetFileError`, and the old file stays as it was.
         """
         self._check_writable()
         lock = FileLock(str(self.lock_path), timeout=self.lock_timeout)
@@ -359,25 +467,41 @@ class RatchetStore:
         except Timeout:
             raise LockTimeoutError(
                 f"{self.lock_path}: could not take the ratchet file's lock within "
-                f"{self.lock_timeout:g}s; another pytest-quest process is writing it. "
-                "Retry, or raise --quest-lock-timeout"
+                f"{self.lock_timeout:g}s; another process holds it (a running pytest-quest "
+                "command). Retry when it is done, or raise --quest-lock-timeout"
+            ) from None
+        except OSError as exc:
+            raise RatchetFileError(
+                str(self.lock_path),
+                f"the lock file cannot be created: {exc.strerror or exc}",
+                "make the ratchet file's folder writable",
             ) from None
         try:
-            before_text = self._read_text()
-            ratchet = loads(before_text, str(self.path)) if before_text is not None else Ratchet()
+            before = self._read_bytes()
+            ratchet = loads(before, str(self.path)) if before is not None else Ratchet()
             result = change(ratchet)
-            after_text = dumps(ratchet)
-            if after_text != before_text:
-                self._write_atomic(after_text)
+            after = dumps(ratchet).encode("utf-8")
+            if after != before:
+                self._write_atomic(after)
             return result
         finally:
             lock.release()
 
-    def _read_text(self) -> str | None:
+    def _read_bytes(self) -> bytes | None:
         try:
-            return self.path.read_bytes().decode("utf-8", errors="surrogateescape")
+            return self.path.read_bytes()
         except FileNotFoundError:
             return None
+        except IsADirectoryError:
+            raise RatchetFileError(
+                str(self.path), "is a folder, not a file", "point --quest-file at a file"
+            ) from None
+        except OSError as exc:
+            raise RatchetFileError(
+                str(self.path),
+                f"cannot be read: {exc.strerror or exc}",
+                "make it readable (chmod u+r)",
+            ) from None
 
     def _check_writable(self) -> None:
         folder = self.path.parent
@@ -389,36 +513,69 @@ class RatchetStore:
             )
         if self.path.exists():
             mode = self.path.stat().st_mode
-            if not mode & stat.S_IWUSR:
+            # The mode bit is checked even for root (who may write anyway):
+            # a read-only ratchet file is a person's decision to respect.
+            if not mode & stat.S_IWUSR or not os.access(self.path, os.W_OK):
                 raise RatchetFileError(
                     str(self.path), "is read-only", "make it writable (chmod u+w) to record results"
                 )
 
-    def _write_atomic(self, text: str) -> None:
-        folder = self.path.parent
+    def _write_atomic(self, data: bytes) -> None:
+        """Replace the file with `data`: all of it or nothing, even on a crash.
+
+        SQLite's discipline in small: write a temporary file in the same
+        folder (a rename is only atomic within one file system), fsync it,
+        rename it over the old file, then fsync the folder so the rename
+        itself survives a power loss.
+        """
+        # Write through a symbolic link to its target, keeping the link.
+        target = Path(os.path.realpath(self.path))
+        folder = target.parent
         self.clean_stale_temp_files()
-        fd, tmp_name = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".json", dir=folder)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            fd, tmp_name = tempfile.mkstemp(prefix=self.temp_prefix, suffix=".json", dir=folder)
+        except OSError as exc:
+            raise RatchetFileError(
+                str(self.path),
+                f"cannot write a temporary file in {folder}: {exc.strerror or exc}",
+                "make the folder writable",
+            ) from None
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-            if self.path.exists():
-                os.chmod(tmp_name, stat.S_IMODE(self.path.stat().st_mode))
+            if target.exists():
+                os.chmod(tmp_name, stat.S_IMODE(target.stat().st_mode))
             else:
                 os.chmod(tmp_name, 0o644)
-            os.replace(tmp_name, self.path)
-        except BaseException:
+            os.replace(tmp_name, target)
+        except BaseException as exc:
             try:
                 os.unlink(tmp_name)
             except OSError:
                 pass
+            if isinstance(exc, OSError):
+                raise RatchetFileError(
+                    str(self.path),
+                    f"could not be written: {exc.strerror or exc}; the old file is unchanged",
+                    "free disk space or fix the folder's permissions, then run the command again",
+                ) from None
             raise
         _fsync_folder(folder)
 
+    def stale_temp_files(self) -> list[Path]:
+        """Temporary files of this ratchet file that a killed writer left behind."""
+        folder = Path(os.path.realpath(self.path)).parent
+        return sorted(folder.glob(glob.escape(self.temp_prefix) + "*.json"))
+
     def clean_stale_temp_files(self) -> None:
-        """Remove temporary files a killed writer left behind (we hold the lock)."""
-        for stale in self.path.parent.glob(TMP_PREFIX + "*.json"):
+        """Remove temporary files a killed writer left behind.
+
+        Only called with the lock held: no live writer of this file has a
+        temporary file then.  Readers never look at them.
+        """
+        for stale in self.stale_temp_files():
             try:
                 stale.unlink()
             except OSError:

@@ -1,0 +1,376 @@
+"""Unit tests of ``pytest_quest/store.py``: round trip, locked updates, atomic writes, migrations."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from pytest_quest import store
+from pytest_quest.errors import LockTimeoutError, RatchetFileError
+from pytest_quest.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.store import SCHEMA_VERSION, RatchetStore, dumps, loads
+
+
+def sample_ratchet() -> Ratchet:
+    """A small ratchet with one quest in each interesting state."""
+    todo = Quest(
+        id="src/pkg/calc.py::sign",
+        file="src/pkg/calc.py",
+        qualname="sign",
+        first=5,
+        last=8,
+        fingerprint="f-sign",
+        tries=1,
+        statements=4,
+        branches=2,
+        missing_lines=[6, 7],
+        missing_branches=[(5, 6)],
+        facts=[Fact("coverage.line", "src/pkg/calc.py:6", "executed", "never", "line 6")],
+        issued_at="2026-01-01T00:00:00Z",
+        history=[Event(at="2026-01-01T00:00:01Z", action="submit", verdict="FAIL")],
+    )
+    passed = Quest(
+        id="src/pkg/calc.py::double",
+        file="src/pkg/calc.py",
+        qualname="double",
+        first=1,
+        last=2,
+        fingerprint="f-double",
+        state=State.PASS,
+        statements=1,
+        covering_tests=["tests/test_calc.py::test_double"],
+        issued_at="2026-01-01T00:00:00Z",
+        passed_at="2026-01-01T00:00:00Z",
+        baseline=True,
+    )
+    twin = Quest(
+        id="src/pkg/calc.py::Box.x@2",
+        file="src/pkg/calc.py",
+        qualname="Box.x",
+        first=12,
+        last=13,
+        fingerprint="f-x2",
+        state=State.REVIEW,
+        statements=1,
+        issued_at="2026-01-01T00:00:00Z",
+        extra={"last_run_seconds": 1.5},
+    )
+    return Ratchet(
+        quests={q.id: q for q in (todo, passed, twin)},
+        active=todo.id,
+        coverage_config={"run:branch": True},
+        test_files={"tests/test_calc.py": "abc"},
+        removed=[{"id": "src/pkg/old.py::gone", "state": "TODO", "at": "x", "note": "n"}],
+        excluded_functions=["src/pkg/calc.py::skipped"],
+        scanned_at="2026-01-01T00:00:00Z",
+    )
+
+
+# -- format -----------------------------------------------------------------------
+
+
+def test_round_trip_is_exact():
+    ratchet = sample_ratchet()
+    text = dumps(ratchet)
+    assert loads(text) == ratchet
+    assert dumps(loads(text)) == text
+
+
+def test_file_is_diff_friendly():
+    text = dumps(sample_ratchet())
+    data = json.loads(text)
+    assert data["schema"] == SCHEMA_VERSION
+    assert list(data["quests"]) == sorted(data["quests"])
+    # One field a line, two-space indentation, a final newline.
+    assert '\n  "schema": 1,\n' in text
+    assert text.endswith("}\n")
+
+
+# -- update ------------------------------------------------------------------------
+
+
+def test_update_creates_the_file_and_rereads(tmp_path):
+    path = tmp_path / "quest.json"
+    first = RatchetStore(path)
+    second = RatchetStore(path)
+
+    def add(ratchet: Ratchet) -> None:
+        ratchet.quests.update(sample_ratchet().quests)
+
+    first.update(add)
+    # The second store never loaded before: update must re-read the file, not
+    # start from an empty ratchet (a lost update).
+    second.update(lambda r: setattr(r, "active", "src/pkg/calc.py::sign"))
+    assert set(first.load().quests) == set(sample_ratchet().quests)
+    assert first.load().active == "src/pkg/calc.py::sign"
+
+
+def test_update_that_raises_writes_nothing(tmp_path):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    before = path.read_bytes()
+    mtime = path.stat().st_mtime_ns
+
+    def broken(ratchet: Ratchet) -> None:
+        ratchet.quests.clear()
+        raise RuntimeError("abort")
+
+    with pytest.raises(RuntimeError):
+        RatchetStore(path).update(broken)
+    assert path.read_bytes() == before
+    assert path.stat().st_mtime_ns == mtime
+
+
+def test_unchanged_content_is_not_rewritten(tmp_path):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    inode = path.stat().st_ino
+    assert RatchetStore(path).update(lambda r: 42) == 42
+    assert path.stat().st_ino == inode
+
+
+def test_write_is_temp_fsync_rename_fsync_folder(tmp_path, monkeypatch):
+    path = tmp_path / "quest.json"
+    calls: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        calls.append(("fsync", "folder" if os.path.isdir(f"/proc/self/fd/{fd}") else "file"))
+        real_fsync(fd)
+
+    def replace(src, dst):
+        calls.append(("replace", Path(src).name))
+        assert Path(src).parent == Path(dst).parent == tmp_path
+        assert Path(src).read_text() == dumps(sample_ratchet())
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    RatchetStore(path).update(lambda r: replace_with(r, sample_ratchet()))
+    assert [c[0] for c in calls] == ["fsync", "replace", "fsync"]
+    assert calls[0][1] == "file" and calls[2][1] == "folder"
+    assert calls[1][1].startswith(".quest-tmp-quest.json-")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json", "quest.json.lock"]
+
+
+def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    before = path.read_bytes()
+
+    def no_space(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_space)
+    with pytest.raises(RatchetFileError, match="No space left on device; the old file"):
+        RatchetStore(path).update(lambda r: setattr(r, "active", None))
+    assert path.read_bytes() == before
+    assert RatchetStore(path).stale_temp_files() == []
+
+
+def test_stale_temp_files_are_ignored_then_cleaned(tmp_path):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    stale = tmp_path / ".quest-tmp-quest.json-dead.json"
+    stale.write_text('{"half": ')
+    other = tmp_path / ".quest-tmp-other.json-live.json"  # another ratchet file's writer
+    other.write_text("{}")
+    ratchet_store = RatchetStore(path)
+    assert ratchet_store.load() == sample_ratchet()  # readers never look at them
+    assert ratchet_store.stale_temp_files() == [stale]
+    ratchet_store.update(lambda r: setattr(r, "active", None))
+    assert not stale.exists()
+    assert other.exists()
+
+
+def test_write_through_symlink_keeps_the_link(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "quest.json").write_text(dumps(sample_ratchet()))
+    link = tmp_path / "quest.json"
+    link.symlink_to(real / "quest.json")
+    RatchetStore(link).update(lambda r: setattr(r, "active", None))
+    assert link.is_symlink()
+    assert loads((real / "quest.json").read_text()).active is None
+
+
+def test_missing_folder_is_a_clear_error(tmp_path):
+    path = tmp_path / "nowhere" / "quest.json"
+    with pytest.raises(RatchetFileError, match="its folder .*nowhere does not exist"):
+        RatchetStore(path).update(lambda r: None)
+    assert not path.parent.exists()
+
+
+def test_read_only_file_is_refused_untouched(tmp_path):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    path.chmod(0o444)
+    before = path.read_bytes()
+    with pytest.raises(RatchetFileError, match=r"is read-only \(make it writable"):
+        RatchetStore(path).update(lambda r: setattr(r, "active", None))
+    assert path.read_bytes() == before
+
+
+def test_folder_as_ratchet_file(tmp_path):
+    (tmp_path / "quest.json").mkdir()
+    ratchet_store = RatchetStore(tmp_path / "quest.json")
+    with pytest.raises(RatchetFileError, match="is a folder, not a file"):
+        ratchet_store.load()
+    with pytest.raises(RatchetFileError, match="is a folder, not a file"):
+        ratchet_store.update(lambda r: None)
+
+
+# -- the lock ---------------------------------------------------------------------
+
+HOLD_LOCK = """
+import sys, time
+from filelock import FileLock
+lock = FileLock(sys.argv[1])
+lock.acquire()
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def hold_lock(lock_path: Path, seconds: float = 30) -> subprocess.Popen[str]:
+    """Another live process holding the ratchet lock."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(lock_path), str(seconds)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "locked"
+    process.stdout.close()
+    return process
+
+
+def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    before = path.read_bytes()
+    holder = hold_lock(RatchetStore(path).lock_path)
+    try:
+        started = time.monotonic()
+        with pytest.raises(LockTimeoutError) as info:
+            RatchetStore(path, lock_timeout=0.5).update(lambda r: setattr(r, "active", None))
+        waited = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert str(info.value).startswith(f"{path}.lock: could not take the ratchet file's lock")
+    assert "within 0.5s" in str(info.value)
+    assert "--quest-lock-timeout" in str(info.value)
+    assert 0.5 <= waited < 3
+    assert path.read_bytes() == before
+
+
+def test_lock_of_a_killed_process_is_free_at_once(tmp_path):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    holder = hold_lock(RatchetStore(path).lock_path)
+    holder.kill()  # SIGKILL: no cleanup runs; the kernel drops its flock
+    holder.wait()
+    assert (tmp_path / "quest.json.lock").exists()
+    started = time.monotonic()
+    RatchetStore(path, lock_timeout=2).update(lambda r: setattr(r, "active", None))
+    assert time.monotonic() - started < 1
+    assert RatchetStore(path).load().active is None
+
+
+def test_lock_is_released_after_update_and_after_an_error(tmp_path):
+    path = tmp_path / "quest.json"
+    ratchet_store = RatchetStore(path)
+    ratchet_store.update(lambda r: None)
+    with pytest.raises(ValueError):
+        ratchet_store.update(lambda r: (_ for _ in ()).throw(ValueError("x")))
+    probe = FileLock(str(ratchet_store.lock_path), timeout=0)
+    probe.acquire()
+    probe.release()
+
+
+# -- migrations -------------------------------------------------------------------
+
+
+def v1_text() -> str:
+    """The sample as version 1 writes it (whatever `SCHEMA_VERSION` is patched to)."""
+    data = json.loads(dumps(sample_ratchet()))
+    data["schema"] = 1
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def replace_with(target: Ratchet, source: Ratchet) -> None:
+    for name, value in vars(source).items():
+        setattr(target, name, value)
+
+
+def test_migration_machinery_upgrades_an_old_file(tmp_path, monkeypatch):
+    # Version 1 is the first real version: pretend this pytest-quest writes
+    # version 2 and registers the step from version 1.
+    seen = []
+
+    def tracked(data):
+        seen.append(data["schema"])
+        migrated = dict(data)
+        return migrated
+
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(store.MIGRATIONS, 1, tracked)
+    path = tmp_path / "quest.json"
+    path.write_text(v1_text())
+    before = path.read_bytes()
+    ratchet_store = RatchetStore(path)
+    assert ratchet_store.load() == sample_ratchet()
+    assert seen == [1]
+    assert path.read_bytes() == before  # a read never rewrites
+    ratchet_store.update(lambda r: None)  # re-reads (migrating again), writes v2
+    assert json.loads(path.read_text())["schema"] == 2
+    assert seen == [1, 1]
+    assert ratchet_store.load() == sample_ratchet()
+    assert seen == [1, 1]  # a v2 file is not migrated again
+
+
+def test_migration_steps_chain_and_transform(monkeypatch):
+    def one_to_two(data):
+        data["quests_v2"] = data.pop("quests")
+        return data
+
+    def two_to_three(data):
+        data["quests"] = data.pop("quests_v2")
+        return data
+
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 3)
+    monkeypatch.setitem(store.MIGRATIONS, 1, one_to_two)
+    monkeypatch.setitem(store.MIGRATIONS, 2, two_to_three)
+    assert loads(v1_text()) == sample_ratchet()
+
+
+def test_old_version_without_migration_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 3)
+    monkeypatch.setitem(store.MIGRATIONS, 1, lambda data: data)
+    with pytest.raises(RatchetFileError, match="schema: version 2 is older than"):
+        loads(v1_text())
+
+
+def test_failing_migration_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(store.MIGRATIONS, 1, lambda data: data["no such field"])
+    with pytest.raises(
+        RatchetFileError, match="schema: migrating from version 1 to 2 failed: KeyError"
+    ):
+        loads(v1_text())
+    monkeypatch.setitem(store.MIGRATIONS, 1, lambda data: None)
+    with pytest.raises(RatchetFileError, match="gave no JSON object"):
+        loads(v1_text())
+
+
+def test_no_migration_is_registered_for_the_first_version():
+    assert SCHEMA_VERSION == 1
+    assert store.MIGRATIONS == {}
