@@ -163,6 +163,10 @@ class QuestSession:
         self.outcomes: dict[str, str] = {}
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
+        # L2 (verify.py): the test files new or changed since the scan, and what
+        # verification found, for the quest's record.
+        self.changed_test_files: list[str] = []
+        self.verification: dict[str, Any] | None = None
 
     # -- pytest hooks --
 
@@ -431,6 +435,8 @@ class QuestSession:
                     target.missing_lines = list(current.missing_lines)
                     target.missing_branches = list(current.missing_branches)
             target.extra["last_run_seconds"] = round(run.duration, 3)
+            if self.verification is not None:
+                target.extra["verification"] = self.verification
             if state.terminal or fresh.active is None:
                 nxt = fresh.next_todo()
                 fresh.active = nxt.id if nxt else None
@@ -470,6 +476,7 @@ class QuestSession:
 
         test_files = digest_test_files(self.config, self.rootdir)
         changed = changed_files(ratchet.test_files, test_files)
+        self.changed_test_files = list(changed)
         selection = sorted(set(changed))
         changed_set = set(changed)
         for nodeid in quest.covering_tests:
@@ -510,8 +517,25 @@ class QuestSession:
         """
 
     def verify_l2(self, evidence: Evidence, result: GateResult) -> GateResult:
-        """L2 verification (optional): may turn a PASS into REVIEW, never anything else."""
-        return result
+        """L2 verification (optional): may turn a PASS into REVIEW, never anything else.
+
+        Off (the default): returns at once; no prompt is built, nothing runs.
+        """
+        if self.options.verify != "on" or result.verdict is not Verdict.PASS:
+            return result
+        from pytest_quest.verify import verify_submission
+
+        assert evidence.current is not None
+        verified, self.verification = verify_submission(
+            self.config,
+            self.options,
+            self.rootdir,
+            evidence.quest,
+            evidence.current,
+            self.changed_test_files,
+            result,
+        )
+        return verified
 
     def run_selection(
         self, selection: list[str], quest: Quest

@@ -195,7 +195,52 @@ _OPTIONS: list[tuple[str, tuple[str, ...], str, Any, Any, str, str]] = [
         "auto",
         _choice(VERIFY_MODES, "mode"),
         "store",
-        "L2 verification: on, off or auto (auto follows ini/PYTEST_QUEST_VERIFY)",
+        "L2 verification: on, off or auto (auto: PYTEST_QUEST_VERIFY, else ini, else off)",
+    ),
+    (
+        "quest_verifier_cmds",
+        ("--quest-verifier-cmd",),
+        "linelist",
+        [],
+        None,
+        "append",
+        "L2: a verifier command reading the prompt on stdin (repeatable; no shell)",
+    ),
+    (
+        "quest_verify_questions",
+        ("--quest-verify-questions",),
+        "string",
+        "3",
+        _positive_int,
+        "store",
+        "L2: how many yes/no questions each verifier answers (default 3, at most 6)",
+    ),
+    (
+        "quest_verify_threshold",
+        ("--quest-verify-threshold",),
+        "string",
+        None,
+        _positive_int,
+        "store",
+        "L2: verifiers that must raise a finding for it to count (default: a majority)",
+    ),
+    (
+        "quest_verify_timeout",
+        ("--quest-verify-timeout",),
+        "string",
+        "300",
+        _positive_float,
+        "store",
+        "L2: seconds one verifier may take before it is stopped (REVIEW)",
+    ),
+    (
+        "quest_verify_exclude",
+        ("--quest-verify-exclude",),
+        "linelist",
+        [],
+        None,
+        "append",
+        "L2: quest ids or path globs not to verify (repeatable)",
     ),
 ]
 
@@ -255,6 +300,11 @@ class QuestOptions:
     verify: str
     measure_out: str | None
     extra: dict[str, Any] = field(default_factory=dict)
+    verifier_cmds: list[str] = field(default_factory=list)
+    verify_questions: int = 3
+    verify_threshold: int | None = None
+    verify_timeout: float = 300.0
+    verify_exclude: list[str] = field(default_factory=list)
 
     @property
     def json(self) -> bool:
@@ -268,6 +318,26 @@ def _convert(name: str, value: Any, convert: Any) -> Any:
         return convert(value)
     except argparse.ArgumentTypeError as exc:
         raise QuestUsageError(f"ini option {name}: {exc}") from None
+
+
+def _verify_mode(config: pytest.Config, given: str) -> str:
+    """``on``/``off``: the command line, else PYTEST_QUEST_VERIFY, else the ini option, else off.
+
+    ``auto`` (the default) defers to the next source, so CI can switch
+    verification with the environment variable without editing the config.
+    """
+    cli = config.getoption("quest_verify", default=None)
+    if cli in ("on", "off"):
+        return str(cli)
+    env = os.environ.get("PYTEST_QUEST_VERIFY", "").strip().lower()
+    if env not in ("", "on", "off", "auto"):
+        raise QuestUsageError(
+            f"PYTEST_QUEST_VERIFY={env!r}: expected on, off or auto (or leave it unset)"
+        )
+    if env in ("on", "off"):
+        return env
+    ini = _convert("quest_verify", config.getini("quest_verify"), _choice(VERIFY_MODES, "mode"))
+    return str(ini) if ini in ("on", "off") else "off"
 
 
 def resolve(config: pytest.Config) -> QuestOptions:
@@ -296,11 +366,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
     quest_file = Path(os.fspath(values["quest_file"]))
     if not quest_file.is_absolute():
         quest_file = rootdir / quest_file
-    verify = values["quest_verify"]
-    if verify == "auto":
-        verify = os.environ.get("PYTEST_QUEST_VERIFY", "") or "off"
-        if verify not in ("on", "off"):
-            raise QuestUsageError(f"PYTEST_QUEST_VERIFY={verify!r}: expected on or off")
+    verify = _verify_mode(config, values["quest_verify"])
     return QuestOptions(
         command=command,
         sources=sources,
@@ -318,4 +384,11 @@ def resolve(config: pytest.Config) -> QuestOptions:
         mutants=values["quest_mutants"] == "on",
         verify=verify,
         measure_out=measure_out,
+        verifier_cmds=[
+            str(c).strip() for c in values["quest_verifier_cmds"] or [] if str(c).strip()
+        ],
+        verify_questions=int(values["quest_verify_questions"]),
+        verify_threshold=values["quest_verify_threshold"] or None,
+        verify_timeout=float(values["quest_verify_timeout"]),
+        verify_exclude=[str(p) for p in values["quest_verify_exclude"] or []],
     )
