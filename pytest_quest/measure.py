@@ -209,6 +209,9 @@ class Measurer:
             # sys.monitoring core does not (it keeps a line for the first test only).
             self.cov.set_option("run:core", "ctrace" if _has_ctracer() else "pytrace")
             self.cov.set_option("run:parallel", False)
+            # Subprocesses cannot be attributed to the test that started them
+            # (their contexts are not the test's): never patch them to measure.
+            self.cov.set_option("run:patch", [])
             self.cov.set_option("run:dynamic_context", None)
         self.started = False
 
