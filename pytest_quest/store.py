@@ -383,7 +383,11 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise RatchetFileError(path, f"not UTF-8 text (byte {exc.start})", _RESTORE) from None
+            raise RatchetFileError(
+                path,
+                f"not UTF-8 text (byte 0x{text[exc.start]:02x} at offset {exc.start})",
+                _RESTORE,
+            ) from None
     if not text.strip():
         raise RatchetFileError(path, "the file is empty", _RESTORE)
     try:

@@ -1,0 +1,326 @@
+"""A broken or hand-edited ratchet file: a clear usage error naming the field, file untouched.
+
+Each kind of damage is checked twice: on ``store.loads`` (the message names
+the field and the fix) and through a real command in a pytest subprocess
+(exit status 4, no traceback, the file's bytes unchanged, no temporary file).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_quest.errors import RatchetFileError
+from pytest_quest.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.store import dumps, loads
+
+SIGN = "src/pkg/calc.py::sign"
+DOUBLE = "src/pkg/calc.py::double"
+
+CALC = """\
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TEST_CALC = """\
+from pkg.calc import double
+
+
+def test_double():
+    assert double(3) == 6
+"""
+
+
+def valid_ratchet() -> Ratchet:
+    """A ratchet file matching `CALC`: ``sign`` is the active TODO, ``double`` a PASS."""
+    sign = Quest(
+        id=SIGN,
+        file="src/pkg/calc.py",
+        qualname="sign",
+        first=5,
+        last=8,
+        fingerprint="fp-sign",
+        statements=4,
+        branches=2,
+        missing_lines=[6, 7, 8],
+        missing_branches=[(6, 7), (6, 8)],
+        facts=[Fact("coverage.line", "src/pkg/calc.py:6", "executed", "never executed")],
+        issued_at="2026-01-01T00:00:00Z",
+        history=[Event(at="2026-01-01T00:00:00Z", action="scan")],
+    )
+    double = Quest(
+        id=DOUBLE,
+        file="src/pkg/calc.py",
+        qualname="double",
+        first=1,
+        last=2,
+        fingerprint="fp-double",
+        state=State.PASS,
+        statements=1,
+        covering_tests=["tests/test_calc.py::test_double"],
+        issued_at="2026-01-01T00:00:00Z",
+        passed_at="2026-01-01T00:00:00Z",
+        baseline=True,
+    )
+    return Ratchet(
+        quests={SIGN: sign, DOUBLE: double},
+        active=SIGN,
+        scanned_at="2026-01-01T00:00:00Z",
+    )
+
+
+VALID = dumps(valid_ratchet())
+
+
+def edit(change: Callable[[dict[str, Any]], None]) -> bytes:
+    """The valid file, parsed, changed by `change`, and written back as a person would."""
+    data = json.loads(VALID)
+    change(data)
+    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+
+
+def set_in(path: tuple[str, ...], value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        for key in path[:-1]:
+            data = data[key]
+        data[path[-1]] = value
+
+    return change
+
+
+def delete(path: tuple[str, ...]) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        for key in path[:-1]:
+            data = data[key]
+        del data[path[-1]]
+
+    return change
+
+
+def duplicate_quest() -> bytes:
+    # Two entries under one id (say, a bad merge of two branches): JSON
+    # parsers keep the last one silently; we refuse.
+    lines = VALID.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith(f'    "{SIGN}": {{'))
+    end = next(i for i in range(start, len(lines)) if lines[i] == "    }\n")
+    block = lines[start : end + 1]
+    block[-1] = "    },\n"
+    return "".join(lines[:start] + block + lines[start:]).encode()
+
+
+def renamed(old: str, new: str) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        data["quests"][new] = data["quests"].pop(old)
+
+    return change
+
+
+def merge_conflict() -> bytes:
+    return ("<<<<<<< HEAD\n" + VALID + "=======\n" + VALID + ">>>>>>> branch\n").encode()
+
+
+# kind: (damaged bytes, what the message must say: the field and the problem)
+CORRUPTIONS: dict[str, tuple[bytes, str]] = {
+    "truncated": (VALID.encode()[: len(VALID) // 2], r"not valid JSON at line \d+ column \d+"),
+    "empty": (b"", "the file is empty"),
+    "blank": (b"\n \n", "the file is empty"),
+    "not-json": (b"quests: everything passed\n", "not valid JSON at line 1 column 1"),
+    "merge-conflict": (merge_conflict(), "not valid JSON at line 1 column 1"),
+    "not-utf8": (
+        b'{"schema": 1, "tool": "\xff\xfe"}',
+        r"not UTF-8 text \(byte 0xff at offset 23\)",
+    ),
+    "top-level-list": (b"[]\n", "top level: expected a JSON object"),
+    "schema-missing": (edit(delete(("schema",))), "schema: missing field"),
+    "schema-wrong-type": (
+        edit(set_in(("schema",), "1")),
+        "schema: expected an integer, found str",
+    ),
+    "schema-future": (
+        edit(set_in(("schema",), 99)),
+        r"schema: version 99 is newer than this pytest-quest understands \(1\) "
+        r"\(upgrade pytest-quest\)",
+    ),
+    "schema-zero": (edit(set_in(("schema",), 0)), "schema: unknown version 0"),
+    "unknown-state": (
+        edit(set_in(("quests", SIGN, "state"), "MAYBE")),
+        rf"quests\['{SIGN}'\]\.state: unknown state 'MAYBE' \(allowed: TODO, PASS, REVIEW, DONE\)",
+    ),
+    "missing-field": (
+        edit(delete(("quests", SIGN, "fingerprint"))),
+        rf"quests\['{SIGN}'\]\.fingerprint: missing field",
+    ),
+    "missing-top-field": (edit(delete(("quests",))), "quests: missing field"),
+    "duplicate-id": (
+        duplicate_quest(),
+        rf"duplicate key '{SIGN}' at line \d+: a quest id or a field appears twice.*"
+        r"\(keep one of the two entries",
+    ),
+    "pass-without-tests": (
+        edit(set_in(("quests", DOUBLE, "covering_tests"), [])),
+        rf"quests\['{DOUBLE}'\]\.covering_tests: a PASS quest must record the tests",
+    ),
+    "pass-without-date": (
+        edit(set_in(("quests", DOUBLE, "passed_at"), "")),
+        rf"quests\['{DOUBLE}'\]\.passed_at: a PASS quest must record when it passed",
+    ),
+    "pass-without-fingerprint": (
+        edit(set_in(("quests", DOUBLE, "fingerprint"), "")),
+        rf"quests\['{DOUBLE}'\]\.fingerprint: a PASS quest must record its fingerprint",
+    ),
+    "pass-with-missing-lines": (
+        edit(set_in(("quests", DOUBLE, "missing_lines"), [2])),
+        rf"quests\['{DOUBLE}'\]: a PASS quest cannot have missing lines",
+    ),
+    "wrong-type": (
+        edit(set_in(("quests", SIGN, "tries"), "2")),
+        rf"quests\['{SIGN}'\]\.tries: expected an integer, found str",
+    ),
+    "bool-for-int": (
+        edit(set_in(("quests", SIGN, "statements"), True)),
+        rf"quests\['{SIGN}'\]\.statements: expected an integer",
+    ),
+    "negative-tries": (
+        edit(set_in(("quests", SIGN, "tries"), -1)),
+        rf"quests\['{SIGN}'\]\.tries: must not be negative",
+    ),
+    "bad-lines": (
+        edit(set_in(("quests", SIGN, "lines"), [8, 5])),
+        rf"quests\['{SIGN}'\]\.lines: expected \[first, last\]",
+    ),
+    "bad-branch": (
+        edit(set_in(("quests", SIGN, "missing_branches"), [[6]])),
+        rf"quests\['{SIGN}'\]\.missing_branches\[0\]: expected a \[from, to\] pair",
+    ),
+    "bad-fact": (
+        edit(delete(("quests", SIGN, "facts", 0, "field"))),
+        rf"quests\['{SIGN}'\]\.facts\[0\]\.field: missing field",
+    ),
+    "bad-event": (
+        edit(set_in(("quests", SIGN, "history", 0, "by"), 7)),
+        rf"quests\['{SIGN}'\]\.history\[0\]\.by: expected a string, found int",
+    ),
+    "unknown-field": (
+        edit(set_in(("quests", SIGN, "stat"), "PASS")),
+        rf"quests\['{SIGN}'\]\.stat: unknown field \(known: .*state.*\) \(remove or rename it",
+    ),
+    "unknown-top-field": (edit(set_in(("notes",), "x")), r"notes: unknown field"),
+    "extra-not-object": (
+        edit(set_in(("quests", SIGN, "extra"), [1])),
+        rf"quests\['{SIGN}'\]\.extra: expected an object, found list",
+    ),
+    "id-mismatch": (
+        edit(renamed(SIGN, "src/pkg/calc.py::signature")),
+        r"quests\['src/pkg/calc.py::signature'\]: id does not match file 'src/pkg/calc.py' "
+        r"and qualname 'sign'",
+    ),
+    "bad-twin-ordinal": (
+        edit(renamed(SIGN, SIGN + "@1")),
+        rf"quests\['{SIGN}@1'\]: id does not match",
+    ),
+    "active-unknown": (
+        edit(set_in(("active",), "src/pkg/calc.py::gone")),
+        r"active: names 'src/pkg/calc.py::gone', which is not a quest",
+    ),
+    "quests-not-object": (edit(set_in(("quests",), [])), "quests: expected an object, found list"),
+}
+
+
+def test_the_valid_file_is_valid():
+    assert loads(VALID) == valid_ratchet()
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
+def test_loads_names_the_field_and_the_fix(kind):
+    damaged, message = CORRUPTIONS[kind]
+    with pytest.raises(RatchetFileError) as info:
+        loads(damaged, "quest.json")
+    text = str(info.value)
+    assert text.startswith("quest.json: ")
+    assert re.search(message, text), text
+    assert info.value.fix, "every message says how to fix it"
+
+
+# -- through the commands -------------------------------------------------------------
+
+# The kinds the issue names, each through one command (rotating), and one
+# through every command; ``args`` is the command line.
+COMMANDS = [
+    ("--quest", "next"),
+    ("--quest-status",),
+    ("--quest", "submit"),
+    ("--quest", "scan"),
+]
+E2E_KINDS = [
+    "truncated",
+    "empty",
+    "not-json",
+    "schema-wrong-type",
+    "schema-future",
+    "unknown-state",
+    "missing-field",
+    "duplicate-id",
+    "pass-without-tests",
+    "wrong-type",
+    "unknown-field",
+    "not-utf8",
+]
+E2E_CASES = [(kind, COMMANDS[index % len(COMMANDS)]) for index, kind in enumerate(E2E_KINDS)]
+E2E_CASES += [("merge-conflict", args) for args in COMMANDS]
+
+
+@pytest.fixture
+def calc_project(project):
+    project.source("calc", CALC)
+    project.test("test_calc", TEST_CALC)
+    return project
+
+
+def files_beside(project) -> list[str]:
+    return sorted(p.name for p in project.path.iterdir() if p.name.startswith((".quest", "quest")))
+
+
+def test_the_valid_file_works_through_next(calc_project):
+    (calc_project.path / "quest.json").write_text(VALID)
+    result, data = calc_project.run_json("--quest", "next")
+    assert result.ret == 0
+    assert data["quest"]["id"] == SIGN
+
+
+@pytest.mark.parametrize(("kind", "args"), E2E_CASES, ids=lambda v: "-".join(v).strip("-"))
+def test_command_refuses_damaged_file_untouched(calc_project, kind, args):
+    damaged, message = CORRUPTIONS[kind]
+    path = calc_project.path / "quest.json"
+    path.write_bytes(damaged)
+    result = calc_project.run(*args)
+    assert result.ret == 4, result.stdout.str()
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output
+    errors = [line for line in result.stdout.lines if line.startswith("ERROR: ")]
+    assert len(errors) == 1, output
+    assert errors[0].startswith(f"ERROR: {path}: ")
+    assert re.search(message, errors[0]), errors[0]
+    assert path.read_bytes() == damaged
+    assert files_beside(calc_project) in (["quest.json"], ["quest.json", "quest.json.lock"])
+
+
+def test_json_mode_reports_the_damage_as_one_object(calc_project):
+    path = calc_project.path / "quest.json"
+    damaged = CORRUPTIONS["unknown-state"][0]
+    path.write_bytes(damaged)
+    result, data = calc_project.run_json("--quest", "next")
+    assert result.ret == 4
+    assert data["schema"] == "pytest-quest/1"
+    assert data["command"] == "next"
+    assert data["error"].startswith(f"{path}: quests['{SIGN}'].state: unknown state 'MAYBE'")
+    assert path.read_bytes() == damaged
