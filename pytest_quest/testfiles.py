@@ -26,7 +26,9 @@ def digest(path: Path) -> str:
 def _search_roots(config: pytest.Config) -> list[Path]:
     rootdir = Path(str(config.rootpath))
     invocation = Path(str(config.invocation_params.dir))
-    args = [a for a in config.invocation_params.args if not str(a).startswith("-")]
+    # The positional arguments only: an option's value (``--quest-id
+    # src/pkg/mod.py::f``) names a source file, not tests to search.
+    args = [str(a) for a in (config.getoption("file_or_dir", default=None) or [])]
     roots = []
     for arg in args:
         candidate = (invocation / str(arg).split("::")[0]).resolve()
