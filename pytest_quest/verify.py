@@ -916,8 +916,11 @@ def _hook_finding(item: Any) -> Finding:
     raise TypeError(f"a finding must be a Finding, a dict or a string, not {type(item).__name__}")
 
 
-def hook_verifiers(pluginmanager: Any) -> list[HookVerifier]:
-    """One verifier per plugin implementing ``pytest_quest_verify``, in pluggy's call order."""
+def hook_verifiers(pluginmanager: Any, rootdir: Path | None = None) -> list[HookVerifier]:
+    """One verifier per plugin implementing ``pytest_quest_verify``, in pluggy's call order.
+
+    A conftest plugin is named by its path relative to `rootdir`.
+    """
     caller = getattr(pluginmanager.hook, "pytest_quest_verify", None)
     if caller is None:
         return []
@@ -926,9 +929,10 @@ def hook_verifiers(pluginmanager: Any) -> list[HookVerifier]:
     for impl in reversed(caller.get_hookimpls()):
         if impl.hookwrapper or impl.wrapper:
             continue
-        verifiers.append(
-            HookVerifier(f"plugin {impl.plugin_name}", impl.function, list(impl.argnames))
-        )
+        name = str(impl.plugin_name)
+        if rootdir is not None and os.path.isabs(name):
+            name = normalize_path(name, rootdir)
+        verifiers.append(HookVerifier(f"plugin {name}", impl.function, list(impl.argnames)))
     return verifiers
 
 
@@ -981,7 +985,7 @@ def verify_submission(
         CommandVerifier(command, options.verify_timeout, rootdir)
         for command in options.verifier_cmds
     ]
-    verifiers += hook_verifiers(config.pluginmanager)
+    verifiers += hook_verifiers(config.pluginmanager, rootdir)
     if not verifiers:
         raise QuestUsageError(
             "verification is on but there is no verifier: pass --quest-verifier-cmd CMD (or "

@@ -1,0 +1,618 @@
+"""L2 verification (``pytest_quest/verify.py``): prompt, re-check, vote, verifiers, submit."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_quest.errors import QuestUsageError
+from pytest_quest.gate import GateResult
+from pytest_quest.model import Fact, FunctionFacts, Quest, Verdict
+from pytest_quest.options import QuestOptions, _verify_mode
+from pytest_quest.verify import (
+    QUESTIONS,
+    Answer,
+    CommandVerifier,
+    Finding,
+    HookVerifier,
+    Request,
+    build_prompt,
+    build_request,
+    excluded_by,
+    recheck,
+    run_verification,
+    verify_submission,
+    vote,
+)
+
+VERIFIERS = Path(__file__).parent / "verifiers"
+
+
+def script(name: str, *args: object) -> str:
+    """The command line of a fake verifier in tests/verifiers/."""
+    return shlex.join([sys.executable, str(VERIFIERS / name), *map(str, args)])
+
+
+SOURCE = """\
+import functools
+
+
+@functools.lru_cache
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TESTS = """\
+import pytest
+
+from pkg.calc import sign
+
+
+@pytest.mark.parametrize("x", [-5, -1])
+def test_negative(x):
+    assert sign(x) == -1
+
+
+class TestSign:
+    def test_positive(self):
+        assert sign(5) == sign(5)
+
+
+def test_unrelated():
+    assert True
+"""
+
+OLD_TESTS = """\
+from pkg.calc import sign
+
+
+def test_zero():
+    assert sign(0) == 1
+"""
+
+
+def make_project(tmp_path: Path) -> tuple[Quest, FunctionFacts]:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "calc.py").write_text(SOURCE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_new.py").write_text(TESTS)
+    (tmp_path / "tests" / "test_old.py").write_text(OLD_TESTS)
+    quest = Quest(
+        id="src/pkg/calc.py::sign", file="src/pkg/calc.py", qualname="sign", first=5, last=8,
+        fingerprint="sha256:x",
+    )  # fmt: skip
+    current = FunctionFacts(
+        file="src/pkg/calc.py", qualname="sign", ordinal=1, start=5, first=5, last=8,
+        fingerprint="sha256:x", statements=4, branches=2,
+        covering_tests=[
+            "tests/test_new.py::test_negative[-5]",
+            "tests/test_new.py::test_negative[-1]",
+            "tests/test_new.py::TestSign::test_positive",
+            "tests/test_old.py::test_zero",
+        ],
+    )  # fmt: skip
+    return quest, current
+
+
+@pytest.fixture
+def request_(tmp_path):
+    quest, current = make_project(tmp_path)
+    return build_request(
+        tmp_path, quest, current, current.covering_tests, ["tests/test_new.py"], questions=3
+    )
+
+
+# -- the prompt ------------------------------------------------------------------------
+
+
+def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(request_):
+    assert request_.function_first == 4
+    assert request_.function_source == SOURCE.split("\n", 3)[3].rstrip("\n")
+    assert [(t.nodeid, t.file, t.first, t.last) for t in request_.tests] == [
+        ("tests/test_new.py::test_negative", "tests/test_new.py", 6, 8),
+        ("tests/test_new.py::TestSign::test_positive", "tests/test_new.py", 12, 13),
+    ]
+    assert request_.tests[0].text.splitlines()[0] == '@pytest.mark.parametrize("x", [-5, -1])'
+    assert sorted(request_.files) == ["src/pkg/calc.py", "tests/test_new.py"]
+    assert request_.questions == list(QUESTIONS[:3])
+
+
+def test_request_falls_back_to_every_covering_test_when_no_test_file_changed(tmp_path):
+    quest, current = make_project(tmp_path)
+    request = build_request(tmp_path, quest, current, current.covering_tests, [], questions=9)
+    assert [t.nodeid for t in request.tests] == [
+        "tests/test_new.py::test_negative",
+        "tests/test_new.py::TestSign::test_positive",
+        "tests/test_old.py::test_zero",
+    ]
+    assert request.questions == list(QUESTIONS)  # capped at the questions there are
+
+
+def test_prompt_format(request_):
+    prompt = build_prompt(request_)
+    assert "## Function under test: src/pkg/calc.py::sign (src/pkg/calc.py, lines 4-8)" in prompt
+    assert "    4 | @functools.lru_cache\n    5 | def sign(x):\n" in prompt
+    assert "### tests/test_new.py::TestSign::test_positive (tests/test_new.py, lines 12-13)" in (
+        prompt
+    )
+    assert "   13 |         assert sign(5) == sign(5)\n" in prompt
+    assert "test_unrelated" not in prompt
+    assert "test_zero" not in prompt
+    for number, question in enumerate(QUESTIONS[:3], 1):
+        assert f"\n{number}. {question}\n" in prompt
+    assert f"\n4. {QUESTIONS[3]}" not in prompt
+    assert "<status>verified-clean or verified-with-corrections</status>" in prompt
+    assert prompt.index("## Questions") < prompt.index("## Reply format")
+
+
+# -- the re-check ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("finding", "why"),
+    [
+        (Finding("tests/test_new.py", 13, "assert sign(5) == sign(5)"), None),
+        (Finding("./tests/test_new.py", 13, "assert   sign(5)==sign(5)"), None),
+        (Finding("tests/test_new.py", 13, "sign(5) == sign"), None),
+        (Finding("tests/test_new.py", 12, "def test_positive(self): assert sign(5)"), None),
+        (Finding("tests/test_new.py", 99, "assert"), "tests/test_new.py has 17 lines, no line 99"),
+        (
+            Finding("tests/test_new.py", 12, "assert sign(5) == sign(5)"),
+            "the quoted code is not at tests/test_new.py:12",
+        ),
+        (
+            Finding("tests/test_new.py", 13, "assert sign(5) == 1"),
+            "the quoted code is not at tests/test_new.py:13",
+        ),
+        (Finding("tests/test_old.py", 5, "assert sign(0) == 1"), "tests/test_old.py is not a file"),
+        (Finding("tests/test_new.py", 13, "   "), "quotes no code"),
+        (Finding("", 0, "", "the tests are weak"), "cites no file:line"),
+        (Finding("tests/test_new.py", 0, "assert"), "cites no file:line"),
+    ],
+)
+def test_recheck(request_, finding, why):
+    result = recheck(finding, request_.files)
+    if why is None:
+        assert result is None
+    else:
+        assert result is not None and result.startswith(why)
+
+
+def test_recheck_accepts_an_absolute_path_under_the_rootdir(tmp_path, request_):
+    finding = Finding(str(tmp_path / "src/pkg/calc.py"), 6, "if x < 0:")
+    assert recheck(finding, request_.files, tmp_path) is None
+
+
+# -- the vote --------------------------------------------------------------------------
+
+REAL = Finding(
+    "tests/test_new.py", 13, "assert sign(5) == sign(5)", "recomputes the expected value"
+)
+REAL_REWORDED = Finding("tests/test_new.py", 13, "sign(5) == sign(5)", "compares f with f")
+OTHER = Finding("src/pkg/calc.py", 6, "if x < 0:", "zero is not tested")
+GHOST = Finding("tests/test_new.py", 40, "assert nothing", "made up")
+
+
+def test_two_agreeing_verifiers_confirm_a_finding(request_):
+    answers = [Answer("a", 0.5, [REAL]), Answer("b", 0.25, [REAL_REWORDED, GHOST])]
+    verification = vote(answers, request_.files, None, 3)
+    assert verification.threshold == 2
+    assert [(c.file, c.line, c.raised_by) for c in verification.confirmed] == [
+        ("tests/test_new.py", 13, ["a", "b"])
+    ]
+    assert verification.hallucinations == 1
+    assert verification.dropped[0]["verifier"] == "b"
+    assert verification.dropped[0]["why"] == "tests/test_new.py has 17 lines, no line 40"
+    result = verification.judge(GateResult(Verdict.PASS, [], "pass"))
+    assert result.verdict is Verdict.REVIEW
+    assert result.step == "l2-verify"
+    assert result.facts == [
+        Fact(
+            check="verify.discrepancy",
+            field="tests/test_new.py:13",
+            expected="no finding raised by 2 or more of 2 verifiers",
+            actual="raised by 2 of 2 verifiers (a, b): recomputes the expected value",
+            message=(
+                "`assert sign(5) == sign(5)`: recomputes the expected value "
+                "(raised by 2 of 2 verifiers)"
+            ),
+        )
+    ]
+    record = verification.record()
+    assert record["result"] == "verified_with_discrepancy"
+    assert record["verified_with_discrepancy"] is True
+    assert record["hallucinations"] == 1
+    assert record["discrepancies"][0]["raised_by"] == ["a", "b"]
+    assert [(c["verifier"], c["seconds"], c["findings"]) for c in record["calls"]] == [
+        ("a", 0.5, 1),
+        ("b", 0.25, 2),
+    ]
+
+
+def test_a_finding_below_the_threshold_does_not_count(request_):
+    answers = [Answer("a", 0, [OTHER]), Answer("b", 0, []), Answer("c", 0, [REAL])]
+    verification = vote(answers, request_.files, None)
+    assert verification.threshold == 2
+    assert verification.confirmed == []
+    assert [(c.file, c.line) for c in verification.below_threshold] == [
+        ("src/pkg/calc.py", 6),
+        ("tests/test_new.py", 13),
+    ]
+    passed = GateResult(Verdict.PASS, [], "pass")
+    assert verification.judge(passed) is passed
+    assert verification.record()["result"] == "verified_clean"
+
+
+def test_an_explicit_threshold_and_one_verifier_raising_a_line_twice(request_):
+    answers = [Answer("a", 0, [REAL, REAL_REWORDED]), Answer("b", 0, []), Answer("c", 0, [])]
+    assert vote(answers, request_.files, 2).confirmed == []
+    confirmed = vote(answers, request_.files, 1).confirmed
+    assert [(c.line, c.raised_by) for c in confirmed] == [(13, ["a"])]
+
+
+def test_abstaining_verifiers_do_not_count_towards_the_majority(request_):
+    answers = [Answer("a", 0, [REAL]), Answer("plugin p", 0, abstained=True)]
+    verification = vote(answers, request_.files, None)
+    assert (verification.voters, verification.threshold) == (1, 1)
+    assert len(verification.confirmed) == 1
+
+
+def test_a_verifier_error_is_review_and_never_fail(request_):
+    answers = [Answer("a", 0, [REAL]), Answer("b", 1.5, error="timed out after 1s")]
+    verification = vote(answers, request_.files, None)
+    result = verification.judge(GateResult(Verdict.PASS, [], "pass"))
+    assert result.verdict is Verdict.REVIEW
+    assert result.facts == [
+        Fact(
+            check="verify.error",
+            field="b",
+            expected="a reply in the verification protocol",
+            actual="timed out after 1s",
+            message="could not confirm: verifier b: timed out after 1s",
+        )
+    ]  # REAL was raised by 1 of 2: below the majority
+    assert verification.record()["result"] == "could_not_verify"
+    assert verification.record()["calls"][1]["error"] == "timed out after 1s"
+    failed = GateResult(Verdict.FAIL, [], "3-coverage")
+    assert verification.judge(failed) is failed
+
+
+def test_excluded_by():
+    quest = Quest(id="src/pkg/calc.py::Cart.total@2", file="src/pkg/calc.py", qualname="x",
+                  first=1, last=2, fingerprint="")  # fmt: skip
+    assert excluded_by(quest, ["src/other/*", "src/pkg/*.py"]) == "src/pkg/*.py"
+    assert excluded_by(quest, ["*::Cart.*"]) == "*::Cart.*"
+    assert excluded_by(quest, ["src/pkg/calc.py::Cart.total"]) is None
+    assert excluded_by(quest, ["", "src/pkg/calc.py::Cart.total@2"]) is not None
+
+
+# -- the command adapter ---------------------------------------------------------------
+
+
+def call(request, command, timeout=30.0):
+    return CommandVerifier(command, timeout, Path.cwd())(request, build_prompt(request))
+
+
+def test_command_verifier_gets_the_prompt_on_stdin(request_, tmp_path):
+    answer = call(request_, script("record.py", tmp_path / "prompt.txt"))
+    assert (answer.error, answer.findings, answer.status) == ("", [], "verified-clean")
+    assert (tmp_path / "prompt.txt").read_text() == build_prompt(request_)
+    assert answer.seconds > 0
+
+
+def test_command_verifier_findings_in_text_and_json(request_):
+    args = ("tests/test_new.py", 13, "assert sign(5) == sign(5)")
+    text = call(request_, script("cite.py", *args, "compares sign with itself"))
+    assert text.findings == [
+        Finding("tests/test_new.py", 13, "assert sign(5) == sign(5)", "compares sign with itself")
+    ]
+    assert call(request_, script("cite_json.py", *args)).findings == [
+        Finding("tests/test_new.py", 13, "assert sign(5) == sign(5)", "checks nothing")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "error"),
+    [
+        (script("malformed.py"), "reply outside the protocol: no <status> block and no JSON"),
+        (script("crash.py", 3), "exited with status 3: error: model quota exceeded"),
+        ("'unclosed", "cannot split the command line: No closing quotation"),
+        ("/nonexistent/verifier --flag", "cannot start: [Errno 2] No such file or directory"),
+    ],
+)
+def test_command_verifier_errors(request_, command, error):
+    answer = call(request_, command)
+    assert answer.error.startswith(error)
+    assert answer.findings == []
+
+
+def test_command_verifier_timeout_kills_it(request_):
+    answer = call(request_, script("slow.py", 30), timeout=0.5)
+    assert answer.error == "timed out after 0.5s (--quest-verify-timeout)"
+    assert 0.5 <= answer.seconds < 10
+
+
+def test_command_verifier_must_answer_the_questions_asked(request_):
+    request_.questions = request_.questions[:2]
+    prompt_with_three = build_prompt(
+        Request(**{**request_.__dict__, "questions": list(QUESTIONS[:3])})
+    )
+    verifier = CommandVerifier(script("clean.py"), 30, Path.cwd())
+    answer = verifier(request_, prompt_with_three)
+    assert answer.error == "reply outside the protocol: 2 questions asked, 3 answered"
+
+
+def test_run_verification_runs_commands_in_isolation_and_votes(request_):
+    args = ("tests/test_new.py", 13, "assert sign(5) == sign(5)")
+    verifiers = [
+        CommandVerifier(script("cite.py", *args), 30, Path.cwd()),
+        CommandVerifier(script("cite_json.py", *args), 30, Path.cwd()),
+        CommandVerifier(script("cite.py", "tests/test_new.py", 2, "import os"), 30, Path.cwd()),
+    ]
+    verification = run_verification(request_, verifiers, None)
+    assert [answer.verifier for answer in verification.answers] == [v.name for v in verifiers]
+    assert [(c.line, len(c.raised_by)) for c in verification.confirmed] == [(13, 2)]
+    assert verification.hallucinations == 1  # line 2 of test_new.py is empty
+
+
+# -- plugin verifiers ------------------------------------------------------------------
+
+
+def test_hook_verifier_results(request_):
+    def finds(quest, tests):
+        assert quest.id == "src/pkg/calc.py::sign"
+        return [{"file": tests[1].file, "line": 13, "quote": "sign(5) == sign(5)"}]
+
+    answer = HookVerifier("plugin p", finds, ["quest", "tests"])(request_, "prompt")
+    assert answer.findings == [Finding("tests/test_new.py", 13, "sign(5) == sign(5)", "")]
+    assert answer.status == "verified-with-corrections"
+
+    abstains = HookVerifier("plugin q", lambda: None, [])(request_, "prompt")
+    assert abstains.abstained and not abstains.error
+
+    def broken(function_source):
+        raise RuntimeError("no API key")
+
+    answer = HookVerifier("plugin r", broken, ["function_source"])(request_, "prompt")
+    assert answer.error == "RuntimeError: no API key"
+
+    answer = HookVerifier("plugin s", lambda: [42], [])(request_, "prompt")
+    assert answer.error.startswith("unusable findings: a finding must be a Finding")
+
+    answer = HookVerifier("plugin t", lambda: "whatever", [])(request_, "prompt")
+    assert answer.error.startswith("reply outside the protocol")
+
+
+# -- switches --------------------------------------------------------------------------
+
+
+class FakeConfig:
+    def __init__(self, cli, ini):
+        self.cli, self.ini = cli, ini
+
+    def getoption(self, name, default=None):
+        assert name == "quest_verify"
+        return self.cli
+
+    def getini(self, name):
+        assert name == "quest_verify"
+        return self.ini
+
+
+@pytest.mark.parametrize(
+    ("cli", "env", "ini", "mode"),
+    [
+        (None, None, "auto", "off"),
+        (None, None, "on", "on"),
+        ("auto", None, "on", "on"),
+        ("off", "on", "on", "off"),
+        ("on", None, "off", "on"),
+        (None, "on", "off", "on"),
+        (None, "OFF", "on", "off"),
+        (None, "auto", "on", "on"),
+        ("auto", "", "auto", "off"),
+    ],
+)
+def test_verify_mode(monkeypatch, cli, env, ini, mode):
+    if env is None:
+        monkeypatch.delenv("PYTEST_QUEST_VERIFY", raising=False)
+    else:
+        monkeypatch.setenv("PYTEST_QUEST_VERIFY", env)
+    assert _verify_mode(FakeConfig(cli, ini), cli or "auto") == mode
+
+
+def test_verify_mode_rejects_a_bad_environment_value(monkeypatch):
+    monkeypatch.setenv("PYTEST_QUEST_VERIFY", "yes")
+    with pytest.raises(QuestUsageError, match="PYTEST_QUEST_VERIFY='yes': expected on, off"):
+        _verify_mode(FakeConfig(None, "auto"), "auto")
+
+
+class NoPlugins:
+    class hook:
+        pass
+
+
+class FakePytestConfig:
+    pluginmanager = NoPlugins()
+
+
+def options(**kwargs):
+    base = QuestOptions(
+        command="submit", sources=[], quest_file=Path("quest.json"), max_tries=3, format="text",
+        quest_id=None, timeout=60.0, lock_timeout=5.0, strict=False, reopen=None, accept=None,
+        export_to=None, export_force=False, mutants=True, verify="on", measure_out=None,
+    )  # fmt: skip
+    return dataclasses.replace(base, **kwargs)
+
+
+def test_verify_submission_usage_errors(tmp_path):
+    quest, current = make_project(tmp_path)
+    passed = GateResult(Verdict.PASS, [], "pass")
+    with pytest.raises(QuestUsageError, match="verification is on but there is no verifier"):
+        verify_submission(FakePytestConfig(), options(), tmp_path, quest, current, [], passed)
+    with pytest.raises(QuestUsageError, match="threshold 2 asks for more verifiers than the 1"):
+        verify_submission(
+            FakePytestConfig(),
+            options(verifier_cmds=[script("clean.py")], verify_threshold=2),
+            tmp_path, quest, current, [], passed,
+        )  # fmt: skip
+
+
+def test_verify_submission_excluded_runs_nothing(tmp_path):
+    quest, current = make_project(tmp_path)
+    passed = GateResult(Verdict.PASS, [], "pass")
+    marker = tmp_path / "ran.txt"
+    result, record = verify_submission(
+        FakePytestConfig(),
+        options(verifier_cmds=[script("record.py", marker)], verify_exclude=["src/pkg/*"]),
+        tmp_path, quest, current, [], passed,
+    )  # fmt: skip
+    assert result is passed
+    assert record == {"result": "excluded", "excluded_by": "src/pkg/*"}
+    assert not marker.exists()
+
+
+# -- end to end: pytest --quest submit -------------------------------------------------
+
+CALC = """\
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+# Honest tests: every return value is checked, the boundary too (so that
+# they pass the gate's mutation step as well).
+TEST_SIGN = """\
+from pkg.calc import sign
+
+
+def test_sign_of_negative_zero_and_positive():
+    assert sign(-5) == -1
+    assert sign(-1) == -1
+    assert sign(0) == 1
+    assert sign(7) == 1
+"""
+SIGN_ID = "src/pkg/calc.py::sign"
+ZERO_LINE = 7  # `assert sign(0) == 1` in TEST_SIGN
+
+
+def scanned(project):
+    project.source("calc", CALC)
+    project.test("test_double", "from pkg.calc import double\n\n\ndef test_double():\n"
+                 "    assert double(3) == 6\n    assert double(-2) == -4\n")  # fmt: skip
+    _, data = project.run_json("--quest", "scan")
+    assert data["added"] == [SIGN_ID], data
+    project.test("test_sign", TEST_SIGN)
+    assert TEST_SIGN.splitlines()[ZERO_LINE - 1].strip() == "assert sign(0) == 1"
+
+
+def submit(project, *args):
+    return project.run_json("--quest", "submit", "--quest-id", SIGN_ID, *args)
+
+
+@pytest.mark.slow
+def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project):
+    scanned(project)
+    cite = ("tests/test_sign.py", ZERO_LINE, "assert sign(0) == 1", "zero is not a sign")
+    result, data = submit(
+        project, "--quest-verify", "on",
+        "--quest-verifier-cmd", script("cite.py", *cite),
+        "--quest-verifier-cmd", script("cite_json.py", *cite[:3]),
+    )  # fmt: skip
+    assert data["verdict"] == "REVIEW", data
+    assert result.ret == 0
+    assert data["step"] == "l2-verify"
+    assert [(f["check"], f["field"]) for f in data["quest"]["facts"]] == [
+        ("verify.discrepancy", f"tests/test_sign.py:{ZERO_LINE}")
+    ]
+    quest = project.ratchet()["quests"][SIGN_ID]
+    assert quest["state"] == "REVIEW"
+    record = quest["extra"]["verification"]
+    assert record["verified_with_discrepancy"] is True
+    assert record["discrepancies"] == [
+        {
+            "file": "tests/test_sign.py",
+            "line": ZERO_LINE,
+            "quote": "assert sign(0) == 1",
+            "reason": "zero is not a sign",
+            "raised_by": [script("cite.py", *cite), script("cite_json.py", *cite[:3])],
+        }
+    ]
+    assert [call["status"] for call in record["calls"]] == ["verified-with-corrections"] * 2
+    assert all(call["seconds"] > 0 for call in record["calls"])
+
+
+@pytest.mark.slow
+def test_e2e_a_hallucinated_line_is_dropped_and_counted(project):
+    scanned(project)
+    _, data = submit(
+        project, "--quest-verify", "on",
+        "--quest-verifier-cmd", script("cite.py", "tests/test_sign.py", 99, "assert sign(0) == 1"),
+    )  # fmt: skip
+    assert data["verdict"] == "PASS", data
+    quest = project.ratchet()["quests"][SIGN_ID]
+    assert quest["state"] == "PASS"
+    record = quest["extra"]["verification"]
+    assert record["result"] == "verified_clean"
+    assert record["hallucinations"] == 1
+    assert record["dropped"][0]["why"] == "tests/test_sign.py has 8 lines, no line 99"
+
+
+@pytest.mark.slow
+def test_e2e_verification_off_runs_no_verifier(project, monkeypatch):
+    monkeypatch.delenv("PYTEST_QUEST_VERIFY", raising=False)
+    marker = project.path / "verifier-ran.txt"
+    text = (project.path / "pyproject.toml").read_text().replace(
+        "[tool.pytest.ini_options]\n",
+        "[tool.pytest.ini_options]\nquest_verifier_cmds = [" + repr(script("record.py", marker))
+        + "]\n",
+    )  # fmt: skip
+    (project.path / "pyproject.toml").write_text(text)
+    scanned(project)
+    _, data = submit(project)
+    assert data["verdict"] == "PASS", data
+    assert not marker.exists()
+    assert "verification" not in project.ratchet()["quests"][SIGN_ID].get("extra", {})
+
+
+@pytest.mark.slow
+def test_e2e_a_failing_verifier_and_a_plugin_verifier(project, monkeypatch):
+    """PYTEST_QUEST_VERIFY=on; a crashing command is REVIEW naming it; a plugin is a verifier."""
+    monkeypatch.setenv("PYTEST_QUEST_VERIFY", "on")
+    project.test(
+        "conftest",
+        """
+        def pytest_quest_verify(quest, tests):
+            return [{"file": tests[0].file, "line": tests[0].first, "quote": "def test_sign"}]
+        """,
+    )
+    scanned(project)
+    crash = script("crash.py", 2)
+    result, data = submit(project, "--quest-verifier-cmd", crash)
+    assert data["verdict"] == "REVIEW", data
+    assert result.ret == 0
+    facts = data["quest"]["facts"]
+    assert facts[0] == {
+        "check": "verify.error",
+        "field": crash,
+        "expected": "a reply in the verification protocol",
+        "actual": "exited with status 2: error: model quota exceeded",
+        "message": f"could not confirm: verifier {crash}: exited with status 2: "
+        "error: model quota exceeded",
+    }
+    # The plugin's finding is real, but 1 of 2 verifiers is below the majority.
+    record = project.ratchet()["quests"][SIGN_ID]["extra"]["verification"]
+    assert [c["verifier"] for c in record["calls"]] == [crash, "plugin tests/conftest.py"]
+    assert record["below_threshold"][0]["line"] == 4
+    assert record["result"] == "could_not_verify"
