@@ -163,6 +163,11 @@ class QuestSession:
         self.outcomes: dict[str, str] = {}
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
+        # pytest-xdist (coexist.py): a worker hands its data to `worker_dir`;
+        # the controller combines what its workers left in `_workers_dir`.
+        self.worker_dir: str | None = None
+        self.worker_id = ""
+        self._workers_dir: str | None = None
         # L2 (verify.py): the test files new or changed since the scan, and what
         # verification found, for the quest's record.
         self.changed_test_files: list[str] = []
@@ -203,6 +208,17 @@ class QuestSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.measurer is not None:
             self.measurer.stop()
+        if self.worker_dir is not None:
+            # An xdist worker: its data goes to the controller, which judges.
+            from pytest_quest.coexist import BorrowedCoverage, hand_over
+
+            if self.measurer is not None and not isinstance(self.measurer, BorrowedCoverage):
+                hand_over(self.measurer, self.worker_dir, self.worker_id)
+            return
+        if self._workers_dir is not None and self.measurer is not None:
+            from pytest_quest.coexist import combine_workers
+
+            combine_workers(self.measurer, self._workers_dir)
         try:
             self.output = self.run_command()
         except QuestError as exc:
@@ -217,6 +233,14 @@ class QuestSession:
         session.exitstatus = self.output.exitcode
         if not self.options.json and self.options.command != "_measure":
             self.write_text(self.output.lines)
+
+    def workers_dir(self) -> str | None:
+        """The folder xdist workers copy their coverage data into (created on first use)."""
+        if self._workers_dir is None and self.options.command in RUNNING_COMMANDS:
+            from pytest_quest.coexist import controller_folder
+
+            self._workers_dir = controller_folder(self.measurer)
+        return self._workers_dir
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.measurer is not None:
@@ -265,6 +289,8 @@ class QuestSession:
             )
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
         only = self.config.getoption("quest_measure_only", default=None)
+        if only is None and hasattr(self.measurer, "only_files"):
+            only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
         return analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
 
     def cmd_measure(self) -> Output:
@@ -396,6 +422,146 @@ class QuestSession:
             ],
         }
         return Output(data, text.splitlines())
+
+    # -- check, person actions, export (issue 3; reporting lives in ci.py and export.py) --
+
+    def cmd_check(self) -> Output:
+        """The CI ratchet: every PASS quest re-measured; writes nothing but an asked-for export."""
+        from pytest_quest import ci
+        from pytest_quest.ratchet import check_ratchet
+
+        ratchet = self.load()
+        export = self.export_target() if self.options.export_to else None
+        if self.collection_errors:
+            outcome = ci.interrupted(self.collection_errors, ratchet)
+        else:
+            report = check_ratchet(ratchet, self.measured_here().functions)
+            outcome = ci.check_outcome(report, ratchet, self.options.strict, self.outcomes)
+            if ci.in_github_actions(os.environ):
+                commands = ci.workflow_annotations(report, self.options.strict)
+                if self.options.json:
+                    # stdout carries one JSON object: workflow commands go to
+                    # stderr, which the Actions runner reads for them too.  The
+                    # terminal reporter is on stderr then, and may be mid-line.
+                    reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+                    if reporter is not None:
+                        reporter.ensure_newline()
+                    for command in commands:
+                        sys.stderr.write(command + "\n")
+                    sys.stderr.flush()
+                else:
+                    outcome.lines += commands
+        if ci.in_github_actions(os.environ) and os.environ.get("GITHUB_STEP_SUMMARY"):
+            problem = ci.append_step_summary(
+                os.environ["GITHUB_STEP_SUMMARY"], ci.step_summary(outcome)
+            )
+            if problem:
+                outcome.lines.append(f"warning: {problem}")
+        if export is not None:
+            outcome.data["export"] = self.write_export(ratchet, export, outcome.data["regressions"])
+            outcome.lines.append(f"report written to {outcome.data['export']}")
+        return Output(outcome.data, outcome.lines, outcome.exitcode)
+
+    def cmd_reopen(self) -> Output:
+        from pytest_quest.states import reopen
+
+        return self.person_action("reopen", self.options.reopen, reopen)
+
+    def cmd_accept(self) -> Output:
+        from pytest_quest.states import accept
+
+        return self.person_action("accept", self.options.accept, accept)
+
+    def person_action(self, action: str, quest_id: str | None, apply: Any) -> Output:
+        """`reopen` or `accept` one quest, recorded with who and when; exit 4 on bad input."""
+        ratchet = self.load()
+        if not quest_id or quest_id not in ratchet.quests:
+            raise QuestUsageError(
+                f"--quest-{action} {quest_id!r}: unknown quest id; "
+                "`pytest --quest-status --quest-format json` lists them"
+            )
+        by, now = who(), now_utc()
+        current = static_facts(ratchet.quests[quest_id], self.rootdir)
+
+        def change(fresh: Ratchet) -> None:
+            target = fresh.quests.get(quest_id)
+            if target is None:
+                raise QuestUsageError(f"quest {quest_id} vanished from the ratchet file")
+            if action == "reopen":
+                # Re-issued for the code as it is now: the person has looked at it.
+                apply(target, by, now, current.fingerprint if current else None)
+                if current is not None:
+                    shift = current.first - target.first
+                    target.excluded_lines = [line + shift for line in target.excluded_lines]
+                    target.first, target.last = current.first, current.last
+            else:
+                apply(target, by, now)
+                if fresh.active == quest_id:
+                    fresh.active = None
+
+        self.store.update(change)
+        ratchet = self.store.load()
+        quest = ratchet.quests[quest_id]
+        data = {
+            "action": action,
+            "by": by,
+            "at": now,
+            "quest": quest_json(quest, ratchet, self.options, self.rootdir, full=False),
+            "counts": ratchet.counts(),
+            "remaining": ratchet.remaining,
+        }
+        lines = [
+            f"{action}: {quest_id} is now {quest.state.value} (by {by}, {now})",
+            render.progress_line(ratchet),
+        ]
+        if action == "reopen":
+            lines.append(f"work on it: pytest --quest next --quest-id {quest_id}")
+        return Output(data, lines)
+
+    def cmd_export(self) -> Output:
+        """A report of every quest as recorded; runs no test."""
+        if not self.options.export_to:
+            raise QuestUsageError(
+                "--quest export needs --quest-export-to PATH (.json, .csv, .md, .sarif)"
+            )
+        ratchet = self.load()
+        target = self.export_target()
+        written = self.write_export(ratchet, target, None)
+        data = {
+            "export": written,
+            "format": target[1],
+            "counts": ratchet.counts(),
+            "remaining": ratchet.remaining,
+        }
+        return Output(data, [f"export: {len(ratchet.quests)} quests written to {written}"])
+
+    def export_target(self) -> tuple[Path, str]:
+        from pytest_quest import export
+
+        assert self.options.export_to
+        quest_file = self.options.quest_file
+        return export.target(
+            self.options.export_to,
+            Path(str(self.config.invocation_params.dir)),
+            self.options.export_force,
+            [quest_file, quest_file.with_name(quest_file.name + ".lock")],
+            self.options.sources,
+        )
+
+    def write_export(
+        self, ratchet: Ratchet, target: tuple[Path, str], regressions: list[Any] | None
+    ) -> str:
+        from pytest_quest import export
+
+        path, fmt = target
+        quests = [
+            quest_json(q, ratchet, self.options, self.rootdir, full=False)
+            for q in ratchet.ordered()
+        ]
+        export.write(
+            path, export.render(fmt, ratchet, quests, regressions, self.rootdir, now_utc())
+        )
+        return str(path)
 
     def cmd_submit(self) -> Output:
         from pytest_quest.states import apply_verdict, ensure_submittable, record_pass_facts

@@ -52,6 +52,10 @@ def pytest_load_initial_conftests(
     command = _early_command(early_config)
     if command not in MEASURING_COMMANDS:
         return
+    from pytest_quest.coexist import pytest_cov_requested
+
+    if pytest_cov_requested(early_config.known_args_namespace):
+        return  # one tracer per process: pytest-cov's is borrowed (coexist.py)
     from pytest_quest.commands import start_measuring
 
     try:
@@ -82,8 +86,17 @@ def pytest_configure(config: pytest.Config) -> None:
     except QuestError as exc:
         raise pytest.UsageError(str(exc)) from None
     measurer = config.stash.get(_measurer_key, None)
+    from pytest_quest import coexist
+
+    needs_measurer = measurer is None and options.command in MEASURING_COMMANDS
+    if needs_measurer and coexist.pytest_cov_requested(config.option):
+        try:
+            measurer = coexist.borrow_pytest_cov(config, options.sources)
+        except QuestError as exc:
+            raise pytest.UsageError(str(exc)) from None
     session = QuestSession(config, options, measurer)
     config.pluginmanager.register(session, "quest-session")
+    coexist.register(config, session)
     if options.json:
         _terminal_to_stderr(config)
 

@@ -1,0 +1,259 @@
+"""The CI ratchet check's report: text, JSON, GitHub annotations, step summary.
+
+``pytest --quest check`` measures the suite (``commands.py``) and asks the
+pure :func:`pytest_quest.ratchet.check_ratchet` what regressed; this module
+turns that :class:`CheckReport` into what CI shows.  Nothing here runs tests
+or writes the ratchet file.  Under GitHub Actions (``GITHUB_ACTIONS=true``)
+every regression also becomes an ``::error file=...,line=...::`` workflow
+command, and a Markdown summary is appended to ``$GITHUB_STEP_SUMMARY``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_quest.gate import CollectionError
+from pytest_quest.model import Fact, Ratchet
+from pytest_quest.ratchet import CheckReport, Regression, since
+
+# Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
+# INTERRUPTED: a check never hides a failing suite behind a green ratchet.
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 2
+
+FAILING_OUTCOMES = ("failed", "error")
+
+
+@dataclass
+class CheckOutcome:
+    """What `check` says: the JSON object (without schema/command), text lines, exit status."""
+
+    data: dict[str, Any]
+    lines: list[str] = field(default_factory=list)
+    exitcode: int = EXIT_OK
+
+
+def regression_json(regression: Regression) -> dict[str, Any]:
+    quest = regression.quest
+    return {
+        "id": quest.id,
+        "file": quest.file,
+        "qualname": quest.qualname,
+        "lines": [quest.first, quest.last],
+        "passed_at": quest.passed_at,
+        "baseline": quest.baseline,
+        "changed": regression.changed,
+        "facts": [fact.to_dict() for fact in regression.facts],
+    }
+
+
+def failing_tests(outcomes: Mapping[str, str]) -> list[str]:
+    return sorted(nodeid for nodeid, outcome in outcomes.items() if outcome in FAILING_OUTCOMES)
+
+
+def interrupted(errors: list[CollectionError], ratchet: Ratchet) -> CheckOutcome:
+    """A collection error: the suite did not run, so no regression can be told apart."""
+    where = [f"{e.file}:{e.line}" if e.line else e.file for e in errors]
+    lines = [
+        (
+            f"check: not run: {len(errors)} collection error(s) stopped the suite; "
+            "fix them and run the check again"
+        )
+    ]
+    lines += [f"  {place}: {error.message}" for place, error in zip(where, errors)]
+    data = {
+        "ok": False,
+        "checked": 0,
+        "regressions": [],
+        "changed": [],
+        "untracked": [],
+        "strict": False,
+        "tests_failed": [],
+        "collection_errors": [
+            {"file": e.file, "line": e.line, "message": e.message} for e in errors
+        ],
+        "counts": ratchet.counts(),
+        "remaining": ratchet.remaining,
+    }
+    return CheckOutcome(data, lines, EXIT_INTERRUPTED)
+
+
+def check_outcome(
+    report: CheckReport,
+    ratchet: Ratchet,
+    strict: bool,
+    outcomes: Mapping[str, str],
+) -> CheckOutcome:
+    """The check's verdict: exit 1 on a regression, a failing test, or (strict) untracked code."""
+    failed = failing_tests(outcomes)
+    strict_failure = strict and bool(report.untracked)
+    ok = not report.regressions and not failed and not strict_failure
+    lines = [
+        f"check: {report.checked} PASS functions re-measured, {len(report.regressions)} regressed"
+    ]
+    for regression in report.regressions:
+        quest = regression.quest
+        note = ", body changed since" if regression.changed else ""
+        lines.append(f"REGRESSION {quest.id} ({since(quest)}{note})")
+        lines += [f"  {fact.text()}" for fact in regression.facts]
+    for qid in report.changed:
+        lines.append(f"changed since PASS, still fully covered: {qid}")
+    if report.untracked:
+        verdict = "fail the check (--quest-strict)" if strict else "not checked"
+        lines.append(
+            f"untracked: {len(report.untracked)} functions are not in the ratchet file "
+            f"({verdict}); `pytest --quest scan` adds them:"
+        )
+        lines += [f"  {qid}" for qid in report.untracked]
+    if failed:
+        lines.append(f"{len(failed)} tests failed: the check fails with them")
+        lines += [f"  {nodeid}" for nodeid in failed]
+    lines.append("check: OK" if ok else "check: FAILED")
+    data = {
+        "ok": ok,
+        "checked": report.checked,
+        "regressions": [regression_json(r) for r in report.regressions],
+        "changed": list(report.changed),
+        "untracked": list(report.untracked),
+        "strict": strict,
+        "tests_failed": failed,
+        "collection_errors": [],
+        "counts": ratchet.counts(),
+        "remaining": ratchet.remaining,
+    }
+    return CheckOutcome(data, lines, EXIT_OK if ok else EXIT_FAILED)
+
+
+# -- GitHub Actions ------------------------------------------------------------
+
+
+def in_github_actions(environ: Mapping[str, str]) -> bool:
+    return environ.get("GITHUB_ACTIONS", "").lower() == "true"
+
+
+def _escape_data(text: str) -> str:
+    # The workflow command escaping of the runner (toolkit's escapeData).
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def fact_location(fact: Fact) -> tuple[str, int]:
+    """The file and line a fact points at: ``path:41`` or ``path:41->44`` -> (path, 41)."""
+    where = fact.field.split("->")[0]
+    path, _, line = where.rpartition(":")
+    if not path or not line.isdigit():
+        return fact.field, 0
+    return path, int(line)
+
+
+def workflow_command(level: str, file: str, line: int, title: str, message: str) -> str:
+    props = [f"file={_escape_property(file)}"]
+    if line:
+        props.append(f"line={line}")
+    props.append(f"title={_escape_property(title)}")
+    return f"::{level} {','.join(props)}::{_escape_data(message)}"
+
+
+def workflow_annotations(report: CheckReport, strict: bool) -> list[str]:
+    """One ``::error`` per regression fact; untracked functions as warnings (errors if strict)."""
+    commands = []
+    for regression in report.regressions:
+        for fact in regression.facts:
+            file, line = fact_location(fact)
+            commands.append(
+                workflow_command(
+                    "error",
+                    file,
+                    line,
+                    f"pytest-quest regression: {regression.quest.qualname}",
+                    fact.message or fact.text(),
+                )
+            )
+    for qid in report.untracked:
+        file = qid.split("::")[0]
+        commands.append(
+            workflow_command(
+                "error" if strict else "warning",
+                file,
+                0,
+                "pytest-quest: untracked function",
+                f"{qid} is not in the ratchet file; run `pytest --quest scan` to add it",
+            )
+        )
+    return commands
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def step_summary(outcome: CheckOutcome) -> str:
+    """The Markdown appended to ``$GITHUB_STEP_SUMMARY``."""
+    data = outcome.data
+    status = "passed" if data["ok"] else "failed"
+    out = [f"## pytest-quest check {status}", ""]
+    counts = data["counts"]
+    out.append(
+        f"{data['checked']} PASS functions re-measured, {len(data['regressions'])} regressed; "
+        f"ratchet: {counts.get('PASS', 0)} PASS, {counts.get('TODO', 0)} TODO, "
+        f"{counts.get('REVIEW', 0)} REVIEW, {counts.get('DONE', 0)} DONE."
+    )
+    out.append("")
+    if data["collection_errors"]:
+        out += ["### Collection errors", ""]
+        for error in data["collection_errors"]:
+            out.append(f"- `{error['file']}:{error['line']}`: {_md(error['message'])}")
+        out.append("")
+    if data["regressions"]:
+        out += ["### Regressions", "", "| quest | passed | where | fact |", "|---|---|---|---|"]
+        for regression in data["regressions"]:
+            passed = regression["passed_at"] or "?"
+            if regression["changed"]:
+                passed += " (changed)"
+            for fact in regression["facts"]:
+                out.append(
+                    f"| `{_md(regression['id'])}` | {passed} | `{_md(fact['field'])}` | "
+                    f"{_md(fact.get('message') or fact['actual'])} |"
+                )
+        out.append("")
+    if data["changed"]:
+        out += ["### Changed since PASS, still fully covered", ""]
+        out += [f"- `{qid}`" for qid in data["changed"]]
+        out.append("")
+    if data["untracked"]:
+        note = " (fail under --quest-strict)" if data["strict"] else ""
+        out += [f"### Untracked functions{note}", ""]
+        out += [f"- `{qid}`" for qid in data["untracked"]]
+        out.append("")
+    if data["tests_failed"]:
+        out += ["### Failing tests", ""]
+        out += [f"- `{_md(nodeid)}`" for nodeid in data["tests_failed"]]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def append_step_summary(path: str, text: str) -> str | None:
+    """Append `text` to the step summary file; return a problem message instead of raising."""
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        return f"could not append to GITHUB_STEP_SUMMARY ({path}): {exc}"
+    return None
+
+
+__all__ = [
+    "CheckOutcome",
+    "workflow_annotations",
+    "append_step_summary",
+    "check_outcome",
+    "in_github_actions",
+    "interrupted",
+    "step_summary",
+]

@@ -1,0 +1,377 @@
+"""Reports of all quests for people and tools: JSON, CSV, Markdown and SARIF 2.1.0.
+
+``pytest --quest export --quest-export-to PATH`` runs no test: it reports the
+ratchet file as it is.  ``pytest --quest check --quest-export-to PATH`` writes
+the same report after the check, with the regressions it found; that is the
+only way regressions reach a report, because the check writes nothing to the
+ratchet file.  The format is chosen by the suffix.  :func:`target` refuses
+what must never be written over; the renderers are pure.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.errors import QuestUsageError
+from pytest_quest.model import JSON_SCHEMA, Ratchet, State
+
+FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif"}
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/pytest-quest/"
+
+CSV_COLUMNS = (
+    "id",
+    "file",
+    "qualname",
+    "first_line",
+    "last_line",
+    "state",
+    "tries",
+    "statements",
+    "branches",
+    "missing_lines",
+    "missing_branches",
+    "facts",
+    "issued_at",
+    "passed_at",
+    "regression_facts",
+)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def target(
+    given: str,
+    invocation_dir: Path,
+    force: bool,
+    protected: Iterable[Path],
+    source_roots: Iterable[Path],
+) -> tuple[Path, str]:
+    """The export file for `given` and its format; raise `QuestUsageError` on what must not be.
+
+    `protected` are files never written over (the ratchet file and its lock);
+    files under `source_roots` (the code under test) are never written over
+    either, even with `force`.
+    """
+    path = Path(given)
+    if not path.is_absolute():
+        path = invocation_dir / path
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise QuestUsageError(
+            f"--quest-export-to {given}: unknown suffix {path.suffix or '(none)'!r}; "
+            f"use one of {', '.join(FORMATS)}"
+        )
+    if not path.parent.is_dir():
+        raise QuestUsageError(
+            f"--quest-export-to {given}: the folder {path.parent} does not exist; create it first"
+        )
+    resolved = path.resolve()
+    for guarded in protected:
+        if resolved == guarded.resolve():
+            raise QuestUsageError(
+                f"--quest-export-to {given}: that is the ratchet file {guarded}; "
+                "an export never writes over it (choose another path)"
+            )
+    for root in source_roots:
+        root = root.resolve()
+        if resolved == root or _inside(resolved, root):
+            raise QuestUsageError(
+                f"--quest-export-to {given}: it is inside the code under test ({root}); "
+                "an export never writes there (choose another path)"
+            )
+    if resolved.is_dir():
+        raise QuestUsageError(f"--quest-export-to {given}: it is a folder; name a file in it")
+    if resolved.exists() and not force:
+        raise QuestUsageError(
+            f"--quest-export-to {given}: the file exists; pass --quest-export-force to overwrite it"
+        )
+    return path, FORMATS[suffix]
+
+
+def write(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically: a temporary file beside it, then a rename."""
+    tmp = path.with_name(f".{path.name}.quest-tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# -- renderers -------------------------------------------------------------------
+
+
+def quest_rows(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    regressed = {r["id"]: len(r["facts"]) for r in regressions}
+    rows = []
+    for quest in ratchet.ordered():
+        rows.append(
+            {
+                "id": quest.id,
+                "file": quest.file,
+                "qualname": quest.qualname,
+                "first_line": quest.first,
+                "last_line": quest.last,
+                "state": quest.state.value,
+                "tries": quest.tries,
+                "statements": quest.statements,
+                "branches": quest.branches,
+                "missing_lines": " ".join(str(line) for line in quest.missing_lines),
+                "missing_branches": " ".join(f"{a}->{b}" for a, b in quest.missing_branches),
+                "facts": len(quest.facts),
+                "issued_at": quest.issued_at,
+                "passed_at": quest.passed_at,
+                "regression_facts": regressed.get(quest.id, 0),
+            }
+        )
+    return rows
+
+
+def render_json(
+    ratchet: Ratchet,
+    quests: list[dict[str, Any]],
+    regressions: list[dict[str, Any]] | None,
+    generated_at: str,
+) -> str:
+    data = {
+        "schema": JSON_SCHEMA,
+        "kind": "export",
+        "generated_at": generated_at,
+        "counts": ratchet.counts(),
+        "remaining": ratchet.remaining,
+        "quests": quests,
+        "regressions": regressions,
+    }
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def render_csv(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in quest_rows(ratchet, regressions):
+        writer.writerow(row)
+    return buffer.getvalue()
+
+
+def _md(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(
+    ratchet: Ratchet, regressions: list[dict[str, Any]] | None, generated_at: str
+) -> str:
+    counts = ratchet.counts()
+    total = sum(counts.values())
+    out = ["# pytest-quest report", "", f"Generated {generated_at}.", ""]
+    out += ["| state | quests |", "|---|---:|"]
+    out += [f"| {state.value} | {counts[state.value]} |" for state in State]
+    out += [f"| total | {total} |", "", f"Remaining: {ratchet.remaining}.", ""]
+    if regressions is not None:
+        out += ["## Regressions", ""]
+        if not regressions:
+            out += ["None: every PASS function is still fully covered.", ""]
+        for regression in regressions:
+            out.append(f"### `{regression['id']}` (PASS since {regression['passed_at'] or '?'})")
+            out.append("")
+            out += [
+                f"- `{_md(f['field'])}`: {_md(f.get('message') or f['actual'])}"
+                for f in regression["facts"]
+            ]
+            out.append("")
+    for state in (State.TODO, State.REVIEW, State.DONE, State.PASS):
+        quests = [q for q in ratchet.ordered() if q.state is state]
+        if not quests:
+            continue
+        out += [f"## {state.value} ({len(quests)})", ""]
+        out += ["| quest | lines | tries | missing | facts |", "|---|---|---:|---|---|"]
+        for quest in quests:
+            missing = ", ".join(
+                [str(line) for line in quest.missing_lines]
+                + [f"{a}->{'exit' if b < 0 else b}" for a, b in quest.missing_branches]
+            )
+            facts = "; ".join(_md(fact.text()) for fact in quest.facts[:3])
+            if len(quest.facts) > 3:
+                facts += f"; and {len(quest.facts) - 3} more"
+            out.append(
+                f"| `{_md(quest.id)}` | {quest.first}-{quest.last} | {quest.tries} | "
+                f"{missing} | {facts} |"
+            )
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _location(uri: str, start: int, end: int | None = None, message: str = "") -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": max(start, 1)}
+    if end is not None and end >= start:
+        region["endLine"] = end
+    location: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+            "region": region,
+        }
+    }
+    if message:
+        location["message"] = {"text": message}
+    return location
+
+
+SARIF_RULES = [
+    {
+        "id": "quest/open",
+        "name": "OpenQuest",
+        "shortDescription": {"text": "Function not fully covered by passing tests"},
+        "fullDescription": {
+            "text": "A quest that is not PASS: some lines or branches of the function are "
+            "not executed by any passing test (TODO), or it waits for a person (REVIEW), "
+            "or it was closed after its tries (DONE)."
+        },
+        "defaultConfiguration": {"level": "warning"},
+    },
+    {
+        "id": "quest/regression",
+        "name": "CoverageRegression",
+        "shortDescription": {"text": "A PASS function lost coverage"},
+        "fullDescription": {
+            "text": "A function locked as PASS in the ratchet is no longer fully covered "
+            "(lines and branches) by passing tests, or is gone from the code."
+        },
+        "defaultConfiguration": {"level": "error"},
+    },
+]
+
+_SARIF_LEVEL = {State.TODO: "warning", State.REVIEW: "note", State.DONE: "warning"}
+
+
+def render_sarif(
+    ratchet: Ratchet,
+    regressions: list[dict[str, Any]] | None,
+    rootdir: Path,
+    version: str,
+) -> str:
+    """SARIF 2.1.0: one result per open quest and one per regression, with locations."""
+    from pytest_quest.ci import fact_location
+    from pytest_quest.model import Fact
+
+    results: list[dict[str, Any]] = []
+    for quest in ratchet.ordered():
+        if quest.state is State.PASS:
+            continue
+        missing = len(quest.missing_lines) + len(quest.missing_branches)
+        text = f"{quest.state.value} quest {quest.id}"
+        if missing:
+            text += f": {len(quest.missing_lines)} lines and {len(quest.missing_branches)} branches not covered by passing tests"
+        if quest.state is State.REVIEW and quest.facts:
+            text += f"; waiting for a person: {quest.facts[0].text()}"
+        results.append(
+            {
+                "ruleId": "quest/open",
+                "ruleIndex": 0,
+                "level": _SARIF_LEVEL[quest.state],
+                "message": {"text": text},
+                "locations": [_location(quest.file, quest.first, quest.last)],
+                "relatedLocations": [
+                    _location(*fact_location(fact), message=fact.text())
+                    for fact in quest.facts
+                    if fact_location(fact)[1]
+                ],
+                "partialFingerprints": {"questId/v1": quest.id},
+                "properties": {"state": quest.state.value, "tries": quest.tries},
+            }
+        )
+    for regression in regressions or []:
+        facts = [Fact.from_dict(f) for f in regression["facts"]]
+        located = [(fact, *fact_location(fact)) for fact in facts]
+        first_line = next((line for _, _, line in located if line), regression["lines"][0])
+        results.append(
+            {
+                "ruleId": "quest/regression",
+                "ruleIndex": 1,
+                "level": "error",
+                "message": {
+                    "text": f"PASS function {regression['id']} regressed "
+                    f"(PASS since {regression['passed_at'] or '?'}): "
+                    + "; ".join(fact.message or fact.actual for fact in facts)
+                },
+                "locations": [_location(regression["file"], first_line)],
+                "relatedLocations": [
+                    _location(file, line, message=fact.message or fact.actual)
+                    for fact, file, line in located
+                    if line
+                ],
+                "partialFingerprints": {"questId/v1": regression["id"]},
+                "properties": {"changed": regression["changed"]},
+            }
+        )
+    for index, result in enumerate(results):
+        for number, location in enumerate(result.get("relatedLocations", [])):
+            location["id"] = number
+        if not result.get("relatedLocations"):
+            result.pop("relatedLocations", None)
+        result["properties"]["index"] = index
+    root_uri = rootdir.resolve().as_uri().rstrip("/") + "/"
+    sarif = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "pytest-quest",
+                        "version": version,
+                        "informationUri": INFORMATION_URI,
+                        "rules": SARIF_RULES,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(sarif, indent=2) + "\n"
+
+
+def render(
+    fmt: str,
+    ratchet: Ratchet,
+    quests: list[dict[str, Any]],
+    regressions: list[dict[str, Any]] | None,
+    rootdir: Path,
+    generated_at: str,
+) -> str:
+    """The report text in `fmt`; `regressions` is None when no check ran (plain export)."""
+    if fmt == "json":
+        return render_json(ratchet, quests, regressions, generated_at)
+    if fmt == "csv":
+        return render_csv(ratchet, regressions or [])
+    if fmt == "md":
+        return render_markdown(ratchet, regressions, generated_at)
+    return render_sarif(ratchet, regressions, rootdir, _version())
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("pytest-quest")
+    except Exception:  # noqa: BLE001 - not installed: running from a checkout
+        return "0"
+
+
+__all__ = ["FORMATS", "render", "target", "write"]

@@ -1,0 +1,263 @@
+"""``pytest --quest check``: the CI ratchet, end to end (subprocess runs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+CALC = """
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+
+
+def untested(x):
+    return x + 1
+"""
+
+TEST_DOUBLE = """
+from pkg.calc import double
+
+def test_double():
+    assert double(3) == 6
+"""
+
+TEST_SIGN = """
+from pkg.calc import sign
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(5) == 1
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_github(monkeypatch):
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def scanned(project):
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    project.test("test_sign", TEST_SIGN)
+    result, data = project.run_json("--quest", "scan")
+    assert result.ret == 0
+    assert data["counts"]["PASS"] == 2 and data["counts"]["TODO"] == 1
+    return (project.path / "quest.json").read_bytes()
+
+
+def by_id(data):
+    return {r["id"]: r for r in data["regressions"]}
+
+
+def test_check_passes_then_fails_on_deleted_test_then_passes_again(project):
+    before = scanned(project)
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 0, data
+    assert data["command"] == "check" and data["ok"] is True
+    assert data["checked"] == 2 and data["regressions"] == []
+
+    sign_test = project.path / "tests" / "test_sign.py"
+    sign_test.unlink()
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    assert data["ok"] is False
+    regression = by_id(data)["src/pkg/calc.py::sign"]
+    assert regression["changed"] is False
+    assert regression["passed_at"]
+    fields = [(f["check"], f["field"]) for f in regression["facts"]]
+    assert fields == [
+        ("coverage.line", "src/pkg/calc.py:7"),
+        ("coverage.line", "src/pkg/calc.py:8"),
+        ("coverage.line", "src/pkg/calc.py:9"),
+        ("coverage.branch", "src/pkg/calc.py:7->8"),
+        ("coverage.branch", "src/pkg/calc.py:7->9"),
+    ]
+    # Each fact names the quest and when it passed.
+    assert all("src/pkg/calc.py::sign" in f["message"] for f in regression["facts"])
+    assert all(regression["passed_at"] in f["message"] for f in regression["facts"])
+    assert list(by_id(data)) == ["src/pkg/calc.py::sign"]
+    assert (project.path / "quest.json").read_bytes() == before
+
+    sign_test.write_text(TEST_SIGN)
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 0 and data["ok"] is True
+    assert (project.path / "quest.json").read_bytes() == before
+
+
+def test_check_text_output_names_quest_and_lines(project):
+    scanned(project)
+    (project.path / "tests" / "test_sign.py").write_text(
+        "from pkg.calc import sign\n\ndef test_sign():\n    assert sign(5) == 1\n"
+    )
+    result = project.run("--quest", "check")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "check: 2 PASS functions re-measured, 1 regressed",
+            "REGRESSION src/pkg/calc.py::sign (PASS since *)",
+            # fnmatch: `[[]` is a literal bracket.
+            "  src/pkg/calc.py:8: line 8 not covered [[]src/pkg/calc.py::sign, PASS since *]",
+            "  src/pkg/calc.py:7: branch 7->8 not taken [[]src/pkg/calc.py::sign, PASS since *]",
+            "check: FAILED",
+        ]
+    )
+    assert "::error" not in result.stdout.str()
+
+
+def test_hand_edited_pass_entry_is_caught(project):
+    scanned(project)
+    path = project.path / "quest.json"
+    ratchet = json.loads(path.read_text())
+    entry = ratchet["quests"]["src/pkg/calc.py::untested"]
+    entry.update(
+        state="PASS",
+        passed_at="2026-01-01T00:00:00Z",
+        covering_tests=["tests/test_double.py::test_double"],
+        missing_lines=[],
+        missing_branches=[],
+        facts=[],
+    )
+    path.write_text(json.dumps(ratchet, indent=2, sort_keys=True) + "\n")
+    before = path.read_bytes()
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    regression = by_id(data)["src/pkg/calc.py::untested"]
+    assert [f["field"] for f in regression["facts"]] == ["src/pkg/calc.py:13"]
+    assert "PASS since 2026-01-01T00:00:00Z" in regression["facts"][0]["message"]
+    assert path.read_bytes() == before
+
+
+def test_changed_body_is_held_to_full_coverage_and_reported(project):
+    before = scanned(project)
+    # Still fully covered after the change: not a regression, but reported.
+    project.source("calc", CALC.replace("return x * 2", "return 2 * x"))
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 0, data
+    assert data["changed"] == ["src/pkg/calc.py::double"]
+    # A change that adds an uncovered branch: a regression that says it changed.
+    project.source(
+        "calc",
+        CALC.replace("    return x * 2", "    if x is None:\n        return 0\n    return x * 2"),
+    )
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    regression = by_id(data)["src/pkg/calc.py::double"]
+    assert regression["changed"] is True
+    checks = [(f["check"], f["field"]) for f in regression["facts"]]
+    assert checks == [
+        ("coverage.line", "src/pkg/calc.py:4"),
+        ("coverage.branch", "src/pkg/calc.py:3->4"),
+        ("ratchet.changed", "src/pkg/calc.py:2"),
+    ]
+    assert (project.path / "quest.json").read_bytes() == before
+
+
+def test_vanished_pass_function_fails_with_how_to_record_it(project):
+    before = scanned(project)
+    project.source("calc", CALC.replace("def double(x):\n    return x * 2\n", ""))
+    project.test("test_double", "def test_nothing():\n    pass\n")
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    facts = by_id(data)["src/pkg/calc.py::double"]["facts"]
+    assert [f["check"] for f in facts] == ["ratchet.gone"]
+    assert "run `pytest --quest scan` to record the removal" in facts[0]["message"]
+    assert (project.path / "quest.json").read_bytes() == before
+    # The rescan records the removal, visibly, and the check passes again.
+    result, data = project.run_json("--quest", "scan")
+    assert data["removed"] == ["src/pkg/calc.py::double"]
+    assert project.ratchet()["removed"][0]["id"] == "src/pkg/calc.py::double"
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 0, data
+
+
+def test_untracked_functions_listed_and_fail_only_when_strict(project):
+    scanned(project)
+    project.source("calc", CALC + "\n\ndef brand_new(x):\n    return x - 1\n")
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 0
+    assert data["untracked"] == ["src/pkg/calc.py::brand_new"]
+    assert data["ok"] is True
+    result, data = project.run_json("--quest", "check", "--quest-strict")
+    assert result.ret == 1
+    assert data["ok"] is False and data["strict"] is True
+    assert data["regressions"] == []
+
+
+def test_failing_test_fails_the_check_without_regression(project):
+    scanned(project)
+    project.test("test_other", "def test_broken():\n    assert 1 == 2\n")
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    assert data["regressions"] == []
+    assert data["tests_failed"] == ["tests/test_other.py::test_broken"]
+    assert data["ok"] is False
+
+
+def test_failing_covering_test_is_a_regression(project):
+    scanned(project)
+    project.test("test_sign", TEST_SIGN.replace("== 1\n", "== 2\n"))
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    assert list(by_id(data)) == ["src/pkg/calc.py::sign"]
+    assert data["tests_failed"] == ["tests/test_sign.py::test_sign"]
+
+
+def test_collection_error_interrupts_the_check(project):
+    before = scanned(project)
+    project.test("test_bad", "def test_x(:\n    pass\n")
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 2
+    assert data["ok"] is False
+    assert data["regressions"] == []
+    assert [e["file"] for e in data["collection_errors"]] == ["tests/test_bad.py"]
+    assert (project.path / "quest.json").read_bytes() == before
+
+
+def test_check_without_ratchet_file_is_a_usage_error(project):
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    result = project.run("--quest", "check")
+    assert result.ret == 4
+    assert "run `pytest --quest scan` first" in result.stdout.str() + result.stderr.str()
+    assert not (project.path / "quest.json").exists()
+
+
+def test_github_actions_annotations_and_summary(project, monkeypatch, tmp_path):
+    scanned(project)
+    (project.path / "tests" / "test_sign.py").unlink()
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = project.run("--quest", "check")
+    assert result.ret == 1
+    errors = [line for line in result.stdout.lines if line.startswith("::error")]
+    passed = project.ratchet()["quests"]["src/pkg/calc.py::sign"]["passed_at"]
+    title = "title=pytest-quest regression%3A sign"
+    assert errors == [
+        f"::error file=src/pkg/calc.py,line={line},{title}::{what} not covered"
+        f" [src/pkg/calc.py::sign, PASS since {passed}]"
+        for line, what in ((7, "line 7"), (8, "line 8"), (9, "line 9"))
+    ] + [
+        f"::error file=src/pkg/calc.py,line=7,{title}::branch {arc} not taken"
+        f" [src/pkg/calc.py::sign, PASS since {passed}]"
+        for arc in ("7->8", "7->9")
+    ]
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## pytest-quest check failed\n")
+    assert "| `src/pkg/calc.py::sign` |" in text
+    assert "`src/pkg/calc.py:8`" in text
+
+    # JSON mode: stdout stays one JSON object; annotations go to stderr.
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1 and data["ok"] is False
+    assert sum(line.startswith("::error file=src/pkg/calc.py") for line in result.stderr.lines) == 5
+    assert summary.read_text().count("## pytest-quest check failed") == 2
