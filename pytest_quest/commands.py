@@ -74,6 +74,13 @@ def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
                 f"source {item} does not exist (under {rootdir}); fix --quest-source or "
                 "the quest_source ini option"
             )
+        if not path.is_dir():
+            # coverage.py reads a source that is no folder as a module name and
+            # would silently measure nothing.
+            raise QuestUsageError(
+                f"source {item} is a file; --quest-source and quest_source take a folder "
+                "(a package or a source tree): name the folder that holds it"
+            )
         sources.append(str(path))
     return sources
 

@@ -1,0 +1,689 @@
+"""End-to-end tests of the quest loop: scan, next, submit, status.
+
+Every command runs in a pytest subprocess on a throwaway project (the
+``project`` fixture of ``conftest.py``), as a user or an agent runs it.
+Each test is a short scenario, so that the whole file starts as few
+processes as it can.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+SHAPES = """\
+def plain(x):
+    return x + 1
+
+
+def outer(n):
+    def inner(m):
+        return m * 2
+
+    return inner(n)
+
+
+async def fetch(x):
+    return x
+
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+
+def one(): return 1
+
+
+def skipped():  # pragma: no cover
+    return 2
+
+
+class C:
+    def method(self):
+        return 1
+
+    @staticmethod
+    def stat(a):
+        return a
+
+    @classmethod
+    def klass(cls):
+        return cls.__name__
+
+    @property
+    def x(self):
+        return self._x
+
+    @x.setter
+    def x(self, value):
+        self._x = value
+
+
+def by_failing(x):
+    return x * 3
+
+
+def by_skipped(x):
+    return x * 4
+
+
+def by_xfail(x):
+    return x * 5
+
+
+def at_import(x):
+    return x * 6
+"""
+
+SHAPES_CONFTEST = """\
+from pkg.shapes import at_import, one
+
+# Runs at collection time, outside any test: must not count.
+VALUE = at_import(1) + one()
+"""
+
+SHAPES_TESTS = """\
+import asyncio
+
+import pytest
+
+from pkg.shapes import C, by_failing, by_skipped, by_xfail, fetch, gen, outer, plain
+
+
+def test_plain():
+    assert plain(1) == 2
+
+
+def test_outer():
+    assert outer(2) == 4
+
+
+def test_fetch():
+    assert asyncio.run(fetch(3)) == 3
+
+
+def test_gen():
+    assert list(gen(3)) == [0, 1, 2]
+
+
+def test_c():
+    c = C()
+    c._x = 7
+    assert c.method() == 1
+    assert C.stat(2) == 2
+    assert C.klass() == "C"
+    assert c.x == 7
+
+
+def test_failing():
+    assert by_failing(1) == 0
+
+
+def test_skipped():
+    assert by_skipped(1) == 4
+    pytest.skip("not today")
+
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert by_xfail(1) == 0
+"""
+
+CALC = """\
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+
+
+def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+"""
+
+CALC_TESTS = """\
+from pkg.calc import double
+
+
+def test_double():
+    assert double(3) == 6
+"""
+
+SIGN_TEST = """\
+from pkg.calc import sign
+
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(5) == 1
+"""
+
+SIGN_HALF_TEST = """\
+from pkg.calc import sign
+
+
+def test_sign_negative():
+    assert sign(-5) == -1
+"""
+
+CLAMP_TEST = """\
+from pkg.calc import clamp
+
+
+def test_clamp():
+    assert clamp(-1, 0, 10) == 0
+    assert clamp(11, 0, 10) == 10
+    assert clamp(5, 0, 10) == 5
+"""
+
+# Plugins of this venv the projects under test do not need: loading them
+# (hypothesis above all) costs most of a subprocess's start-up time.  The
+# `-p` options reach the gate's child run too.
+FAST = (
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:xdist",
+    "-p",
+    "no:xdist.looponfail",
+    "-p",
+    "no:pytest_cov",
+)
+
+
+@pytest.fixture
+def project(project):
+    run = project.run
+    project.run = lambda *args: run(*FAST, *args)
+    return project
+
+
+SIGN = "src/pkg/calc.py::sign"
+CLAMP = "src/pkg/calc.py::clamp"
+DOUBLE = "src/pkg/calc.py::double"
+
+# DESIGN.md: the fields of a quest in `next` and `submit` (status may leave
+# out source and example).
+QUEST_FIELDS = {
+    "id",
+    "file",
+    "qualname",
+    "lines",
+    "state",
+    "tries",
+    "max_tries",
+    "missing_lines",
+    "missing_branches",
+    "facts",
+    "source",
+    "example",
+    "submit",
+}
+FACT_FIELDS = {"check", "field", "expected", "actual"}
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based number of the first line of `text` containing `needle`."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def calc_project(project):
+    project.source("calc", CALC)
+    project.test("test_calc", CALC_TESTS)
+    return project
+
+
+def quest_section(result) -> list[str]:
+    """The lines of the plugin's own section of the text output."""
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if "pytest-quest" in line)
+    end = next(
+        (i for i in range(start + 1, len(lines)) if re.match(r"^=+ .* =+$", lines[i])), len(lines)
+    )
+    section = lines[start + 1 : end]
+    while section and not section[-1].strip():
+        section.pop()
+    return section
+
+
+def ratchet_bytes(project) -> bytes:
+    return (project.path / "quest.json").read_bytes()
+
+
+def check_envelope(data, command):
+    assert data["schema"] == "pytest-quest/1"
+    assert data["command"] == command
+
+
+def check_quest(quest, full=True):
+    wanted = QUEST_FIELDS if full else QUEST_FIELDS - {"source", "example"}
+    assert wanted <= set(quest), wanted - set(quest)
+    for fact in quest["facts"]:
+        assert FACT_FIELDS <= set(fact)
+    assert len(quest["lines"]) == 2
+    assert all(len(arc) == 2 for arc in quest["missing_branches"])
+
+
+# -- scan ----------------------------------------------------------------------------
+
+
+def test_scan_lists_every_shape_and_counts_only_passing_tests(project):
+    project.source("shapes", SHAPES)
+    project.test("conftest", SHAPES_CONFTEST)
+    project.test("test_shapes", SHAPES_TESTS)
+    result, data = project.run_json("--quest", "scan")
+    assert result.ret == 0, result.stderr.str()
+    check_envelope(data, "scan")
+    ratchet = project.ratchet()
+    states = {qid.split("::")[1]: entry["state"] for qid, entry in ratchet["quests"].items()}
+    assert states == {
+        "plain": "PASS",
+        "outer": "PASS",
+        "outer.inner": "PASS",
+        "fetch": "PASS",
+        "gen": "PASS",
+        "one": "TODO",
+        "C.method": "PASS",
+        "C.stat": "PASS",
+        "C.klass": "PASS",
+        "C.x": "PASS",
+        "C.x@2": "TODO",
+        "by_failing": "TODO",
+        "by_skipped": "TODO",
+        "by_xfail": "TODO",
+        "at_import": "TODO",
+    }
+    quests = ratchet["quests"]
+    # Executed by a failing, a skipped and an xfailed test, and at import: never counted.
+    for name in ["by_failing", "by_skipped", "by_xfail", "at_import"]:
+        line = line_of(SHAPES, f"def {name}(") + 1
+        entry = quests[f"src/pkg/shapes.py::{name}"]
+        assert entry["missing_lines"] == [line], name
+        assert entry["covering_tests"] == [], name
+        assert [fact["field"] for fact in entry["facts"]] == [f"src/pkg/shapes.py:{line}"]
+    # The one-liner looks line-covered by its `def` at import; its exit arc is not.
+    one = line_of(SHAPES, "def one()")
+    assert quests["src/pkg/shapes.py::one"]["missing_lines"] == [one]
+    assert [fact["field"] for fact in quests["src/pkg/shapes.py::one"]["facts"]] == [
+        f"src/pkg/shapes.py:{one}"
+    ]
+    setter = line_of(SHAPES, "def x(self, value)")
+    assert quests["src/pkg/shapes.py::C.x@2"]["lines"] == [setter, setter + 1]
+    assert quests["src/pkg/shapes.py::C.x@2"]["missing_lines"] == [setter + 1]
+    assert quests["src/pkg/shapes.py::C.x"]["covering_tests"] == ["tests/test_shapes.py::test_c"]
+    # The pragma'd function is no quest.
+    assert "src/pkg/shapes.py::skipped" not in quests
+    assert ratchet["excluded_functions"] == ["src/pkg/shapes.py::skipped"]
+    assert data["counts"] == {"TODO": 6, "PASS": 9, "REVIEW": 0, "DONE": 0}
+    assert data["remaining"] == 6
+    assert sorted(data["tests_not_passed"]) == [
+        "tests/test_shapes.py::test_failing",
+        "tests/test_shapes.py::test_skipped",
+        "tests/test_shapes.py::test_xfail",
+    ]
+    assert len(data["added"]) == 6 and len(data["added_pass"]) == 9
+
+
+def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project):
+    calc_project(project)
+    assert project.run("--quest", "scan").ret == 0
+    before = project.ratchet()["quests"][DOUBLE]
+    # double moves down and loses its test; sign is removed; triple is new.
+    project.source(
+        "calc",
+        "import os\n\n\n"
+        + CALC.replace("def sign(x):", "def triple(x):\n    return x * 3\n\n\ndef sign_gone(x):"),
+    )
+    result, data = project.run_json("--quest", "scan")
+    assert result.ret == 0
+    assert data["added"] == ["src/pkg/calc.py::sign_gone", "src/pkg/calc.py::triple"] or set(
+        data["added"]
+    ) == {"src/pkg/calc.py::sign_gone", "src/pkg/calc.py::triple"}
+    assert data["removed"] == [SIGN]
+    ratchet = project.ratchet()
+    after = ratchet["quests"][DOUBLE]
+    assert after["state"] == "PASS"
+    assert {k: v for k, v in after.items() if k != "lines"} == {
+        k: v for k, v in before.items() if k != "lines"
+    }
+    assert [entry["id"] for entry in ratchet["removed"]] == [SIGN]
+
+
+# -- next -------------------------------------------------------------------------------
+
+
+def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project):
+    calc_project(project)
+    project.run("--quest", "scan")
+    before = project.ratchet()
+    result = project.run("--quest", "next")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*no tests ran*"])
+    section = quest_section(result)
+    text = "\n".join(section)
+    assert section[0] == "3 quests: 2 TODO, 1 PASS, 0 REVIEW, 0 DONE; 2 remaining"
+    assert f"quest {SIGN}" in section
+    assert "  where : src/pkg/calc.py:5-8" in section
+    assert "  state : TODO   tries: 0/3" in section
+    for fact in [
+        "src/pkg/calc.py:6: line 6 not covered",
+        "src/pkg/calc.py:7: line 7 not covered",
+        "src/pkg/calc.py:8: line 8 not covered",
+    ]:
+        assert f"    {fact}" in section
+    # Source with uncovered lines marked.
+    assert "    > 6 |     if x < 0:" in section
+    assert "      5 | def sign(x):" in section
+    # The example is the neighbouring function's passing test.
+    assert (
+        "example: a passing test of a neighbouring function (tests/test_calc.py::test_double)"
+        in text
+    )
+    assert "    def test_double():" in section
+    assert f"  submit: pytest --quest submit --quest-id {SIGN}" in section
+    after = project.ratchet()
+    assert after["active"] == SIGN
+    assert after["quests"] == before["quests"]  # no try spent, nothing measured
+
+    # Again, as JSON: the same quest, every DESIGN field.
+    result, data = project.run_json("--quest", "next")
+    assert result.ret == 0
+    check_envelope(data, "next")
+    assert (data["remaining"], data["counts"]) == (
+        2,
+        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0},
+    )
+    quest = data["quest"]
+    check_quest(quest)
+    assert quest["id"] == SIGN
+    assert (quest["file"], quest["qualname"], quest["lines"]) == ("src/pkg/calc.py", "sign", [5, 8])
+    assert (quest["state"], quest["tries"], quest["max_tries"]) == ("TODO", 0, 3)
+    assert quest["missing_lines"] == [6, 7, 8]
+    assert quest["facts"][0] == {
+        "check": "coverage.line",
+        "field": "src/pkg/calc.py:6",
+        "expected": "executed by a passing test",
+        "actual": "never executed",
+        "message": "line 6 not covered",
+    }
+    assert quest["example"]["kind"] == "neighbour"
+    assert quest["example"]["test"] == "tests/test_calc.py::test_double"
+    assert "assert double(3) == 6" in quest["example"]["source"]
+    assert quest["submit"] == f"pytest --quest submit --quest-id {SIGN}"
+    assert quest["source"].splitlines()[1] == "> 6 |     if x < 0:"
+
+
+def test_next_quest_id_makes_it_active_and_skeleton_has_the_import(project):
+    project.source("calc", CALC)  # no tests at all: no neighbour to show
+    project.run("--quest", "scan")
+    result, data = project.run_json("--quest", "next", "--quest-id", CLAMP)
+    assert result.ret == 0
+    assert data["quest"]["id"] == CLAMP
+    assert project.ratchet()["active"] == CLAMP
+    example = data["quest"]["example"]
+    assert example["kind"] == "skeleton"
+    assert example["source"].startswith("from pkg.calc import clamp\n")
+    assert "def test_clamp():" in example["source"]
+    # Without --quest-id, next keeps showing the active quest, not the first TODO.
+    result, data = project.run_json("--quest", "next")
+    assert data["quest"]["id"] == CLAMP
+
+
+def test_next_when_nothing_remains(project):
+    calc_project(project)
+    project.test("test_sign", SIGN_TEST)
+    project.test("test_clamp", CLAMP_TEST)
+    project.run("--quest", "scan")
+    result = project.run("--quest", "next")
+    assert result.ret == 0
+    assert quest_section(result) == [
+        "3 quests: 0 TODO, 3 PASS, 0 REVIEW, 0 DONE; 0 remaining",
+        "nothing remains: every quest is settled",
+    ]
+    result, data = project.run_json("--quest", "next")
+    assert result.ret == 0
+    check_envelope(data, "next")
+    assert (data["quest"], data["remaining"]) == (None, 0)
+
+
+# -- submit -------------------------------------------------------------------------------
+
+
+def test_submit_pass_then_fail_then_done(project):
+    calc_project(project)
+    project.run("--quest", "scan")
+    project.run("--quest", "next")
+    project.test("test_sign", SIGN_TEST)
+    result = project.run("--quest", "submit")
+    assert result.ret == 0, result.stdout.str()
+    section = quest_section(result)
+    assert section[0] == f"PASS: {SIGN} is now PASS (tries 0/3)"
+    # PASS shows the next quest.
+    assert "next quest:" in section
+    assert f"quest {CLAMP}" in section
+    assert section[-1] == "3 quests: 1 TODO, 2 PASS, 0 REVIEW, 0 DONE; 1 remaining"
+    ratchet = project.ratchet()
+    assert ratchet["quests"][SIGN]["state"] == "PASS"
+    assert ratchet["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
+    assert ratchet["active"] == CLAMP
+
+    # FAIL: clamp's test covers only one branch.
+    project.test(
+        "test_clamp",
+        "from pkg.calc import clamp\n\ndef test_low():\n    assert clamp(-1, 0, 9) == 0\n",
+    )
+    result, data = project.run_json("--quest", "submit")
+    assert result.ret == 1
+    check_envelope(data, "submit")
+    assert (data["verdict"], data["step"]) == ("FAIL", "3-coverage")
+    assert data["next_quest"] is None
+    check_quest(data["quest"])
+    assert (data["quest"]["state"], data["quest"]["tries"]) == ("TODO", 1)
+    assert data["quest"]["missing_lines"] == [14, 15, 16]
+    assert data["quest"]["missing_branches"] == [[12, 14], [14, 15], [14, 16]]
+    assert [fact["field"] for fact in data["quest"]["facts"]] == [
+        "src/pkg/calc.py:14",
+        "src/pkg/calc.py:15",
+        "src/pkg/calc.py:16",
+        "src/pkg/calc.py:12->14",
+        "src/pkg/calc.py:14->15",
+        "src/pkg/calc.py:14->16",
+    ]
+    assert project.ratchet()["quests"][CLAMP]["tries"] == 1
+
+    # Text FAIL output: facts and the command to submit again.
+    result = project.run("--quest", "submit")
+    assert result.ret == 1
+    section = quest_section(result)
+    assert section[0] == f"FAIL: {CLAMP} is now TODO (tries 2/3)"
+    assert "  src/pkg/calc.py:14: branch 14->15 not taken" in section
+    assert "  src/pkg/calc.py:15: line 15 not covered" in section
+    assert f"submit again: pytest --quest submit --quest-id {CLAMP}" in section
+
+    # Third failure: DONE, settled, exit 0.
+    result, data = project.run_json("--quest", "submit")
+    assert result.ret == 0
+    assert data["verdict"] == "FAIL"
+    assert (data["quest"]["state"], data["quest"]["tries"]) == ("DONE", 3)
+    assert (data["remaining"], data["quest"]) != (None, None)
+    assert data["remaining"] == 0
+
+
+def test_max_tries_option_and_ini(project):
+    calc_project(project)
+    project.run("--quest", "scan")
+    project.test("test_sign", SIGN_HALF_TEST)
+    result, data = project.run_json(
+        "--quest", "submit", "--quest-id", SIGN, "--quest-max-tries", "2"
+    )
+    assert (result.ret, data["quest"]["state"], data["quest"]["max_tries"]) == (1, "TODO", 2)
+    result, data = project.run_json(
+        "--quest", "submit", "--quest-id", SIGN, "--quest-max-tries", "2"
+    )
+    assert (result.ret, data["quest"]["state"], data["quest"]["tries"]) == (0, "DONE", 2)
+    # The ini option: one try only.
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text()
+        .replace("[tool.coverage.run]", "")
+        .replace(
+            'quest_source = ["src/pkg"]',
+            'quest_source = ["src/pkg"]\nquest_max_tries = "1"\n\n[tool.coverage.run]',
+        )
+    )
+    result, data = project.run_json("--quest", "submit", "--quest-id", CLAMP)
+    assert (result.ret, data["quest"]["state"], data["quest"]["tries"]) == (0, "DONE", 1)
+    assert data["quest"]["max_tries"] == 1
+
+
+def test_submit_refuses_terminal_quests_and_changes_nothing(project):
+    calc_project(project)
+    project.run("--quest", "scan")
+    before = ratchet_bytes(project)
+    result = project.run("--quest", "submit", "--quest-id", DOUBLE)
+    assert result.ret == 4
+    assert (
+        f"quest {DOUBLE} is PASS and refuses resubmission"
+        in result.stderr.str() + result.stdout.str()
+    )
+    assert ratchet_bytes(project) == before
+    # A DONE quest, through max tries 1.
+    result = project.run("--quest", "submit", "--quest-id", SIGN, "--quest-max-tries", "1")
+    assert result.ret == 0
+    assert project.ratchet()["quests"][SIGN]["state"] == "DONE"
+    before = ratchet_bytes(project)
+    project.test("test_sign", SIGN_TEST)
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert result.ret == 4
+    check_envelope(data, "submit")
+    assert "is DONE and refuses resubmission" in data["error"]
+    assert ratchet_bytes(project) == before
+
+
+def test_submit_of_a_changed_function_is_review(project):
+    calc_project(project)
+    project.run("--quest", "scan")
+    project.source("calc", CALC.replace("return -1", "return -2"))
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert result.ret == 0
+    assert (data["verdict"], data["step"]) == ("REVIEW", "1-identity")
+    assert data["quest"]["state"] == "REVIEW"
+    assert data["quest"]["facts"][0]["check"] == "identity.changed"
+
+
+# -- status --------------------------------------------------------------------------------
+
+
+def settled_project(project):
+    """A project with one quest of each state: PASS, REVIEW, DONE and TODO."""
+    calc_project(project)
+    project.run("--quest", "scan")
+    project.run("--quest", "submit", "--quest-id", CLAMP, "--quest-max-tries", "1")
+    project.source("calc", CALC.replace("return -1", "return -2"))
+    project.run("--quest", "submit", "--quest-id", SIGN)
+    project.source("calc", CALC + "\n\ndef spare(x):\n    return x\n")
+    project.run("--quest", "scan")
+    return project
+
+
+def test_status_text_json_and_both_spellings(project):
+    settled_project(project)
+    before = ratchet_bytes(project)
+    result = project.run("--quest-status", "--color=no")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*no tests ran*"])
+    section = quest_section(result)
+    text = "\n".join(section)
+    assert section[0] == "4 quests: 1 TODO, 1 PASS, 1 REVIEW, 1 DONE; 1 remaining"
+    assert "3/4 settled (75%)" in text
+    [row] = [line for line in section if line.startswith("src/pkg/calc.py")]
+    assert row.split()[1:] == ["│", "1", "│", "1", "│", "1", "│", "1", "│", "4"] or re.findall(
+        r"\d+", row
+    ) == ["1", "1", "1", "1", "4"]
+    assert "waiting for a person (REVIEW):" in section
+    assert f"  {SIGN}  (src/pkg/calc.py:5-8, tries 0/3)" in section
+    assert "closed after max tries (DONE):" in section
+    assert f"  {CLAMP}  (src/pkg/calc.py:11-16, tries 1/3)" in section
+    assert "    src/pkg/calc.py:12: line 12 not covered" in section
+    assert "\x1b[" not in result.stdout.str()
+    assert ratchet_bytes(project) == before
+
+    result, data = project.run_json("--quest-status")
+    check_envelope(data, "status")
+    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1}
+    assert data["remaining"] == 1
+    assert [quest["id"] for quest in data["quests"]] == [
+        DOUBLE,
+        SIGN,
+        CLAMP,
+        "src/pkg/calc.py::spare",
+    ]
+    for quest in data["quests"]:
+        check_quest(quest, full=False)
+    _other, other_data = project.run_json("--quest", "status")
+    assert other_data == data
+    assert ratchet_bytes(project) == before
+
+
+def test_status_colour_follows_pytest(project, monkeypatch):
+    calc_project(project)
+    project.run("--quest", "scan")
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = project.run("--quest", "status")
+    assert "\x1b[" not in plain.stdout.str()
+    assert quest_section(plain)[0] == "3 quests: 2 TODO, 1 PASS, 0 REVIEW, 0 DONE; 2 remaining"
+    monkeypatch.delenv("NO_COLOR")
+    coloured = project.run("--quest", "status", "--color=yes")
+    section = "\n".join(quest_section(coloured))
+    assert "\x1b[" in section
+    assert "2 remaining" in section
+
+
+# -- ini options -------------------------------------------------------------------------------
+
+
+def test_ini_options_quest_file_format_and_source(project):
+    project.source("calc", CALC)
+    project.test("test_calc", CALC_TESTS)
+    (project.path / "pyproject.toml").write_text(
+        "[tool.pytest.ini_options]\n"
+        'pythonpath = ["src"]\n'
+        'testpaths = ["tests"]\n'
+        'quest_source = ["src/pkg"]\n'
+        'quest_file = "state/ratchet.json"\n'
+        'quest_format = "json"\n'
+    )
+    (project.path / "state").mkdir()
+    result = project.run("--quest", "scan")
+    assert result.ret == 0, result.stderr.str()
+    data = json.loads(result.stdout.str())  # JSON without --quest-format: the ini says so
+    check_envelope(data, "scan")
+    assert data["remaining"] == 2
+    assert not (project.path / "quest.json").exists()
+    ratchet = json.loads((project.path / "state" / "ratchet.json").read_text())
+    assert set(ratchet["quests"]) == {DOUBLE, SIGN, CLAMP}
+    # The command line wins over the ini file.
+    result = project.run("--quest", "next", "--quest-format", "text")
+    assert quest_section(result)[1] == f"quest {SIGN}"
+
+
+def test_quest_source_on_the_command_line(project):
+    project.source("calc", CALC)
+    project.source("other", "def f():\n    return 1\n")
+    (project.path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\npythonpath = ["src"]\ntestpaths = ["tests"]\n'
+    )
+    result, data = project.run_json("--quest", "scan", "--quest-source", "src/pkg")
+    assert result.ret == 0, result.stderr.str()
+    assert set(project.ratchet()["quests"]) == {"src/pkg/other.py::f", DOUBLE, SIGN, CLAMP}
+    assert data["remaining"] == 4
