@@ -651,7 +651,7 @@ class Verification:
                 field=answer.verifier,
                 expected="a reply in the verification protocol",
                 actual=answer.error,
-                message=f"could not confirm: verifier {answer.verifier}: {answer.error}",
+                message=f"verifier could not confirm: {answer.error}",
             )
             for answer in self.errors
         ]

@@ -23,6 +23,7 @@ from pytest_quest.verify import (
     build_prompt,
     build_request,
     excluded_by,
+    parse_reply,
     recheck,
     run_verification,
     verify_submission,
@@ -274,7 +275,7 @@ def test_a_verifier_error_is_review_and_never_fail(request_):
             field="b",
             expected="a reply in the verification protocol",
             actual="timed out after 1s",
-            message="could not confirm: verifier b: timed out after 1s",
+            message="verifier could not confirm: timed out after 1s",
         )
     ]  # REAL was raised by 1 of 2: below the majority
     assert verification.record()["result"] == "could_not_verify"
@@ -608,11 +609,50 @@ def test_e2e_a_failing_verifier_and_a_plugin_verifier(project, monkeypatch):
         "field": crash,
         "expected": "a reply in the verification protocol",
         "actual": "exited with status 2: error: model quota exceeded",
-        "message": f"could not confirm: verifier {crash}: exited with status 2: "
-        "error: model quota exceeded",
+        "message": "verifier could not confirm: exited with status 2: error: model quota exceeded",
     }
     # The plugin's finding is real, but 1 of 2 verifiers is below the majority.
     record = project.ratchet()["quests"][SIGN_ID]["extra"]["verification"]
     assert [c["verifier"] for c in record["calls"]] == [crash, "plugin tests/conftest.py"]
     assert record["below_threshold"][0]["line"] == 4
     assert record["result"] == "could_not_verify"
+
+
+# -- docs/verification.md stays true ------------------------------------------------------
+
+DOCS = Path(__file__).parent.parent / "docs" / "verification.md"
+
+
+def test_docs_prompt_example_is_what_build_prompt_writes(tmp_path):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "calc.py").write_text(CALC)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_sign.py").write_text(
+        TEST_SIGN.replace("    assert sign(-1) == -1\n", "")
+    )
+    quest = Quest(id=SIGN_ID, file="src/pkg/calc.py", qualname="sign", first=5, last=8,
+                  fingerprint="")  # fmt: skip
+    nodeid = "tests/test_sign.py::test_sign_of_negative_zero_and_positive"
+    current = FunctionFacts(file="src/pkg/calc.py", qualname="sign", ordinal=1, start=5, first=5,
+                            last=8, fingerprint="", statements=3, branches=2,
+                            covering_tests=[nodeid])  # fmt: skip
+    request = build_request(tmp_path, quest, current, [nodeid], ["tests/test_sign.py"], 3)
+    docs = DOCS.read_text()
+    example = docs.split("<!-- prompt-example:start -->\n````text\n")[1]
+    example = example.split("````\n<!-- prompt-example:end -->")[0]
+    assert example == build_prompt(request)
+
+
+def test_docs_reply_examples_parse_and_the_llm_script_compiles():
+    docs = DOCS.read_text()
+    protocol = docs.split("## The reply protocol")[1]
+    text_reply = protocol.split("```text\n")[1].split("```")[0]
+    reply = parse_reply(text_reply)
+    assert reply.findings == (
+        Finding("tests/test_sign.py", 6, "assert sign(0) == 1", 'the name claims "zero" but ...'),
+    )
+    json_reply = protocol.split("```json\n")[1].split("```")[0]
+    assert parse_reply(json_reply).findings[0].line == 6
+    script_text = docs.split("### Example: a verifier calling an LLM")[1]
+    script_text = script_text.split("```python\n")[1].split("```")[0]
+    compile(script_text, "verify_with_llm.py", "exec")
