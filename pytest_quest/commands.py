@@ -584,6 +584,12 @@ class QuestSession:
             raise QuestUsageError(
                 f"the active quest {ratchet.active} is settled: run `pytest --quest next`"
             )
+        # One judge per quest at a time (store.RatchetStore.claim, held until
+        # this process ends): a second submit of it is told at once, and no
+        # other process records this quest while its tests run.
+        self.store.claim(quest.id)
+        ratchet = self.load()  # as it is now that the claim is held
+        quest = ratchet.quests.get(quest.id, quest)
         ensure_submittable(quest)
         before = (quest.state, quest.tries)
         result, current, run = self.judge_quest(quest, ratchet)

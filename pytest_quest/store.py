@@ -11,7 +11,9 @@ file after the lock is taken, so concurrent processes never lose an update.
 
 from __future__ import annotations
 
+import errno
 import glob
+import hashlib
 import json
 import os
 import re
@@ -23,7 +25,7 @@ from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
-from pytest_quest.errors import LockTimeoutError, RatchetFileError
+from pytest_quest.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.model import Event, Fact, Quest, Ratchet, State
 
 SCHEMA_VERSION = 1
@@ -568,6 +570,53 @@ class RatchetStore:
             raise
         _fsync_folder(folder)
 
+    @property
+    def claims_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".judging.lock")
+
+    def claim(self, quest_id: str) -> None:
+        """Claim `quest_id` for judging until this process ends; refuse if another holds it.
+
+        Two submits of one quest at once would both judge it from the same
+        state; the claim makes the second one stop at once, with a message,
+        and lets the first record its verdict knowing nobody else recorded
+        one meanwhile.  The claim is a POSIX record lock on one byte (chosen
+        by the quest id) of ``quest.json.judging.lock``: the kernel drops it
+        when the process ends, even when it is killed, so it never goes
+        stale.  Without ``fcntl`` (Windows) there is no claim; the
+        read-modify-write of the verdict still refuses a quest whose state
+        changed under it.
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            return
+        key = os.path.realpath(self.claims_path)
+        fd = _CLAIM_FDS.get(key)
+        if fd is None:
+            try:
+                fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise RatchetFileError(
+                    str(self.claims_path),
+                    f"cannot be opened: {exc.strerror or exc}",
+                    "make the ratchet file's folder writable",
+                ) from None
+            # Closing any descriptor of the file drops every record lock this
+            # process holds on it: one descriptor per file, open for good.
+            _CLAIM_FDS[key] = fd
+        digest = hashlib.sha256(quest_id.encode("utf-8")).digest()
+        offset = int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset, os.SEEK_SET)
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EAGAIN):
+                return  # a file system without record locks: no claim, as on Windows
+            raise QuestUsageError(
+                f"quest {quest_id} is being judged by another process right now; "
+                "wait for it to finish, then run `pytest --quest next`"
+            ) from None
+
     def stale_temp_files(self) -> list[Path]:
         """Temporary files of this ratchet file that a killed writer left behind."""
         folder = Path(os.path.realpath(self.path)).parent
@@ -584,6 +633,9 @@ class RatchetStore:
                 stale.unlink()
             except OSError:
                 pass
+
+
+_CLAIM_FDS: dict[str, int] = {}
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from filelock import FileLock
 
 from pytest_quest import store
-from pytest_quest.errors import LockTimeoutError, RatchetFileError
+from pytest_quest.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.model import Event, Fact, Quest, Ratchet, State
 from pytest_quest.store import SCHEMA_VERSION, RatchetStore, dumps, loads
 
@@ -374,3 +374,41 @@ def test_failing_migration_is_a_clear_error(monkeypatch):
 def test_no_migration_is_registered_for_the_first_version():
     assert SCHEMA_VERSION == 1
     assert store.MIGRATIONS == {}
+
+
+# -- judging claims -------------------------------------------------------------------
+
+CLAIM = """
+import sys, time
+from pathlib import Path
+from pytest_quest.store import RatchetStore
+RatchetStore(Path(sys.argv[1])).claim(sys.argv[2])
+print("claimed", flush=True)
+time.sleep(30)
+"""
+
+
+def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path):
+    path = tmp_path / "quest.json"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", CLAIM, str(path), "src/pkg/calc.py::sign"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "claimed"
+        holder.stdout.close()
+        ratchet_store = RatchetStore(path)
+        with pytest.raises(
+            QuestUsageError,
+            match=r"quest src/pkg/calc.py::sign is being judged by another process right now",
+        ):
+            ratchet_store.claim("src/pkg/calc.py::sign")
+        ratchet_store.claim("src/pkg/calc.py::double")  # another quest: free
+        ratchet_store.claim("src/pkg/calc.py::double")  # and this process may claim again
+    finally:
+        holder.kill()  # the kernel drops a killed process's claims
+        holder.wait()
+    RatchetStore(path).claim("src/pkg/calc.py::sign")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json.judging.lock"]
