@@ -118,9 +118,10 @@ class Reply:
     final: str
 
 
-_BLOCK_RE = re.compile(
-    r"<\s*(status|questions|answers|discrepancies|final)\s*>(.*?)<\s*/\s*\1\s*>",
-    re.IGNORECASE | re.DOTALL,
+# One pass over the tags (a backreferencing regex over the whole reply is
+# quadratic on a reply full of unclosed tags).
+_TAG_RE = re.compile(
+    r"<[ \t]*(/?)[ \t]*(status|questions|answers|discrepancies|final)[ \t]*>", re.IGNORECASE
 )
 _BULLET_RE = re.compile(r"^\s*(?:[-*]|[0-9]+[.)])(?:\s+(.*)|$)")
 _LOCATION_RE = re.compile(r"([^\s`:'\"(]+\.[A-Za-z0-9_]+):([0-9]+)")
@@ -135,9 +136,7 @@ def parse_reply(text: str) -> Reply:
     block appears more than once the last one counts: a verifier that quotes
     the format before answering is still understood.
     """
-    blocks: dict[str, str] = {}
-    for match in _BLOCK_RE.finditer(text):
-        blocks[match.group(1).lower()] = match.group(2)
+    blocks = _blocks(text)
     if not blocks:
         data = _json_object(text)
         if data is None:
@@ -154,6 +153,19 @@ def parse_reply(text: str) -> Reply:
         findings,
         blocks["final"].strip(),
     )
+
+
+def _blocks(text: str) -> dict[str, str]:
+    """Each block's content: an opening tag paired with the next closing tag of its name."""
+    blocks: dict[str, str] = {}
+    opened: dict[str, int] = {}
+    for tag in _TAG_RE.finditer(text):
+        name = tag.group(2).lower()
+        if not tag.group(1):
+            opened.setdefault(name, tag.end())
+        elif name in opened:
+            blocks[name] = text[opened.pop(name) : tag.start()]
+    return blocks
 
 
 def _checked(

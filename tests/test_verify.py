@@ -656,3 +656,24 @@ def test_docs_reply_examples_parse_and_the_llm_script_compiles():
     script_text = docs.split("### Example: a verifier calling an LLM")[1]
     script_text = script_text.split("```python\n")[1].split("```")[0]
     compile(script_text, "verify_with_llm.py", "exec")
+
+
+def test_commands_that_disagree_leave_the_pass(request_):
+    real = ("tests/test_new.py", 13, "assert sign(5) == sign(5)")
+    verifiers = [
+        CommandVerifier(script("cite.py", *real), 30, Path.cwd()),
+        CommandVerifier(script("clean.py"), 30, Path.cwd()),
+        CommandVerifier(script("cite.py", "src/pkg/calc.py", 6, "if x > 0:"), 30, Path.cwd()),
+    ]
+    verification = run_verification(request_, verifiers, None)
+    passed = GateResult(Verdict.PASS, [], "pass")
+    assert verification.judge(passed) is passed
+    assert [(c.line, c.raised_by) for c in verification.below_threshold] == [
+        (13, [verifiers[0].name])
+    ]
+    assert verification.dropped[0]["why"] == "the quoted code is not at src/pkg/calc.py:6"
+    assert [answer.status for answer in verification.answers] == [
+        "verified-with-corrections",
+        "verified-clean",
+        "verified-with-corrections",
+    ]

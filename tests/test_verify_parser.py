@@ -336,3 +336,12 @@ def test_json_round_trip(reply):
         "final": reply.final,
     }
     assert parse_reply("Here it is:\n" + json.dumps(data, indent=2)) == reply
+
+
+def test_a_huge_reply_of_unclosed_tags_parses_in_linear_time():
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(ProtocolError, match="no <status> block"):
+        parse_reply("<status><questions>" * 20_000 + "x" * 100_000)
+    assert time.monotonic() - started < 2
