@@ -178,6 +178,8 @@ class QuestSession:
         # L2 (verify.py): the test files new or changed since the scan, and what
         # verification found, for the quest's record.
         self.changed_test_files: list[str] = []
+        # Gate step 4 (mutants_gate.py): the mutation child's wall time.
+        self.mutation_seconds: float | None = None
         self.verification: dict[str, Any] | None = None
 
     # -- pytest hooks --
@@ -432,6 +434,12 @@ class QuestSession:
 
     # -- check, person actions, export (issue 3; reporting lives in ci.py and export.py) --
 
+    def cmd_audit(self) -> Output:
+        """Gate step 4 over the scan's PASS baseline; reports, changes no state (issue 4)."""
+        from pytest_quest.mutants_gate import audit_output
+
+        return audit_output(self)
+
     def cmd_check(self) -> Output:
         """The CI ratchet: every PASS quest re-measured; writes nothing but an asked-for export."""
         from pytest_quest import ci
@@ -592,10 +600,22 @@ class QuestSession:
         quest = ratchet.quests.get(quest.id, quest)
         ensure_submittable(quest)
         before = (quest.state, quest.tries)
-        result, current, run = self.judge_quest(quest, ratchet)
+        # The judged cannot write the verdict (mutants_gate.VerdictGuard).
+        from pytest_quest.mutants_gate import PROTECT_ENV, VerdictGuard
+
+        guard = VerdictGuard(self.store.path, quest.id)
+        os.environ[PROTECT_ENV] = str(self.store.path)
+        try:
+            result, current, run = self.judge_quest(quest, ratchet)
+        finally:
+            os.environ.pop(PROTECT_ENV, None)
+        tampered = guard.inspect()
+        if tampered:
+            result = GateResult(Verdict.REVIEW, tampered, "guard")
         now = now_utc()
 
         def record(fresh: Ratchet) -> State:
+            guard.restore_entry(fresh)
             target = fresh.quests.get(quest.id)
             if target is None:
                 raise QuestUsageError(
@@ -614,6 +634,8 @@ class QuestSession:
                     target.missing_lines = list(current.missing_lines)
                     target.missing_branches = list(current.missing_branches)
             target.extra["last_run_seconds"] = round(run.duration, 3)
+            if self.mutation_seconds is not None:
+                target.extra["mutation_seconds"] = self.mutation_seconds
             if self.verification is not None:
                 target.extra["verification"] = self.verification
             if state.terminal or fresh.active is None:
@@ -664,6 +686,12 @@ class QuestSession:
         run, measured = self.run_selection(selection, quest)
         current = measured.by_id().get(quest.id) if measured else None
         evidence = Evidence(quest=quest, current=current, run=run)
+        if measured is not None and current is None:
+            # Not measured (an omit, a file no test imports): if the function
+            # is still there, it is judged as run by no test (steps 2 and 3).
+            from pytest_quest.mutants_gate import unmeasured_facts
+
+            evidence.current = unmeasured_facts(quest, self.rootdir)
         if measured is not None:
             evidence.config_then = ratchet.coverage_config
             evidence.config_now = measured.config
@@ -692,8 +720,15 @@ class QuestSession:
     def deep_checks(self, evidence: Evidence, selection: list[str]) -> None:
         """Gate steps 4 (mutants) and 5 (stability), and ``pytest_quest_l1_check`` hooks.
 
-        Fills `evidence` in place.
+        Fills `evidence` in place (see ``mutants_gate.py``).
         """
+        from pytest_quest import mutants_gate
+
+        report = mutants_gate.deep_checks(
+            self.config, evidence, self.options.timeout, self.options.mutants
+        )
+        if report is not None:
+            self.mutation_seconds = round(report.duration, 3)
 
     def verify_l2(self, evidence: Evidence, result: GateResult) -> GateResult:
         """L2 verification (optional): may turn a PASS into REVIEW, never anything else.

@@ -103,6 +103,7 @@ def deep_checks(
             evidence.surviving_mutants = (
                 [] if evidence.unstable_tests else survivors(report, function.file)
             )
+    evidence.extra_checks += seal_facts(evidence.quest)
     evidence.extra_checks += l1_checks(config, evidence)
     return report
 
@@ -405,3 +406,89 @@ def audit_output(session: Any) -> Any:
         lines.append(f"  skipped {quest_id}: {why}")
     lines.append("the audit changes no state: PASS quests stay PASS")
     return Output(data, lines, 0)
+
+
+# -- the issued baseline is sealed ------------------------------------------------------
+
+
+def issued_seal(quest: Any) -> str:
+    """A digest of what the gate compares a submission with, written when a quest is issued.
+
+    Covers the identity (id, file, qualname), the fingerprint of the code
+    and the excluded lines (by offset, so the function may move) and the
+    issue time.  No secret: it makes a hand edit of these fields visible, it
+    does not stop someone who recomputes it (see docs/gate.md).
+    """
+    import hashlib
+    import json
+
+    body = {
+        "id": quest.id,
+        "file": quest.file,
+        "qualname": quest.qualname,
+        "fingerprint": quest.fingerprint,
+        "excluded": sorted(line - quest.first for line in quest.excluded_lines),
+        "issued_at": quest.issued_at,
+    }
+    text = json.dumps(body, sort_keys=True)
+    return "sha256:" + hashlib.sha256(("pytest-quest-seal/1\n" + text).encode()).hexdigest()[:32]
+
+
+def seal_facts(quest: Any) -> list[tuple[Verdict, Fact]]:
+    """REVIEW when the quest's issued baseline does not match its seal (a hand edit)."""
+    recorded = quest.extra.get("issued_seal")
+    expected = issued_seal(quest)
+    if recorded == expected:
+        return []
+    actual = "no seal" if not recorded else "fingerprint or excluded lines differ from the seal"
+    return [
+        (
+            Verdict.REVIEW,
+            Fact(
+                check="guard.seal",
+                field=f"{quest.file}:{quest.first}",
+                expected="the quest's baseline as issued by the scan (sealed)",
+                actual=actual,
+                message=(
+                    f"the ratchet entry of {quest.id} was edited by hand since it was issued "
+                    "(fingerprint or excluded lines); a person must review it"
+                ),
+            ),
+        )
+    ]
+
+
+def unmeasured_facts(quest: Any, rootdir: Path) -> FunctionFacts | None:
+    """The function as found in its source, every statement missing (no test ran it).
+
+    For a function the gate's run did not measure at all (its file omitted
+    from measurement, or imported by no test): step 1 still sees whether it
+    is the same function, step 2 whether the configuration changed, and
+    step 3 lists its lines.
+    """
+    from pytest_quest.errors import QuestError
+    from pytest_quest.measure import read_source, source_functions
+
+    source = read_source(rootdir / quest.file)
+    if not source:
+        return None
+    try:
+        functions = source_functions(quest.file, source)
+    except QuestError:
+        return None
+    for info in functions:
+        facts = FunctionFacts(
+            file=info.file,
+            qualname=info.qualname,
+            ordinal=info.ordinal,
+            start=info.start,
+            first=info.first,
+            last=info.last,
+            fingerprint=info.fingerprint,
+            statements=len(info.lines),
+            branches=0,
+            missing_lines=sorted(info.lines),
+        )
+        if facts.quest_id == quest.id:
+            return facts
+    return None

@@ -60,6 +60,9 @@ MAX_MUTANTS = 16
 # the child only, so the mutated code object finds it from any module).
 CHANGED = "pytest_quest_changed"
 
+# Mutated code calls this where the change is, to tell whether a test ran it.
+REACHED = "pytest_quest_reached"
+
 # The child reads its instructions from this variable (set only for it).
 SPEC_ENV = "PYTEST_QUEST_MUTATE"
 
@@ -258,7 +261,7 @@ def mutated_tree(source: str, start: int, index: int) -> ast.Module:
     operator, node, *_ = list(_candidates(function, lines))[index]
     if operator.startswith("body."):
         body = function.body  # type: ignore[attr-defined]
-        skip = ast.Return(value=ast.Constant(None))
+        skip = ast.Return(value=_reached(ast.Constant(None)))
         ast.copy_location(skip, node)
         # Inserted, not replacing: the body's names stay, so the code object
         # keeps its free and cell variables and can be swapped in.
@@ -269,8 +272,13 @@ def mutated_tree(source: str, start: int, index: int) -> ast.Module:
         node.value = ast.copy_location(call, node.value)
     else:
         assert isinstance(node, (ast.If, ast.IfExp))
-        node.test = ast.copy_location(ast.Constant(operator == "condition.true"), node.test)
+        forced = _reached(ast.Constant(operator == "condition.true"))
+        node.test = ast.copy_location(forced, node.test)
     return ast.fix_missing_locations(tree)
+
+
+def _reached(value: ast.expr) -> ast.expr:
+    return ast.Call(func=ast.Name(id=REACHED, ctx=ast.Load()), args=[value], keywords=[])
 
 
 # -- swapping code objects (child process) -----------------------------------------
@@ -455,7 +463,18 @@ class MutationChild:
         mutants = plan_mutants(source, start)
         swap = CodeSwap(self.spec["file"], source, start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
-        setattr(builtins, CHANGED, changed_value)
+        reached: list[bool] = []
+
+        def mark(value: Any) -> Any:
+            reached.append(True)
+            return value
+
+        def changed(value: Any) -> Any:
+            reached.append(True)
+            return changed_value(value)
+
+        setattr(builtins, CHANGED, changed)
+        setattr(builtins, REACHED, mark)
         for mutant in mutants:
             entry = asdict(mutant)
             began = time.monotonic()
@@ -466,13 +485,25 @@ class MutationChild:
                 entry.update(status="skipped", reason=str(exc), seconds=0.0)
                 result["mutants"].append(entry)
                 continue
+            reached.clear()
             try:
                 entry.update(_try_mutant(stable, budget))
             finally:
                 swap.restore()
+            if entry["status"] == "survived" and not reached:
+                # Not run again here (state kept from an earlier run, say a warm
+                # cache): nothing is known of this mutant.
+                entry["status"] = "unreached"
             entry["seconds"] = round(time.monotonic() - began, 4)
             result["mutants"].append(entry)
         delattr(builtins, CHANGED)
+        delattr(builtins, REACHED)
+        ran = [m for m in result["mutants"] if m["status"] != "skipped"]
+        if ran and all(m["status"] == "unreached" for m in ran):
+            result["problem"] = (
+                "the covering tests did not execute the function when run again "
+                "in one process; could not check them"
+            )
 
 
 def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
@@ -580,6 +611,8 @@ def mutation_command(
     command += ["--rootdir", str(rootdir)]
     if inifile is not None:
         command += ["-c", str(inifile)]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        command += ["-p", "pytest_quest.plugin"]  # its ini options are in the user's config
     command += plugin_args
     command += ["-p", "pytest_quest.mutate"]
     if has_xdist:

@@ -58,6 +58,11 @@ def pytest_load_initial_conftests(
         return  # one tracer per process: pytest-cov's is borrowed (coexist.py)
     from pytest_quest.commands import start_measuring
 
+    if command == "_measure":
+        # The gate's run: its tests cannot write the ratchet file (issue 4).
+        from pytest_quest.mutants_gate import protect_from_env
+
+        protect_from_env()
     try:
         measurer = start_measuring(early_config, command)
     except QuestError as exc:

@@ -70,6 +70,7 @@ def merge_scan(
             if facts.statements == 0:
                 continue
             quest = new_quest(facts, now)
+            seal_issued(quest)
             ratchet.quests[qid] = quest
             (report.added_pass if quest.state is State.PASS else report.added).append(qid)
         else:
@@ -107,6 +108,13 @@ def merge_scan(
     ratchet.test_files = dict(test_files)
     ratchet.scanned_at = now
     return report
+
+
+def seal_issued(quest: Quest) -> None:
+    """Seal what the gate compares a submission with (a hand edit of it is REVIEW)."""
+    from pytest_quest.mutants_gate import issued_seal
+
+    quest.extra["issued_seal"] = issued_seal(quest)
 
 
 @dataclass

@@ -71,7 +71,10 @@ def reopen(quest: Quest, by: str, now: str, fingerprint: str | None = None) -> N
     quest.state = State.TODO
     quest.tries = 0
     if fingerprint:
+        from pytest_quest.ratchet import seal_issued
+
         quest.fingerprint = fingerprint
+        seal_issued(quest)
     quest.history.append(Event(at=now, action="reopen", by=by, note=f"from {previous.value}"))
 
 
