@@ -290,8 +290,15 @@ class QuestSession:
     def measured_here(self) -> MeasuredSource:
         assert self.measurer is not None
         if self.collection_errors:
+            from pytest_quest.measure import check_syntax
+
+            check_syntax(
+                self.measurer.sources or list(self.measurer.cov.get_option("run:source") or []),
+                self.rootdir,
+            )
             where = "; ".join(
-                f"{e.file}:{e.line}" if e.line else e.file for e in self.collection_errors
+                (f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}"
+                for e in self.collection_errors
             )
             raise QuestUsageError(
                 f"collection error in the tests ({where}): fix it, then run the command again"

@@ -161,6 +161,25 @@ def read_source(path: Path) -> str:
         return path.read_bytes().decode("utf-8", errors="replace")
 
 
+def check_syntax(sources: Iterable[str], rootdir: Path) -> None:
+    """Raise `QuestUsageError` naming file and line of the first source that does not parse.
+
+    A syntax error in the code under test reaches pytest as an import error of
+    the test module; this names the file that is really at fault.
+    """
+    for source in sources:
+        root = Path(source) if os.path.isabs(source) else rootdir / source
+        files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
+        for path in files:
+            try:
+                ast.parse(read_source(path), filename=str(path))
+            except SyntaxError as exc:
+                raise QuestUsageError(
+                    f"{relpath(str(path), rootdir)}:{exc.lineno}: syntax error in the code "
+                    f"under test: {exc.msg}; fix it before running pytest-quest"
+                ) from None
+
+
 # -- the coverage run ------------------------------------------------------------
 
 
@@ -233,7 +252,7 @@ class Measurer:
         self.started = False
 
     def config_fingerprint(self) -> dict[str, Any]:
-        return coverage_settings(self.cov)
+        return coverage_settings(self.cov, self.rootdir)
 
 
 def _has_ctracer() -> bool:
@@ -244,15 +263,27 @@ def _has_ctracer() -> bool:
     return True
 
 
-def coverage_settings(cov: Any) -> dict[str, Any]:
-    """The settings of `cov` that shape measurement, as plain JSON values."""
+def coverage_settings(cov: Any, rootdir: Path | None = None) -> dict[str, Any]:
+    """The settings of `cov` that shape measurement, as plain JSON values.
+
+    Absolute paths under `rootdir` are kept relative to it: the ratchet file is
+    committed, and a checkout in another folder (CI, a colleague) must not
+    look like a changed coverage configuration.
+    """
     settings: dict[str, Any] = {}
     for section, name in CONFIG_SETTINGS:
         value = cov.get_option(f"{section}:{name}")
         if isinstance(value, (list, tuple)):
-            value = list(value)
+            value = [_portable(item, rootdir) for item in value]
         settings[f"{section}:{name}"] = value
     return settings
+
+
+def _portable(value: Any, rootdir: Path | None) -> Any:
+    if rootdir is None or not isinstance(value, str) or not os.path.isabs(value):
+        return value
+    rel = relpath(value, rootdir)
+    return value if rel.startswith("../") or rel == ".." else rel
 
 
 def analyze(
@@ -275,7 +306,7 @@ def analyze(
         measured = sorted(data.measured_files())
     wanted = set(only_files) if only_files is not None else None
     arcs_by_file, tests_by_file = _passing_arcs(data.data_filename(), passed)
-    result = MeasuredSource(config=coverage_settings(cov))
+    result = MeasuredSource(config=coverage_settings(cov, rootdir))
     for filename in measured:
         if not filename.endswith(".py"):
             continue

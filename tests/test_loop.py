@@ -9,7 +9,11 @@ processes as it can.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -687,3 +691,25 @@ def test_quest_source_on_the_command_line(project):
     assert result.ret == 0, result.stderr.str()
     assert set(project.ratchet()["quests"]) == {"src/pkg/other.py::f", DOUBLE, SIGN, CLAMP}
     assert data["remaining"] == 4
+
+
+def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
+    # The ratchet file is committed: CI or a colleague has the project elsewhere.
+    calc_project(project)
+    project.run("--quest", "scan")
+    assert project.ratchet()["coverage_config"]["run:source"] == ["src/pkg"]
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(project.path, moved)
+    (moved / "tests" / "test_sign.py").write_text(SIGN_TEST)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "PYTEST_"))}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *FAST, "--quest", "submit", "--quest-id", SIGN],
+        check=False,
+        cwd=moved,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"PASS: {SIGN} is now PASS" in result.stdout

@@ -1,0 +1,251 @@
+"""Bad input, end to end: each mistake is one clear line naming what is wrong,
+exit status 4 (pytest's usage error), and the ratchet file untouched.
+
+The project is scanned once per module (a subprocess in a template folder);
+every test works on its own copy of it, so the cases cost one pytest
+process each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Plugins of this venv the projects do not need (hypothesis above all is slow
+# to import); see test_loop.py.
+FAST = [
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:xdist",
+    "-p",
+    "no:xdist.looponfail",
+    "-p",
+    "no:pytest_cov",
+    "-p",
+    "no:cacheprovider",
+]
+
+PYPROJECT = """\
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests"]
+quest_source = ["src/pkg"]
+"""
+
+CALC = """\
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TEST_CALC = """\
+from pkg.calc import double
+
+
+def test_double():
+    assert double(3) == 6
+"""
+
+SIGN = "src/pkg/calc.py::sign"
+
+
+def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "PYTEST_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *FAST, *args],
+        check=False,
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def make_project(folder: Path, pyproject: str = PYPROJECT) -> Path:
+    (folder / "src" / "pkg").mkdir(parents=True)
+    (folder / "src" / "pkg" / "__init__.py").write_text("")
+    (folder / "src" / "pkg" / "calc.py").write_text(CALC)
+    (folder / "tests").mkdir()
+    (folder / "tests" / "test_calc.py").write_text(TEST_CALC)
+    (folder / "pyproject.toml").write_text(pyproject)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    folder = make_project(tmp_path_factory.mktemp("scanned"))
+    result = run(folder, "--quest", "scan")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return folder
+
+
+@pytest.fixture
+def scanned(template, tmp_path) -> Path:
+    folder = tmp_path / "project"
+    shutil.copytree(template, folder)
+    return folder
+
+
+def assert_usage_error(result, expected: str) -> None:
+    output = result.stdout + result.stderr
+    assert result.returncode == 4, output
+    # The whole message sits on one line.
+    assert any(expected in line for line in output.splitlines()), output
+    assert "Traceback (most recent call last)" not in output
+    assert "INTERNALERROR" not in output
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["--quest", "frobnicate"],
+            "argument --quest: unknown quest command 'frobnicate' (choose from scan, next,",
+        ),
+        (
+            ["--quest", "next", "--quest-id", "src/pkg/calc.py::nope"],
+            (
+                "unknown quest id 'src/pkg/calc.py::nope'; "
+                "`pytest --quest-status --quest-format json` lists them"
+            ),
+        ),
+        (
+            ["--quest", "submit", "--quest-id", "src/pkg/calc.py::nope"],
+            "unknown quest id 'src/pkg/calc.py::nope'",
+        ),
+        (
+            ["--quest", "submit"],
+            "no active quest: run `pytest --quest next` first, or pass --quest-id ID",
+        ),
+        (["--quest", "next", "--quest-max-tries", "0"], "--quest-max-tries: 0 must be 1 or more"),
+        (
+            ["--quest", "submit", "--quest-max-tries", "-1"],
+            "--quest-max-tries: -1 must be 1 or more",
+        ),
+        (
+            ["--quest", "next", "--quest-max-tries", "two"],
+            "--quest-max-tries: 'two' is not a whole",
+        ),
+        (
+            ["--quest", "next", "--quest-format", "xml"],
+            "--quest-format: unknown format 'xml' (choose from text, json)",
+        ),
+        (
+            ["--quest", "scan", "--quest-source", "nope"],
+            "source nope does not exist (under ",
+        ),
+        (
+            ["--quest", "scan", "--quest-source", "src/pkg/calc.py"],
+            "source src/pkg/calc.py is a file; --quest-source and quest_source take a folder",
+        ),
+        (
+            ["--quest-status", "--quest", "next"],
+            "--quest-status cannot be combined with --quest next",
+        ),
+    ],
+)
+def test_bad_option_is_a_usage_error_and_the_file_is_untouched(scanned, args, expected):
+    before = (scanned / "quest.json").read_bytes()
+    result = run(scanned, *args)
+    assert_usage_error(result, expected)
+    assert (scanned / "quest.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ('quest_max_tries = "0"', "ini option quest_max_tries: 0 must be 1 or more"),
+        ('quest_format = "yaml"', "ini option quest_format: unknown format 'yaml'"),
+    ],
+)
+def test_bad_ini_value_is_a_usage_error(scanned, setting, expected):
+    pyproject = scanned / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + setting + "\n")
+    before = (scanned / "quest.json").read_bytes()
+    assert_usage_error(run(scanned, "--quest", "next"), expected)
+    assert (scanned / "quest.json").read_bytes() == before
+
+
+def test_json_mode_reports_the_error_as_one_object(scanned):
+    before = (scanned / "quest.json").read_bytes()
+    result = run(scanned, "--quest", "next", "--quest-id", "nope", "--quest-format", "json")
+    assert result.returncode == 4
+    data = json.loads(result.stdout)
+    assert data == {
+        "schema": "pytest-quest/1",
+        "command": "next",
+        "error": "unknown quest id 'nope'; `pytest --quest-status --quest-format json` lists them",
+    }
+    assert (scanned / "quest.json").read_bytes() == before
+
+
+def test_syntax_error_in_code_no_test_imports(scanned):
+    (scanned / "src" / "pkg" / "broken.py").write_text("x = 1\n\ndef broken(:\n    pass\n")
+    before = (scanned / "quest.json").read_bytes()
+    result = run(scanned, "--quest", "scan")
+    assert_usage_error(
+        result, "src/pkg/broken.py:3: syntax error in the code under test: invalid syntax"
+    )
+    assert (scanned / "quest.json").read_bytes() == before
+
+
+def test_syntax_error_in_code_a_test_imports_names_the_source_file(scanned):
+    (scanned / "src" / "pkg" / "calc.py").write_text(CALC + "\n\ndef oops(:\n    pass\n")
+    before = (scanned / "quest.json").read_bytes()
+    result = run(scanned, "--quest", "scan")
+    assert_usage_error(result, "src/pkg/calc.py:11: syntax error in the code under test")
+    assert (scanned / "quest.json").read_bytes() == before
+
+
+def test_collection_error_in_the_tests(scanned):
+    (scanned / "tests" / "test_broken.py").write_text("import os\nimport no_such_module_here\n")
+    before = (scanned / "quest.json").read_bytes()
+    result = run(scanned, "--quest", "scan")
+    assert_usage_error(
+        result,
+        "collection error in the tests (tests/test_broken.py:2: ModuleNotFoundError: "
+        "No module named 'no_such_module_here'): fix it, then run the command again",
+    )
+    assert (scanned / "quest.json").read_bytes() == before
+
+
+def test_no_source_configured(tmp_path):
+    folder = make_project(tmp_path, PYPROJECT.replace('quest_source = ["src/pkg"]\n', ""))
+    result = run(folder, "--quest", "scan")
+    assert_usage_error(
+        result,
+        "no source configured: pass --quest-source PATH, or set quest_source in "
+        "[tool.pytest.ini_options], or source in coverage.py's [run] section",
+    )
+    assert not (folder / "quest.json").exists()
+
+
+def test_next_before_any_scan(tmp_path):
+    folder = make_project(tmp_path)
+    result = run(folder, "--quest", "next")
+    assert_usage_error(result, "quest.json: run `pytest --quest scan` first")
+    assert not (folder / "quest.json").exists()
+
+
+def test_hand_edited_ratchet_file_is_refused_and_kept(scanned):
+    path = scanned / "quest.json"
+    data = json.loads(path.read_text())
+    data["quests"][SIGN]["state"] = "WON"
+    path.write_text(json.dumps(data, indent=2))
+    before = path.read_bytes()
+    result = run(scanned, "--quest", "submit", "--quest-id", SIGN)
+    assert_usage_error(result, "quests['src/pkg/calc.py::sign'].state: unknown state 'WON'")
+    assert path.read_bytes() == before
