@@ -50,6 +50,22 @@ class XdistHooks:
         if folder is not None:
             node.workerinput[WORKERINPUT_KEY] = folder
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # JSON mode moves pytest's terminal reporter to stderr (plugin.py), but
+        # xdist took the old one at configure: its "created: 2/2 workers"
+        # would land on stdout, which must carry one JSON object only.
+        if not self.session.options.json:
+            return
+        manager = session.config.pluginmanager
+        reporter = manager.get_plugin("terminalreporter")
+        dsession = manager.get_plugin("dsession")
+        if dsession is not None and getattr(dsession, "terminal", None) is not None:
+            dsession.terminal = reporter
+        distreporter = manager.get_plugin("terminaldistreporter")
+        if distreporter is not None and hasattr(distreporter, "tr"):
+            distreporter.tr = reporter
+
 
 def register(config: pytest.Config, session: Any) -> None:
     """Wire `session` (a ``QuestSession``) to xdist when xdist is loaded."""

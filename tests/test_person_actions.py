@@ -1,0 +1,149 @@
+"""Person actions: ``--quest-reopen ID`` and ``--quest-accept ID``, recorded with who and when."""
+
+from __future__ import annotations
+
+import getpass
+
+import pytest
+
+CALC = """
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TEST_DOUBLE = """
+from pkg.calc import double
+
+def test_double():
+    assert double(3) == 6
+"""
+
+TEST_SIGN = """
+from pkg.calc import sign
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(5) == 1
+"""
+
+SIGN = "src/pkg/calc.py::sign"
+
+
+@pytest.fixture(autouse=True)
+def git_user(monkeypatch, tmp_path):
+    config = tmp_path / "gitconfig"
+    config.write_text("[user]\n\tname = Quest Tester\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return config
+
+
+def done_quest(project):
+    """`sign` made DONE: one try allowed, submitted without a test for it."""
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    _result, data = project.run_json("--quest", "scan")
+    assert data["added"] == [SIGN]
+    _result, data = project.run_json(
+        "--quest", "submit", "--quest-id", SIGN, "--quest-max-tries", "1"
+    )
+    assert data["verdict"] == "FAIL", data
+    assert project.ratchet()["quests"][SIGN]["state"] == "DONE"
+
+
+def review_quest(project):
+    """`sign` made REVIEW: its body changed between issue and submit (gate step 1)."""
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    project.run_json("--quest", "scan")
+    project.source("calc", CALC.replace("return -1", "return -2"))
+    project.test("test_sign", TEST_SIGN.replace("== -1", "== -2"))
+    _result, data = project.run_json(
+        "--quest", "submit", "--quest-id", SIGN, "--quest-mutants", "off"
+    )
+    assert data["verdict"] == "REVIEW", data
+    assert project.ratchet()["quests"][SIGN]["state"] == "REVIEW"
+
+
+def test_reopen_done_quest_resets_tries_and_records_who_and_when(project):
+    done_quest(project)
+    result, data = project.run_json("--quest-reopen", SIGN)
+    assert result.ret == 0, data
+    assert data["command"] == "reopen"
+    assert data["by"] == "Quest Tester"
+    assert data["quest"]["state"] == "TODO" and data["quest"]["tries"] == 0
+    entry = project.ratchet()["quests"][SIGN]
+    assert entry["state"] == "TODO" and entry["tries"] == 0
+    assert entry["history"][-1] == {
+        "action": "reopen",
+        "at": data["at"],
+        "by": "Quest Tester",
+        "note": "from DONE",
+    }
+    assert data["remaining"] == 1
+
+
+def test_who_falls_back_to_the_os_user(project, monkeypatch, tmp_path):
+    done_quest(project)
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    result = project.run("--quest-reopen", SIGN)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([f"reopen: {SIGN} is now TODO (by {getpass.getuser()}, *)"])
+    assert project.ratchet()["quests"][SIGN]["history"][-1]["by"] == getpass.getuser()
+
+
+def test_accept_review_quest_then_check_holds_it(project):
+    review_quest(project)
+    result, data = project.run_json("--quest-accept", SIGN)
+    assert result.ret == 0, data
+    entry = project.ratchet()["quests"][SIGN]
+    assert entry["state"] == "PASS"
+    assert entry["passed_at"] == data["at"]
+    assert entry["history"][-1]["action"] == "accept"
+    assert entry["history"][-1]["by"] == "Quest Tester"
+    # Accepted by a person, held by the ratchet like any PASS.
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 0, data
+    (project.path / "tests" / "test_sign.py").unlink()
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    assert [r["id"] for r in data["regressions"]] == [SIGN]
+
+
+def test_reopen_review_reissues_for_current_code(project):
+    review_quest(project)
+    result, data = project.run_json("--quest-reopen", SIGN)
+    assert result.ret == 0, data
+    assert project.ratchet()["quests"][SIGN]["history"][-1]["note"] == "from REVIEW"
+    # Re-issued for the changed body: the same tests now PASS the gate.
+    result, data = project.run_json(
+        "--quest", "submit", "--quest-id", SIGN, "--quest-mutants", "off"
+    )
+    assert data["verdict"] == "PASS", data
+
+
+BAD_INPUT = [
+    (("--quest-reopen", "src/pkg/calc.py::nope"), "unknown quest id"),
+    (("--quest-accept", "src/pkg/calc.py::nope"), "unknown quest id"),
+    (("--quest-accept", SIGN), "only a REVIEW quest can be accepted"),
+    (("--quest-reopen", "src/pkg/calc.py::double"), "only REVIEW and DONE quests"),
+    (("--quest-accept", SIGN, "--quest", "next"), "run on their own"),
+]
+
+
+def test_bad_person_actions_exit_4_and_write_nothing(project):
+    done_quest(project)
+    before = (project.path / "quest.json").read_bytes()
+    for args, message in BAD_INPUT:
+        result = project.run(*args)
+        assert result.ret == 4, args
+        assert message in result.stdout.str() + result.stderr.str(), args
+        assert (project.path / "quest.json").read_bytes() == before, args
