@@ -677,3 +677,41 @@ def test_commands_that_disagree_leave_the_pass(request_):
         "verified-clean",
         "verified-with-corrections",
     ]
+
+
+def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_, tmp_path):
+    import pluggy
+
+    from pytest_quest import hookspecs
+    from pytest_quest.verify import hook_verifiers
+
+    manager = pluggy.PluginManager("pytest")
+    manager.add_hookspecs(hookspecs)
+
+    class Clean:
+        @pytest.hookimpl
+        def pytest_quest_verify(self):
+            return []
+
+    class Finds:
+        @pytest.hookimpl
+        def pytest_quest_verify(self, tests, prompt):
+            assert "## Questions" in prompt
+            return [f"{tests[1].file}:13 `assert sign(5) == sign(5)` recomputed"]
+
+    class Wraps:
+        @pytest.hookimpl(wrapper=True)
+        def pytest_quest_verify(self):
+            return (yield)
+
+    manager.register(Clean(), "clean")
+    manager.register(Finds(), str(tmp_path / "tests" / "conftest.py"))
+    manager.register(Wraps(), "wraps")
+    verifiers = hook_verifiers(manager, tmp_path)
+    assert [v.name for v in verifiers] == ["plugin tests/conftest.py", "plugin clean"]
+    verification = run_verification(request_, verifiers, None)
+    assert (verification.voters, verification.threshold) == (2, 2)
+    assert [(c.line, c.raised_by) for c in verification.below_threshold] == [
+        (13, ["plugin tests/conftest.py"])
+    ]
+    assert hook_verifiers(pluggy.PluginManager("pytest")) == []
