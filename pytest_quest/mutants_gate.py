@@ -103,6 +103,8 @@ def deep_checks(
             evidence.surviving_mutants = (
                 [] if evidence.unstable_tests else survivors(report, function.file)
             )
+            if not evidence.unstable_tests and not report.passed_again():
+                evidence.mutation_problem = "no covering test passed when run again"
     evidence.extra_checks += seal_facts(evidence.quest)
     evidence.extra_checks += l1_checks(config, evidence)
     return report

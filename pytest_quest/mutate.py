@@ -458,6 +458,8 @@ class MutationChild:
             for item in items
             if result["runs"][0][item.nodeid] == result["runs"][1][item.nodeid] == "passed"
         ]
+        if not stable:
+            return  # nothing passes twice: the parent sees why in the runs
         source = Path(self.spec["file"]).read_text(encoding="utf-8")
         start = int(self.spec["start"])
         mutants = plan_mutants(source, start)
@@ -594,6 +596,12 @@ class MutationReport:
             if len(seen) > 1:
                 found.append(name)
         return found
+
+    def passed_again(self) -> bool:
+        """Whether some covering test passed in every run of the child."""
+        if not self.runs:
+            return False
+        return any(all(run.get(name) == "passed" for run in self.runs) for name in self.runs[0])
 
     def survivors(self) -> list[dict[str, Any]]:
         return [m for m in self.mutants if m.get("status") == "survived"]

@@ -1,0 +1,506 @@
+"""Gate steps 4 and 5: choosing mutants, swapping code, the mutation child, the guards."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_quest.gate import Evidence, RunReport, judge
+from pytest_quest.model import Quest, State, Verdict
+from pytest_quest.mutants_gate import (
+    PROTECT_ENV,
+    VerdictGuard,
+    issued_seal,
+    seal_facts,
+    survivors,
+)
+from pytest_quest.mutate import (
+    MAX_MUTANTS,
+    CodeSwap,
+    MutationReport,
+    changed_value,
+    mutated_tree,
+    plan_mutants,
+    run_mutation_check,
+)
+
+SAMPLE = textwrap.dedent(
+    """\
+    def total(items):
+        \"\"\"Sum, with a fast path.\"\"\"
+        if not items:
+            return 0
+        return sum(items)
+
+
+    def grade(score):
+        if score >= 90:
+            return "A"
+        elif score >= 50:
+            x = [s for s in (score,) if s > 1]
+            return "B" if x else "?"
+        while score < 0:
+            score += 1
+        return "C"
+
+
+    def outer(n):
+        def inner(m):
+            return m * n
+        return inner(2)
+
+
+    def gen(limit):
+        for i in range(limit):
+            yield i
+
+
+    def procedure(log):
+        log.append(1)
+        return
+    """
+)
+
+
+def plan(start):
+    return [(m.operator, m.line, m.original, m.mutated) for m in plan_mutants(SAMPLE, start)]
+
+
+def test_mutants_of_a_function_with_a_fast_path():
+    assert plan(1) == [
+        ("body.return_none", 3, "if not items:", "return None"),
+        # No "if False:": skipping a fast path is often equivalent.
+        ("condition.true", 3, "if not items:", "if True:"),
+        ("return.changed", 4, "return 0", "return pytest_quest_changed(0)"),
+        ("return.changed", 5, "return sum(items)", "return pytest_quest_changed(sum(items))"),
+    ]
+
+
+def test_mutants_force_if_and_elif_never_while_nor_comprehension_filters():
+    operators = plan(8)
+    assert ("condition.false", 9, "if score >= 90:", "if False:") in operators
+    assert ("condition.true", 11, "elif score >= 50:", "elif True:") in operators
+    assert ("condition.false", 11, "elif score >= 50:", "elif False:") in operators
+    assert ("condition.true", 13, "'B' if x else '?'", "'B' if True else '?'") in operators
+    lines = {line for _, line, _, _ in operators}
+    assert 14 not in lines  # while
+    assert not any("s > 1" in original for _, _, original, _ in operators)
+
+
+def test_mutants_stay_in_their_own_function():
+    assert plan(19) == [
+        ("body.return_none", 20, "def inner(m):", "return None"),
+        ("return.changed", 22, "return inner(2)", "return pytest_quest_changed(inner(2))"),
+    ]
+    assert plan(20) == [
+        ("body.return_none", 21, "return m * n", "return None"),
+        ("return.changed", 21, "return m * n", "return pytest_quest_changed(m * n)"),
+    ]
+
+
+def test_generators_and_procedures_are_skipped_not_changed():
+    assert plan(25) == [("body.skip", 26, "for i in range(limit):", "return None")]
+    assert plan(30) == [("body.skip", 31, "log.append(1)", "return None")]
+
+
+def test_the_plan_is_deterministic_and_capped():
+    many = "def f(x):\n" + "".join(f"    if x == {i}:\n        return {i}\n" for i in range(20))
+    first = plan_mutants(many, 1)
+    assert first == plan_mutants(many, 1)
+    assert len(first) == MAX_MUTANTS
+    assert [m.index for m in first] == list(range(MAX_MUTANTS))
+
+
+def test_no_function_on_that_line_no_mutants():
+    assert plan_mutants(SAMPLE, 2) == []
+
+
+@given(
+    st.one_of(
+        st.integers(),
+        st.booleans(),
+        st.text(),
+        st.binary(),
+        st.floats(allow_nan=False),
+        st.lists(st.integers()),
+        st.tuples(st.integers()),
+        st.dictionaries(st.integers(), st.integers()),
+        st.frozensets(st.integers()),
+        st.none(),
+    )
+)
+def test_a_changed_value_is_never_equal(value):
+    changed = changed_value(value)
+    assert changed != value
+    if value is not None and not isinstance(value, float):
+        assert type(changed) is type(value)
+
+
+def load(tmp_path, name, source):
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return path, module
+
+
+def test_code_swap_mutates_live_functions_and_restores_them(tmp_path):
+    import builtins
+
+    path, module = load(
+        tmp_path,
+        "swapme",
+        """
+        import functools
+
+        def deco(f):
+            @functools.wraps(f)
+            def wrapper(*args):
+                return f(*args)
+            return wrapper
+
+        class Box:
+            @deco
+            def scaled(self, k):
+                def inner(x):
+                    return x * k
+                return inner(3)
+        """,
+    )
+    source = path.read_text()
+    kept = module.Box().scaled
+    swap = CodeSwap(str(path), source, 13)  # the nested `inner`
+    builtins.pytest_quest_reached = lambda value: value
+    try:
+        assert swap.apply(mutated_tree(source, 13, 0)) >= 1
+        assert module.Box().scaled(2) is None
+        assert kept(2) is None  # a bound method made before the swap
+        swap.restore()
+        assert module.Box().scaled(2) == 6
+        method = CodeSwap(str(path), source, 12)
+        method.apply(mutated_tree(source, 12, 0))
+        assert module.Box().scaled(2) is None
+        method.restore()
+        assert module.Box().scaled(2) == 6
+    finally:
+        del builtins.pytest_quest_reached
+
+
+def test_unimported_module_cannot_be_swapped(tmp_path):
+    from pytest_quest.mutate import SwapError
+
+    path = tmp_path / "never_imported.py"
+    path.write_text("def f():\n    return 1\n")
+    swap = CodeSwap(str(path), path.read_text(), 1)
+    with pytest.raises(SwapError, match="not imported"):
+        swap.apply(mutated_tree(path.read_text(), 1, 0))
+
+
+# -- the mutation child, end to end ----------------------------------------------------
+
+FUNCTION = """\
+def countdown(n):
+    steps = 0
+    while True:
+        if n <= 0:
+            break
+        n -= 1
+        steps += 1
+    return steps
+
+
+def parity(x):
+    if x % 2 == 0:
+        return "even"
+    return "odd"
+"""
+
+
+def child_project(tmp_path, tests):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mod.py").write_text(FUNCTION)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mod.py").write_text(textwrap.dedent(tests))
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    return tmp_path
+
+
+def check(root, start, nodeids, timeout=60.0, mutants=True):
+    return run_mutation_check(
+        nodeids,
+        root / "src" / "mod.py",
+        start,
+        root,
+        root / "pyproject.toml",
+        timeout,
+        root,
+        mutants=mutants,
+    )
+
+
+def test_honest_tests_kill_every_mutant_even_an_endless_one(tmp_path):
+    root = child_project(
+        tmp_path,
+        """
+        from mod import countdown
+
+        def test_countdown():
+            assert countdown(3) == 3
+            assert countdown(0) == 0
+        """,
+    )
+    report = check(root, 1, ["tests/test_mod.py::test_countdown"])
+    assert report.completed, report.problem
+    assert report.runs == [{"tests/test_mod.py::test_countdown": "passed"}] * 2
+    statuses = {(m["operator"], m["status"], m.get("how")) for m in report.mutants}
+    # `if False:` makes the loop endless: the watchdog stops it, the mutant is killed.
+    assert ("condition.false", "killed", "timeout") in statuses
+    assert report.survivors() == []
+
+
+def test_assertion_free_tests_let_mutants_survive(tmp_path):
+    root = child_project(
+        tmp_path,
+        """
+        from mod import parity
+
+        def test_parity_runs():
+            parity(1)
+            parity(2)
+        """,
+    )
+    report = check(root, 11, ["tests/test_mod.py::test_parity_runs"])
+    assert report.completed, report.problem
+    found = survivors(report, "src/mod.py")
+    assert [(m.line, m.operator) for m in found] == [
+        (12, "body.return_none"),
+        (12, "condition.true"),
+        (13, "return.changed"),
+        (14, "return.changed"),
+    ]
+    assert found[0].original == "if x % 2 == 0:" and found[0].mutated == "return None"
+
+
+def test_a_flaky_test_is_unstable_and_mutants_are_not_blamed(tmp_path):
+    root = child_project(
+        tmp_path,
+        """
+        import pathlib
+        from mod import parity
+
+        COUNT = pathlib.Path(__file__).with_name("count.txt")
+
+        def test_flaky():
+            runs = int(COUNT.read_text()) if COUNT.exists() else 0
+            COUNT.write_text(str(runs + 1))
+            parity(2)
+            assert runs % 2 == 0
+        """,
+    )
+    report = check(root, 11, ["tests/test_mod.py::test_flaky"])
+    assert report.completed
+    assert report.unstable() == ["tests/test_mod.py::test_flaky"]
+    evidence = evidence_for(report)
+    assert evidence.unstable_tests == ["tests/test_mod.py::test_flaky"]
+    result = judge(evidence)
+    assert result.verdict is Verdict.REVIEW and result.step == "5-stable"
+
+
+def evidence_for(report: MutationReport) -> Evidence:
+    from pytest_quest.model import FunctionFacts
+
+    quest = Quest(
+        id="src/mod.py::parity",
+        file="src/mod.py",
+        qualname="parity",
+        first=11,
+        last=14,
+        fingerprint="f",
+    )
+    current = FunctionFacts(
+        file="src/mod.py",
+        qualname="parity",
+        ordinal=1,
+        start=11,
+        first=11,
+        last=14,
+        fingerprint="f",
+        statements=3,
+        branches=2,
+    )
+    evidence = Evidence(quest=quest, current=current, run=RunReport())
+    evidence.unstable_tests = report.unstable()
+    evidence.surviving_mutants = [] if evidence.unstable_tests else survivors(report, "src/mod.py")
+    return evidence
+
+
+def test_a_hanging_run_is_an_environment_problem_not_a_verdict(tmp_path):
+    root = child_project(
+        tmp_path,
+        """
+        import time
+        from mod import parity
+
+        def test_hangs():
+            assert parity(2) == "even"
+            time.sleep(60)
+        """,
+    )
+    report = check(root, 11, ["tests/test_mod.py::test_hangs"], timeout=4.0)
+    assert not report.completed
+    assert "exceeded --quest-timeout (4s)" in report.problem
+    evidence = evidence_for(MutationReport())
+    evidence.mutation_problem = report.problem
+    result = judge(evidence)
+    assert (result.verdict, result.step) == (Verdict.REVIEW, "4-mutants")
+    assert result.facts[0].check == "mutation.environment"
+
+
+def test_mutants_off_runs_the_stability_check_only(tmp_path):
+    root = child_project(
+        tmp_path,
+        """
+        from mod import parity
+
+        def test_parity_runs():
+            parity(1)
+        """,
+    )
+    report = check(root, 11, ["tests/test_mod.py::test_parity_runs"], mutants=False)
+    assert report.completed and report.mutants == [] and len(report.runs) == 2
+
+
+def test_the_users_files_are_never_written(tmp_path):
+    root = child_project(
+        tmp_path,
+        """
+        from mod import parity
+
+        def test_parity():
+            assert parity(2) == "even"
+        """,
+    )
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    check(root, 11, ["tests/test_mod.py::test_parity"])
+    after = {
+        p: p.read_bytes() for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert after == {p: b for p, b in before.items()}
+
+
+# -- the guards ------------------------------------------------------------------------
+
+
+def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path):
+    ratchet = tmp_path / "quest.json"
+    ratchet.write_text("{}")
+    script = textwrap.dedent(
+        f"""
+        import os, pathlib
+        from pytest_quest.mutants_gate import protect_from_env
+        protect_from_env()
+        path = pathlib.Path({str(ratchet)!r})
+        refused = []
+        for attempt in (
+            lambda: path.write_text("x"),
+            lambda: open(path, "a"),
+            lambda: os.open(path, os.O_WRONLY),
+            lambda: os.replace(path.with_name("other"), path),
+            lambda: os.remove(path),
+        ):
+            try:
+                attempt()
+            except PermissionError:
+                refused.append(True)
+        print(len(refused), path.read_text())
+        """
+    )
+    (tmp_path / "other").write_text("forged")
+    env = dict(os.environ, **{PROTECT_ENV: str(ratchet)})
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["5", "{}"]
+
+
+def ratchet_with(tmp_path, state="TODO"):
+    from pytest_quest.ratchet import seal_issued
+    from pytest_quest.store import RatchetStore
+
+    quest = Quest(
+        id="src/m.py::f",
+        file="src/m.py",
+        qualname="f",
+        first=1,
+        last=3,
+        fingerprint="sha256:x",
+        issued_at="2026-01-01T00:00:00Z",
+        state=State(state),
+    )
+    seal_issued(quest)
+    store = RatchetStore(tmp_path / "quest.json")
+    store.update(lambda r: r.quests.update({quest.id: quest}))
+    return store, quest
+
+
+def test_verdict_guard_restores_the_judged_entry(tmp_path):
+    store, quest = ratchet_with(tmp_path)
+    guard = VerdictGuard(store.path, quest.id)
+    data = json.loads(store.path.read_text())
+    data["quests"][quest.id].update(state="REVIEW")
+    store.path.write_text(json.dumps(data))
+    facts = guard.inspect()
+    assert [f.check for f in facts] == ["guard.ratchet_written"]
+    store.update(guard.restore_entry)
+    assert store.load().quests[quest.id].state is State.TODO
+
+
+def test_verdict_guard_repairs_a_broken_file_and_ignores_untouched_ones(tmp_path):
+    store, quest = ratchet_with(tmp_path)
+    before = store.path.read_bytes()
+    assert VerdictGuard(store.path, quest.id).inspect() == []
+    guard = VerdictGuard(store.path, quest.id)
+    store.path.write_text("{ not json")
+    assert [f.check for f in guard.inspect()] == ["guard.ratchet_written"]
+    assert store.path.read_bytes() == before
+
+
+def test_the_issued_baseline_is_sealed(tmp_path):
+    _, quest = ratchet_with(tmp_path)
+    assert seal_facts(quest) == []
+    quest.first, quest.last = 11, 13
+    quest.excluded_lines = [x + 10 for x in quest.excluded_lines]
+    assert seal_facts(quest) == []  # moving is no edit
+    quest.excluded_lines = [12]
+    assert [(v, f.check) for v, f in seal_facts(quest)] == [(Verdict.REVIEW, "guard.seal")]
+    quest.excluded_lines = []
+    quest.fingerprint = "sha256:y"
+    assert seal_facts(quest)
+    del quest.extra["issued_seal"]
+    quest.fingerprint = "sha256:x"
+    assert seal_facts(quest)[0][1].actual == "no seal"
+    assert issued_seal(quest) == issued_seal(quest)
+
+
+def test_cli_mutants_off_is_respected_by_submit(tmp_path):
+    from test_cheese import Tree, qid, run_quest
+
+    project = Tree(tmp_path / "p")
+    project.source("m", "def twice(x):\n    return 2 * x\n")
+    assert run_quest(project.path, "--quest", "scan")[0] == 0
+    project.test("test_m", "from pkg.m import twice\n\ndef test_twice():\n    twice(2)\n")
+    _, data, _ = run_quest(
+        project.path, "--quest", "submit", "--quest-id", qid("m", "twice"), "--quest-mutants", "off"
+    )
+    assert data["verdict"] == "PASS"
+    assert Path(project.path / "quest.json").exists()
