@@ -1,0 +1,90 @@
+"""`pytest --quest audit`: the mutation check over the scan's PASS baseline."""
+
+from __future__ import annotations
+
+import pytest
+from test_cheese import Tree, qid, run_quest
+
+pytestmark = pytest.mark.slow
+
+SOURCE = """
+def checked(x):
+    if x > 0:
+        return "pos"
+    return "neg"
+
+
+def unchecked(x):
+    if x > 0:
+        return "pos"
+    return "neg"
+
+
+def uncovered(x):
+    return x
+"""
+
+TESTS = """
+from pkg.audited import checked, unchecked
+
+def test_checked():
+    assert checked(1) == "pos"
+    assert checked(-1) == "neg"
+
+def test_unchecked_runs():
+    unchecked(1)
+    unchecked(-1)
+"""
+
+
+@pytest.fixture
+def audited(tmp_path):
+    project = Tree(tmp_path / "project")
+    project.source("audited", SOURCE)
+    project.test("test_audited", TESTS)
+    code, data, stderr = run_quest(project.path, "--quest", "scan")
+    assert code == 0, stderr
+    assert sorted(data["added_pass"]) == [qid("audited", "checked"), qid("audited", "unchecked")]
+    return project
+
+
+def test_audit_lists_baseline_functions_run_but_not_checked(audited):
+    before = (audited.path / "quest.json").read_bytes()
+    code, data, stderr = run_quest(audited.path, "--quest", "audit")
+    assert code == 0, stderr
+    assert data["schema"] == "pytest-quest/1" and data["command"] == "audit"
+    assert data["audited"] == [qid("audited", "checked"), qid("audited", "unchecked")]
+    assert [finding["id"] for finding in data["findings"]] == [qid("audited", "unchecked")]
+    facts = data["findings"][0]["facts"]
+    assert {fact["field"] for fact in facts} == {
+        "src/pkg/audited.py:9",
+        "src/pkg/audited.py:10",
+        "src/pkg/audited.py:11",
+    }
+    assert all(fact["check"].startswith("mutation.") for fact in facts)
+    assert data["findings"][0]["mutants"] == 4
+    # A report only: the ratchet file is untouched, PASS stays PASS.
+    assert (audited.path / "quest.json").read_bytes() == before
+    assert audited.ratchet()["quests"][qid("audited", "unchecked")]["state"] == "PASS"
+
+
+def test_audit_text_output_and_mutants_off(audited):
+    import subprocess
+    import sys
+
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--quest", "audit", "-p", "no:cacheprovider"],
+        cwd=audited.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0
+    assert "audit: 2 PASS baseline functions checked, 1 run without being checked" in (
+        completed.stdout
+    )
+    assert "src/pkg/audited.py:11: mutant survived: `return 'neg'`" not in completed.stdout
+    assert 'src/pkg/audited.py:11: mutant survived: `return "neg"`' in completed.stdout
+    code, data, _ = run_quest(audited.path, "--quest", "audit", "--quest-mutants", "off")
+    assert code == 4
+    assert "--quest-mutants is off" in data["error"]
