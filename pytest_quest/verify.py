@@ -175,7 +175,7 @@ def _checked(
     findings: list[Finding],
     final: str,
 ) -> Reply:
-    status = status.strip().lower().replace("_", "-")
+    status = status.strip().strip("*`'\".").strip().lower().replace("_", "-")
     if status not in (STATUS_CLEAN, STATUS_CORRECTIONS):
         raise ProtocolError(
             f"status {status[:60]!r} is neither {STATUS_CLEAN} nor {STATUS_CORRECTIONS}"
@@ -214,8 +214,12 @@ def _items(block: str) -> list[str]:
     return [item for item in items if item]
 
 
+# How models write "nothing to report", letters only.
+_NONE_SPELLINGS = ("", "none", "nonefound", "nodiscrepancies", "nodiscrepanciesfound")
+
+
 def _is_none(text: str) -> bool:
-    return re.sub(r"[\W_]+", "", text).lower() in ("", "none")
+    return re.sub(r"[\W_]+", "", text).lower() in _NONE_SPELLINGS
 
 
 def _discrepancies(block: str) -> list[Finding]:

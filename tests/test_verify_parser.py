@@ -98,7 +98,9 @@ def test_a_block_quoted_before_the_answer_is_overridden_by_the_last_one():
     assert parse_reply(text).status == STATUS_CLEAN
 
 
-@pytest.mark.parametrize("none", ["none", "- none", "None.", "", "  * NONE  "])
+@pytest.mark.parametrize(
+    "none", ["none", "- none", "None.", "", "  * NONE  ", "None found.", "No discrepancies"]
+)
 def test_no_discrepancy_spellings(none):
     text = CLEAN.replace("<discrepancies>\nnone\n", f"<discrepancies>\n{none}\n")
     assert parse_reply(text).findings == ()
@@ -345,3 +347,9 @@ def test_a_huge_reply_of_unclosed_tags_parses_in_linear_time():
     with pytest.raises(ProtocolError, match="no <status> block"):
         parse_reply("<status><questions>" * 20_000 + "x" * 100_000)
     assert time.monotonic() - started < 2
+
+
+def test_status_in_markup_is_understood():
+    assert parse_reply(CLEAN.replace("verified-clean", "**`Verified_Clean`**.")).status == (
+        STATUS_CLEAN
+    )
