@@ -54,7 +54,7 @@ def pytest_load_initial_conftests(
         return
     from pytest_quest.coexist import pytest_cov_requested
 
-    if pytest_cov_requested(early_config.known_args_namespace):
+    if pytest_cov_requested(early_config):
         return  # one tracer per process: pytest-cov's is borrowed (coexist.py)
     from pytest_quest.commands import start_measuring
 
@@ -94,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_quest import coexist
 
     needs_measurer = measurer is None and options.command in MEASURING_COMMANDS
-    if needs_measurer and coexist.pytest_cov_requested(config.option):
+    if needs_measurer and coexist.pytest_cov_requested(config):
         try:
             measurer = coexist.borrow_pytest_cov(config, options.sources)
         except QuestError as exc:

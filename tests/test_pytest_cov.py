@@ -1,0 +1,121 @@
+"""pytest-cov in the same run: its tracer is borrowed, or the run stops saying which flag to drop."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("pytest_cov")
+
+CALC = """
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TESTS = """
+from pkg.calc import double, sign
+
+def test_double():
+    assert double(3) == 6
+
+def test_sign_negative():
+    assert sign(-5) == -1
+"""
+
+NO_BRANCH_PYPROJECT = """\
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests"]
+quest_source = ["src/pkg"]
+"""
+
+
+def quests(project, name):
+    data = json.loads((project.path / name).read_text())
+    return {
+        qid: {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at", "extra")}
+        for qid, entry in data["quests"].items()
+    }
+
+
+@pytest.fixture
+def calc(project):
+    project.source("calc", CALC)
+    project.test("test_calc", TESTS)
+    return project
+
+
+def test_cov_is_reused_and_gives_the_same_quests(calc):
+    result, data = calc.run_json("--quest", "scan", "--quest-file", "plain.json")
+    assert result.ret == 0
+    result, data = calc.run_json(
+        "--quest", "scan", "--quest-file", "with-cov.json", "--cov", "--cov-report=term"
+    )
+    assert result.ret == 0, result.stderr.str()
+    assert "INTERNALERROR" not in result.stderr.str()
+    # pytest-cov still reports (to stderr in JSON mode), and nothing else is on stdout.
+    assert "TOTAL" in result.stderr.str()
+    assert quests(calc, "with-cov.json") == quests(calc, "plain.json")
+    sign = quests(calc, "with-cov.json")["src/pkg/calc.py::sign"]
+    assert sign["state"] == "TODO"
+    assert sign["missing_lines"] == [9]
+    assert sign["covering_tests"] == ["tests/test_calc.py::test_sign_negative"]
+    # The check runs on the borrowed measurement as well.
+    calc.test("test_calc", TESTS.replace("def test_double", "def _not_a_test"))
+    result, data = calc.run_json("--quest", "check", "--quest-file", "with-cov.json", "--cov")
+    assert result.ret == 1
+    assert [r["id"] for r in data["regressions"]] == ["src/pkg/calc.py::double"]
+    assert [f["field"] for f in data["regressions"][0]["facts"]] == ["src/pkg/calc.py:3"]
+
+
+def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc):
+    result, data = calc.run_json("--quest", "scan", "--cov", "--no-cov")
+    assert result.ret == 0, result.stderr.str()
+    assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--cov", "--cov-context=test"),
+            (
+                "--cov-context=test cannot be combined with a measuring quest command: "
+                "pytest-quest switches one context per test itself; drop --cov-context"
+            ),
+        ),
+        (
+            ("--cov", "-n", "2"),
+            (
+                "--cov cannot be combined with xdist (-n/--dist) for a measuring quest command: "
+                "drop --cov (pytest-quest measures the workers itself), or drop -n"
+            ),
+        ),
+    ],
+)
+def test_unsupported_combinations_stop_with_the_flag_to_drop(calc, args, message):
+    result = calc.run("--quest", "scan", *args)
+    assert result.ret == 4
+    assert message in result.stderr.str()
+    assert not (calc.path / "quest.json").exists()
+
+
+def test_cov_without_branches_asks_for_cov_branch(calc):
+    (calc.path / "pyproject.toml").write_text(NO_BRANCH_PYPROJECT)
+    result = calc.run("--quest", "scan", "--cov=src/pkg")
+    assert result.ret == 4
+    assert (
+        "--cov measures lines only, and pytest-quest needs branches: add --cov-branch"
+        in result.stderr.str()
+    )
+    assert not (calc.path / "quest.json").exists()
+    result, data = calc.run_json("--quest", "scan", "--cov=src/pkg", "--cov-branch")
+    assert result.ret == 0, result.stderr.str()
+    assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
