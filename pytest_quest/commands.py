@@ -599,6 +599,10 @@ class QuestSession:
             raise QuestUsageError(
                 f"the active quest {ratchet.active} is settled: run `pytest --quest next`"
             )
+        if self.options.verify == "on":
+            from pytest_quest.verify import configured_verifiers
+
+            configured_verifiers(self.config, self.options, self.rootdir)  # usage errors first
         # One judge per quest at a time (store.RatchetStore.claim, held until
         # this process ends): a second submit of it is told at once, and no
         # other process records this quest while its tests run.

@@ -979,6 +979,39 @@ def run_verification(
     return vote(ordered, request.files, threshold, len(request.questions), rootdir)
 
 
+def configured_verifiers(config: Any, options: QuestOptions, rootdir: Path) -> list[Verifier]:
+    """The verifier commands, then the plugin verifiers; usage errors for a setup that cannot work.
+
+    ``submit`` calls it before running any test, so that a bad setup costs nothing.
+    """
+    verifiers: list[Verifier] = [
+        CommandVerifier(command, options.verify_timeout, rootdir)
+        for command in options.verifier_cmds
+    ]
+    verifiers += hook_verifiers(config.pluginmanager, rootdir)
+    if not verifiers:
+        raise QuestUsageError(
+            "verification is on but there is no verifier: pass --quest-verifier-cmd CMD (or "
+            "set quest_verifier_cmds in [tool.pytest.ini_options]), install a plugin "
+            "implementing pytest_quest_verify, or turn it off with --quest-verify off"
+        )
+    if options.verify_threshold is not None and options.verify_threshold > len(verifiers):
+        raise QuestUsageError(
+            f"--quest-verify-threshold {options.verify_threshold} asks for more verifiers "
+            f"than the {len(verifiers)} configured; lower it or add verifiers"
+        )
+    for command in options.verifier_cmds:
+        try:
+            if not shlex.split(command):
+                raise ValueError("empty command")
+        except ValueError as exc:
+            raise QuestUsageError(
+                f"verifier command {command!r} cannot be split into arguments ({exc}); "
+                "fix --quest-verifier-cmd or quest_verifier_cmds"
+            ) from None
+    return verifiers
+
+
 def verify_submission(
     config: Any,
     options: QuestOptions,
@@ -997,22 +1030,7 @@ def verify_submission(
     pattern = excluded_by(quest, options.verify_exclude)
     if pattern is not None:
         return result, {"result": "excluded", "excluded_by": pattern}
-    verifiers: list[Verifier] = [
-        CommandVerifier(command, options.verify_timeout, rootdir)
-        for command in options.verifier_cmds
-    ]
-    verifiers += hook_verifiers(config.pluginmanager, rootdir)
-    if not verifiers:
-        raise QuestUsageError(
-            "verification is on but there is no verifier: pass --quest-verifier-cmd CMD (or "
-            "set quest_verifier_cmds in [tool.pytest.ini_options]), install a plugin "
-            "implementing pytest_quest_verify, or turn it off with --quest-verify off"
-        )
-    if options.verify_threshold is not None and options.verify_threshold > len(verifiers):
-        raise QuestUsageError(
-            f"--quest-verify-threshold {options.verify_threshold} asks for more verifiers "
-            f"than the {len(verifiers)} configured; lower it or add verifiers"
-        )
+    verifiers = configured_verifiers(config, options, rootdir)
     request = build_request(
         rootdir, quest, current, current.covering_tests, changed_files, options.verify_questions
     )
@@ -1033,6 +1051,7 @@ __all__ = [
     "Verification",
     "build_prompt",
     "build_request",
+    "configured_verifiers",
     "excluded_by",
     "format_reply",
     "parse_finding",

@@ -463,6 +463,11 @@ def test_verify_submission_usage_errors(tmp_path):
             options(verifier_cmds=[script("clean.py")], verify_threshold=2),
             tmp_path, quest, current, [], passed,
         )  # fmt: skip
+    with pytest.raises(QuestUsageError, match='verifier command "\'oops" cannot be split'):
+        verify_submission(
+            FakePytestConfig(), options(verifier_cmds=["'oops"]), tmp_path, quest, current, [],
+            passed,
+        )  # fmt: skip
 
 
 def test_verify_submission_excluded_runs_nothing(tmp_path):
@@ -585,6 +590,29 @@ def test_e2e_verification_off_runs_no_verifier(project, monkeypatch):
     assert data["verdict"] == "PASS", data
     assert not marker.exists()
     assert "verification" not in project.ratchet()["quests"][SIGN_ID].get("extra", {})
+
+
+@pytest.mark.slow
+def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(project):
+    scanned(project)
+    project.test(
+        "conftest",
+        """
+        def pytest_configure(config):
+            if config.getoption("quest_measure_out", default=None):
+                open("gate-run.txt", "w").close()
+        """,
+    )
+    before = project.ratchet()
+    result, data = submit(project, "--quest-verify", "on")
+    assert result.ret == 4
+    assert data["error"].startswith("verification is on but there is no verifier")
+    assert project.ratchet() == before
+    assert not (project.path / "gate-run.txt").exists()
+    # The marker does work: a submit with verification off runs the gate's child.
+    _, data = submit(project)
+    assert data["verdict"] == "PASS", data
+    assert (project.path / "gate-run.txt").exists()
 
 
 @pytest.mark.slow
