@@ -1,0 +1,154 @@
+"""``pytest --quest export``: JSON, CSV, Markdown and SARIF 2.1.0 reports, and what it refuses."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+CALC = """
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TEST_DOUBLE = """
+from pkg.calc import double
+
+def test_double():
+    assert double(3) == 6
+"""
+
+
+@pytest.fixture
+def scanned(project):
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    _result, data = project.run_json("--quest", "scan")
+    assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
+    return project
+
+
+def export(project, name, *extra):
+    return project.run_json("--quest", "export", "--quest-export-to", name, *extra)
+
+
+def test_every_format(scanned):
+    project = scanned
+    before = (project.path / "quest.json").read_bytes()
+    for name in ("report.json", "report.csv", "report.md", "report.sarif"):
+        result, data = export(project, name)
+        assert result.ret == 0, data
+        assert data["command"] == "export"
+        assert data["export"] == str(project.path / name)
+    assert (project.path / "quest.json").read_bytes() == before
+
+    report = json.loads((project.path / "report.json").read_text())
+    assert report["schema"] == "pytest-quest/1" and report["kind"] == "export"
+    assert report["regressions"] is None  # export runs no test: no check, no regression
+    assert [(q["id"], q["state"]) for q in report["quests"]] == [
+        ("src/pkg/calc.py::double", "PASS"),
+        ("src/pkg/calc.py::sign", "TODO"),
+    ]
+    assert report["quests"][1]["missing_lines"] == [7, 8, 9]
+
+    rows = list(csv.DictReader((project.path / "report.csv").read_text().splitlines()))
+    assert [(r["id"], r["state"], r["missing_lines"]) for r in rows] == [
+        ("src/pkg/calc.py::double", "PASS", ""),
+        ("src/pkg/calc.py::sign", "TODO", "7 8 9"),
+    ]
+    assert rows[1]["missing_branches"] == "7->8 7->9"
+
+    markdown = (project.path / "report.md").read_text()
+    assert markdown.startswith("# pytest-quest report\n")
+    assert "| TODO | 1 |" in markdown and "| PASS | 1 |" in markdown
+    assert "| `src/pkg/calc.py::sign` | 6-9 | 0 | 7, 8, 9, 7->8, 7->9 |" in markdown
+
+    sarif = json.loads((project.path / "report.sarif").read_text())
+    assert sarif["version"] == "2.1.0"
+    assert sarif["$schema"].endswith("sarif-2.1.0.json")
+    run = sarif["runs"][0]
+    assert run["tool"]["driver"]["name"] == "pytest-quest"
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == [
+        "quest/open",
+        "quest/regression",
+    ]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.path.resolve().as_uri() + "/"
+    # One result per open quest, located at the function.
+    (result,) = run["results"]
+    assert result["ruleId"] == "quest/open" and result["level"] == "warning"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "src/pkg/calc.py", "uriBaseId": "%SRCROOT%"}
+    assert location["region"] == {"startLine": 6, "endLine": 9}
+    assert [r["physicalLocation"]["region"]["startLine"] for r in result["relatedLocations"]] == [
+        7,
+        8,
+        9,
+        7,
+        7,
+    ]
+
+
+def test_check_export_carries_regressions(scanned):
+    project = scanned
+    (project.path / "tests" / "test_double.py").write_text("def test_nothing():\n    pass\n")
+    result, data = project.run_json("--quest", "check", "--quest-export-to", "check.sarif")
+    assert result.ret == 1
+    assert data["export"] == str(project.path / "check.sarif")
+    run = json.loads((project.path / "check.sarif").read_text())["runs"][0]
+    rules = [r["ruleId"] for r in run["results"]]
+    assert rules == ["quest/open", "quest/regression"]
+    regression = run["results"][1]
+    assert regression["level"] == "error"
+    assert "src/pkg/calc.py::double regressed" in regression["message"]["text"]
+    assert regression["locations"][0]["physicalLocation"]["region"] == {"startLine": 3}
+    assert regression["partialFingerprints"] == {"questId/v1": "src/pkg/calc.py::double"}
+    result, data = project.run_json("--quest", "check", "--quest-export-to", "check.json")
+    report = json.loads((project.path / "check.json").read_text())
+    assert [r["id"] for r in report["regressions"]] == ["src/pkg/calc.py::double"]
+    assert report["regressions"] == data["regressions"]
+
+
+def test_refusals_exit_4_and_write_nothing(scanned):
+    project = scanned
+    ratchet = project.path / "quest.json"
+    before = ratchet.read_bytes()
+    existing = project.path / "old.md"
+    existing.write_text("keep me\n")
+    source = project.path / "src" / "pkg" / "calc.py"
+    source_before = source.read_bytes()
+    cases = [
+        (("--quest-export-to", "old.md"), "the file exists; pass --quest-export-force"),
+        (("--quest-export-to", "quest.json", "--quest-export-force"), "that is the ratchet file"),
+        (
+            ("--quest-export-to", "src/pkg/report.json", "--quest-export-force"),
+            "inside the code under test",
+        ),
+        (("--quest-export-to", "missing/report.json"), "the folder"),
+        (("--quest-export-to", "report.xml"), "unknown suffix '.xml'"),
+        ((), "--quest export needs --quest-export-to PATH"),
+    ]
+    for args, message in cases:
+        result = project.run("--quest", "export", *args)
+        assert result.ret == 4, args
+        assert message in result.stdout.str() + result.stderr.str(), args
+    assert existing.read_text() == "keep me\n"
+    assert ratchet.read_bytes() == before
+    assert source.read_bytes() == source_before
+    assert not (project.path / "missing").exists()
+    assert not (project.path / "src" / "pkg" / "report.json").exists()
+    assert not (project.path / "report.xml").exists()
+    # A check with a bad export target fails the same way and writes nothing.
+    result = project.run("--quest", "check", "--quest-export-to", "old.md")
+    assert result.ret == 4
+    assert existing.read_text() == "keep me\n"
+    # With --quest-export-force an existing report is replaced.
+    result, _data = export(project, "old.md", "--quest-export-force")
+    assert result.ret == 0
+    assert existing.read_text().startswith("# pytest-quest report\n")
