@@ -285,8 +285,9 @@ def _reached(value: ast.expr) -> ast.expr:
 
 
 def _first_line(node: ast.AST) -> int:
-    decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno] + [d.lineno for d in decorators])  # type: ignore[attr-defined]
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    lines = [int(getattr(node, "lineno", 0))] + [d.lineno for d in decorators]
+    return min(lines)
 
 
 def _key(node: ast.AST) -> tuple[str, int]:
@@ -332,6 +333,7 @@ class CodeSwap:
         self.keys = [_key(node) for node in chain + [target]]
         self.swapped: list[tuple[types.FunctionType, types.CodeType]] = []
         self.outer_codes: list[types.CodeType] | None = None
+        self.holders: list[types.FunctionType] | None = None
 
     def live_functions(self) -> list[types.FunctionType]:
         outer = self.keys[0]
@@ -374,14 +376,20 @@ class CodeSwap:
             ):
                 raise SwapError("the mutant changes the function's closure variables")
             self._chain_replacements(originals, mutated_target, replacements)
+        if self.holders is None:
+            # Functions made later from a swapped parent get the mutated
+            # constant; those alive now are found once (a heap walk each).
+            originals = [old for old, _ in replacements.values()]
+            self.holders = [
+                obj for obj in gc.get_referrers(*originals) if isinstance(obj, types.FunctionType)
+            ]
         count = 0
-        for obj in gc.get_referrers(*(old for old, _ in replacements.values())):
-            if isinstance(obj, types.FunctionType):
-                swap = replacements.get(id(obj.__code__))
-                if swap is not None and swap[0] is obj.__code__:
-                    self.swapped.append((obj, obj.__code__))
-                    obj.__code__ = swap[1]
-                    count += 1
+        for obj in self.holders:
+            swap = replacements.get(id(obj.__code__))
+            if swap is not None and swap[0] is obj.__code__:
+                self.swapped.append((obj, obj.__code__))
+                obj.__code__ = swap[1]
+                count += 1
         return count
 
     @staticmethod
@@ -615,7 +623,9 @@ def mutation_command(
     has_xdist: bool,
     has_cov: bool,
 ) -> list[str]:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    # --tb=native: a killed mutant's failure report is made, never shown;
+    # pytest's own traceback rendering costs more than many a test.
+    command = [sys.executable, "-m", "pytest", "-q", "--tb=native", "-p", "no:cacheprovider"]
     command += ["--rootdir", str(rootdir)]
     if inifile is not None:
         command += ["-c", str(inifile)]
