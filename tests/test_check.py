@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -261,3 +263,98 @@ def test_github_actions_annotations_and_summary(project, monkeypatch, tmp_path):
     assert result.ret == 1 and data["ok"] is False
     assert sum(line.startswith("::error file=src/pkg/calc.py") for line in result.stderr.lines) == 5
     assert summary.read_text().count("## pytest-quest check failed") == 2
+
+
+# -- the issue's "done means", on example_project -------------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "example_project"
+
+APPLY_PERCENT_TEST = """
+import pytest
+
+from shop.pricing import apply_percent
+
+
+def test_apply_percent_bounds():
+    assert apply_percent(1000, 0) == 1000
+    assert apply_percent(1000, 100) == 0
+    assert apply_percent(1000, 50) == 500
+    for bad in (-1, 101):
+        with pytest.raises(ValueError):
+            apply_percent(1000, bad)
+"""
+
+APPLY = "src/shop/pricing.py::apply_percent"
+REMOVE = "src/shop/cart.py::Cart.remove"
+
+
+def checked(pytester, *args):
+    result = pytester.runpytest_subprocess("--quest", "check", "--quest-format", "json", *args)
+    return result, json.loads(result.stdout.str())
+
+
+@pytest.mark.slow
+def test_example_project_ratchet_serial_and_xdist(pytester):
+    shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True)
+    result = pytester.runpytest_subprocess("--quest", "scan", "-q")
+    assert result.ret == 0
+    # Work a quest: a new test, submitted through the gate.
+    new_test = pytester.path / "tests" / "test_pricing_quest.py"
+    new_test.write_text(APPLY_PERCENT_TEST)
+    result = pytester.runpytest_subprocess(
+        "--quest", "submit", "--quest-id", APPLY, "--quest-format", "json"
+    )
+    assert json.loads(result.stdout.str())["verdict"] == "PASS", result.stdout.str()
+    ratchet = pytester.path / "quest.json"
+    before = ratchet.read_bytes()
+    passed_at = json.loads(before)["quests"][APPLY]["passed_at"]
+    for xdist in ((), ("-n", "2")):
+        result, data = checked(pytester, *xdist)
+        # example_project has an xfail and a skip, no failing test.
+        assert result.ret == 0, (xdist, data)
+        assert data["checked"] == 13
+        # Deleting the covering test: the function's missing line and branch as facts.
+        new_test.unlink()
+        result, data = checked(pytester, *xdist)
+        assert result.ret == 1, xdist
+        assert [r["id"] for r in data["regressions"]] == [APPLY]
+        assert [
+            (f["check"], f["field"], f["message"]) for f in data["regressions"][0]["facts"]
+        ] == [
+            (
+                "coverage.line",
+                "src/shop/pricing.py:12",
+                f"line 12 not covered [{APPLY}, PASS since {passed_at}]",
+            ),
+            (
+                "coverage.branch",
+                "src/shop/pricing.py:11->12",
+                f"branch 11->12 not taken [{APPLY}, PASS since {passed_at}]",
+            ),
+        ]
+        # Restoring it: the check passes again.
+        new_test.write_text(APPLY_PERCENT_TEST)
+        result, data = checked(pytester, *xdist)
+        assert result.ret == 0, xdist
+        # A PASS entry made by hand is caught.
+        edited = json.loads(before)
+        edited["quests"][REMOVE].update(
+            state="PASS",
+            passed_at="2026-01-01T00:00:00Z",
+            covering_tests=["tests/test_cart.py::test_total_with_coupon"],
+            missing_lines=[],
+            missing_branches=[],
+            facts=[],
+        )
+        ratchet.write_text(json.dumps(edited, indent=2, sort_keys=True) + "\n")
+        hand_edited = ratchet.read_bytes()
+        result, data = checked(pytester, *xdist)
+        assert result.ret == 1, xdist
+        assert [r["id"] for r in data["regressions"]] == [REMOVE]
+        assert [f["field"] for f in data["regressions"][0]["facts"]][:3] == [
+            "src/shop/cart.py:44",
+            "src/shop/cart.py:45",
+            "src/shop/cart.py:46",
+        ]
+        assert ratchet.read_bytes() == hand_edited
+        ratchet.write_bytes(before)
