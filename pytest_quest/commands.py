@@ -607,6 +607,12 @@ class QuestSession:
         # this process ends): a second submit of it is told at once, and no
         # other process records this quest while its tests run.
         self.store.claim(quest.id)
+        # Code under test that is missing or does not parse is a usage error,
+        # as in scan: not a verdict (no try spent, nothing recorded).
+        from pytest_quest.measure import check_syntax
+
+        resolve_sources(self.rootdir, self.source_args())
+        check_syntax([*self.source_args(), quest.file], self.rootdir)
         ratchet = self.load()  # as it is now that the claim is held
         quest = ratchet.quests.get(quest.id, quest)
         ensure_submittable(quest)

@@ -587,6 +587,9 @@ class RatchetStore:
         read-modify-write of the verdict still refuses a quest whose state
         changed under it.
         """
+        # The claim is made to record a verdict: say now, before the tests
+        # run, when that cannot be written.
+        self._check_writable()
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows

@@ -1,0 +1,275 @@
+"""Rows of the bad-input table (docs/reliability.md) not covered elsewhere.
+
+``tests/test_bad_input.py`` covers bad options, unknown ids, a missing
+source, syntax and collection errors at scan; ``tests/test_loop.py`` a test
+that never ends.  Here: where the ratchet file lives and whether it can be
+written, the lock, and what a submit makes of broken code or tests.  Every
+case runs real pytest processes and checks the exit status, the one-line
+message and that the ratchet file's bytes did not change.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CALC = """\
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TEST_CALC = """\
+from pkg.calc import double
+
+
+def test_double():
+    assert double(3) == 6
+"""
+
+SIGN = "src/pkg/calc.py::sign"
+
+
+@pytest.fixture
+def scanned(project):
+    project.source("calc", CALC)
+    project.test("test_calc", TEST_CALC)
+    result = project.run("--quest", "scan")
+    assert result.ret == 0, result.stdout.str()
+    return project
+
+
+def error_line(result) -> str:
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output and "INTERNALERROR" not in output, output
+    lines = [line for line in output.splitlines() if line.startswith("ERROR: ")]
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+def quest_files(project) -> list[str]:
+    return sorted(p.name for p in Path(project.path).iterdir() if "quest" in p.name)
+
+
+# -- where the ratchet file is ---------------------------------------------------------
+
+
+def test_ratchet_folder_that_does_not_exist(project):
+    project.source("calc", CALC)
+    project.test("test_calc", TEST_CALC)
+    result = project.run("--quest", "scan", "--quest-file", "nowhere/quest.json")
+    assert result.ret == 4
+    folder = Path(project.path) / "nowhere"
+    assert error_line(result) == (
+        f"ERROR: {folder}/quest.json: its folder {folder} does not exist "
+        "(create the folder or point --quest-file elsewhere)"
+    )
+    assert not folder.exists()
+    result = project.run("--quest", "next", "--quest-file", "nowhere/quest.json")
+    assert result.ret == 4
+    assert error_line(result) == (
+        f"ERROR: no ratchet file at {folder}/quest.json: run `pytest --quest scan` first"
+    )
+
+
+def test_ratchet_file_that_is_a_folder(project):
+    project.source("calc", CALC)
+    result = project.run("--quest-status", "--quest-file", "src")
+    assert result.ret == 4
+    assert error_line(result) == (
+        f"ERROR: {project.path}/src: is a folder, not a file (point --quest-file at a file)"
+    )
+
+
+# -- a read-only ratchet file ---------------------------------------------------------------
+
+MARKER_TEST = """\
+from pathlib import Path
+
+from pkg.calc import sign
+
+
+def test_sign():
+    Path({marker!r}).write_text("ran")
+    assert sign(-1) == -1
+    assert sign(1) == 1
+"""
+
+
+def test_read_only_ratchet_file(scanned):
+    path = Path(scanned.path) / "quest.json"
+    marker = Path(scanned.path) / "tests-ran"
+    scanned.test("test_sign", MARKER_TEST.format(marker=str(marker)))
+    path.chmod(0o444)
+    before = path.read_bytes()
+    expected = f"ERROR: {path}: is read-only (make it writable (chmod u+w) to record results)"
+    for args in (
+        ("--quest", "next"),  # would record the active quest
+        ("--quest", "submit", "--quest-id", SIGN),
+        ("--quest", "scan"),
+        ("--quest-reopen", SIGN),
+    ):
+        marker.unlink(missing_ok=True)
+        result = scanned.run(*args)
+        assert result.ret == 4, args
+        assert error_line(result) == expected, args
+        assert path.read_bytes() == before
+        if args[1:2] == ("submit",):
+            # Refused before the tests ran: no time spent judging what cannot be recorded.
+            assert not marker.exists()
+    # Reading needs no write.
+    result = scanned.run("--quest-status")
+    assert result.ret == 0
+    assert path.read_bytes() == before
+
+
+# -- the lock ---------------------------------------------------------------------------------
+
+HOLD_LOCK = """
+import sys, time
+from filelock import FileLock
+lock = FileLock(sys.argv[1])
+lock.acquire()
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def lock_holder(scanned):
+    """Another live process holding the ratchet file's lock (a pytest-quest writing, say)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(Path(scanned.path) / "quest.json.lock")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "locked"
+    process.stdout.close()
+    yield process
+    process.kill()
+    process.wait()
+
+
+def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned, lock_holder):
+    path = Path(scanned.path) / "quest.json"
+    before = path.read_bytes()
+    started = time.monotonic()
+    result = scanned.run("--quest", "next", "--quest-lock-timeout", "1.5")
+    waited = time.monotonic() - started
+    assert result.ret == 4
+    assert error_line(result) == (
+        f"ERROR: {path}.lock: could not take the ratchet file's lock within 1.5s; another "
+        "process holds it (a running pytest-quest command). Retry when it is done, or raise "
+        "--quest-lock-timeout"
+    )
+    assert waited >= 1.5
+    assert path.read_bytes() == before
+    # The ini option works the same way.
+    pyproject = Path(scanned.path) / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "[tool.pytest.ini_options]\n", '[tool.pytest.ini_options]\nquest_lock_timeout = "1"\n'
+        )
+    )
+    result = scanned.run("--quest", "next")
+    assert result.ret == 4
+    assert "could not take the ratchet file's lock within 1s" in error_line(result)
+    # Readers never wait for the lock.
+    result = scanned.run("--quest-status")
+    assert result.ret == 0
+    assert path.read_bytes() == before
+
+
+def test_lock_of_a_killed_process_does_not_block(scanned, lock_holder):
+    lock_holder.kill()  # SIGKILL: its lock file stays, its lock goes with it
+    lock_holder.wait()
+    assert (Path(scanned.path) / "quest.json.lock").exists()
+    started = time.monotonic()
+    result, data = scanned.run_json("--quest", "next", "--quest-lock-timeout", "30")
+    assert result.ret == 0
+    assert data["quest"]["id"] == SIGN
+    assert scanned.ratchet()["active"] == SIGN
+    assert time.monotonic() - started < 25  # never waited out the 30 s
+
+
+@pytest.mark.parametrize("option", ["--quest-lock-timeout", "--quest-timeout"])
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("0", "0 must be more than 0 seconds"),
+        ("-1", "-1 must be more than 0 seconds"),
+        ("soon", "'soon' is not a number of seconds"),
+    ],
+)
+def test_bad_timeouts_are_usage_errors(project, option, value, problem):
+    result = project.run("--quest", "next", f"{option}={value}")
+    assert result.ret == 4
+    assert f"argument {option}: {problem}" in result.stderr.str()
+    assert quest_files(project) == []
+
+
+# -- a submit on broken code or tests -------------------------------------------------------
+
+
+def test_submit_with_a_syntax_error_in_the_code_under_test(scanned):
+    path = Path(scanned.path) / "quest.json"
+    scanned.source("calc", CALC + "\n\ndef oops(:\n    pass\n")
+    before = path.read_bytes()
+    result = scanned.run("--quest", "submit", "--quest-id", SIGN)
+    assert result.ret == 4
+    assert error_line(result) == (
+        "ERROR: src/pkg/calc.py:11: syntax error in the code under test: invalid syntax; "
+        "fix it before running pytest-quest"
+    )
+    assert path.read_bytes() == before  # no verdict, no try spent
+
+
+def test_submit_with_a_collection_error_in_the_tests_is_fail(scanned):
+    scanned.test("test_sign", "from pkg.calc import sign\nimport no_such_module_here\n")
+    result, data = scanned.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert result.ret == 1
+    assert data["verdict"] == "FAIL"
+    assert data["quest"]["facts"][0]["field"] == "tests/test_sign.py:2"
+    assert "No module named 'no_such_module_here'" in data["quest"]["facts"][0]["actual"]
+    quest = scanned.ratchet()["quests"][SIGN]
+    assert (quest["state"], quest["tries"]) == ("TODO", 1)
+    assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
+
+
+def test_submit_when_the_source_folder_is_gone(scanned):
+    path = Path(scanned.path) / "quest.json"
+    before = path.read_bytes()
+    (Path(scanned.path) / "src" / "pkg").rename(Path(scanned.path) / "moved")
+    result = scanned.run("--quest", "submit", "--quest-id", SIGN)
+    assert result.ret == 4
+    assert error_line(result) == (
+        f"ERROR: source {scanned.path}/src/pkg does not exist (under {scanned.path}); "
+        "fix --quest-source or the quest_source ini option"
+    )
+    assert path.read_bytes() == before
+
+
+def test_no_temp_files_after_normal_runs(scanned):
+    scanned.test(
+        "test_sign",
+        "from pkg.calc import sign\n\n\ndef test_sign():\n"
+        "    assert sign(-1) == -1\n    assert sign(1) == 1\n",
+    )
+    for args in (("--quest", "next"), ("--quest", "submit"), ("--quest-status",)):
+        assert scanned.run(*args).ret == 0, args
+    assert (
+        json.loads((Path(scanned.path) / "quest.json").read_text())["quests"][SIGN]["state"]
+        == "PASS"
+    )
+    assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
