@@ -152,6 +152,10 @@ def assert_usage_error(result, expected: str) -> None:
             "source src/pkg/calc.py is a file; --quest-source and quest_source take a folder",
         ),
         (
+            ["--quest", "next", "--quest-id", "src/pkg/calc.py::double"],
+            "quest src/pkg/calc.py::double is PASS and cannot be worked on",
+        ),
+        (
             ["--quest-status", "--quest", "next"],
             "--quest-status cannot be combined with --quest next",
         ),

@@ -80,6 +80,22 @@ def by_xfail(x):
 
 def at_import(x):
     return x * 6
+
+
+def by_setup_error(x):
+    return x * 7
+
+
+def by_teardown_error(x):
+    return x * 8
+
+
+def by_xpass(x):
+    return x * 9
+
+
+def at_test_import(x):
+    return x * 10
 """
 
 SHAPES_CONFTEST = """\
@@ -94,7 +110,34 @@ import asyncio
 
 import pytest
 
-from pkg.shapes import C, by_failing, by_skipped, by_xfail, fetch, gen, outer, plain
+from pkg.shapes import (
+    C,
+    at_test_import,
+    by_failing,
+    by_setup_error,
+    by_skipped,
+    by_teardown_error,
+    by_xfail,
+    by_xpass,
+    fetch,
+    gen,
+    outer,
+    plain,
+)
+
+# Runs when the test module is collected, outside any test: must not count.
+CONSTANT = at_test_import(2)
+
+
+@pytest.fixture
+def broken_setup():
+    raise RuntimeError("setup fails")
+
+
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown fails")
 
 
 def test_plain():
@@ -134,6 +177,19 @@ def test_skipped():
 @pytest.mark.xfail(reason="known")
 def test_xfail():
     assert by_xfail(1) == 0
+
+
+def test_setup_error(broken_setup):
+    assert by_setup_error(1) == 7
+
+
+def test_teardown_error(broken_teardown):
+    assert by_teardown_error(1) == 8
+
+
+@pytest.mark.xfail(reason="passes unexpectedly", strict=False)
+def test_xpass():
+    assert by_xpass(1) == 9
 """
 
 CALC = """\
@@ -306,10 +362,23 @@ def test_scan_lists_every_shape_and_counts_only_passing_tests(project):
         "by_skipped": "TODO",
         "by_xfail": "TODO",
         "at_import": "TODO",
+        "by_setup_error": "TODO",
+        "by_teardown_error": "TODO",
+        "by_xpass": "TODO",
+        "at_test_import": "TODO",
     }
     quests = ratchet["quests"]
     # Executed by a failing, a skipped and an xfailed test, and at import: never counted.
-    for name in ["by_failing", "by_skipped", "by_xfail", "at_import"]:
+    for name in [
+        "by_failing",
+        "by_skipped",
+        "by_xfail",
+        "at_import",
+        "by_setup_error",
+        "by_teardown_error",
+        "by_xpass",
+        "at_test_import",
+    ]:
         line = line_of(SHAPES, f"def {name}(") + 1
         entry = quests[f"src/pkg/shapes.py::{name}"]
         assert entry["missing_lines"] == [line], name
@@ -328,14 +397,17 @@ def test_scan_lists_every_shape_and_counts_only_passing_tests(project):
     # The pragma'd function is no quest.
     assert "src/pkg/shapes.py::skipped" not in quests
     assert ratchet["excluded_functions"] == ["src/pkg/shapes.py::skipped"]
-    assert data["counts"] == {"TODO": 6, "PASS": 9, "REVIEW": 0, "DONE": 0}
-    assert data["remaining"] == 6
+    assert data["counts"] == {"TODO": 10, "PASS": 9, "REVIEW": 0, "DONE": 0}
+    assert data["remaining"] == 10
     assert sorted(data["tests_not_passed"]) == [
         "tests/test_shapes.py::test_failing",
+        "tests/test_shapes.py::test_setup_error",
         "tests/test_shapes.py::test_skipped",
+        "tests/test_shapes.py::test_teardown_error",
         "tests/test_shapes.py::test_xfail",
+        "tests/test_shapes.py::test_xpass",
     ]
-    assert len(data["added"]) == 6 and len(data["added_pass"]) == 9
+    assert len(data["added"]) == 10 and len(data["added_pass"]) == 9
 
 
 def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project):
@@ -438,8 +510,9 @@ def test_next_quest_id_makes_it_active_and_skeleton_has_the_import(project):
     assert example["kind"] == "skeleton"
     assert example["source"].startswith("from pkg.calc import clamp\n")
     assert "def test_clamp():" in example["source"]
-    # Without --quest-id, next keeps showing the active quest, not the first TODO.
-    result, data = project.run_json("--quest", "next")
+    # Without --quest-id, next keeps showing the active quest, not the first TODO
+    # (and `--quest=next` is `--quest next`).
+    result, data = project.run_json("--quest=next")
     assert data["quest"]["id"] == CLAMP
 
 
@@ -481,21 +554,31 @@ def test_submit_pass_then_fail_then_done(project):
     assert ratchet["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
     assert ratchet["active"] == CLAMP
 
-    # FAIL: clamp's test covers only one branch.
+    # FAIL: clamp's test covers only one branch.  Facts, a try spent, exit 1.
     project.test(
         "test_clamp",
         "from pkg.calc import clamp\n\ndef test_low():\n    assert clamp(-1, 0, 9) == 0\n",
     )
-    result, data = project.run_json("--quest", "submit")
+    result = project.run("--quest", "submit", "--quest-max-tries", "2")
     assert result.ret == 1
+    section = quest_section(result)
+    assert section[0] == f"FAIL: {CLAMP} is now TODO (tries 1/2)"
+    assert "  src/pkg/calc.py:14: branch 14->15 not taken" in section
+    assert "  src/pkg/calc.py:15: line 15 not covered" in section
+    assert f"submit again: pytest --quest submit --quest-id {CLAMP}" in section
+    assert project.ratchet()["quests"][CLAMP]["tries"] == 1
+
+    # Again: with --quest-max-tries 2 the second failure settles it, DONE, exit 0.
+    result, data = project.run_json("--quest", "submit", "--quest-max-tries", "2")
+    assert result.ret == 0
     check_envelope(data, "submit")
     assert (data["verdict"], data["step"]) == ("FAIL", "3-coverage")
-    assert data["next_quest"] is None
     check_quest(data["quest"])
-    assert (data["quest"]["state"], data["quest"]["tries"]) == ("TODO", 1)
-    assert data["quest"]["missing_lines"] == [14, 15, 16]
-    assert data["quest"]["missing_branches"] == [[12, 14], [14, 15], [14, 16]]
-    assert [fact["field"] for fact in data["quest"]["facts"]] == [
+    quest = data["quest"]
+    assert (quest["state"], quest["tries"], quest["max_tries"]) == ("DONE", 2, 2)
+    assert quest["missing_lines"] == [14, 15, 16]
+    assert quest["missing_branches"] == [[12, 14], [14, 15], [14, 16]]
+    assert [fact["field"] for fact in quest["facts"]] == [
         "src/pkg/calc.py:14",
         "src/pkg/calc.py:15",
         "src/pkg/calc.py:16",
@@ -503,38 +586,14 @@ def test_submit_pass_then_fail_then_done(project):
         "src/pkg/calc.py:14->15",
         "src/pkg/calc.py:14->16",
     ]
-    assert project.ratchet()["quests"][CLAMP]["tries"] == 1
-
-    # Text FAIL output: facts and the command to submit again.
-    result = project.run("--quest", "submit")
-    assert result.ret == 1
-    section = quest_section(result)
-    assert section[0] == f"FAIL: {CLAMP} is now TODO (tries 2/3)"
-    assert "  src/pkg/calc.py:14: branch 14->15 not taken" in section
-    assert "  src/pkg/calc.py:15: line 15 not covered" in section
-    assert f"submit again: pytest --quest submit --quest-id {CLAMP}" in section
-
-    # Third failure: DONE, settled, exit 0.
-    result, data = project.run_json("--quest", "submit")
-    assert result.ret == 0
-    assert data["verdict"] == "FAIL"
-    assert (data["quest"]["state"], data["quest"]["tries"]) == ("DONE", 3)
-    assert (data["remaining"], data["quest"]) != (None, None)
-    assert data["remaining"] == 0
+    assert (data["remaining"], data["next_quest"]) == (0, None)
+    assert project.ratchet()["quests"][CLAMP]["state"] == "DONE"
 
 
-def test_max_tries_option_and_ini(project):
+def test_max_tries_ini_option(project):
     calc_project(project)
     project.run("--quest", "scan")
     project.test("test_sign", SIGN_HALF_TEST)
-    result, data = project.run_json(
-        "--quest", "submit", "--quest-id", SIGN, "--quest-max-tries", "2"
-    )
-    assert (result.ret, data["quest"]["state"], data["quest"]["max_tries"]) == (1, "TODO", 2)
-    result, data = project.run_json(
-        "--quest", "submit", "--quest-id", SIGN, "--quest-max-tries", "2"
-    )
-    assert (result.ret, data["quest"]["state"], data["quest"]["tries"]) == (0, "DONE", 2)
     # The ini option: one try only.
     pyproject = project.path / "pyproject.toml"
     pyproject.write_text(
@@ -583,6 +642,27 @@ def test_submit_of_a_changed_function_is_review(project):
     assert (data["verdict"], data["step"]) == ("REVIEW", "1-identity")
     assert data["quest"]["state"] == "REVIEW"
     assert data["quest"]["facts"][0]["check"] == "identity.changed"
+    # REVIEW is settled: the next quest comes with every field of a quest.
+    check_quest(data["next_quest"])
+    assert data["next_quest"]["id"] == CLAMP
+    assert project.ratchet()["active"] == CLAMP
+
+
+def test_submit_whose_run_times_out_is_review(project):
+    calc_project(project)
+    project.run("--quest", "scan")
+    project.test(
+        "test_sign",
+        "import time\n\nfrom pkg.calc import sign\n\n\ndef test_slow():\n"
+        "    time.sleep(60)\n    assert sign(-1) == -1\n",
+    )
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN, "--quest-timeout", "3")
+    assert result.ret == 0
+    assert (data["verdict"], data["step"]) == ("REVIEW", "environment")
+    assert data["quest"]["tries"] == 0
+    [fact] = data["quest"]["facts"]
+    assert fact["check"] == "environment"
+    assert fact["actual"] == "the test run exceeded --quest-timeout (3s) and was stopped"
 
 
 # -- status --------------------------------------------------------------------------------
@@ -622,7 +702,7 @@ def test_status_text_json_and_both_spellings(project):
     assert "\x1b[" not in result.stdout.str()
     assert ratchet_bytes(project) == before
 
-    result, data = project.run_json("--quest-status")
+    result, data = project.run_json("--quest", "status")
     check_envelope(data, "status")
     assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1}
     assert data["remaining"] == 1
@@ -634,8 +714,6 @@ def test_status_text_json_and_both_spellings(project):
     ]
     for quest in data["quests"]:
         check_quest(quest, full=False)
-    _other, other_data = project.run_json("--quest", "status")
-    assert other_data == data
     assert ratchet_bytes(project) == before
 
 
@@ -646,6 +724,7 @@ def test_status_colour_follows_pytest(project, monkeypatch):
     plain = project.run("--quest", "status")
     assert "\x1b[" not in plain.stdout.str()
     assert quest_section(plain)[0] == "3 quests: 2 TODO, 1 PASS, 0 REVIEW, 0 DONE; 2 remaining"
+    assert quest_section(project.run("--quest-status")) == quest_section(plain)
     monkeypatch.delenv("NO_COLOR")
     coloured = project.run("--quest", "status", "--color=yes")
     section = "\n".join(quest_section(coloured))
