@@ -21,7 +21,11 @@ operator-level mutation, whose flipped ``<``/``<=`` is often equivalent:
   ``else`` whose body is a single ``return``: that is the shape of fast paths
   and caches (``if not items: return 0``), where skipping the branch is often
   equivalent; the branch's ``return.changed`` mutant checks its value instead.
-  ``while`` conditions are never forced (an endless loop checks nothing).
+  Forcing True is left out for an ``if`` without ``else`` whose body cannot
+  leave early (a guarded adjustment: ``if len(parts) > 3: parts = parts[:3]``,
+  ``if items: items.sort()``): on the inputs the guard excludes, such a body
+  is often a no-op.  ``while`` conditions are never forced (an endless loop
+  checks nothing).
 
 The user's files are never modified.  All mutants run in ONE child pytest
 process (`run_mutation_check`): it collects the covering tests once, runs
@@ -158,6 +162,21 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         yield from walk(statement)
 
 
+def _exits(body: list[ast.stmt]) -> bool:
+    """Whether `body` can leave its block early (return, raise, break, continue)."""
+    block = ast.Module(body=body, type_ignores=[])
+    fake = ast.FunctionDef(
+        name="_",
+        args=ast.arguments([], [], None, [], [], None, []),
+        body=block.body,
+        decorator_list=[],
+    )
+    return any(
+        isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue))
+        for node in _own_nodes(fake)
+    )
+
+
 def _is_none(node: ast.AST | None) -> bool:
     return node is None or (isinstance(node, ast.Constant) and node.value is None)
 
@@ -218,7 +237,9 @@ def _candidates(
             if isinstance(node, ast.If):
                 original = _line_text(lines, node.lineno)
                 keyword = "elif" if original.startswith("elif") else "if"
-                yield "condition.true", node, node.lineno, original, f"{keyword} True:"
+                adjustment = not node.orelse and not _exits(node.body)
+                if not adjustment:
+                    yield "condition.true", node, node.lineno, original, f"{keyword} True:"
                 fast_path = (
                     not node.orelse and len(node.body) == 1 and isinstance(node.body[0], ast.Return)
                 )

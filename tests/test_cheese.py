@@ -846,6 +846,127 @@ HONEST: dict[str, tuple[str, str]] = {
             assert sign(3) == 1
         """,
     ),
+    "prop": (
+        """
+        class Person:
+            def __init__(self, first, last):
+                self.first, self.last = first, last
+
+            @property
+            def full_name(self):
+                if not self.last:
+                    return self.first
+                return f"{self.first} {self.last}"
+        """,
+        """
+        from pkg.prop import Person
+
+        def test_full_name():
+            assert Person("Ada", "Lovelace").full_name == "Ada Lovelace"
+            assert Person("Plato", "").full_name == "Plato"
+        """,
+    ),
+    "classmeth": (
+        """
+        class Money:
+            def __init__(self, cents):
+                self.cents = cents
+
+            @classmethod
+            def parse(cls, text):
+                if "." in text:
+                    euros, cents = text.split(".")
+                    return cls(int(euros) * 100 + int(cents))
+                return cls(int(text) * 100)
+        """,
+        """
+        from pkg.classmeth import Money
+
+        def test_parse():
+            assert Money.parse("3.25").cents == 325
+            assert Money.parse("4").cents == 400
+            assert isinstance(Money.parse("1"), Money)
+        """,
+    ),
+    "printer": (
+        """
+        def report(items):
+            if not items:
+                print("nothing")
+                return
+            for item in items:
+                print(f"- {item}")
+        """,
+        """
+        from pkg.printer import report
+
+        def test_report(capsys):
+            report([])
+            assert capsys.readouterr().out == "nothing\\n"
+            report(["a", "b"])
+            assert capsys.readouterr().out == "- a\\n- b\\n"
+        """,
+    ),
+    "recursive": (
+        """
+        def factorial(n):
+            if n < 0:
+                raise ValueError("negative")
+            if n <= 1:
+                return 1
+            return n * factorial(n - 1)
+        """,
+        """
+        import pytest
+        from pkg.recursive import factorial
+
+        def test_factorial():
+            assert factorial(0) == 1
+            assert factorial(1) == 1
+            assert factorial(5) == 120
+            with pytest.raises(ValueError):
+                factorial(-1)
+        """,
+    ),
+    "unitstyle": (
+        """
+        def initials(name):
+            parts = name.split()
+            if len(parts) > 3:
+                parts = parts[:3]
+            return "".join(part[0].upper() for part in parts)
+        """,
+        """
+        import unittest
+        from pkg.unitstyle import initials
+
+        class InitialsTest(unittest.TestCase):
+            def test_short(self):
+                self.assertEqual(initials("ada lovelace"), "AL")
+
+            def test_long_names_keep_three(self):
+                self.assertEqual(initials("a b c d e"), "ABC")
+        """,
+    ),
+    "mapping": (
+        """
+        def word_counts(text):
+            counts = {}
+            for word in text.lower().split():
+                if word in counts:
+                    counts[word] += 1
+                else:
+                    counts[word] = 1
+            return counts
+        """,
+        """
+        from pkg.mapping import word_counts
+
+        def test_word_counts():
+            assert word_counts("a B b") == {"a": 1, "b": 2}
+            assert word_counts("") == {}
+        """,
+    ),
 }
 
 HONEST_IDS = [
@@ -862,6 +983,12 @@ HONEST_IDS = [
     qid("predicate", "is_adult"),
     qid("memo", "slow_square"),
     qid("ternary", "sign"),
+    qid("prop", "Person.full_name"),
+    qid("classmeth", "Money.parse"),
+    qid("printer", "report"),
+    qid("recursive", "factorial"),
+    qid("unitstyle", "initials"),
+    qid("mapping", "word_counts"),
 ]
 
 

@@ -504,3 +504,68 @@ def test_cli_mutants_off_is_respected_by_submit(tmp_path):
     )
     assert data["verdict"] == "PASS"
     assert Path(project.path / "quest.json").exists()
+
+
+def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
+    from test_cheese import Tree, qid, run_quest
+
+    project = Tree(tmp_path / "p")
+    project.source(
+        "env",
+        """
+        def inc(x):
+            return x + 1
+
+
+        def dec(x):
+            return x - 1
+        """,
+    )
+    assert run_quest(project.path, "--quest", "scan")[0] == 0
+    project.test(
+        "test_env",
+        """
+        import os
+        import time
+        from pkg.env import dec, inc
+
+        IN_MUTATION_CHECK = bool(os.environ.get("PYTEST_QUEST_MUTATE"))
+
+        def test_inc():
+            assert inc(1) == 2
+            if IN_MUTATION_CHECK:
+                time.sleep(60)
+
+        def test_dec():
+            assert dec(1) == 0
+            if IN_MUTATION_CHECK:
+                os._exit(3)
+        """,
+    )
+    submit = ("--quest", "submit", "--quest-timeout", "8", "--quest-id")
+    code, data, _ = run_quest(project.path, *submit, qid("env", "inc"))
+    assert (code, data["verdict"], data["step"]) == (0, "REVIEW", "4-mutants")
+    fact = data["quest"]["facts"][0]
+    assert fact["check"] == "mutation.environment"
+    assert fact["actual"] == "the mutation check exceeded --quest-timeout (8s) and was stopped"
+    code, data, _ = run_quest(project.path, *submit, qid("env", "dec"))
+    assert (code, data["verdict"], data["step"]) == (0, "REVIEW", "4-mutants")
+    assert data["quest"]["facts"][0]["actual"].startswith(
+        "the mutation runner crashed (exit status 3)"
+    )
+
+
+def test_a_guarded_adjustment_is_not_forced_true():
+    source = textwrap.dedent(
+        """\
+        def initials(name):
+            parts = name.split()
+            if len(parts) > 3:
+                parts = parts[:3]
+            return "".join(p[0] for p in parts)
+        """
+    )
+    operators = {(m.operator, m.line) for m in plan_mutants(source, 1)}
+    # `parts[:3]` of a short list is the list: forcing the guard True is equivalent.
+    assert ("condition.true", 3) not in operators
+    assert ("condition.false", 3) in operators
