@@ -316,6 +316,8 @@ def _finding_from_json(item: Any) -> Finding:
     line = item.get("line", 0)
     if isinstance(line, str) and line.strip().isascii() and line.strip().isdigit():
         line = int(line.strip())
+    if isinstance(line, float) and line.is_integer():
+        line = int(line)
     if not isinstance(line, int) or isinstance(line, bool):
         line = 0
     return Finding(
@@ -392,9 +394,9 @@ def _def_span(tree: ast.AST, qualname: list[str]) -> tuple[int, int] | None:
     node: ast.AST | None = None
     for name in qualname:
         node = next(
-            (
+            (  # the last definition of a name is the one pytest runs
                 child
-                for child in body
+                for child in reversed(body)
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                 and child.name == name
             ),
@@ -409,14 +411,15 @@ def _def_span(tree: ast.AST, qualname: list[str]) -> tuple[int, int] | None:
     return first, node.end_lineno or node.lineno
 
 
-def test_sources(rootdir: Path, nodeids: Sequence[str]) -> list[TestSource]:
+def covering_test_sources(rootdir: Path, nodeids: Sequence[str]) -> list[TestSource]:
     """The source of each test in `nodeids` (parametrized cases shown once), in order."""
     sources: list[TestSource] = []
     seen: set[tuple[str, str]] = set()
     trees: dict[str, tuple[ast.AST, list[str]] | None] = {}
     for nodeid in nodeids:
-        file, _, rest = nodeid.partition("::")
-        names = [part.split("[")[0] for part in rest.split("::") if part]
+        base = nodeid.split("[", 1)[0]  # a parameter id may hold anything, even "::"
+        file, _, rest = base.partition("::")
+        names = [part for part in rest.split("::") if part]
         key = (file, "::".join(names))
         if not names or key in seen:
             continue
@@ -432,7 +435,7 @@ def test_sources(rootdir: Path, nodeids: Sequence[str]) -> list[TestSource]:
             continue
         first, last = span
         text = "\n".join(lines[first - 1 : last])
-        sources.append(TestSource(nodeid.split("[")[0], file, first, last, text))
+        sources.append(TestSource(base, file, first, last, text))
     return sources
 
 
@@ -459,7 +462,7 @@ def build_request(
     """
     changed = set(changed_files)
     chosen = [nodeid for nodeid in covering_tests if nodeid.split("::")[0] in changed]
-    tests = test_sources(rootdir, chosen or list(covering_tests))
+    tests = covering_test_sources(rootdir, chosen or list(covering_tests))
     files: dict[str, list[str]] = {}
     function_lines = _read_lines(rootdir / current.file)
     files[current.file] = function_lines

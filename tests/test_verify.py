@@ -22,6 +22,7 @@ from pytest_quest.verify import (
     Request,
     build_prompt,
     build_request,
+    covering_test_sources,
     excluded_by,
     parse_reply,
     recheck,
@@ -92,7 +93,7 @@ def make_project(tmp_path: Path) -> tuple[Quest, FunctionFacts]:
         file="src/pkg/calc.py", qualname="sign", ordinal=1, start=5, first=5, last=8,
         fingerprint="sha256:x", statements=4, branches=2,
         covering_tests=[
-            "tests/test_new.py::test_negative[-5]",
+            "tests/test_new.py::test_negative[-5::x]",
             "tests/test_new.py::test_negative[-1]",
             "tests/test_new.py::TestSign::test_positive",
             "tests/test_old.py::test_zero",
@@ -282,6 +283,14 @@ def test_a_verifier_error_is_review_and_never_fail(request_):
     assert verification.record()["calls"][1]["error"] == "timed out after 1s"
     failed = GateResult(Verdict.FAIL, [], "3-coverage")
     assert verification.judge(failed) is failed
+
+
+def test_the_last_definition_of_a_test_name_is_shown(tmp_path):
+    (tmp_path / "test_twice.py").write_text(
+        "def test_a():\n    assert 1\n\n\ndef test_a():\n    assert 2\n"
+    )
+    sources = covering_test_sources(tmp_path, ["test_twice.py::test_a", "test_twice.py::gone"])
+    assert [(s.first, s.last, s.text) for s in sources] == [(5, 6, "def test_a():\n    assert 2")]
 
 
 def test_excluded_by():
