@@ -94,6 +94,10 @@ def hand_over(measurer: Measurer, folder: str, worker_id: str) -> None:
         target = os.path.join(folder, f"{DATA_NAME}.{worker_id}")
         shutil.copyfile(source, target + ".tmp")
         os.replace(target + ".tmp", target)
+    # The controller may end this process before its pytest_unconfigure runs.
+    data_dir = getattr(measurer, "data_dir", None)
+    if data_dir:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def combine_workers(measurer: Measurer, folder: str) -> int:

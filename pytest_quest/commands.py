@@ -266,6 +266,8 @@ class QuestSession:
             for line in lines:
                 print(line)
             return
+        if self.config.get_terminal_writer().width_of_current_line:
+            reporter.write_line("")  # the `[100%]` progress line is still open
         reporter.write_sep("=", "pytest-quest", bold=True)
         for line in lines:
             reporter.write_line(line)
@@ -466,8 +468,9 @@ class QuestSession:
                     # stderr, which the Actions runner reads for them too.  The
                     # terminal reporter is on stderr then, and may be mid-line.
                     reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-                    if reporter is not None:
-                        reporter.ensure_newline()
+                    writer = self.config.get_terminal_writer() if reporter else None
+                    if reporter is not None and writer and writer.width_of_current_line:
+                        reporter.write_line("")
                     for command in commands:
                         sys.stderr.write(command + "\n")
                     sys.stderr.flush()
