@@ -880,7 +880,10 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         process.kill()
-    process.communicate()
+    try:
+        process.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass  # a grandchild left the process group and holds the pipes: leave it
 
 
 class HookVerifier:
@@ -992,6 +995,12 @@ def configured_verifiers(config: Any, options: QuestOptions, rootdir: Path) -> l
         for command in options.verifier_cmds
     ]
     verifiers += hook_verifiers(config.pluginmanager, rootdir)
+    # A verifier's vote is counted by its name: the same command twice is two voters.
+    seen: dict[str, int] = {}
+    for verifier in verifiers:
+        seen[verifier.name] = seen.get(verifier.name, 0) + 1
+        if seen[verifier.name] > 1:
+            verifier.name = f"{verifier.name} #{seen[verifier.name]}"
     if not verifiers:
         raise QuestUsageError(
             "verification is on but there is no verifier: pass --quest-verifier-cmd CMD (or "

@@ -479,6 +479,17 @@ def test_verify_submission_usage_errors(tmp_path):
         )  # fmt: skip
 
 
+def test_the_same_command_twice_is_two_voters(tmp_path):
+    quest, current = make_project(tmp_path)
+    cite = script("cite.py", "tests/test_new.py", 13, "assert sign(5) == sign(5)")
+    result, record = verify_submission(
+        FakePytestConfig(), options(verifier_cmds=[cite, cite]), tmp_path, quest, current,
+        ["tests/test_new.py"], GateResult(Verdict.PASS, [], "pass"),
+    )  # fmt: skip
+    assert result.verdict is Verdict.REVIEW
+    assert record["discrepancies"][0]["raised_by"] == [cite, f"{cite} #2"]
+
+
 def test_verify_submission_excluded_runs_nothing(tmp_path):
     quest, current = make_project(tmp_path)
     passed = GateResult(Verdict.PASS, [], "pass")
