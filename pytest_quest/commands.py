@@ -204,7 +204,7 @@ class QuestSession:
             return (yield)
         finally:
             if self.measurer is not None:
-                self.measurer.switch_context("")
+                self.measurer.end_test(self.outcomes.get(item.nodeid) == "passed")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.outcomes[report.nodeid] = combine_outcome(self.outcomes.get(report.nodeid), report)
