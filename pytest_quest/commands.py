@@ -791,7 +791,8 @@ class QuestSession:
                 [Path(s) for s in self.source_args()],
                 [quest.file],
                 self.options.timeout,
-                Path(str(self.config.invocation_params.dir)),
+                # Node ids are relative to the rootdir, whatever folder pytest was run from.
+                self.rootdir,
                 plugin_args=plugin_args(self.config),
             )
         finally:

@@ -40,7 +40,8 @@ class ChildSetup:
         return cls(
             rootdir=Path(str(config.rootpath)),
             inifile=Path(str(inipath)) if inipath else None,
-            cwd=Path(str(config.invocation_params.dir)),
+            # Node ids are relative to the rootdir, whatever folder pytest was run from.
+            cwd=Path(str(config.rootpath)),
             plugin_args=plugin_args(config),
             timeout=timeout,
             has_xdist=config.pluginmanager.hasplugin("xdist"),

@@ -801,3 +801,14 @@ def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"PASS: {SIGN} is now PASS" in result.stdout
+
+
+def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch):
+    # Node ids are relative to the rootdir; run from tests/ they must still resolve.
+    calc_project(project)
+    project.run("--quest", "scan")
+    project.test("test_sign", SIGN_TEST)
+    monkeypatch.chdir(project.path / "tests")
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert (result.ret, data["verdict"]) == (0, "PASS"), data
+    assert project.ratchet()["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
