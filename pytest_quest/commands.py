@@ -229,10 +229,25 @@ class QuestSession:
 
             combine_workers(self.measurer, self._workers_dir)
         try:
+            if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+                # Ctrl-C stopped the run half-way: what it measured is partial.
+                raise KeyboardInterrupt
             self.output = self.run_command()
         except QuestError as exc:
             self.output = Output(
                 {"error": str(exc)}, [f"ERROR: {exc}"], int(pytest.ExitCode.USAGE_ERROR)
+            )
+        except KeyboardInterrupt:
+            # A write of the ratchet file is all or nothing; say which happened.
+            done = (
+                "the ratchet file was already written"
+                if self.store.writes
+                else "nothing was recorded"
+            )
+            self.output = Output(
+                {"error": f"interrupted: {done}"},
+                [f"INTERRUPTED: {done}; run the command again"],
+                int(pytest.ExitCode.INTERRUPTED),
             )
         self.output.data = {
             "schema": JSON_SCHEMA,

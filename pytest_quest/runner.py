@@ -145,6 +145,11 @@ def run_child(
                     ),
                     None,
                 )
+            except BaseException:
+                # Interrupted (Ctrl-C) here: the tests run in their own session,
+                # so nothing else stops them; never leave them running.
+                _kill_group(process)
+                raise
         duration = time.monotonic() - started
         output = log_path.read_text(encoding="utf-8", errors="replace")
         if not out_file.exists():

@@ -437,6 +437,9 @@ class RatchetStore:
     def __init__(self, path: Path, lock_timeout: float = 5.0) -> None:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
+        #: How many times this store replaced the file (a command can say
+        #: whether it recorded anything before it was interrupted).
+        self.writes = 0
 
     @property
     def lock_path(self) -> Path:
@@ -556,6 +559,7 @@ class RatchetStore:
             else:
                 os.chmod(tmp_name, 0o644)
             os.replace(tmp_name, target)
+            self.writes += 1
         except BaseException as exc:
             try:
                 os.unlink(tmp_name)

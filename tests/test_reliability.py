@@ -11,6 +11,8 @@ message and that the ratchet file's bytes did not change.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -273,3 +275,73 @@ def test_no_temp_files_after_normal_runs(scanned):
         == "PASS"
     )
     assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------
+
+ENDLESS_TEST = """\
+import os
+import time
+from pathlib import Path
+
+from pkg.calc import sign
+
+
+def test_sign():
+    sign(-1)
+    Path({pid_file!r}).write_text(str(os.getpid()))
+    while True:
+        time.sleep(0.05)
+"""
+
+
+def interrupt_when_started(project, pid_file: Path, *args: str) -> tuple[int, str]:
+    """Run pytest with `args`, press Ctrl-C (SIGINT) once the endless test runs."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=project.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pid_file.exists(), "the endless test never started"
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    return process.returncode, out
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie no one has reaped yet is dead too.
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "\nState:\tZ" in status.read_text())
+
+
+@pytest.mark.parametrize("command", ["submit", "scan"])
+def test_ctrl_c_records_nothing_and_leaves_no_process(scanned, command):
+    path = Path(scanned.path) / "quest.json"
+    pid_file = Path(scanned.path) / "test-pid"
+    scanned.test("test_sign", ENDLESS_TEST.format(pid_file=str(pid_file)))
+    before = path.read_bytes()
+    args = ["--quest", command] + (["--quest-id", SIGN] if command == "submit" else [])
+    returncode, out = interrupt_when_started(scanned, pid_file, *args)
+    assert returncode == 2, out
+    assert "INTERRUPTED: nothing was recorded; run the command again" in out.splitlines()
+    assert path.read_bytes() == before  # not a partial scan, not a verdict
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid), "the tests under judgment kept running"
+    assert quest_files(scanned) in (
+        ["quest.json", "quest.json.lock"],
+        ["quest.json", "quest.json.judging.lock", "quest.json.lock"],
+    )
