@@ -13,7 +13,7 @@ operator-level mutation, whose flipped ``<``/``<=`` is often equivalent:
 * ``body.return_none`` / ``body.skip``: the body is skipped (``return None``
   is put before it).  Tests that check nothing at all do not notice.
 * ``return.changed``: each ``return <value>`` returns another value of the
-  same kind (``int`` +1, ``bool`` negated, a shorter ``str``/``list``/
+  same kind (a number moved by at least its own size, ``bool`` negated, a shorter ``str``/``list``/
   ``dict``, a fresh ``object()`` for anything else; see `changed_value`).
   Tests that only check ``is not None`` or the type do not notice.
 * ``condition.true`` / ``condition.false``: an ``if`` condition (statement or
@@ -21,6 +21,9 @@ operator-level mutation, whose flipped ``<``/``<=`` is often equivalent:
   ``else`` whose body is a single ``return``: that is the shape of fast paths
   and caches (``if not items: return 0``), where skipping the branch is often
   equivalent; the branch's ``return.changed`` mutant checks its value instead.
+  The same for a single ``raise``: a validation guard often raises what the
+  code after it would raise anyway (``if x <= 0: raise ValueError`` before
+  ``math.log(x)``), which ``pytest.raises(ValueError)`` cannot tell apart.
   Forcing True is left out for an ``if`` without ``else`` whose body cannot
   leave early (a guarded adjustment: ``if len(parts) > 3: parts = parts[:3]``,
   ``if items: items.sort()``): on the inputs the guard excludes, such a body
@@ -95,12 +98,14 @@ def changed_value(value: Any) -> Any:
     """
     if isinstance(value, bool):
         return not value
+    # Numbers move by at least their own size: `pytest.approx` (relative
+    # tolerance) cannot take the changed value for the original.
     if isinstance(value, int):
-        return value + 1
+        return value + max(1, abs(value))
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value) or abs(value) > 1e15:
+        if math.isnan(value) or math.isinf(value):
             return 0.0
-        return value + 1.0
+        return value + max(1.0, abs(value))
     if isinstance(value, complex):
         return value + 1
     if isinstance(value, str):
@@ -241,7 +246,9 @@ def _candidates(
                 if not adjustment:
                     yield "condition.true", node, node.lineno, original, f"{keyword} True:"
                 fast_path = (
-                    not node.orelse and len(node.body) == 1 and isinstance(node.body[0], ast.Return)
+                    not node.orelse
+                    and len(node.body) == 1
+                    and isinstance(node.body[0], (ast.Return, ast.Raise))
                 )
                 if not fast_path:
                     yield "condition.false", node, node.lineno, original, f"{keyword} False:"
