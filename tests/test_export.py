@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +154,41 @@ def test_refusals_exit_4_and_write_nothing(scanned):
     result, _data = export(project, "old.md", "--quest-export-force")
     assert result.ret == 0
     assert existing.read_text().startswith("# pytest-quest report\n")
+
+
+# -- docs/json-schema.md is the contract: every key printed is documented --------
+
+SCHEMA_DOC = Path(__file__).resolve().parent.parent / "docs" / "json-schema.md"
+COMMON = {"schema", "command", "counts", "remaining", "error"}
+
+
+def documented_keys():
+    """Section title -> the backticked names in the first column of its tables."""
+    sections: dict[str, set[str]] = {}
+    title = ""
+    for line in SCHEMA_DOC.read_text().splitlines():
+        if line.startswith("## "):
+            title = line[3:].split()[0].rstrip(",")
+            sections[title] = set()
+        elif line.startswith("| `") and title:
+            first_cell = line.split("|")[1]
+            sections[title].update(re.findall(r"`([a-z_]+)`", first_cell))
+    return sections
+
+
+def test_json_keys_are_documented(project):
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    docs = documented_keys()
+    quest_keys = docs["Rules"]
+    outputs = {}
+    for command in ("scan", "next", "check"):
+        _result, outputs[command] = project.run_json("--quest", command)
+    _result, outputs["status"] = project.run_json("--quest-status")
+    _result, outputs["export"] = export(project, "report.json")
+    for command, data in outputs.items():
+        assert data["command"] == command
+        assert set(data) - COMMON <= docs[command], command
+    assert set(outputs["next"]["quest"]) <= quest_keys
+    for quest in outputs["status"]["quests"]:
+        assert set(quest) <= quest_keys
