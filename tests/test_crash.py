@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -70,7 +71,18 @@ def number_of(ratchet: Ratchet) -> int:
 
 
 def write_generations(path: Path, start: int, report_fd: int) -> None:
-    """The forked writer: write generation start+1, start+2... reporting each, until killed."""
+    """The forked writer: write generation start+1, start+2... reporting each, until killed.
+
+    It also says ``w`` when a write begins (its temporary file is created), so
+    that half of the kills can aim at the write itself.
+    """
+    real_mkstemp = tempfile.mkstemp
+
+    def announcing_mkstemp(*args, **kwargs):
+        os.write(report_fd, b"w\n")
+        return real_mkstemp(*args, **kwargs)
+
+    tempfile.mkstemp = announcing_mkstemp  # this forked process only
     ratchet_store = RatchetStore(path, lock_timeout=30)
     number = start
     while True:
@@ -115,14 +127,24 @@ def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path):
     current = 0
     mid_write_kills = 0
     seen_leftovers: set[Path] = set()
-    for _kill in range(KILLS):
+    for kill in range(KILLS):
         pid, report_fd = fork_writer(path, current)
-        # Up to ~3 writes' time: kills land before, during and between writes.
-        time.sleep(rng.uniform(0, 0.12))
+        early = b""
+        if kill % 2:
+            # Aimed: a few milliseconds after a write began (file written,
+            # fsynced, renamed, folder fsynced: any of them may be cut).
+            while b"w" not in early:
+                chunk = os.read(report_fd, 65536)
+                assert chunk, "the writer died on its own"
+                early += chunk
+            time.sleep(rng.uniform(0, 0.008))
+        else:
+            # Anywhere in up to ~3 writes' time: before, during, between writes.
+            time.sleep(rng.uniform(0, 0.12))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
-        reported = [int(n) for n in read_all(report_fd).split()]
+        reported = [int(n) for n in (early + read_all(report_fd)).split() if n != b"w"]
         acknowledged = reported[-1] if reported else current
         raw = path.read_bytes()
         on_disk = number_of(loads(raw, str(path)))  # parses and validates: never half-written
@@ -141,7 +163,7 @@ def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path):
         seen_leftovers.update(leftovers)
         current = on_disk
     # The kills hit writes in progress, not only the gaps between them.
-    assert mid_write_kills >= 5, mid_write_kills
+    assert mid_write_kills >= 10, mid_write_kills
     # A normal write afterwards takes the lock at once and removes the debris.
     started = time.monotonic()
     RatchetStore(path, lock_timeout=5).update(lambda r: setattr(r, "scanned_at", "generation 0"))
