@@ -180,6 +180,29 @@ def test_vanished_pass_function_fails_with_how_to_record_it(project):
     assert result.ret == 0, data
 
 
+def test_module_no_test_imports_any_more_regresses_line_by_line(project):
+    scanned(project)
+    project.source("lonely", "def alone(x):\n    if x:\n        return 1\n    return 2\n")
+    project.test(
+        "test_lonely",
+        "from pkg.lonely import alone\n\ndef test_alone():\n    assert alone(1) + alone(0) == 3\n",
+    )
+    result, data = project.run_json("--quest", "scan")
+    assert data["added_pass"] == ["src/pkg/lonely.py::alone"]
+    (project.path / "tests" / "test_lonely.py").unlink()
+    result, data = project.run_json("--quest", "check")
+    assert result.ret == 1
+    # Not "gone": the file is still measured (coverage's source), just never run.
+    facts = by_id(data)["src/pkg/lonely.py::alone"]["facts"]
+    assert [(f["check"], f["field"]) for f in facts] == [
+        ("coverage.line", "src/pkg/lonely.py:2"),
+        ("coverage.line", "src/pkg/lonely.py:3"),
+        ("coverage.line", "src/pkg/lonely.py:4"),
+        ("coverage.branch", "src/pkg/lonely.py:2->3"),
+        ("coverage.branch", "src/pkg/lonely.py:2->4"),
+    ]
+
+
 def test_untracked_functions_listed_and_fail_only_when_strict(project):
     scanned(project)
     project.source("calc", CALC + "\n\ndef brand_new(x):\n    return x - 1\n")
