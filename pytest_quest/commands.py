@@ -229,7 +229,9 @@ class QuestSession:
 
             combine_workers(self.measurer, self._workers_dir)
         try:
-            if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            # pytest also says INTERRUPTED after collection errors; those are the
+            # commands' to report (scan: usage error, the gate's child: FAIL).
+            if session.exitstatus == pytest.ExitCode.INTERRUPTED and not self.collection_errors:
                 # Ctrl-C stopped the run half-way: what it measured is partial.
                 raise KeyboardInterrupt
             self.output = self.run_command()

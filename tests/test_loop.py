@@ -812,3 +812,18 @@ def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch):
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert (result.ret, data["verdict"]) == (0, "PASS"), data
     assert project.ratchet()["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
+
+
+def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project):
+    # DESIGN: a collection error caused by the submission is FAIL with the
+    # error's file and line (a try spent), never REVIEW.
+    calc_project(project)
+    project.run("--quest", "scan")
+    project.test("test_sign", "from pkg.calc import sign\n\n\ndef test_sign(:\n    pass\n")
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert result.ret == 1, data
+    assert (data["verdict"], data["step"]) == ("FAIL", "collection")
+    assert (data["quest"]["state"], data["quest"]["tries"]) == ("TODO", 1)
+    [fact] = data["quest"]["facts"]
+    assert fact["check"] == "collection.error"
+    assert fact["field"] == "tests/test_sign.py:4"
