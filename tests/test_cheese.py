@@ -651,9 +651,10 @@ HONEST: dict[str, tuple[str, str]] = {
             return x
         """,
         """
-        from hypothesis import given, strategies as st
+        from hypothesis import given, settings, strategies as st
         from pkg.props import absolute
 
+        @settings(max_examples=30)
         @given(st.integers())
         def test_absolute_is_non_negative_and_same_size(x):
             assert absolute(x) >= 0
