@@ -345,3 +345,18 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned, command):
         ["quest.json", "quest.json.lock"],
         ["quest.json", "quest.json.judging.lock", "quest.json.lock"],
     )
+
+
+# -- the docs -------------------------------------------------------------------------------
+
+
+def test_every_option_has_a_row_in_the_bad_input_table():
+    from pytest_quest.options import _OPTIONS
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "reliability.md").read_text()
+    table = doc.split("## Bad input: every command and option", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")]
+    for _, flags, *_ in _OPTIONS:
+        assert any(f"`{flags[0]}" in row for row in rows), f"{flags[0]} has no row"
+    for command in ("scan", "submit", "check", "export"):
+        assert any(command in row for row in rows), command
