@@ -83,6 +83,9 @@ def dumps(ratchet: Ratchet) -> str:
 # -- validation ----------------------------------------------------------------
 
 
+_MISSING = object()
+
+
 class _Validator:
     """Reads a parsed ratchet file, raising `RatchetFileError` naming the field at fault."""
 
@@ -97,6 +100,11 @@ class _Validator:
         )
 
     def get(self, obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+        # Fast path (10,000 quests are 200,000 calls): a value of exactly the
+        # wanted type passes every check below (a bool is never exactly int).
+        value = obj.get(key, _MISSING)
+        if type(value) is kind:
+            return value
         if key not in obj:
             raise self.fail(f"{where}.{key}" if where else key, "missing field")
         value = obj[key]
@@ -112,6 +120,8 @@ class _Validator:
 
     def int_list(self, obj: dict[str, Any], key: str, where: str) -> list[int]:
         values = self.get(obj, key, list, where)
+        if all(type(value) is int for value in values):
+            return list(values)
         for index, value in enumerate(values):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise self.fail(f"{where}.{key}[{index}]", "expected an integer")
@@ -119,6 +129,8 @@ class _Validator:
 
     def str_list(self, obj: dict[str, Any], key: str, where: str) -> list[str]:
         values = self.get(obj, key, list, where)
+        if all(type(value) is str for value in values):
+            return list(values)
         for index, value in enumerate(values):
             if not isinstance(value, str):
                 raise self.fail(f"{where}.{key}[{index}]", "expected a string")
