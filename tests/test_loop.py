@@ -827,3 +827,34 @@ def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project):
     [fact] = data["quest"]["facts"]
     assert fact["check"] == "collection.error"
     assert fact["field"] == "tests/test_sign.py:4"
+
+
+def test_twin_ids_survive_a_rescan_after_lines_are_added_above(project):
+    twins = (
+        "class Box:\n"
+        "    @property\n"
+        "    def size(self):\n"
+        "        return self._size\n"
+        "\n"
+        "    @size.setter\n"
+        "    def size(self, value):\n"
+        "        if value < 0:\n"
+        "            raise ValueError(value)\n"
+        "        self._size = value\n"
+    )
+    project.source("box", twins)
+    project.run("--quest", "scan")
+    first = project.ratchet()["quests"]
+    assert sorted(first) == ["src/pkg/box.py::Box.size", "src/pkg/box.py::Box.size@2"]
+    assert first["src/pkg/box.py::Box.size@2"]["lines"] == [7, 10]
+    project.source("box", '"""Boxes."""\n\nLIMIT = 10\n\n\n' + twins)
+    _result, data = project.run_json("--quest", "scan")
+    assert (data["added"], data["added_pass"], data["removed"]) == ([], [], [])
+    quests = project.ratchet()["quests"]
+    assert sorted(quests) == sorted(first)
+    assert quests["src/pkg/box.py::Box.size@2"]["lines"] == [12, 15]
+    assert quests["src/pkg/box.py::Box.size@2"]["missing_lines"] == [13, 14, 15]
+    assert (
+        quests["src/pkg/box.py::Box.size@2"]["fingerprint"]
+        == (first["src/pkg/box.py::Box.size@2"]["fingerprint"])
+    )
