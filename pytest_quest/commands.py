@@ -675,8 +675,11 @@ class QuestSession:
                 target.extra["mutation_seconds"] = self.mutation_seconds
             if self.verification is not None:
                 target.extra["verification"] = self.verification
-            if state.terminal or fresh.active is None:
-                nxt = fresh.next_todo()
+            # A submit by --quest-id leaves another active quest active; a settled
+            # or missing active quest gives way to this one (if still TODO) or the next.
+            active = fresh.quests.get(fresh.active) if fresh.active else None
+            if active is None or active.state.terminal:
+                nxt = target if target.state is State.TODO else fresh.next_todo()
                 fresh.active = nxt.id if nxt else None
             return state
 

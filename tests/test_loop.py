@@ -858,3 +858,17 @@ def test_twin_ids_survive_a_rescan_after_lines_are_added_above(project):
         quests["src/pkg/box.py::Box.size@2"]["fingerprint"]
         == (first["src/pkg/box.py::Box.size@2"]["fingerprint"])
     )
+
+
+def test_submit_by_quest_id_keeps_the_active_quest(project):
+    spare = "src/pkg/calc.py::spare"
+    project.source("calc", CALC + "\n\ndef spare(x):\n    return x\n")
+    project.test("test_calc", CALC_TESTS)
+    project.run("--quest", "scan")
+    project.run("--quest", "next", "--quest-id", spare)
+    project.test("test_sign", SIGN_TEST)
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert (result.ret, data["verdict"]) == (0, "PASS"), data
+    # The next quest is the one being worked on, not the first TODO (clamp).
+    assert data["next_quest"]["id"] == spare
+    assert project.ratchet()["active"] == spare
