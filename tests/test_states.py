@@ -297,8 +297,10 @@ class QuestLoop(RuleBasedStateMachine):
             }[verdict]
             assert state is expected
             assert quest.tries == before.tries + (verdict is Verdict.FAIL)
-            if state.terminal:
-                nxt = self.ratchet.next_todo()
+            # As `submit` records it: an active TODO quest stays active.
+            active = self.ratchet.quests.get(self.ratchet.active or "")
+            if active is None or active.state.terminal:
+                nxt = quest if quest.state is State.TODO else self.ratchet.next_todo()
                 self.ratchet.active = nxt.id if nxt else None
         assert self.ratchet.remaining <= remaining
         self.record_passes()
