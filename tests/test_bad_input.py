@@ -253,3 +253,11 @@ def test_hand_edited_ratchet_file_is_refused_and_kept(scanned):
     result = run(scanned, "--quest", "submit", "--quest-id", SIGN)
     assert_usage_error(result, "quests['src/pkg/calc.py::sign'].state: unknown state 'WON'")
     assert path.read_bytes() == before
+
+
+def test_submit_on_code_with_a_syntax_error(scanned):
+    (scanned / "src" / "pkg" / "calc.py").write_text(CALC.replace("if x < 0:", "if x < 0"))
+    before = (scanned / "quest.json").read_bytes()
+    result = run(scanned, "--quest", "submit", "--quest-id", SIGN)
+    assert_usage_error(result, "src/pkg/calc.py:6: syntax error in the code under test")
+    assert (scanned / "quest.json").read_bytes() == before
