@@ -34,6 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORK = HERE / "_work"
+SUITES = WORK
 PINS = ["pytest==9.2.0", "coverage==7.17.5", "pytest-cov==7.1.0", "pytest-xdist==3.8.0"]
 REAL = {
     "markdown": {
@@ -66,7 +67,7 @@ def run(
 ) -> tuple[float, float, int, int, str]:
     """Run `command`; wall seconds, CPU seconds and max RSS (KB) of the child, exit code, output."""
     started = time.perf_counter()
-    out_path = WORK / "last-output.txt"
+    out_path = SUITES / "last-output.txt"
     with open(out_path, "wb") as out:
         process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
@@ -95,6 +96,10 @@ def make_venv(python: str) -> Path:
         text=True,
         check=True,
     ).stdout.strip()
+    global SUITES
+    # Suites are per Python: two runs (3.11 and 3.12) may go on side by side.
+    SUITES = WORK / f"suites-{version}"
+    SUITES.mkdir(parents=True, exist_ok=True)
     venv = WORK / f"venv-{version}"
     py = venv / "bin" / "python"
     if not py.exists():
@@ -110,7 +115,7 @@ def prepare_synth(functions: int, tests: int) -> Path:
     sys.path.insert(0, str(HERE))
     from synth import generate
 
-    folder = WORK / f"synth-{functions}-{tests}"
+    folder = SUITES / f"synth-{functions}-{tests}"
     if not (folder / "tests").exists():
         log(f"generating {folder}")
         generate(folder, functions=functions, tests=tests)
@@ -121,7 +126,7 @@ def prepare_real(name: str, py: Path) -> Path:
     spec = REAL[name]
     downloads = WORK / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
-    folder = WORK / spec["folder"]
+    folder = SUITES / spec["folder"]
     if not folder.exists():
         log(f"fetching the sdist of {spec['requirement']}")
         subprocess.run(
@@ -144,12 +149,16 @@ def prepare_real(name: str, py: Path) -> Path:
             p for p in downloads.iterdir() if p.name.lower().startswith(spec["folder"].lower())
         )
         with tarfile.open(archive) as tar:
-            tar.extractall(WORK, filter="data")
+            tar.extractall(SUITES, filter="data")
         (folder / "pytest.ini").write_text(spec["ini"])
     probe = subprocess.run(
-        [str(py), "-c", f"import {spec['source']}, yaml"], check=False, capture_output=True, cwd="/"
+        [str(py), "-c", f"import {spec['source']} as m, yaml; print(m.__file__)"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd="/",
     )
-    if probe.returncode != 0:
+    if probe.returncode != 0 or str(folder) not in probe.stdout:
         # Installed (editable) so its entry points (the extensions) are registered.
         subprocess.run(
             [str(py), "-m", "pip", "install", "-q", "--no-deps", "-e", str(folder)], check=True
@@ -377,7 +386,7 @@ def measure_suite(
 
 
 def status_rows(py: Path, repeats: int, count: int) -> list[tuple[str, Sample]]:
-    folder = WORK / f"status-{count}"
+    folder = SUITES / f"status-{count}"
     big_ratchet(py, folder, count)
     env = child_env()
     pytest = [str(py), "-m", "pytest", "-p", "no:cacheprovider"]
@@ -519,7 +528,7 @@ def main() -> int:
     targets.append(
         f"- status wall / pytest --version: {ratio:.2f} (target <= 1.3) {'MET' if ratio <= 1.3 else 'MISSED'}"
     )
-    timing = store_timing(py, WORK / f"status-{args.status_quests}" / "quest.json", 7)
+    timing = store_timing(py, SUITES / f"status-{args.status_quests}" / "quest.json", 7)
     report.append(
         f"RatchetStore on {args.status_quests} quests: load {timing['load_ms']:.0f} ms, "
         f"update (lock + load + change + write) {timing['update_ms']:.0f} ms (medians of 7)"
