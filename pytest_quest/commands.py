@@ -884,7 +884,10 @@ def combine_outcome(previous: str | None, report: pytest.TestReport) -> str:
             return "xfailed" if wasxfail else "skipped"
         return "setup-passed"
     if report.when == "call":
-        if report.failed:
+        # A test can log several call reports (subtests); a failed one fails the
+        # test whatever follows.  pytest's subtests plugin marks the test's own
+        # report failed only in the terminal reporter's hook, which may run after ours.
+        if report.failed or previous == "failed":
             return "failed"
         if report.skipped:
             return "xfailed" if wasxfail else "skipped"

@@ -872,3 +872,84 @@ def test_submit_by_quest_id_keeps_the_active_quest(project):
     # The next quest is the one being worked on, not the first TODO (clamp).
     assert data["next_quest"]["id"] == spare
     assert project.ratchet()["active"] == spare
+
+
+SUBTESTS_SIGN = """\
+from pkg.calc import sign
+
+
+def test_sign(subtests):
+    with subtests.test("negative"):
+        assert sign(-5) == 99
+    with subtests.test("positive"):
+        assert sign(5) == 1
+"""
+
+
+def test_a_test_with_a_failed_subtest_does_not_count(project):
+    # Text mode, as the gate's child runs: pytest fails the test itself only in
+    # the terminal reporter's hook.
+    calc_project(project)
+    project.test("test_sign", SUBTESTS_SIGN)
+    result = project.run("--quest", "scan")
+    assert result.ret == 0
+    sign = project.ratchet()["quests"][SIGN]
+    assert (sign["state"], sign["covering_tests"]) == ("TODO", [])
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert (result.ret, data["verdict"], data["step"]) == (1, "FAIL", "3-coverage")
+
+
+class FakeReport:
+    def __init__(self, when, outcome, wasxfail=None):
+        self.when = when
+        self.failed = outcome == "failed"
+        self.skipped = outcome == "skipped"
+        self.passed = outcome == "passed"
+        if wasxfail is not None:
+            self.wasxfail = wasxfail
+
+
+@pytest.mark.parametrize(
+    ("reports", "outcome"),
+    [
+        ([("setup", "passed"), ("call", "passed"), ("teardown", "passed")], "passed"),
+        ([("setup", "passed"), ("call", "failed"), ("teardown", "passed")], "failed"),
+        ([("setup", "failed"), ("teardown", "passed")], "error"),
+        ([("setup", "passed"), ("call", "passed"), ("teardown", "failed")], "error"),
+        ([("setup", "skipped"), ("teardown", "passed")], "skipped"),
+        ([("setup", "passed"), ("call", "skipped"), ("teardown", "passed")], "skipped"),
+        # subtests: a failed one fails the test, whatever call reports follow
+        (
+            [
+                ("setup", "passed"),
+                ("call", "failed"),
+                ("call", "passed"),
+                ("call", "passed"),
+                ("teardown", "passed"),
+            ],
+            "failed",
+        ),
+        ([("setup", "passed"), ("call", "passed"), ("call", "passed")], "passed"),
+        # a rerun starts again at setup
+        (
+            [("setup", "passed"), ("call", "failed"), ("setup", "passed"), ("call", "passed")]
+            + [("teardown", "passed")],
+            "passed",
+        ),
+    ],
+)
+def test_combine_outcome(reports, outcome):
+    from pytest_quest.commands import combine_outcome
+
+    result = None
+    for when, report_outcome in reports:
+        result = combine_outcome(result, FakeReport(when, report_outcome))
+    assert result == outcome
+
+
+def test_combine_outcome_of_xfail_marked_tests():
+    from pytest_quest.commands import combine_outcome
+
+    setup = combine_outcome(None, FakeReport("setup", "passed"))
+    assert combine_outcome(setup, FakeReport("call", "skipped", "reason")) == "xfailed"
+    assert combine_outcome(setup, FakeReport("call", "passed", "reason")) == "xpassed"
