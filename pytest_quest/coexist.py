@@ -160,7 +160,8 @@ class BorrowedCoverage(Measurer):
     def start(self) -> None:
         return None
 
-    def switch_context(self, context: str) -> None:
+    def switch_context(self, context: str, passed: bool | None = None) -> None:
+        # pytest-cov's data keeps plain per-test contexts: `passed` is not needed.
         plugin = self.config.pluginmanager.get_plugin("_cov")
         controller = getattr(plugin, "cov_controller", None)
         cov = getattr(controller, "cov", None)
