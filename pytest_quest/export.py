@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.errors import QuestUsageError
-from pytest_quest.model import JSON_SCHEMA, Ratchet, State
+from pytest_quest.model import JSON_SCHEMA, Ratchet, State, arc_text
 
 FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif"}
 
@@ -133,7 +133,7 @@ def quest_rows(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> list[dict
                 "statements": quest.statements,
                 "branches": quest.branches,
                 "missing_lines": " ".join(str(line) for line in quest.missing_lines),
-                "missing_branches": " ".join(f"{a}->{b}" for a, b in quest.missing_branches),
+                "missing_branches": " ".join(arc_text(arc) for arc in quest.missing_branches),
                 "facts": len(quest.facts),
                 "issued_at": quest.issued_at,
                 "passed_at": quest.passed_at,
@@ -204,7 +204,7 @@ def render_markdown(
         for quest in quests:
             missing = ", ".join(
                 [str(line) for line in quest.missing_lines]
-                + [f"{a}->{'exit' if b < 0 else b}" for a, b in quest.missing_branches]
+                + [arc_text(arc) for arc in quest.missing_branches]
             )
             facts = "; ".join(_md(fact.text()) for fact in quest.facts[:3])
             if len(quest.facts) > 3:

@@ -192,3 +192,160 @@ def test_json_keys_are_documented(project):
     assert set(outputs["next"]["quest"]) <= quest_keys
     for quest in outputs["status"]["quests"]:
         assert set(quest) <= quest_keys
+
+
+# -- unit tests of export.py (no pytest run) -------------------------------------
+
+
+def _ratchet():
+    from pytest_quest.model import Fact, Quest, Ratchet, State
+
+    todo = Quest(
+        id="src/a.py::f",
+        file="src/a.py",
+        qualname="f",
+        first=3,
+        last=6,
+        fingerprint="x",
+        missing_lines=[4],
+        missing_branches=[(3, -1)],
+        facts=[Fact("coverage.line", "src/a.py:4", "run", "never", "line 4 not covered")],
+    )
+    review = Quest(
+        id="src/a.py::g",
+        file="src/a.py",
+        qualname="g",
+        first=8,
+        last=9,
+        fingerprint="y",
+        state=State.REVIEW,
+        facts=[Fact("identity.changed", "src/a.py:8", "same", "changed", "g changed")],
+    )
+    done = Quest(
+        id="src/b.py::h",
+        file="src/b.py",
+        qualname="h",
+        first=1,
+        last=2,
+        fingerprint="z",
+        state=State.DONE,
+        tries=3,
+    )
+    passed = Quest(
+        id="src/b.py::k",
+        file="src/b.py",
+        qualname="k",
+        first=4,
+        last=5,
+        fingerprint="w",
+        state=State.PASS,
+        passed_at="T",
+    )
+    return Ratchet(quests={q.id: q for q in (todo, review, done, passed)})
+
+
+REGRESSION = {
+    "id": "src/b.py::k",
+    "file": "src/b.py",
+    "qualname": "k",
+    "lines": [4, 5],
+    "passed_at": "T",
+    "baseline": True,
+    "changed": False,
+    "facts": [
+        {
+            "check": "coverage.line",
+            "field": "src/b.py:5",
+            "expected": "run",
+            "actual": "never",
+            "message": "line 5 not covered [src/b.py::k, PASS since T]",
+        }
+    ],
+}
+
+
+def test_sarif_levels_locations_and_regressions(tmp_path):
+    from pytest_quest import export as export_module
+
+    sarif = json.loads(export_module.render_sarif(_ratchet(), [REGRESSION], tmp_path, "9.9"))
+    run = sarif["runs"][0]
+    assert run["tool"]["driver"]["version"] == "9.9"
+    results = run["results"]
+    assert [(r["ruleId"], r["ruleIndex"], r["level"]) for r in results] == [
+        ("quest/open", 0, "warning"),  # TODO
+        ("quest/open", 0, "note"),  # REVIEW
+        ("quest/open", 0, "warning"),  # DONE
+        ("quest/regression", 1, "error"),
+    ]
+    assert (
+        results[1]["message"]["text"]
+        == "REVIEW quest src/a.py::g; waiting for a person: src/a.py:8: g changed"
+    )
+    assert "relatedLocations" not in results[2]  # no fact with a line
+    assert results[3]["locations"][0]["physicalLocation"]["region"] == {"startLine": 5}
+    assert results[3]["relatedLocations"] == [
+        {
+            "physicalLocation": {
+                "artifactLocation": {"uri": "src/b.py", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 5},
+            },
+            "message": {"text": "line 5 not covered [src/b.py::k, PASS since T]"},
+            "id": 0,
+        }
+    ]
+
+
+def test_csv_and_markdown_renderers():
+    from pytest_quest import export as export_module
+
+    rows = list(csv.DictReader(export_module.render_csv(_ratchet(), [REGRESSION]).splitlines()))
+    assert [(r["id"], r["state"], r["missing_branches"], r["regression_facts"]) for r in rows] == [
+        ("src/a.py::f", "TODO", "3->exit", "0"),
+        ("src/a.py::g", "REVIEW", "", "0"),
+        ("src/b.py::h", "DONE", "", "0"),
+        ("src/b.py::k", "PASS", "", "1"),
+    ]
+    markdown = export_module.render_markdown(_ratchet(), [REGRESSION], "NOW")
+    assert "### `src/b.py::k` (PASS since T)" in markdown
+    assert "| `src/a.py::f` | 3-6 | 0 | 4, 3->exit |" in markdown
+    assert export_module.render_markdown(_ratchet(), [], "NOW").count("None: every PASS") == 1
+    assert "## Regressions" not in export_module.render_markdown(_ratchet(), None, "NOW")
+
+
+def test_target_refusals(tmp_path):
+    from pytest_quest import export as export_module
+    from pytest_quest.errors import QuestUsageError
+
+    source = tmp_path / "src"
+    source.mkdir()
+    ratchet_file = tmp_path / "quest.json"
+    ratchet_file.write_text("{}")
+    (tmp_path / "folder.json").mkdir()
+
+    def target(name, force=False):
+        return export_module.target(name, tmp_path, force, [ratchet_file], [source])
+
+    assert target("r.SARIF") == (tmp_path / "r.SARIF", "sarif")
+    assert target(str(tmp_path / "r.csv")) == (tmp_path / "r.csv", "csv")
+    for name, force, message in [
+        ("r.txt", True, "unknown suffix '.txt'"),
+        ("noext", True, "unknown suffix '(none)'"),
+        ("nope/r.json", True, "does not exist"),
+        ("quest.json", True, "that is the ratchet file"),
+        ("src/r.md", True, "inside the code under test"),
+        ("folder.json", True, "it is a folder"),
+    ]:
+        with pytest.raises(QuestUsageError, match=re.escape(message)):
+            target(name, force)
+    (tmp_path / "old.md").write_text("x")
+    with pytest.raises(QuestUsageError, match="--quest-export-force"):
+        target("old.md")
+    assert target("old.md", force=True)[1] == "md"
+    export_module.write(tmp_path / "old.md", "new\n")
+    assert (tmp_path / "old.md").read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "folder.json",
+        "old.md",
+        "quest.json",
+        "src",
+    ]
