@@ -569,3 +569,35 @@ def test_a_guarded_adjustment_is_not_forced_true():
     # `parts[:3]` of a short list is the list: forcing the guard True is equivalent.
     assert ("condition.true", 3) not in operators
     assert ("condition.false", 3) in operators
+
+
+def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path):
+    from test_cheese import Tree, qid, run_quest
+
+    project = Tree(tmp_path / "p")
+    project.source(
+        "seal", "def level(x):\n    if x > 10:\n        return 'high'\n    return 'low'\n"
+    )
+    assert run_quest(project.path, "--quest", "scan")[0] == 0
+    quest_id = qid("seal", "level")
+    # The cheat: exclude the line nobody tests, and make the ratchet agree.
+    project.source(
+        "seal",
+        "def level(x):\n    if x > 10:\n        return 'high'  # pragma: no cover\n"
+        "    return 'low'\n",
+    )
+    ratchet = project.ratchet()
+    ratchet["quests"][quest_id]["excluded_lines"] = [3]
+    (project.path / "quest.json").write_text(json.dumps(ratchet, indent=2, sort_keys=True))
+    project.test(
+        "test_seal",
+        "from pkg.seal import level\n\ndef test_low():\n    assert level(1) == 'low'\n",
+    )
+    _, data, _ = run_quest(project.path, "--quest", "submit", "--quest-id", quest_id)
+    assert (data["verdict"], data["step"]) == ("REVIEW", "l1-extra")
+    assert [f["check"] for f in data["quest"]["facts"]] == ["guard.seal"]
+    # A person looks, agrees with the exclusion and re-issues the quest.
+    code, _, stderr = run_quest(project.path, "--quest-reopen", quest_id)
+    assert code == 0, stderr
+    _, data, _ = run_quest(project.path, "--quest", "submit", "--quest-id", quest_id)
+    assert data["verdict"] == "PASS", data["quest"]["facts"]
