@@ -126,6 +126,10 @@ def submit(project, *args: str) -> subprocess.Popen[str]:
             "json",
             "--quest-lock-timeout",
             "60",
+            # Gate step 4 reruns the tests under mutants: costly, and not
+            # what these tests are about.
+            "--quest-mutants",
+            "off",
             *args,
         ],
         cwd=project.path,
@@ -167,6 +171,7 @@ def test_four_submit_processes_all_recorded(project):
         assert [event["verdict"] for event in ratchet[qid]["history"]] == [expected]
     assert sorted(p.name for p in project.path.iterdir() if "quest" in p.name) == [
         "quest.json",
+        "quest.json.judging.lock",
         "quest.json.lock",
     ]
 
@@ -190,8 +195,8 @@ def test_two_submits_of_one_quest_one_wins_the_other_is_told(project):
     assert result.ret == 0
     project.test("test_mod0", SLOW_TEST)
     qid = "src/pkg/mod0.py::f0"
-    first = submit(project, "--quest-id", qid, "--quest-mutants", "off")
-    second = submit(project, "--quest-id", qid, "--quest-mutants", "off")
+    first = submit(project, "--quest-id", qid)
+    second = submit(project, "--quest-id", qid)
     outcomes = sorted([finish(first), finish(second)], key=lambda outcome: outcome[0])
     (won_code, won, _), (lost_code, lost, lost_err) = outcomes
     assert won_code == 0 and won["verdict"] == "PASS", won
