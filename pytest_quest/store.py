@@ -501,6 +501,10 @@ class RatchetStore:
             before = self._read_bytes()
             ratchet = loads(before, str(self.path)) if before is not None else Ratchet()
             result = change(ratchet)
+            if before is None and ratchet == Ratchet():
+                # Nothing to record (say, the file was deleted under a `next`):
+                # never create an empty ratchet file.
+                return result
             after = dumps(ratchet).encode("utf-8")
             if after != before:
                 self._write_atomic(after)

@@ -412,3 +412,9 @@ def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path):
         holder.wait()
     RatchetStore(path).claim("src/pkg/calc.py::sign")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json.judging.lock"]
+
+
+def test_update_that_records_nothing_creates_no_file(tmp_path):
+    path = tmp_path / "quest.json"
+    assert RatchetStore(path).update(lambda r: setattr(r, "active", None)) is None
+    assert not path.exists()
