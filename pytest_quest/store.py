@@ -6,7 +6,10 @@ quests changed.  Writes go to a temporary file in the same folder, are
 fsynced, and renamed over the old file (then the folder is fsynced): a crash
 at any instant leaves the old or the new file, never a half-written one.
 Every change is made under a file lock (``quest.json.lock``), re-reading the
-file after the lock is taken, so concurrent processes never lose an update.
+file after the lock is taken, so concurrent processes never lose an update;
+a submit also claims its quest (``quest.json.judging.lock``) so two processes
+never judge one quest at once.  The guarantees, every error message and the
+tests that prove them: ``docs/reliability.md``.
 """
 
 from __future__ import annotations
@@ -339,9 +342,7 @@ def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[st
     write (under the lock) stores the current version.
     """
     if schema < 1:
-        raise validator.fail(
-            "schema", f"unknown version {schema} (versions start at 1)", _RESTORE_OR_SCAN
-        )
+        raise validator.fail("schema", f"unknown version {schema} (versions start at 1)", _RESTORE)
     while schema < SCHEMA_VERSION:
         step = MIGRATIONS.get(schema)
         if step is None:
@@ -349,7 +350,7 @@ def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[st
                 "schema",
                 f"version {schema} is older than this pytest-quest can read "
                 f"(it reads {SCHEMA_VERSION})",
-                _RESTORE_OR_SCAN,
+                _RESTORE,
             )
         try:
             migrated = step(dict(data))
@@ -422,7 +423,6 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
 
 
 _RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
-_RESTORE_OR_SCAN = _RESTORE
 
 
 def _second_occurrence(text: str, key: str) -> str:
