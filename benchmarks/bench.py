@@ -385,6 +385,140 @@ def measure_suite(
     return [(label, samples[label]) for label, _ in configs]
 
 
+GRID_TEST = """\
+import synthpkg.{module} as m
+
+CASES = {cases!r}
+
+
+def test_grid_added_by_benchmark():
+    for a, b, expected in CASES:
+        assert m.{name}(a, b) == expected
+"""
+
+
+def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, Sample]], list[str]]:
+    """Gate step 4: a submission that passes steps 1-3, judged with mutants off and on.
+
+    The submission is a new test file asserting a grid of exact results of a
+    TODO function of the synthetic project; the first candidate whose submit
+    PASSes with mutants off is used.  The ratchet is restored before each run.
+    """
+    env = child_env()
+    pytest = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    base = folder / "bench-base.json"
+    saved = base.read_bytes()
+    submit_file = folder / "bench-mutants.json"
+    new_test = folder / "tests" / "test_bench_mutants_new.py"
+    status = subprocess.run(
+        pytest + ["--quest-status", "--quest-format", "json", "--quest-file", str(base)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env=env,
+    )
+    todo = [
+        q
+        for q in json.loads(status.stdout)["quests"]
+        if q["state"] == "TODO"
+        and q["qualname"].startswith("f")
+        and "." not in q["qualname"]
+        and q["covering_tests"]
+    ]
+    chosen = None
+    for quest in todo[:10]:
+        module = Path(quest["file"]).stem
+        grid = [(a, b) for a in range(-40, 41, 3) for b in range(-12, 13, 2)]
+        script = (
+            f"import json, synthpkg.{module} as m\n"
+            f"print(json.dumps([(a, b, m.{quest['qualname']}(a, b)) for a, b in {grid!r}]))"
+        )
+        values = subprocess.run(
+            [str(py), "-c", script], check=True, capture_output=True, text=True, cwd=folder
+        ).stdout
+        cases = [tuple(case) for case in json.loads(values)]
+        new_test.write_text(GRID_TEST.format(module=module, name=quest["qualname"], cases=cases))
+        submit_file.write_bytes(saved)
+        out = subprocess.run(
+            pytest
+            + [
+                "--quest",
+                "submit",
+                "--quest-id",
+                quest["id"],
+                "--quest-file",
+                str(submit_file),
+                "--quest-mutants",
+                "off",
+                "--quest-format",
+                "json",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env=env,
+        )
+        if json.loads(out.stdout).get("verdict") == "PASS":
+            chosen = quest
+            break
+    if chosen is None:
+        new_test.unlink(missing_ok=True)
+        return [], ["- mutants: no candidate submission passed steps 1-3; step 4 not measured"]
+    configs = [
+        (
+            f"submit {chosen['id']} PASS, mutants {flag}",
+            pytest
+            + [
+                "--quest",
+                "submit",
+                "--quest-id",
+                chosen["id"],
+                "--quest-file",
+                str(submit_file),
+                "--quest-mutants",
+                flag,
+            ],
+        )
+        for flag in ("off", "on")
+    ]
+    samples = {label: Sample() for label, _ in configs}
+    seconds: dict[str, list[float]] = {"last_run_seconds": [], "mutation_seconds": []}
+    for round_number in range(max(repeats, 3)):
+        for label, command in configs:
+            submit_file.write_bytes(saved)
+            wall, cpu, rss, code, _ = run(command, folder, env)
+            s = samples[label]
+            s.wall.append(wall)
+            s.cpu.append(cpu)
+            s.rss_kb.append(rss)
+            s.codes.append(code)
+            log(
+                f"[mutants round {round_number + 1}] {label}: {wall:.2f}s wall, {cpu:.2f}s cpu, exit {code}"
+            )
+            extra = json.loads(submit_file.read_text())["quests"][chosen["id"]].get("extra", {})
+            if label.endswith(" on"):
+                for key, values in seconds.items():
+                    if key in extra:
+                        values.append(float(extra[key]))
+    new_test.unlink(missing_ok=True)
+    med = statistics.median
+    notes = []
+    if seconds["mutation_seconds"] and seconds["last_run_seconds"]:
+        notes.append(
+            f"- mutants: step 4 child {med(seconds['mutation_seconds']):.2f} s wall vs the "
+            f"selection's own measured run {med(seconds['last_run_seconds']):.2f} s (medians, "
+            "from the ratchet's extra fields)"
+        )
+    on, off = samples[configs[1][0]], samples[configs[0][0]]
+    notes.append(
+        f"- mutants: submit with mutants on - off: {med(on.wall) - med(off.wall):.2f} s wall, "
+        f"{med(on.cpu) - med(off.cpu):.2f} s CPU"
+    )
+    return [(label, samples[label]) for label, _ in configs], notes
+
+
 def status_rows(py: Path, repeats: int, count: int) -> list[tuple[str, Sample]]:
     folder = SUITES / f"status-{count}"
     big_ratchet(py, folder, count)
@@ -478,7 +612,9 @@ def main() -> int:
         "--python", default=sys.executable, help="the Python to benchmark (a venv is made for it)"
     )
     parser.add_argument(
-        "--suites", default="synth,markdown", help="comma list: synth, markdown, status"
+        "--suites",
+        default="synth,markdown",
+        help="comma list: synth, markdown, mutants (after synth), status",
     )
     parser.add_argument("--repeats", type=int, default=3, help="alternating rounds per suite")
     parser.add_argument("--functions", type=int, default=2000)
@@ -507,6 +643,16 @@ def main() -> int:
     targets: list[str] = []
     for suite in suites:
         if suite == "status":
+            continue
+        if suite == "mutants":
+            folder = prepare_synth(args.functions, args.tests)
+            if not (folder / "bench-base.json").exists():
+                log("mutants: run the synth suite first (it makes the baseline ratchet)")
+                continue
+            rows, notes = mutant_rows(py, folder, args.repeats)
+            if rows:
+                report += table("gate step 4 on the synthetic project", rows, rows[0][0])
+            targets += notes
             continue
         if suite == "synth":
             folder, source = prepare_synth(args.functions, args.tests), "synthpkg"
