@@ -499,7 +499,10 @@ class QuestSession:
             )
             if problem:
                 outcome.lines.append(f"warning: {problem}")
-        if export is not None:
+        if export is not None and self.collection_errors:
+            # An empty list of regressions from a suite that did not run would lie.
+            outcome.lines.append(f"report not written to {export[0]}: the suite did not run")
+        elif export is not None:
             outcome.data["export"] = self.write_export(ratchet, export, outcome.data["regressions"])
             outcome.lines.append(f"report written to {outcome.data['export']}")
         return Output(outcome.data, outcome.lines, outcome.exitcode)

@@ -238,8 +238,9 @@ def test_failing_covering_test_is_a_regression(project):
 def test_collection_error_interrupts_the_check(project):
     before = scanned(project)
     project.test("test_bad", "def test_x(:\n    pass\n")
-    result, data = project.run_json("--quest", "check")
+    result, data = project.run_json("--quest", "check", "--quest-export-to", "r.sarif")
     assert result.ret == 2
+    assert "export" not in data and not (project.path / "r.sarif").exists()
     assert data["ok"] is False
     assert data["regressions"] == []
     assert [e["file"] for e in data["collection_errors"]] == ["tests/test_bad.py"]
