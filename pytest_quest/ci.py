@@ -250,10 +250,10 @@ def append_step_summary(path: str, text: str) -> str | None:
 
 __all__ = [
     "CheckOutcome",
-    "workflow_annotations",
     "append_step_summary",
     "check_outcome",
     "in_github_actions",
     "interrupted",
     "step_summary",
+    "workflow_annotations",
 ]
