@@ -600,7 +600,7 @@ def pytest_json(workdir: Path, pytest_args: list[str], *args: str) -> tuple[int,
     return result.returncode, data
 
 
-def test_file_name(quest_id: str) -> str:
+def file_for_quest(quest_id: str) -> str:
     slug = re.sub(r"\W+", "_", quest_id.split("::", 1)[1]).strip("_").lower()
     module = Path(quest_id.split("::", 1)[0]).stem
     return f"test_quest_{module}_{slug}.py"
@@ -635,7 +635,7 @@ def run_loop(workdir: Path, pytest_args: list[str] | None = None) -> dict[str, A
         body = TESTS.get(quest_id)
         if body is None:
             raise AgentLoopError(f"no prepared test for quest {quest_id}")
-        (workdir / "tests" / test_file_name(quest_id)).write_text(body.lstrip(), encoding="utf-8")
+        (workdir / "tests" / file_for_quest(quest_id)).write_text(body.lstrip(), encoding="utf-8")
         code, judged = pytest_json(workdir, args, "--quest", "submit")
         steps.append(
             {
