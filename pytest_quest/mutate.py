@@ -483,7 +483,11 @@ class MutationChild:
             return
         items = list(session.items)
         _quiet_hypothesis()
+        source = Path(self.spec["file"]).read_text(encoding="utf-8")
+        start = int(self.spec["start"])
         for _ in range(2):
+            # Found before each baseline run: the module may be imported by the first.
+            _CACHES[:] = _cache_wrappers(self.spec["file"], source, start)
             started = time.monotonic()
             result["runs"].append({item.nodeid: _outcome(_run_item(item)) for item in items})
             result["run_seconds"].append(time.monotonic() - started)
@@ -496,8 +500,6 @@ class MutationChild:
         ]
         if not stable:
             return  # nothing passes twice: the parent sees why in the runs
-        source = Path(self.spec["file"]).read_text(encoding="utf-8")
-        start = int(self.spec["start"])
         mutants = plan_mutants(source, start)
         swap = CodeSwap(self.spec["file"], source, start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
@@ -568,8 +570,39 @@ def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
         signal.signal(signal.SIGALRM, previous)
 
 
+# ``functools.lru_cache``/``cache`` wrappers of the function: cleared before
+# every test, so that each run executes the function (and each mutant).
+_CACHES: list[Any] = []
+
+
+def _cache_wrappers(path: str, source: str, start: int) -> list[Any]:
+    found = find_function(ast.parse(source), start)
+    if found is None:
+        return []
+    key = _key(found[1])
+    real = os.path.realpath(path)
+    functions = [
+        obj
+        for obj in gc.get_objects()
+        if isinstance(obj, types.FunctionType)
+        and _code_key(obj.__code__) == key
+        and os.path.realpath(obj.__code__.co_filename) == real
+    ]
+    if not functions:
+        return []
+    return [
+        holder
+        for holder in gc.get_referrers(*functions)
+        if not isinstance(holder, (dict, list, tuple, types.FunctionType, types.MethodType))
+        and callable(getattr(holder, "cache_clear", None))
+    ]
+
+
 def _run_item(item: pytest.Item) -> list[pytest.TestReport]:
     from _pytest.runner import runtestprotocol
+
+    for cache in _CACHES:
+        cache.cache_clear()
 
     # nextitem=None tears every fixture down after each test, so a test can be
     # run again (and stopped early) with its fixtures set up afresh.

@@ -601,3 +601,29 @@ def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path):
     assert code == 0, stderr
     _, data, _ = run_quest(project.path, "--quest", "submit", "--quest-id", quest_id)
     assert data["verdict"] == "PASS", data["quest"]["facts"]
+
+
+def test_a_cached_function_runs_again_for_every_mutant(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mod.py").write_text(
+        "import functools\n\n\n@functools.lru_cache\ndef fib(n):\n"
+        "    if n < 2:\n        return n\n    return fib(n - 1) + fib(n - 2)\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mod.py").write_text(
+        "from mod import fib\n\ndef test_fib():\n    assert fib(0) == 0\n"
+        "    assert fib(1) == 1\n    assert fib(10) == 55\n"
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    report = run_mutation_check(
+        ["tests/test_mod.py::test_fib"],
+        tmp_path / "src" / "mod.py",
+        5,
+        tmp_path,
+        tmp_path / "pyproject.toml",
+        60.0,
+        tmp_path,
+    )
+    assert report.completed, report.problem
+    assert [m["status"] for m in report.mutants] == ["killed"] * len(report.mutants)
+    assert len(report.mutants) == 4
