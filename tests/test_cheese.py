@@ -377,6 +377,25 @@ CHEATS: dict[str, tuple[str, str]] = {
             assert tax(7) == 0
         """,
     ),
+    "gate_aware": (
+        """
+        def rank(points):
+            if points > 100:
+                return "gold"
+            return "silver"
+        """,
+        """
+        import os
+        import pytest
+        from pkg.gate_aware import rank
+
+        def test_rank():
+            if os.environ.get("PYTEST_QUEST_MUTATE"):
+                pytest.skip("not while mutants are about")
+            rank(101)
+            rank(1)
+        """,
+    ),
 }
 
 CONFTEST = """
@@ -403,6 +422,8 @@ EXPECTED = {
     qid("delete", "doomed"): ("REVIEW", "identity.gone"),
     qid("rename", "old_name"): ("REVIEW", "identity.gone"),
     qid("hand_edit", "tax"): ("REVIEW", "guard.seal"),
+    # Behaving differently in the mutation check is an outcome that changed.
+    qid("gate_aware", "rank"): ("REVIEW", "stability.flaky"),
 }
 
 
