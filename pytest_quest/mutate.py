@@ -559,7 +559,11 @@ def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
     signal.setitimer(signal.ITIMER_REAL, budget, 0.5)
     try:
         for item in items:
-            outcome = _outcome(_run_item(item))
+            try:
+                outcome = _outcome(_run_item(item))
+            except _MutantTimeout:
+                # Stopped outside the test's own phases (in a hook): still a kill.
+                return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
             if timed_out:
                 return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
             if outcome != "passed":
