@@ -166,22 +166,42 @@ def audit(
 ) -> AuditReport:
     """The mutation check over every PASS function of the scan baseline; changes nothing."""
     from pytest_quest.gate import _step_mutants, _step_stable
+    from pytest_quest.mutate import Target, run_mutation_checks
 
     setup = ChildSetup.of(config, timeout)
     current = {facts.quest_id: facts for facts in functions}
     report = AuditReport()
+    chosen: list[tuple[Any, FunctionFacts]] = []
     for quest in ratchet.ordered():
         if quest.state.value != "PASS" or not quest.baseline:
             continue
         function = current.get(quest.id)
         if function is None:
             report.skipped[quest.id] = "not found in the current code"
-            continue
-        if not function.covering_tests:
+        elif not function.covering_tests:
             report.skipped[quest.id] = "no passing test executes it now"
-            continue
+        else:
+            chosen.append((quest, function))
+    if not chosen:
+        return report
+    # One child for every function: one pytest start, one collection.  The
+    # timeout is per function, as a submit's is per gate run.
+    results = run_mutation_checks(
+        [
+            Target(setup.rootdir / f.file, f.start, tuple(sorted(f.covering_tests)))
+            for _, f in chosen
+        ],
+        setup.rootdir,
+        setup.inifile,
+        setup.timeout * len(chosen),
+        setup.cwd,
+        setup.plugin_args,
+        True,
+        setup.has_xdist,
+        setup.has_cov,
+    )
+    for (quest, function), result in zip(chosen, results):
         report.audited.append(quest.id)
-        result = check_function(setup, function, sorted(function.covering_tests), True)
         evidence = Evidence(quest=quest, current=function, run=_empty_run())
         if not result.completed:
             evidence.mutation_problem = result.problem
@@ -190,6 +210,8 @@ def audit(
             evidence.surviving_mutants = (
                 [] if evidence.unstable_tests else survivors(result, function.file)
             )
+            if not evidence.unstable_tests and not result.passed_again():
+                evidence.mutation_problem = "no covering test passed when run again"
         decided = _step_mutants(evidence) or _step_stable(evidence)
         if decided is not None:
             report.findings.append(

@@ -469,25 +469,35 @@ class MutationChild:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         out = Path(self.spec["out"])
-        result: dict[str, Any] = {"runs": [], "run_seconds": [], "mutants": [], "problem": ""}
-        try:
-            self._run(session, result)
-        except Exception as exc:  # noqa: BLE001 - reported to the parent as an environment problem
-            result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
-        out.write_text(json.dumps(result), encoding="utf-8")
+        by_id = {item.nodeid: item for item in session.items}
+        _quiet_hypothesis()
+        results = []
+        for function in self.spec["functions"]:
+            result: dict[str, Any] = {"runs": [], "run_seconds": [], "mutants": [], "problem": ""}
+            started = time.monotonic()
+            items = [by_id[n] for n in function["nodeids"] if n in by_id]
+            try:
+                if session.testsfailed:
+                    result["problem"] = "the covering tests could not be collected again"
+                elif len(items) < len(function["nodeids"]):
+                    result["problem"] = "some covering tests were not found again"
+                else:
+                    self._run(function, items, result)
+            except Exception as exc:  # noqa: BLE001 - reported to the parent as an environment problem
+                result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
+            result["seconds"] = round(time.monotonic() - started, 4)
+            results.append(result)
+        out.write_text(json.dumps({"functions": results}), encoding="utf-8")
         return True
 
-    def _run(self, session: pytest.Session, result: dict[str, Any]) -> None:
-        if session.testsfailed:
-            result["problem"] = "the covering tests could not be collected again"
-            return
-        items = list(session.items)
-        _quiet_hypothesis()
-        source = Path(self.spec["file"]).read_text(encoding="utf-8")
-        start = int(self.spec["start"])
+    def _run(
+        self, function: dict[str, Any], items: list[pytest.Item], result: dict[str, Any]
+    ) -> None:
+        source = Path(function["file"]).read_text(encoding="utf-8")
+        start = int(function["start"])
         for _ in range(2):
             # Found before each baseline run: the module may be imported by the first.
-            _CACHES[:] = _cache_wrappers(self.spec["file"], source, start)
+            _CACHES[:] = _cache_wrappers(function["file"], source, start)
             started = time.monotonic()
             result["runs"].append({item.nodeid: _outcome(_run_item(item)) for item in items})
             result["run_seconds"].append(time.monotonic() - started)
@@ -501,7 +511,7 @@ class MutationChild:
         if not stable:
             return  # nothing passes twice: the parent sees why in the runs
         mutants = plan_mutants(source, start)
-        swap = CodeSwap(self.spec["file"], source, start)
+        swap = CodeSwap(function["file"], source, start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
         reached: list[bool] = []
 
@@ -515,6 +525,29 @@ class MutationChild:
 
         setattr(builtins, CHANGED, changed)
         setattr(builtins, REACHED, mark)
+        try:
+            self._mutants(mutants, swap, source, start, stable, budget, reached, result)
+        finally:
+            delattr(builtins, CHANGED)
+            delattr(builtins, REACHED)
+        ran = [m for m in result["mutants"] if m["status"] != "skipped"]
+        if ran and all(m["status"] == "unreached" for m in ran):
+            result["problem"] = (
+                "the covering tests did not execute the function when run again "
+                "in one process; could not check them"
+            )
+
+    @staticmethod
+    def _mutants(
+        mutants: list[Mutant],
+        swap: CodeSwap,
+        source: str,
+        start: int,
+        stable: list[pytest.Item],
+        budget: float,
+        reached: list[bool],
+        result: dict[str, Any],
+    ) -> None:
         for mutant in mutants:
             entry = asdict(mutant)
             began = time.monotonic()
@@ -536,14 +569,6 @@ class MutationChild:
                 entry["status"] = "unreached"
             entry["seconds"] = round(time.monotonic() - began, 4)
             result["mutants"].append(entry)
-        delattr(builtins, CHANGED)
-        delattr(builtins, REACHED)
-        ran = [m for m in result["mutants"] if m["status"] != "skipped"]
-        if ran and all(m["status"] == "unreached" for m in ran):
-            result["problem"] = (
-                "the covering tests did not execute the function when run again "
-                "in one process; could not check them"
-            )
 
 
 def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
@@ -705,6 +730,15 @@ def mutation_command(
     return command + ["--"] + nodeids
 
 
+@dataclass(frozen=True)
+class Target:
+    """One function to check: its file, the line of its ``def``, its covering tests."""
+
+    file: Path
+    start: int
+    nodeids: tuple[str, ...]
+
+
 def run_mutation_check(
     nodeids: list[str],
     file: Path,
@@ -723,12 +757,47 @@ def run_mutation_check(
     One child pytest process (stopped at `timeout` seconds); a timeout or a
     crash gives ``completed=False`` with the problem stated.
     """
+    target = Target(file, start, tuple(nodeids))
+    return run_mutation_checks(
+        [target], rootdir, inifile, timeout, cwd, plugin_args, mutants, has_xdist, has_cov
+    )[0]
+
+
+def run_mutation_checks(
+    targets: list[Target],
+    rootdir: Path,
+    inifile: Path | None,
+    timeout: float,
+    cwd: Path,
+    plugin_args: list[str] | None = None,
+    mutants: bool = True,
+    has_xdist: bool = False,
+    has_cov: bool = False,
+) -> list[MutationReport]:
+    """`run_mutation_check` for several functions in ONE child process, one report each.
+
+    The tests of all `targets` are collected once; each function is checked
+    in turn with its own covering tests.  A timeout or crash of the child
+    leaves every report ``completed=False`` with the problem stated.
+    """
     from pytest_quest.runner import _COVERAGE_ENV, _kill_group
 
+    def failed(problem: str, duration: float) -> list[MutationReport]:
+        return [
+            MutationReport(completed=False, problem=problem, duration=duration) for _ in targets
+        ]
+
+    nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
     with tempfile.TemporaryDirectory(prefix="pytest-quest-mutants-") as workdir:
         out = Path(workdir) / "mutants.json"
         spec_file = Path(workdir) / "spec.json"
-        spec = {"file": str(file), "start": start, "out": str(out), "mutants": mutants}
+        spec = {
+            "out": str(out),
+            "mutants": mutants,
+            "functions": [
+                {"file": str(t.file), "start": t.start, "nodeids": list(t.nodeids)} for t in targets
+            ],
+        }
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
         command = mutation_command(nodeids, rootdir, inifile, plugin_args or [], has_xdist, has_cov)
         env = {k: v for k, v in os.environ.items() if k not in _COVERAGE_ENV}
@@ -750,46 +819,46 @@ def run_mutation_check(
                 returncode = process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 _kill_group(process)
-                return MutationReport(
-                    completed=False,
-                    problem=(
-                        f"the mutation check exceeded --quest-timeout ({timeout:g}s) "
-                        "and was stopped"
-                    ),
-                    duration=time.monotonic() - started,
+                return failed(
+                    f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
+                    time.monotonic() - started,
                 )
         duration = time.monotonic() - started
         if not out.exists():
             output = log_path.read_text(encoding="utf-8", errors="replace")
             tail = " | ".join(output.strip().splitlines()[-3:])
-            return MutationReport(
-                completed=False,
-                problem=f"the mutation runner crashed (exit status {returncode}): {tail}",
-                duration=duration,
+            return failed(
+                f"the mutation runner crashed (exit status {returncode}): {tail}", duration
             )
         try:
-            data = json.loads(out.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            return MutationReport(
-                completed=False, problem=f"the mutation report was unreadable: {exc}"
+            data = json.loads(out.read_text(encoding="utf-8"))["functions"]
+        except (ValueError, KeyError) as exc:
+            return failed(f"the mutation report was unreadable: {exc}", duration)
+        reports = []
+        for item in data:
+            reports.append(
+                MutationReport(
+                    completed=not item["problem"],
+                    problem=item["problem"],
+                    runs=item["runs"],
+                    run_seconds=item["run_seconds"],
+                    mutants=item["mutants"],
+                    # Several functions share one child: each gets its own time
+                    # in it (the start-up is in none of them).
+                    duration=duration if len(targets) == 1 else item["seconds"],
+                )
             )
-        report = MutationReport(
-            completed=not data["problem"],
-            problem=data["problem"],
-            runs=data["runs"],
-            run_seconds=data["run_seconds"],
-            mutants=data["mutants"],
-            duration=duration,
-        )
-        return report
+        return reports
 
 
 __all__ = [
     "CodeSwap",
     "Mutant",
     "MutationReport",
+    "Target",
     "changed_value",
     "mutated_tree",
     "plan_mutants",
     "run_mutation_check",
+    "run_mutation_checks",
 ]
