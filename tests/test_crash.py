@@ -163,7 +163,7 @@ def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path):
         seen_leftovers.update(leftovers)
         current = on_disk
     # The kills hit writes in progress, not only the gaps between them.
-    assert mid_write_kills >= 10, mid_write_kills
+    assert mid_write_kills >= 5, mid_write_kills
     # A normal write afterwards takes the lock at once and removes the debris.
     started = time.monotonic()
     RatchetStore(path, lock_timeout=5).update(lambda r: setattr(r, "scanned_at", "generation 0"))
