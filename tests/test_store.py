@@ -136,6 +136,7 @@ def test_unchanged_content_is_not_rewritten(tmp_path):
     assert path.stat().st_ino == inode
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="tells a folder fd via /proc")
 def test_write_is_temp_fsync_rename_fsync_folder(tmp_path, monkeypatch):
     path = tmp_path / "quest.json"
     calls: list[tuple[str, str]] = []
