@@ -85,6 +85,61 @@ def test_eight_writers_lose_no_update(tmp_path, repeat):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json", "quest.json.lock"]
 
 
+SCANNER = """
+import sys, time
+from pathlib import Path
+from pytest_quest.model import FunctionFacts
+from pytest_quest.ratchet import merge_scan
+from pytest_quest.store import RatchetStore
+
+path, ids, rounds, start = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), float(sys.argv[4])
+functions = []
+for qid in ids + ["src/pkg/new.py::fresh"]:
+    file, qualname = qid.split("::")
+    functions.append(FunctionFacts(
+        file=file, qualname=qualname, ordinal=1, start=1, first=1, last=2,
+        fingerprint="fp", statements=2, branches=0, missing_lines=[2],
+    ))
+store = RatchetStore(Path(path), lock_timeout=60)
+while time.time() < start:
+    time.sleep(0.001)
+for n in range(rounds):
+    store.update(lambda ratchet, n=n: merge_scan(ratchet, functions, [], {}, {}, f"scan {n}"))
+print("done", flush=True)
+"""
+
+
+def test_scans_and_verdicts_at_once_keep_both(tmp_path):
+    # 6 processes record verdicts while 2 rescan: a scan merges into what is
+    # there now, so it never resets a verdict recorded meanwhile.
+    path = tmp_path / "quest.json"
+    ids = [f"src/pkg/mod{index}.py::func{index}" for index in range(6)]
+    start = time.time() + 1.0
+    commands = [[WRITER, str(path), qid, str(ROUNDS), str(start)] for qid in ids]
+    commands += [[SCANNER, str(path), ",".join(ids), str(ROUNDS), str(start)]] * 2
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=clean_env(),
+        )
+        for command in commands
+    ]
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        assert out == "done\n"
+    ratchet = loads(path.read_bytes(), str(path))
+    assert sorted(ratchet.quests) == sorted([*ids, "src/pkg/new.py::fresh"])
+    for qid in ids:
+        assert ratchet.quests[qid].tries == ROUNDS, f"{qid}: verdicts lost to a scan"
+        assert len(ratchet.quests[qid].history) == ROUNDS
+    assert ratchet.removed == []
+    assert ratchet.scanned_at == f"scan {ROUNDS - 1}"
+
+
 # -- end to end: real submit processes ---------------------------------------------------
 
 FUNCS = """\
