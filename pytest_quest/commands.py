@@ -443,9 +443,10 @@ class QuestSession:
 
     def cmd_status(self) -> Output:
         ratchet = self.load()
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        markup = bool(reporter is not None and reporter._tw.hasmarkup)
-        width = reporter._tw.fullwidth if reporter is not None else 80
+        markup, width = False, 80
+        if self.config.pluginmanager.get_plugin("terminalreporter") is not None:
+            writer = self.config.get_terminal_writer()
+            markup, width = writer.hasmarkup, writer.fullwidth
         text = render.status_text(ratchet, self.options.max_tries, markup, width)
         data = {
             "remaining": ratchet.remaining,
