@@ -419,3 +419,79 @@ def test_update_that_records_nothing_creates_no_file(tmp_path):
     path = tmp_path / "quest.json"
     assert RatchetStore(path).update(lambda r: setattr(r, "active", None)) is None
     assert not path.exists()
+
+
+# -- what the operating system refuses ---------------------------------------------------
+
+
+def test_lock_file_that_cannot_be_created(tmp_path, monkeypatch):
+    class RefusingLock:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def acquire(self):
+            raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(store, "FileLock", RefusingLock)
+    with pytest.raises(RatchetFileError) as info:
+        RatchetStore(tmp_path / "quest.json").update(lambda r: None)
+    assert str(info.value) == (
+        f"{tmp_path}/quest.json.lock: the lock file cannot be created: Permission denied "
+        "(make the ratchet file's folder writable)"
+    )
+
+
+def test_temporary_file_that_cannot_be_created(tmp_path, monkeypatch):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    before = path.read_bytes()
+
+    def refuse(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
+    with pytest.raises(RatchetFileError, match="cannot write a temporary file in .*: Read-only"):
+        RatchetStore(path).update(lambda r: setattr(r, "active", None))
+    assert path.read_bytes() == before
+
+
+def test_unreadable_file(tmp_path, monkeypatch):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(RatchetFileError) as info:
+        RatchetStore(path).load()
+    assert (
+        str(info.value)
+        == f"{path}: cannot be read: Permission denied (make it readable (chmod u+r))"
+    )
+
+
+def test_claims_file_that_cannot_be_opened(tmp_path, monkeypatch):
+    real_open = os.open
+
+    def refuse(name, *args, **kwargs):
+        if str(name).endswith(".judging.lock"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(
+        RatchetFileError, match=r"judging.lock: cannot be opened: Permission denied"
+    ):
+        RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")
+
+
+def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path, monkeypatch):
+    import errno
+    import fcntl
+
+    def no_locks(*args):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "lockf", no_locks)
+    RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")  # no error, no claim
