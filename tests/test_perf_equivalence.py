@@ -262,3 +262,63 @@ def test_packed_arcs_unpack_as_coverage_does():
 
     for arc in [(1, 2), (-7, 8), (12, -7), (-3, -3), (268435455, 1)]:
         assert harvest.unpack(pack(*arc)) == arc
+
+
+def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
+    # In-process, with a stand-in for coverage.py's collector: what a test
+    # that passed, failed, or whose outcome is unknown leaves in the data file.
+    from coverage import CoverageData
+
+    from pytest_quest.measure import _passing_arcs, _TestHarvest
+
+    source = tmp_path / "mod.py"
+    source.write_text(
+        "def f(x):\n    if x:\n        return 1\n    return 2\n\n\ndef g():\n    return 3\n"
+    )
+    name = str(source)
+
+    class Core:
+        packed_arcs = False
+        systrace = True
+
+    class Collector:
+        core = Core()
+        branch = True
+
+        def __init__(self):
+            self.data = {}
+
+        def cached_mapped_file(self, filename):
+            return filename
+
+    collector = Collector()
+    assert _TestHarvest.attach(type("Cov", (), {"_collector": collector})()) is not None
+    harvest = _TestHarvest(collector)
+    collector.data[name] = {(-1, 1), (1, 7)}  # import time
+    harvest.switch("t1", None)
+    collector.data[name] |= {(-1, 2), (2, 3), (3, -1)}
+    harvest.switch("", True)
+    harvest.switch("t2", None)
+    collector.data[name] |= {(-7, 8), (8, -7)}
+    harvest.switch("", False)
+    harvest.switch("t3", None)
+    collector.data[name] |= {(-1, 2), (2, 4), (4, -1)}
+    harvest.switch("", None)  # outcome unknown: kept whole, as coverage would
+    assert collector.data[name] == set()
+
+    data = CoverageData(basename=str(tmp_path / ".coverage"))
+    harvest.write(data)
+    harvest.write_who(data.data_filename())
+    arcs, tests = _passing_arcs(data.data_filename(), {"t1", "t3"})
+    assert arcs[name] == {(-1, 2), (2, 3), (3, -1), (2, 4), (4, -1)}
+    assert {line: sorted(names) for line, names in tests[name].items()} == {
+        2: ["t1", "t3"],
+        4: ["t3"],
+    }
+    # t2 failed: its arcs count for nobody, but its file stays measured.
+    arcs, tests = _passing_arcs(data.data_filename(), {"t1", "t2"})
+    assert (8, -7) not in arcs[name]
+    assert 8 not in tests[name]
+    saved = CoverageData(basename=str(tmp_path / ".coverage"))
+    saved.read()
+    assert saved.measured_files() == {name}
