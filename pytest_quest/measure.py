@@ -1,8 +1,9 @@
 """Measuring: coverage.py under pytest, reduced to facts per function.
 
 This is the edge between pytest-quest and coverage.py.  It starts coverage
-with branch measurement and one dynamic context per test (the test's node
-id), and afterwards reduces the data to :class:`FunctionFacts`: for every
+with branch measurement and attributes execution to each test (each test's
+arcs folded in memory, `_TestHarvest`; coverage.py's own dynamic context per
+test where that cannot be used), and afterwards reduces the data to :class:`FunctionFacts`: for every
 function region coverage.py's own ``code_regions()`` finds, the lines and
 branches that tests which *passed* executed.  Execution outside any test
 (imports, collection, conftest code) lands in the empty context and never
