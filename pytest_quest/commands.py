@@ -311,8 +311,10 @@ class QuestSession:
         if self.collection_errors:
             from pytest_quest.measure import check_syntax
 
+            configured = self.measurer.cov.get_option("run:source")
             check_syntax(
-                self.measurer.sources or list(self.measurer.cov.get_option("run:source") or []),
+                self.measurer.sources
+                or [str(item) for item in (configured if isinstance(configured, list) else [])],
                 self.rootdir,
             )
             where = "; ".join(
@@ -470,7 +472,8 @@ class QuestSession:
         """Gate step 4 over the scan's PASS baseline; reports, changes no state (issue 4)."""
         from pytest_quest.mutants_gate import audit_output
 
-        return audit_output(self)
+        output: Output = audit_output(self)
+        return output
 
     def cmd_check(self) -> Output:
         """The CI ratchet: every PASS quest re-measured; writes nothing but an asked-for export."""
@@ -931,7 +934,7 @@ def collection_error(report: pytest.CollectReport, rootdir: Path) -> CollectionE
                     file = candidate
             except ValueError:
                 pass
-    last = [l for l in text.strip().splitlines() if l.strip()]
+    last = [row for row in text.strip().splitlines() if row.strip()]
     message = last[-1].strip() if last else "collection failed"
     if message.startswith("E "):
         message = message[2:].strip()

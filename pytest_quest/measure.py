@@ -128,15 +128,15 @@ def source_functions(rel_path: str, source: str) -> list[FunctionInfo]:
     # last nested function ends.  Children start on a line of their parent.
     last_line: dict[int, int] = {}
     for region in reversed(function_regions):
-        node = defs.get(region.start)
-        end = getattr(node, "end_lineno", None) if node is not None else None
+        found = defs.get(region.start)
+        end = getattr(found, "end_lineno", None) if found is not None else None
         last = end if isinstance(end, int) else max(region.lines | {region.start})
         last_line[region.start] = last
     seen: dict[str, int] = defaultdict(int)
     functions = []
     for region in function_regions:
         seen[region.name] += 1
-        node = defs.get(region.start)
+        found = defs.get(region.start)
         functions.append(
             FunctionInfo(
                 file=rel_path,
@@ -146,7 +146,7 @@ def source_functions(rel_path: str, source: str) -> list[FunctionInfo]:
                 first=region.start,
                 last=last_line[region.start],
                 lines=set(region.lines),
-                fingerprint=fingerprint_node(node) if node is not None else "",
+                fingerprint=fingerprint_node(found) if found is not None else "",
             )
         )
     return functions

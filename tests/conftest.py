@@ -13,6 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Derandomized: the same examples every run, so the project's own ratchet
+# check (`pytest --quest check` on this suite) sees the same coverage each time.
+settings.register_profile("pytest-quest", derandomize=True, database=None, deadline=None)
+settings.load_profile("pytest-quest")
 
 PYPROJECT = """\
 [tool.pytest.ini_options]
