@@ -370,15 +370,9 @@ class VerdictGuard:
 
 
 def _write_back(path: Path, data: bytes) -> None:
-    import os
-    import tempfile
+    from pytest_quest.store import RatchetStore
 
-    fd, tmp = tempfile.mkstemp(prefix=".quest-tmp-", suffix=".json", dir=path.parent)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    RatchetStore(path).restore(data)
 
 
 __all__ = ["AuditReport", "VerdictGuard", "audit", "deep_checks", "l1_checks"]

@@ -495,3 +495,22 @@ def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path, monkey
 
     monkeypatch.setattr(fcntl, "lockf", no_locks)
     RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")  # no error, no claim
+
+
+def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path):
+    path = tmp_path / "quest.json"
+    ratchet_store = RatchetStore(path, lock_timeout=0.2)
+    ratchet_store.update(lambda r: r.quests.update(sample_ratchet().quests))
+    good = path.read_bytes()
+    path.write_text("{broken")
+    ratchet_store.restore(good)
+    assert path.read_bytes() == good
+    assert not ratchet_store.stale_temp_files()
+    # Under the lock: a held lock makes it wait, then say so.
+    with FileLock(str(ratchet_store.lock_path)):
+        with pytest.raises(LockTimeoutError, match="to restore the file"):
+            ratchet_store.restore(good)
+    # Never restores something that is not a valid ratchet file.
+    with pytest.raises(RatchetFileError):
+        ratchet_store.restore(b"{}")
+    assert path.read_bytes() == good
