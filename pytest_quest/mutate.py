@@ -823,6 +823,11 @@ def run_mutation_checks(
                     f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
                     time.monotonic() - started,
                 )
+            except BaseException:
+                # Interrupted (Ctrl-C): the child runs in its own session, so
+                # nothing else would stop it.
+                _kill_group(process)
+                raise
         duration = time.monotonic() - started
         if not out.exists():
             output = log_path.read_text(encoding="utf-8", errors="replace")

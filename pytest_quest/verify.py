@@ -845,6 +845,10 @@ class CommandVerifier:
         except subprocess.TimeoutExpired:
             _kill_group(process)
             return failed(f"timed out after {self.timeout:g}s (--quest-verify-timeout)")
+        except BaseException:
+            # Interrupted (Ctrl-C): the verifier runs in its own session.
+            _kill_group(process)
+            raise
         seconds = time.monotonic() - started
         stdout = out.decode("utf-8", errors="replace")
         if process.returncode != 0:
