@@ -248,9 +248,10 @@ _OPTIONS: list[tuple[str, tuple[str, ...], str, Any, Any, str, str]] = [
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("quest", "pytest-quest: per-function coverage quests")
     for name, flags, ini_type, default, cli_type, action, help_text in _OPTIONS:
+        # No argparse `type=`: values are checked in `resolve()`, with the same
+        # messages, so that a bad value still gets a JSON answer under
+        # --quest-format json (argparse would exit before any plugin code runs).
         kwargs: dict[str, Any] = {"dest": name, "help": help_text, "action": action}
-        if cli_type is not None:
-            kwargs["type"] = cli_type
         # None means "not given": the ini value (or its default) applies.
         kwargs["default"] = None
         group.addoption(*flags, **kwargs)
@@ -279,6 +280,11 @@ def raw_value(config: pytest.Config, name: str) -> Any:
     if value is not None and value != []:
         return value
     return config.getini(name)
+
+
+def _given_on_command_line(config: pytest.Config, name: str) -> bool:
+    value = config.getoption(name, default=None)
+    return value is not None and value != []
 
 
 @dataclass
@@ -311,13 +317,14 @@ class QuestOptions:
         return self.format == "json"
 
 
-def _convert(name: str, value: Any, convert: Any) -> Any:
+def _convert(name: str, value: Any, convert: Any, flag: str = "") -> Any:
     if convert is None or not isinstance(value, str):
         return value
     try:
         return convert(value)
     except argparse.ArgumentTypeError as exc:
-        raise QuestUsageError(f"ini option {name}: {exc}") from None
+        where = f"argument {flag}" if flag else f"ini option {name}"
+        raise QuestUsageError(f"{where}: {exc}") from None
 
 
 def _verify_mode(config: pytest.Config, given: str) -> str:
@@ -342,9 +349,14 @@ def _verify_mode(config: pytest.Config, given: str) -> str:
 
 def resolve(config: pytest.Config) -> QuestOptions:
     """Read every quest option into a :class:`QuestOptions`; bad values are usage errors."""
-    converters = {name: cli_type for name, _, _, _, cli_type, _, _ in _OPTIONS}
     values = {
-        name: _convert(name, raw_value(config, name), converters[name]) for name in converters
+        name: _convert(
+            name,
+            raw_value(config, name),
+            cli_type,
+            flags[0] if _given_on_command_line(config, name) else "",
+        )
+        for name, flags, _, _, cli_type, _, _ in _OPTIONS
     }
     rootdir = Path(str(config.rootpath))
     command = values["quest"]

@@ -6,12 +6,15 @@ options and costs nothing.
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
 from pytest_quest.errors import QuestError
+from pytest_quest.model import JSON_SCHEMA
 from pytest_quest.options import add_options, raw_value
 
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
@@ -66,7 +69,9 @@ def pytest_load_initial_conftests(
     try:
         measurer = start_measuring(early_config, command)
     except QuestError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        namespace = early_config.known_args_namespace
+        json_mode = (getattr(namespace, "quest_format", None) or _ini(early_config)) == "json"
+        _usage_error(exc, command, json_mode)
     if measurer is not None:
         early_config.stash[_measurer_key] = measurer
 
@@ -89,7 +94,13 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         options = resolve(config)
     except QuestError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        measurer = config.stash.get(_measurer_key, None)
+        if measurer is not None:
+            measurer.stop()
+            data_dir = getattr(measurer, "data_dir", None)
+            if data_dir:
+                shutil.rmtree(data_dir, ignore_errors=True)
+        _usage_error(exc, command, raw_value(config, "quest_format") == "json")
     measurer = config.stash.get(_measurer_key, None)
     from pytest_quest import coexist
 
@@ -104,6 +115,28 @@ def pytest_configure(config: pytest.Config) -> None:
     coexist.register(config, session)
     if options.json:
         _terminal_to_stderr(config)
+
+
+def _ini(early_config: pytest.Config) -> str:
+    try:
+        return str(early_config.getini("quest_format"))
+    except ValueError:
+        return ""
+
+
+def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoReturn:
+    """Stop with pytest's usage error (exit 4); in JSON mode stdout still gets its one object."""
+    if json_mode:
+        from pytest_quest.options import COMMANDS
+
+        data = {
+            "schema": JSON_SCHEMA,
+            "command": command if command in COMMANDS else None,
+            "error": str(exc),
+        }
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        sys.stdout.flush()
+    raise pytest.UsageError(str(exc)) from None
 
 
 def _terminal_to_stderr(config: pytest.Config) -> None:

@@ -1,0 +1,31 @@
+"""Under --quest-format json a usage error still prints its one JSON object on stdout."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("args", "command", "error"),
+    [
+        (["--quest", "frobnicate"], None, "argument --quest: unknown quest command 'frobnicate'"),
+        (
+            ["--quest", "next", "--quest-max-tries", "0"],
+            "next",
+            "argument --quest-max-tries: 0 must",
+        ),
+        (["--quest", "scan", "--quest-source", "nope"], "scan", "source nope does not exist"),
+        (["--quest", "scan", "--quest-timeout", "-1"], "scan", "argument --quest-timeout: -1 must"),
+        (["--quest", "next"], "next", "no ratchet file at "),
+    ],
+)
+def test_usage_error_is_one_json_object(project, args, command, error):
+    result = project.run(*args, "--quest-format", "json")
+    assert result.ret == 4
+    data = json.loads(result.stdout.str())
+    assert data["schema"] == "pytest-quest/1"
+    assert data["command"] == command
+    assert data["error"].startswith(error), data
+    assert not (project.path / "quest.json").exists()
