@@ -856,30 +856,9 @@ def plugin_args(config: pytest.Config) -> list[str]:
 
 def static_facts(quest: Quest, rootdir: Path) -> FunctionFacts | None:
     """The function's identity from its source alone (no measurement)."""
-    from pytest_quest.measure import source_functions
+    from pytest_quest.measure import facts_from_source
 
-    source = read_source(rootdir / quest.file)
-    if not source:
-        return None
-    try:
-        functions = source_functions(quest.file, source)
-    except QuestError:
-        return None
-    for info in functions:
-        facts = FunctionFacts(
-            file=info.file,
-            qualname=info.qualname,
-            ordinal=info.ordinal,
-            start=info.start,
-            first=info.first,
-            last=info.last,
-            fingerprint=info.fingerprint,
-            statements=0,
-            branches=0,
-        )
-        if facts.quest_id == quest.id:
-            return facts
-    return None
+    return facts_from_source(quest.id, quest.file, rootdir, all_missing=False)
 
 
 def combine_outcome(previous: str | None, report: pytest.TestReport) -> str:

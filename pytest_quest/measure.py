@@ -152,6 +152,40 @@ def source_functions(rel_path: str, source: str) -> list[FunctionInfo]:
     return functions
 
 
+def facts_from_source(
+    quest_id: str, file: str, rootdir: Path, *, all_missing: bool
+) -> FunctionFacts | None:
+    """The function `quest_id` as its source shows it, without any measurement.
+
+    With `all_missing`, every line of its region is missing (no test ran it);
+    else it carries no counts, only its identity (position, fingerprint).
+    None when the file or the function is gone, or the file does not parse.
+    """
+    source = read_source(rootdir / file)
+    if not source:
+        return None
+    try:
+        functions = source_functions(file, source)
+    except QuestUsageError:
+        return None
+    for info in functions:
+        facts = FunctionFacts(
+            file=info.file,
+            qualname=info.qualname,
+            ordinal=info.ordinal,
+            start=info.start,
+            first=info.first,
+            last=info.last,
+            fingerprint=info.fingerprint,
+            statements=len(info.lines) if all_missing else 0,
+            branches=0,
+            missing_lines=sorted(info.lines) if all_missing else [],
+        )
+        if facts.quest_id == quest_id:
+            return facts
+    return None
+
+
 def read_source(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")

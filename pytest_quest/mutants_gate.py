@@ -485,29 +485,6 @@ def unmeasured_facts(quest: Any, rootdir: Path) -> FunctionFacts | None:
     is the same function, step 2 whether the configuration changed, and
     step 3 lists its lines.
     """
-    from pytest_quest.errors import QuestError
-    from pytest_quest.measure import read_source, source_functions
+    from pytest_quest.measure import facts_from_source
 
-    source = read_source(rootdir / quest.file)
-    if not source:
-        return None
-    try:
-        functions = source_functions(quest.file, source)
-    except QuestError:
-        return None
-    for info in functions:
-        facts = FunctionFacts(
-            file=info.file,
-            qualname=info.qualname,
-            ordinal=info.ordinal,
-            start=info.start,
-            first=info.first,
-            last=info.last,
-            fingerprint=info.fingerprint,
-            statements=len(info.lines),
-            branches=0,
-            missing_lines=sorted(info.lines),
-        )
-        if facts.quest_id == quest.id:
-            return facts
-    return None
+    return facts_from_source(quest.id, quest.file, rootdir, all_missing=True)

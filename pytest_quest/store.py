@@ -491,21 +491,7 @@ class RatchetStore:
         `RatchetFileError`, and the old file stays as it was.
         """
         self._check_writable()
-        lock = FileLock(str(self.lock_path), timeout=self.lock_timeout)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise LockTimeoutError(
-                f"{self.lock_path}: could not take the ratchet file's lock within "
-                f"{self.lock_timeout:g}s; another process holds it (a running pytest-quest "
-                "command). Retry when it is done, or raise --quest-lock-timeout"
-            ) from None
-        except OSError as exc:
-            raise RatchetFileError(
-                str(self.lock_path),
-                f"the lock file cannot be created: {exc.strerror or exc}",
-                "make the ratchet file's folder writable",
-            ) from None
+        lock = self._acquire_lock()
         try:
             before = self._read_bytes()
             ratchet = loads(before, str(self.path)) if before is not None else Ratchet()
@@ -529,18 +515,30 @@ class RatchetStore:
         """
         loads(data, str(self.path))
         self._check_writable()
+        lock = self._acquire_lock()
+        try:
+            self._write_atomic(data)
+        finally:
+            lock.release()
+
+    def _acquire_lock(self) -> FileLock:
+        """The ratchet file's lock, taken; a clear error when it cannot be had in time."""
         lock = FileLock(str(self.lock_path), timeout=self.lock_timeout)
         try:
             lock.acquire()
         except Timeout:
             raise LockTimeoutError(
                 f"{self.lock_path}: could not take the ratchet file's lock within "
-                f"{self.lock_timeout:g}s to restore the file"
+                f"{self.lock_timeout:g}s; another process holds it (a running pytest-quest "
+                "command). Retry when it is done, or raise --quest-lock-timeout"
             ) from None
-        try:
-            self._write_atomic(data)
-        finally:
-            lock.release()
+        except OSError as exc:
+            raise RatchetFileError(
+                str(self.lock_path),
+                f"the lock file cannot be created: {exc.strerror or exc}",
+                "make the ratchet file's folder writable",
+            ) from None
+        return lock
 
     def _read_bytes(self) -> bytes | None:
         try:

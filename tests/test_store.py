@@ -508,7 +508,7 @@ def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path):
     assert not ratchet_store.stale_temp_files()
     # Under the lock: a held lock makes it wait, then say so.
     with FileLock(str(ratchet_store.lock_path)):
-        with pytest.raises(LockTimeoutError, match="to restore the file"):
+        with pytest.raises(LockTimeoutError, match="could not take the ratchet file's lock"):
             ratchet_store.restore(good)
     # Never restores something that is not a valid ratchet file.
     with pytest.raises(RatchetFileError):
