@@ -780,7 +780,7 @@ def run_mutation_checks(
     in turn with its own covering tests.  A timeout or crash of the child
     leaves every report ``completed=False`` with the problem stated.
     """
-    from pytest_quest.runner import _COVERAGE_ENV, _kill_group
+    from pytest_quest.runner import _kill_group, child_env
 
     def failed(problem: str, duration: float) -> list[MutationReport]:
         return [
@@ -800,8 +800,7 @@ def run_mutation_checks(
         }
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
         command = mutation_command(nodeids, rootdir, inifile, plugin_args or [], has_xdist, has_cov)
-        env = {k: v for k, v in os.environ.items() if k not in _COVERAGE_ENV}
-        env.pop("PYTEST_ADDOPTS", None)
+        env = child_env()
         env[SPEC_ENV] = str(spec_file)
         log_path = Path(workdir) / "output.txt"
         started = time.monotonic()

@@ -36,6 +36,20 @@ _COVERAGE_ENV = (
 )
 
 
+def child_env() -> dict[str, str]:
+    """The environment of a gate child: the user's coverage and PYTEST_ADDOPTS left out.
+
+    A user's coverage must not measure the tests under judgment (the child
+    measures on its own).  `PYTEST_QUEST_SELFCOV=1` keeps coverage.py's
+    subprocess measurement on: this project's own test run uses it to measure
+    pytest-quest in the children, where much of it runs.
+    """
+    keep = os.environ.get("PYTEST_QUEST_SELFCOV") == "1"
+    env = {k: v for k, v in os.environ.items() if keep or k not in _COVERAGE_ENV}
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
 def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]:
     return {
         "functions": [asdict(facts) for facts in measured.functions],
@@ -119,8 +133,7 @@ def run_child(
         command = child_command(
             selection, rootdir, inifile, sources, only_files, out_file, plugin_args or []
         )
-        env = {k: v for k, v in os.environ.items() if k not in _COVERAGE_ENV}
-        env.pop("PYTEST_ADDOPTS", None)
+        env = child_env()
         log_path = Path(workdir) / "output.txt"
         started = time.monotonic()
         with open(log_path, "wb") as log:
