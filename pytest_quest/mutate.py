@@ -48,7 +48,6 @@ import json
 import math
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -780,7 +779,7 @@ def run_mutation_checks(
     in turn with its own covering tests.  A timeout or crash of the child
     leaves every report ``completed=False`` with the problem stated.
     """
-    from pytest_quest.runner import _kill_group, child_env
+    from pytest_quest.runner import child_env, run_in_own_session
 
     def failed(problem: str, duration: float) -> list[MutationReport]:
         return [
@@ -804,29 +803,12 @@ def run_mutation_checks(
         env[SPEC_ENV] = str(spec_file)
         log_path = Path(workdir) / "output.txt"
         started = time.monotonic()
-        with open(log_path, "wb") as log:
-            process = subprocess.Popen(
-                command,
-                cwd=str(cwd),
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+        returncode = run_in_own_session(command, cwd, env, log_path, timeout)
+        if returncode is None:
+            return failed(
+                f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
+                time.monotonic() - started,
             )
-            try:
-                returncode = process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(process)
-                return failed(
-                    f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
-                    time.monotonic() - started,
-                )
-            except BaseException:
-                # Interrupted (Ctrl-C): the child runs in its own session, so
-                # nothing else would stop it.
-                _kill_group(process)
-                raise
         duration = time.monotonic() - started
         if not out.exists():
             output = log_path.read_text(encoding="utf-8", errors="replace")

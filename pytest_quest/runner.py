@@ -133,36 +133,18 @@ def run_child(
         command = child_command(
             selection, rootdir, inifile, sources, only_files, out_file, plugin_args or []
         )
-        env = child_env()
         log_path = Path(workdir) / "output.txt"
         started = time.monotonic()
-        with open(log_path, "wb") as log:
-            process = subprocess.Popen(
-                command,
-                cwd=str(cwd),
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+        returncode = run_in_own_session(command, cwd, child_env(), log_path, timeout)
+        if returncode is None:
+            return (
+                RunReport(
+                    completed=False,
+                    problem=f"the test run exceeded --quest-timeout ({timeout:g}s) and was stopped",
+                    duration=time.monotonic() - started,
+                ),
+                None,
             )
-            try:
-                returncode = process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(process)
-                return (
-                    RunReport(
-                        completed=False,
-                        problem=f"the test run exceeded --quest-timeout ({timeout:g}s) and was stopped",
-                        duration=time.monotonic() - started,
-                    ),
-                    None,
-                )
-            except BaseException:
-                # Interrupted (Ctrl-C) here: the tests run in their own session,
-                # so nothing else stops them; never leave them running.
-                _kill_group(process)
-                raise
         duration = time.monotonic() - started
         output = log_path.read_text(encoding="utf-8", errors="replace")
         if not out_file.exists():
@@ -188,6 +170,35 @@ def run_child(
             )
         run.duration = duration
         return run, measured
+
+
+def run_in_own_session(
+    command: list[str], cwd: Path, env: dict[str, str], log_path: Path, timeout: float
+) -> int | None:
+    """Run `command` in its own session, output to `log_path`; its exit status, or None.
+
+    None means it exceeded `timeout` seconds and its whole process group was
+    killed.  Interrupted (Ctrl-C), the group is killed too before the
+    interruption goes on: nothing else would stop a child in its own session.
+    """
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=str(cwd),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            return process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            return None
+        except BaseException:
+            _kill_group(process)
+            raise
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
