@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.errors import MeasurementError, QuestUsageError
-from pytest_quest.model import FunctionFacts
+from pytest_quest.model import FunctionFacts, make_quest_id
 
 # Settings of coverage.py that change what is measured; any change of these
 # after a quest was issued is a fact for gate step 2.
@@ -91,6 +91,25 @@ class FunctionInfo:
     last: int
     lines: set[int]
     fingerprint: str
+
+    @property
+    def quest_id(self) -> str:
+        return make_quest_id(self.file, self.qualname, self.ordinal)
+
+    def facts(self, statements: int, branches: int, **measured: Any) -> FunctionFacts:
+        """This function's identity with what was measured of it."""
+        return FunctionFacts(
+            file=self.file,
+            qualname=self.qualname,
+            ordinal=self.ordinal,
+            start=self.start,
+            first=self.first,
+            last=self.last,
+            fingerprint=self.fingerprint,
+            statements=statements,
+            branches=branches,
+            **measured,
+        )
 
 
 def fingerprint_node(node: ast.AST) -> str:
@@ -169,20 +188,11 @@ def facts_from_source(
     except QuestUsageError:
         return None
     for info in functions:
-        facts = FunctionFacts(
-            file=info.file,
-            qualname=info.qualname,
-            ordinal=info.ordinal,
-            start=info.start,
-            first=info.first,
-            last=info.last,
-            fingerprint=info.fingerprint,
-            statements=len(info.lines) if all_missing else 0,
-            branches=0,
-            missing_lines=sorted(info.lines) if all_missing else [],
-        )
-        if facts.quest_id == quest_id:
-            return facts
+        if info.quest_id == quest_id:
+            if not all_missing:
+                return info.facts(statements=0, branches=0)
+            lines = sorted(info.lines)
+            return info.facts(statements=len(lines), branches=0, missing_lines=lines)
     return None
 
 
@@ -590,9 +600,7 @@ def analyze(
             span = range(function.first, function.last + 1)
             excluded = sorted(line for line in analysis.excluded if line in span)
             if not narrowed.statements:
-                result.excluded_functions.append(
-                    _function_id(function.file, function.qualname, function.ordinal)
-                )
+                result.excluded_functions.append(function.quest_id)
             missing_arcs = narrowed.missing_branch_arcs()
             # A positive destination outside the function is the enclosing
             # scope's flow past a one-line ``def``, executed at import: not ours.
@@ -606,14 +614,7 @@ def analyze(
             for line in function.lines:
                 tests.update(line_tests.get(line, ()))
             result.functions.append(
-                FunctionFacts(
-                    file=function.file,
-                    qualname=function.qualname,
-                    ordinal=function.ordinal,
-                    start=function.start,
-                    first=function.first,
-                    last=function.last,
-                    fingerprint=function.fingerprint,
+                function.facts(
                     statements=len(narrowed.statements),
                     branches=narrowed.numbers.n_branches,
                     missing_lines=sorted(narrowed.missing),
@@ -623,12 +624,6 @@ def analyze(
                 )
             )
     return result
-
-
-def _function_id(file: str, qualname: str, ordinal: int) -> str:
-    from pytest_quest.model import make_quest_id
-
-    return make_quest_id(file, qualname, ordinal)
 
 
 def _passing_arcs(
