@@ -177,8 +177,8 @@ def big_ratchet(py: Path, folder: Path, count: int) -> Path:
     script = textwrap.dedent(
         f"""
         from pathlib import Path
-        from pytest_quest.model import Quest, Ratchet, State, Fact
-        from pytest_quest.store import RatchetStore
+        from pytest_quest.core.model import Quest, Ratchet, State, Fact
+        from pytest_quest.engine.store import RatchetStore
         quests = {{}}
         for n in range({count}):
             file = "src/pkg/mod%03d.py" % (n // 50)
@@ -211,7 +211,7 @@ def store_timing(py: Path, path: Path, rounds: int) -> dict[str, float]:
         f"""
         import json, statistics, time
         from pathlib import Path
-        from pytest_quest.store import RatchetStore
+        from pytest_quest.engine.store import RatchetStore
         store = RatchetStore(Path({str(path)!r}))
         ids = sorted(store.load().quests)[:2]
         loads, updates = [], []
@@ -236,7 +236,7 @@ def describe(py: Path) -> str:
         import sys, tempfile, os, platform
         import coverage, pytest
         from pathlib import Path
-        from pytest_quest.measure import Measurer
+        from pytest_quest.engine.measure import Measurer
         d = tempfile.mkdtemp()
         m = Measurer(Path(d), [d], os.path.join(d, ".coverage"))
         m.start(); m.stop()

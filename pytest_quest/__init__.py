@@ -5,10 +5,10 @@ The public names: the data model, the gate and the ratchet file.
 
 from __future__ import annotations
 
-from pytest_quest.errors import QuestError, QuestUsageError, RatchetFileError
-from pytest_quest.gate import Evidence, GateResult, judge
-from pytest_quest.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
-from pytest_quest.store import RatchetStore
+from pytest_quest.core.errors import QuestError, QuestUsageError, RatchetFileError
+from pytest_quest.core.gate import Evidence, GateResult, judge
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
+from pytest_quest.engine.store import RatchetStore
 
 __all__ = [
     "Evidence",

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.store import loads
+from pytest_quest.engine.store import loads
 
 pytestmark = pytest.mark.stress
 
 WRITER = """
 import sys, time
 from pathlib import Path
-from pytest_quest.model import Event, Quest
-from pytest_quest.store import RatchetStore
+from pytest_quest.core.model import Event, Quest
+from pytest_quest.engine.store import RatchetStore
 
 path, qid, rounds, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 store = RatchetStore(Path(path), lock_timeout=60)
@@ -88,9 +88,9 @@ def test_eight_writers_lose_no_update(tmp_path, repeat):
 SCANNER = """
 import sys, time
 from pathlib import Path
-from pytest_quest.model import FunctionFacts
-from pytest_quest.ratchet import merge_scan
-from pytest_quest.store import RatchetStore
+from pytest_quest.core.model import FunctionFacts
+from pytest_quest.core.ratchet import merge_scan
+from pytest_quest.engine.store import RatchetStore
 
 path, ids, rounds, start = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3]), float(sys.argv[4])
 functions = []

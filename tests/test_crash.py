@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.model import Fact, Quest, Ratchet, State
-from pytest_quest.store import RatchetStore, dumps, loads
+from pytest_quest.core.model import Fact, Quest, Ratchet, State
+from pytest_quest.engine.store import RatchetStore, dumps, loads
 
 pytestmark = [
     pytest.mark.stress,

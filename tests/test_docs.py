@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.options import _OPTIONS
+from pytest_quest.plugin.options import _OPTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -198,7 +198,7 @@ def test_json_keys_are_documented(project):
 
 
 def _ratchet():
-    from pytest_quest.model import Fact, Quest, Ratchet, State
+    from pytest_quest.core.model import Fact, Quest, Ratchet, State
 
     todo = Quest(
         id="src/a.py::f",
@@ -265,7 +265,7 @@ REGRESSION = {
 
 
 def test_sarif_levels_locations_and_regressions(tmp_path):
-    from pytest_quest import export as export_module
+    from pytest_quest.report import export as export_module
 
     sarif = json.loads(export_module.render_sarif(_ratchet(), [REGRESSION], tmp_path, "9.9"))
     run = sarif["runs"][0]
@@ -296,7 +296,7 @@ def test_sarif_levels_locations_and_regressions(tmp_path):
 
 
 def test_csv_and_markdown_renderers():
-    from pytest_quest import export as export_module
+    from pytest_quest.report import export as export_module
 
     rows = list(csv.DictReader(export_module.render_csv(_ratchet(), [REGRESSION]).splitlines()))
     assert [(r["id"], r["state"], r["missing_branches"], r["regression_facts"]) for r in rows] == [
@@ -313,8 +313,8 @@ def test_csv_and_markdown_renderers():
 
 
 def test_target_refusals(tmp_path):
-    from pytest_quest import export as export_module
-    from pytest_quest.errors import QuestUsageError
+    from pytest_quest.report import export as export_module
+    from pytest_quest.core.errors import QuestUsageError
 
     source = tmp_path / "src"
     source.mkdir()

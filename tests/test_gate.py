@@ -11,7 +11,7 @@ import copy
 
 import pytest
 
-from pytest_quest.gate import (
+from pytest_quest.core.gate import (
     CollectionError,
     Evidence,
     GateResult,
@@ -20,7 +20,7 @@ from pytest_quest.gate import (
     coverage_facts,
     judge,
 )
-from pytest_quest.model import Fact, FunctionFacts, Quest, Verdict
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
 
 FILE = "src/shop/cart.py"
 PRINT = "sha256:" + "a" * 32

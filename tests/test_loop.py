@@ -939,7 +939,7 @@ class FakeReport:
     ],
 )
 def test_combine_outcome(reports, outcome):
-    from pytest_quest.commands import combine_outcome
+    from pytest_quest.plugin.session import combine_outcome
 
     result = None
     for when, report_outcome in reports:
@@ -948,7 +948,7 @@ def test_combine_outcome(reports, outcome):
 
 
 def test_combine_outcome_of_xfail_marked_tests():
-    from pytest_quest.commands import combine_outcome
+    from pytest_quest.plugin.session import combine_outcome
 
     setup = combine_outcome(None, FakeReport("setup", "passed"))
     assert combine_outcome(setup, FakeReport("call", "skipped", "reason")) == "xfailed"

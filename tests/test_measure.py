@@ -8,9 +8,9 @@ import textwrap
 
 import pytest
 
-from pytest_quest.errors import QuestUsageError
-from pytest_quest.measure import fingerprint_node, new_exclusions, source_functions
-from pytest_quest.model import FunctionFacts, make_quest_id
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.engine.measure import fingerprint_node, new_exclusions, source_functions
+from pytest_quest.core.model import FunctionFacts, make_quest_id
 
 SHAPES = textwrap.dedent(
     """\

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from pytest_quest.errors import RatchetFileError
-from pytest_quest.model import (
+from pytest_quest.core.errors import RatchetFileError
+from pytest_quest.core.model import (
     Event,
     Fact,
     FunctionFacts,
@@ -22,8 +22,8 @@ from pytest_quest.model import (
     line_fact,
     make_quest_id,
 )
-from pytest_quest.ratchet import merge_scan
-from pytest_quest.store import dumps, loads, quest_to_dict
+from pytest_quest.core.ratchet import merge_scan
+from pytest_quest.engine.store import dumps, loads, quest_to_dict
 
 NOW = "2026-11-30T06:00:00Z"
 LATER = "2026-11-30T07:00:00Z"

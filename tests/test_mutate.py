@@ -14,16 +14,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_quest.gate import Evidence, RunReport, judge
-from pytest_quest.model import Quest, State, Verdict
-from pytest_quest.mutants_gate import (
+from pytest_quest.core.gate import Evidence, RunReport, judge
+from pytest_quest.core.model import Quest, State, Verdict
+from pytest_quest.app.mutants_gate import (
     PROTECT_ENV,
     VerdictGuard,
     issued_seal,
     seal_facts,
     survivors,
 )
-from pytest_quest.mutate import (
+from pytest_quest.engine.mutate import (
     MAX_MUTANTS,
     CodeSwap,
     MutationReport,
@@ -197,7 +197,7 @@ def test_code_swap_mutates_live_functions_and_restores_them(tmp_path):
 
 
 def test_unimported_module_cannot_be_swapped(tmp_path):
-    from pytest_quest.mutate import SwapError
+    from pytest_quest.engine.mutate import SwapError
 
     path = tmp_path / "never_imported.py"
     path.write_text("def f():\n    return 1\n")
@@ -317,7 +317,7 @@ def test_a_flaky_test_is_unstable_and_mutants_are_not_blamed(tmp_path):
 
 
 def evidence_for(report: MutationReport) -> Evidence:
-    from pytest_quest.model import FunctionFacts
+    from pytest_quest.core.model import FunctionFacts
 
     quest = Quest(
         id="src/mod.py::parity",
@@ -407,7 +407,7 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, pathlib
-        from pytest_quest.mutants_gate import protect_from_env
+        from pytest_quest.app.mutants_gate import protect_from_env
         protect_from_env()
         path = pathlib.Path({str(ratchet)!r})
         refused = []
@@ -434,8 +434,8 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path):
 
 
 def ratchet_with(tmp_path, state="TODO"):
-    from pytest_quest.ratchet import seal_issued
-    from pytest_quest.store import RatchetStore
+    from pytest_quest.core.ratchet import seal_issued
+    from pytest_quest.engine.store import RatchetStore
 
     quest = Quest(
         id="src/m.py::f",

@@ -227,7 +227,7 @@ def test_the_fold_is_used_with_coverages_c_tracer(tmp_path):
     script = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from pytest_quest.measure import Measurer\n"
+        "from pytest_quest.engine.measure import Measurer\n"
         f"root = Path({str(tmp_path)!r})\n"
         "m = Measurer(root, [str(root)], os.path.join(str(root), '.coverage'))\n"
         "m.start()\n"
@@ -241,7 +241,7 @@ def test_the_fold_is_used_with_coverages_c_tracer(tmp_path):
 
 
 def test_packed_arcs_unpack_as_coverage_does():
-    from pytest_quest.measure import _TestHarvest
+    from pytest_quest.engine.measure import _TestHarvest
 
     class Core:
         packed_arcs = True
@@ -269,7 +269,7 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
     # that passed, failed, or whose outcome is unknown leaves in the data file.
     from coverage import CoverageData
 
-    from pytest_quest.measure import _passing_arcs, _TestHarvest
+    from pytest_quest.engine.measure import _passing_arcs, _TestHarvest
 
     source = tmp_path / "mod.py"
     source.write_text(

@@ -351,7 +351,7 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned, command):
 
 
 def test_every_option_has_a_row_in_the_bad_input_table():
-    from pytest_quest.options import _OPTIONS
+    from pytest_quest.plugin.options import _OPTIONS
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "reliability.md").read_text()
     table = doc.split("## Bad input: every command and option", 1)[1].split("\n## ", 1)[0]

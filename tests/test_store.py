@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from pytest_quest import store
-from pytest_quest.errors import LockTimeoutError, QuestUsageError, RatchetFileError
-from pytest_quest.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.store import SCHEMA_VERSION, RatchetStore, dumps, loads
+from pytest_quest.engine import store
+from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.engine.store import SCHEMA_VERSION, RatchetStore, dumps, loads
 
 
 def sample_ratchet() -> Ratchet:
@@ -382,7 +382,7 @@ def test_no_migration_is_registered_for_the_first_version():
 CLAIM = """
 import sys, time
 from pathlib import Path
-from pytest_quest.store import RatchetStore
+from pytest_quest.engine.store import RatchetStore
 RatchetStore(Path(sys.argv[1])).claim(sys.argv[2])
 print("claimed", flush=True)
 time.sleep(30)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from pytest_quest.errors import RatchetFileError
-from pytest_quest.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.store import dumps, loads
+from pytest_quest.core.errors import RatchetFileError
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.engine.store import dumps, loads
 
 SIGN = "src/pkg/calc.py::sign"
 DOUBLE = "src/pkg/calc.py::double"

@@ -16,9 +16,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_quest.errors import RatchetFileError
-from pytest_quest.model import Event, Fact, Quest, Ratchet, State, make_quest_id
-from pytest_quest.store import RatchetStore, dumps, loads
+from pytest_quest.core.errors import RatchetFileError
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, make_quest_id
+from pytest_quest.engine.store import RatchetStore, dumps, loads
 
 # -- valid ratchets -----------------------------------------------------------------
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.errors import QuestUsageError
-from pytest_quest.gate import GateResult
-from pytest_quest.model import Fact, FunctionFacts, Quest, Verdict
-from pytest_quest.options import QuestOptions, _verify_mode
-from pytest_quest.verify import (
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
+from pytest_quest.plugin.options import QuestOptions, _verify_mode
+from pytest_quest.verify.verification import (
     QUESTIONS,
     Answer,
     CommandVerifier,
@@ -730,8 +730,8 @@ def test_commands_that_disagree_leave_the_pass(request_):
 def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_, tmp_path):
     import pluggy
 
-    from pytest_quest import hookspecs
-    from pytest_quest.verify import hook_verifiers
+    from pytest_quest.plugin import hookspecs
+    from pytest_quest.verify.verification import hook_verifiers
 
     manager = pluggy.PluginManager("pytest")
     manager.add_hookspecs(hookspecs)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_quest.verify import (
+from pytest_quest.verify.verification import (
     STATUS_CLEAN,
     STATUS_CORRECTIONS,
     Finding,

@@ -29,8 +29,8 @@ from typing import Any, TypeVar
 
 from filelock import FileLock, Timeout
 
-from pytest_quest.errors import LockTimeoutError, QuestUsageError, RatchetFileError
-from pytest_quest.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
 
 SCHEMA_VERSION = 1
 TMP_PREFIX = ".quest-tmp-"

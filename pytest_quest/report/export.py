@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.errors import QuestUsageError
-from pytest_quest.model import JSON_SCHEMA, Ratchet, State, arc_text
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
 
 FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif"}
 
@@ -266,8 +266,8 @@ def render_sarif(
     version: str,
 ) -> str:
     """SARIF 2.1.0: one result per open quest and one per regression, with locations."""
-    from pytest_quest.ci import fact_location
-    from pytest_quest.model import Fact
+    from pytest_quest.report.ci import fact_location
+    from pytest_quest.core.model import Fact
 
     results: list[dict[str, Any]] = []
     for quest in ratchet.ordered():

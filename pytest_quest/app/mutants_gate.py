@@ -1,6 +1,6 @@
 """Glue between the gate and the mutation check: steps 4 and 5, L1 hooks, audit, guard.
 
-`deep_checks` fills an :class:`~pytest_quest.gate.Evidence` for a
+`deep_checks` fills an :class:`~pytest_quest.core.gate.Evidence` for a
 submission that steps 1-3 would PASS; `audit` runs the same check over the
 scan's PASS baseline; `VerdictGuard` keeps the tests under judgment from
 writing the verdict into the ratchet file.
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from pytest_quest.errors import RatchetFileError
-from pytest_quest.gate import Evidence, SurvivingMutant
-from pytest_quest.model import Fact, FunctionFacts, Ratchet, Verdict
-from pytest_quest.mutate import MutationReport, run_mutation_check
+from pytest_quest.core.errors import RatchetFileError
+from pytest_quest.core.gate import Evidence, SurvivingMutant
+from pytest_quest.core.model import Fact, FunctionFacts, Ratchet, Verdict
+from pytest_quest.engine.mutate import MutationReport, run_mutation_check
 
 
 @dataclass
@@ -34,7 +34,7 @@ class ChildSetup:
 
     @classmethod
     def of(cls, config: pytest.Config, timeout: float) -> ChildSetup:
-        from pytest_quest.commands import plugin_args
+        from pytest_quest.plugin.session import plugin_args
 
         inipath = config.inipath
         return cls(
@@ -165,8 +165,8 @@ def audit(
     timeout: float,
 ) -> AuditReport:
     """The mutation check over every PASS function of the scan baseline; changes nothing."""
-    from pytest_quest.gate import _step_mutants, _step_stable
-    from pytest_quest.mutate import Target, run_mutation_checks
+    from pytest_quest.core.gate import _step_mutants, _step_stable
+    from pytest_quest.engine.mutate import Target, run_mutation_checks
 
     setup = ChildSetup.of(config, timeout)
     current = {facts.quest_id: facts for facts in functions}
@@ -227,7 +227,7 @@ def audit(
 
 
 def _empty_run() -> Any:
-    from pytest_quest.gate import RunReport
+    from pytest_quest.core.gate import RunReport
 
     return RunReport()
 
@@ -315,7 +315,7 @@ class VerdictGuard:
         self.facts: list[Fact] = []
 
     def _entry(self, ratchet: Ratchet) -> dict[str, Any] | None:
-        from pytest_quest.store import quest_to_dict
+        from pytest_quest.engine.store import quest_to_dict
 
         quest = ratchet.quests.get(self.quest_id)
         if quest is None:
@@ -327,7 +327,7 @@ class VerdictGuard:
 
     def inspect(self) -> list[Fact]:
         """Compare the file with the snapshot; repair a broken file; return tamper facts."""
-        from pytest_quest.store import loads
+        from pytest_quest.engine.store import loads
 
         if self.before is None:
             return []
@@ -348,7 +348,7 @@ class VerdictGuard:
 
     def restore_entry(self, fresh: Ratchet) -> None:
         """Put the judged quest's entry back as it was before the run (under the lock)."""
-        from pytest_quest.store import loads
+        from pytest_quest.engine.store import loads
 
         if self.before is None or not self.facts:
             return
@@ -370,7 +370,7 @@ class VerdictGuard:
 
 
 def _write_back(path: Path, data: bytes) -> None:
-    from pytest_quest.store import RatchetStore
+    from pytest_quest.engine.store import RatchetStore
 
     RatchetStore(path).restore(data)
 
@@ -385,8 +385,8 @@ def audit_output(session: Any) -> Any:
     stay PASS (the gate's PASS is immutable); CI that wants to fail on
     findings reads ``findings`` from the JSON output.
     """
-    from pytest_quest.commands import Output
-    from pytest_quest.errors import QuestUsageError
+    from pytest_quest.plugin.session import Output
+    from pytest_quest.core.errors import QuestUsageError
 
     if not session.options.mutants:
         raise QuestUsageError(
@@ -485,6 +485,6 @@ def unmeasured_facts(quest: Any, rootdir: Path) -> FunctionFacts | None:
     is the same function, step 2 whether the configuration changed, and
     step 3 lists its lines.
     """
-    from pytest_quest.measure import facts_from_source
+    from pytest_quest.engine.measure import facts_from_source
 
     return facts_from_source(quest.id, quest.file, rootdir, all_missing=True)

@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.model import Fact, Quest, Ratchet, State, arc_text
+from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 
 
 def submit_command(quest_id: str) -> str:

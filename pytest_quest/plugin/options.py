@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_quest.errors import QuestUsageError
+from pytest_quest.core.errors import QuestUsageError
 
 COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
 FORMATS = ("text", "json")

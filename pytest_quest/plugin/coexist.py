@@ -29,8 +29,8 @@ from typing import Any
 
 import pytest
 
-from pytest_quest.errors import QuestUsageError
-from pytest_quest.measure import Measurer, quiet_coverage, relpath
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.engine.measure import Measurer, quiet_coverage, relpath
 
 WORKERINPUT_KEY = "pytest_quest_data_dir"
 DATA_NAME = ".coverage"

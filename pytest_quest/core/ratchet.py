@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from pytest_quest.gate import coverage_facts
-from pytest_quest.model import Fact, FunctionFacts, Quest, Ratchet, State
+from pytest_quest.core.gate import coverage_facts
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 
 
 @dataclass
@@ -112,7 +112,7 @@ def merge_scan(
 
 def seal_issued(quest: Quest) -> None:
     """Seal what the gate compares a submission with (a hand edit of it is REVIEW)."""
-    from pytest_quest.mutants_gate import issued_seal
+    from pytest_quest.app.mutants_gate import issued_seal
 
     quest.extra["issued_seal"] = issued_seal(quest)
 

@@ -460,7 +460,7 @@ def _outcome(reports: list[pytest.TestReport]) -> str:
 
 
 class MutationChild:
-    """The pytest plugin of the mutation child (``-p pytest_quest.mutate``)."""
+    """The pytest plugin of the mutation child (``-p pytest_quest.engine.mutate``)."""
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
@@ -655,7 +655,7 @@ def _quiet_hypothesis() -> None:
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before any conftest of the tests under judgment is imported.
     if os.environ.get(SPEC_ENV):
-        from pytest_quest.mutants_gate import protect_from_env
+        from pytest_quest.app.mutants_gate import protect_from_env
 
         protect_from_env()
 
@@ -719,9 +719,9 @@ def mutation_command(
     if inifile is not None:
         command += ["-c", str(inifile)]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        command += ["-p", "pytest_quest.plugin"]  # its ini options are in the user's config
+        command += ["-p", "pytest_quest.plugin.hooks"]  # its ini options are in the user's config
     command += plugin_args
-    command += ["-p", "pytest_quest.mutate"]
+    command += ["-p", "pytest_quest.engine.mutate"]
     if has_xdist:
         command += ["-n", "0"]
     if has_cov:
@@ -779,7 +779,7 @@ def run_mutation_checks(
     in turn with its own covering tests.  A timeout or crash of the child
     leaves every report ``completed=False`` with the problem stated.
     """
-    from pytest_quest.runner import child_env, run_in_own_session
+    from pytest_quest.engine.runner import child_env, run_in_own_session
 
     def failed(problem: str, duration: float) -> list[MutationReport]:
         return [

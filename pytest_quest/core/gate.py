@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_quest.model import (
+from pytest_quest.core.model import (
     Fact,
     FunctionFacts,
     Quest,

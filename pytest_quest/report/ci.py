@@ -1,7 +1,7 @@
 """The CI ratchet check's report: text, JSON, GitHub annotations, step summary.
 
 ``pytest --quest check`` measures the suite (``commands.py``) and asks the
-pure :func:`pytest_quest.ratchet.check_ratchet` what regressed; this module
+pure :func:`pytest_quest.core.ratchet.check_ratchet` what regressed; this module
 turns that :class:`CheckReport` into what CI shows.  Nothing here runs tests
 or writes the ratchet file.  Under GitHub Actions (``GITHUB_ACTIONS=true``)
 every regression also becomes an ``::error file=...,line=...::`` workflow
@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_quest.gate import CollectionError
-from pytest_quest.model import Fact, Ratchet
-from pytest_quest.ratchet import CheckReport, Regression, since
+from pytest_quest.core.gate import CollectionError
+from pytest_quest.core.model import Fact, Ratchet
+from pytest_quest.core.ratchet import CheckReport, Regression, since
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
 # INTERRUPTED: a check never hides a failing suite behind a green ratchet.

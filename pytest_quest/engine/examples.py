@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from pytest_quest.model import Quest, Ratchet
+from pytest_quest.core.model import Quest, Ratchet
 
 
 def module_name(rel_path: str, rootdir: Path) -> str:

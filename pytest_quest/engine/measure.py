@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.errors import MeasurementError, QuestUsageError
-from pytest_quest.model import FunctionFacts, make_quest_id
+from pytest_quest.core.errors import MeasurementError, QuestUsageError
+from pytest_quest.core.model import FunctionFacts, make_quest_id
 
 # Settings of coverage.py that change what is measured; any change of these
 # after a quest was issued is a fact for gate step 2.

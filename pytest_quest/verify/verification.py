@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_quest.errors import QuestUsageError
-from pytest_quest.gate import GateResult
-from pytest_quest.model import Fact, FunctionFacts, Quest, Verdict
-from pytest_quest.options import QuestOptions
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
+from pytest_quest.plugin.options import QuestOptions
 
 STATUS_CLEAN = "verified-clean"
 STATUS_CORRECTIONS = "verified-with-corrections"

@@ -7,9 +7,9 @@ terminal: only a person's action (`reopen`, `accept`) leaves them.
 
 from __future__ import annotations
 
-from pytest_quest.errors import QuestUsageError
-from pytest_quest.gate import GateResult
-from pytest_quest.model import Event, FunctionFacts, Quest, State, Verdict
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import Event, FunctionFacts, Quest, State, Verdict
 
 
 def ensure_submittable(quest: Quest) -> None:
@@ -71,7 +71,7 @@ def reopen(quest: Quest, by: str, now: str, fingerprint: str | None = None) -> N
     quest.state = State.TODO
     quest.tries = 0
     if fingerprint:
-        from pytest_quest.ratchet import seal_issued
+        from pytest_quest.core.ratchet import seal_issued
 
         quest.fingerprint = fingerprint
         seal_issued(quest)

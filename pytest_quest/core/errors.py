@@ -7,9 +7,6 @@ fix it.  The plugin turns a :class:`QuestError` into pytest's usage error
 
 from __future__ import annotations
 
-import pytest
-
-
 class QuestError(Exception):
     """Base class of every error pytest-quest reports to its user."""
 
@@ -38,6 +35,3 @@ class LockTimeoutError(QuestError):
 class MeasurementError(QuestError):
     """Running the tests under coverage could not produce usable data."""
 
-
-class QuestWarning(pytest.PytestWarning):
-    """A warning issued by pytest-quest."""

@@ -23,19 +23,19 @@ from typing import Any
 
 import pytest
 
-from pytest_quest import render
-from pytest_quest.errors import QuestError, QuestUsageError
-from pytest_quest.gate import CollectionError, Evidence, GateResult, RunReport, judge
-from pytest_quest.measure import (
+from pytest_quest.report import text as render
+from pytest_quest.core.errors import QuestError, QuestUsageError
+from pytest_quest.core.gate import CollectionError, Evidence, GateResult, RunReport, judge
+from pytest_quest.engine.measure import (
     MeasuredSource,
     Measurer,
     analyze,
     new_exclusions,
     read_source,
 )
-from pytest_quest.model import JSON_SCHEMA, FunctionFacts, Quest, Ratchet, State, Verdict
-from pytest_quest.options import QuestOptions
-from pytest_quest.store import RatchetStore
+from pytest_quest.core.model import JSON_SCHEMA, FunctionFacts, Quest, Ratchet, State, Verdict
+from pytest_quest.plugin.options import QuestOptions
+from pytest_quest.engine.store import RatchetStore
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 
@@ -125,7 +125,7 @@ def quest_json(
     rootdir: Path,
     full: bool = True,
 ) -> dict[str, Any]:
-    from pytest_quest.examples import example_for
+    from pytest_quest.engine.examples import example_for
 
     data: dict[str, Any] = {
         "id": quest.id,
@@ -219,13 +219,13 @@ class QuestSession:
             self.measurer.stop()
         if self.worker_dir is not None:
             # An xdist worker: its data goes to the controller, which judges.
-            from pytest_quest.coexist import BorrowedCoverage, hand_over
+            from pytest_quest.plugin.coexist import BorrowedCoverage, hand_over
 
             if self.measurer is not None and not isinstance(self.measurer, BorrowedCoverage):
                 hand_over(self.measurer, self.worker_dir, self.worker_id)
             return
         if self._workers_dir is not None and self.measurer is not None:
-            from pytest_quest.coexist import combine_workers
+            from pytest_quest.plugin.coexist import combine_workers
 
             combine_workers(self.measurer, self._workers_dir)
         try:
@@ -263,7 +263,7 @@ class QuestSession:
     def workers_dir(self) -> str | None:
         """The folder xdist workers copy their coverage data into (created on first use)."""
         if self._workers_dir is None and self.options.command in RUNNING_COMMANDS:
-            from pytest_quest.coexist import controller_folder
+            from pytest_quest.plugin.coexist import controller_folder
 
             self._workers_dir = controller_folder(self.measurer)
         return self._workers_dir
@@ -309,7 +309,7 @@ class QuestSession:
     def measured_here(self) -> MeasuredSource:
         assert self.measurer is not None
         if self.collection_errors:
-            from pytest_quest.measure import check_syntax
+            from pytest_quest.engine.measure import check_syntax
 
             configured = self.measurer.cov.get_option("run:source")
             check_syntax(
@@ -331,7 +331,7 @@ class QuestSession:
         return analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
 
     def cmd_measure(self) -> Output:
-        from pytest_quest.runner import measured_to_dict
+        from pytest_quest.engine.runner import measured_to_dict
 
         assert self.measurer is not None and self.options.measure_out
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
@@ -344,8 +344,8 @@ class QuestSession:
         return Output({}, [], 0)
 
     def cmd_scan(self) -> Output:
-        from pytest_quest.ratchet import merge_scan
-        from pytest_quest.testfiles import digest_test_files
+        from pytest_quest.core.ratchet import merge_scan
+        from pytest_quest.engine.testfiles import digest_test_files
 
         measured = self.measured_here()
         test_files = digest_test_files(self.config, self.rootdir)
@@ -470,15 +470,15 @@ class QuestSession:
 
     def cmd_audit(self) -> Output:
         """Gate step 4 over the scan's PASS baseline; reports, changes no state (issue 4)."""
-        from pytest_quest.mutants_gate import audit_output
+        from pytest_quest.app.mutants_gate import audit_output
 
         output: Output = audit_output(self)
         return output
 
     def cmd_check(self) -> Output:
         """The CI ratchet: every PASS quest re-measured; writes nothing but an asked-for export."""
-        from pytest_quest import ci
-        from pytest_quest.ratchet import check_ratchet
+        from pytest_quest.report import ci
+        from pytest_quest.core.ratchet import check_ratchet
 
         ratchet = self.load()
         export = self.export_target() if self.options.export_to else None
@@ -517,12 +517,12 @@ class QuestSession:
         return Output(outcome.data, outcome.lines, outcome.exitcode)
 
     def cmd_reopen(self) -> Output:
-        from pytest_quest.states import reopen
+        from pytest_quest.core.states import reopen
 
         return self.person_action("reopen", self.options.reopen, reopen)
 
     def cmd_accept(self) -> Output:
-        from pytest_quest.states import accept
+        from pytest_quest.core.states import accept
 
         return self.person_action("accept", self.options.accept, accept)
 
@@ -590,7 +590,7 @@ class QuestSession:
         return Output(data, [f"export: {len(ratchet.quests)} quests written to {written}"])
 
     def export_target(self) -> tuple[Path, str]:
-        from pytest_quest import export
+        from pytest_quest.report import export
 
         assert self.options.export_to
         quest_file = self.options.quest_file
@@ -605,7 +605,7 @@ class QuestSession:
     def write_export(
         self, ratchet: Ratchet, target: tuple[Path, str], regressions: list[Any] | None
     ) -> str:
-        from pytest_quest import export
+        from pytest_quest.report import export
 
         path, fmt = target
         quests = [
@@ -618,7 +618,7 @@ class QuestSession:
         return str(path)
 
     def cmd_submit(self) -> Output:
-        from pytest_quest.states import apply_verdict, ensure_submittable, record_pass_facts
+        from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
 
         ratchet = self.load()
         if not self.options.quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
@@ -632,7 +632,7 @@ class QuestSession:
                 f"the active quest {ratchet.active} is settled: run `pytest --quest next`"
             )
         if self.options.verify == "on":
-            from pytest_quest.verify import configured_verifiers
+            from pytest_quest.verify.verification import configured_verifiers
 
             configured_verifiers(self.config, self.options, self.rootdir)  # usage errors first
         # One judge per quest at a time (store.RatchetStore.claim, held until
@@ -641,7 +641,7 @@ class QuestSession:
         self.store.claim(quest.id)
         # Code under test that is missing or does not parse is a usage error,
         # as in scan: not a verdict (no try spent, nothing recorded).
-        from pytest_quest.measure import check_syntax
+        from pytest_quest.engine.measure import check_syntax
 
         resolve_sources(self.rootdir, self.source_args())
         check_syntax([*self.source_args(), quest.file], self.rootdir)
@@ -650,7 +650,7 @@ class QuestSession:
         ensure_submittable(quest)
         before = (quest.state, quest.tries)
         # The judged cannot write the verdict (mutants_gate.VerdictGuard).
-        from pytest_quest.mutants_gate import PROTECT_ENV, VerdictGuard
+        from pytest_quest.app.mutants_gate import PROTECT_ENV, VerdictGuard
 
         guard = VerdictGuard(self.store.path, quest.id)
         os.environ[PROTECT_ENV] = str(self.store.path)
@@ -725,7 +725,7 @@ class QuestSession:
         self, quest: Quest, ratchet: Ratchet
     ) -> tuple[GateResult, FunctionFacts | None, RunReport]:
         """Run the quest's tests in a child process and judge the result (gate L1)."""
-        from pytest_quest.testfiles import changed_files, digest_test_files
+        from pytest_quest.engine.testfiles import changed_files, digest_test_files
 
         test_files = digest_test_files(self.config, self.rootdir)
         changed = changed_files(ratchet.test_files, test_files)
@@ -741,7 +741,7 @@ class QuestSession:
         if measured is not None and current is None:
             # Not measured (an omit, a file no test imports): if the function
             # is still there, it is judged as run by no test (steps 2 and 3).
-            from pytest_quest.mutants_gate import unmeasured_facts
+            from pytest_quest.app.mutants_gate import unmeasured_facts
 
             evidence.current = unmeasured_facts(quest, self.rootdir)
         if measured is not None:
@@ -774,7 +774,7 @@ class QuestSession:
 
         Fills `evidence` in place (see ``mutants_gate.py``).
         """
-        from pytest_quest import mutants_gate
+        from pytest_quest.app import mutants_gate
 
         report = mutants_gate.deep_checks(
             self.config, evidence, self.options.timeout, self.options.mutants
@@ -789,7 +789,7 @@ class QuestSession:
         """
         if self.options.verify != "on" or result.verdict is not Verdict.PASS:
             return result
-        from pytest_quest.verify import verify_submission
+        from pytest_quest.verify.verification import verify_submission
 
         assert evidence.current is not None
         verified, self.verification = verify_submission(
@@ -806,7 +806,7 @@ class QuestSession:
     def run_selection(
         self, selection: list[str], quest: Quest
     ) -> tuple[RunReport, MeasuredSource | None]:
-        from pytest_quest.runner import run_child
+        from pytest_quest.engine.runner import run_child
 
         empty_dir = None
         if not selection:
@@ -856,7 +856,7 @@ def plugin_args(config: pytest.Config) -> list[str]:
 
 def static_facts(quest: Quest, rootdir: Path) -> FunctionFacts | None:
     """The function's identity from its source alone (no measurement)."""
-    from pytest_quest.measure import facts_from_source
+    from pytest_quest.engine.measure import facts_from_source
 
     return facts_from_source(quest.id, quest.file, rootdir, all_missing=False)
 

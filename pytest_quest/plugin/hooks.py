@@ -13,9 +13,9 @@ from typing import Any, NoReturn
 
 import pytest
 
-from pytest_quest.errors import QuestError
-from pytest_quest.model import JSON_SCHEMA
-from pytest_quest.options import add_options, raw_value
+from pytest_quest.core.errors import QuestError
+from pytest_quest.core.model import JSON_SCHEMA
+from pytest_quest.plugin.options import add_options, raw_value
 
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 
@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from pytest_quest import hookspecs
+    from pytest_quest.plugin import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -55,15 +55,15 @@ def pytest_load_initial_conftests(
     command = _early_command(early_config)
     if command not in MEASURING_COMMANDS:
         return
-    from pytest_quest.coexist import pytest_cov_requested
+    from pytest_quest.plugin.coexist import pytest_cov_requested
 
     if pytest_cov_requested(early_config):
         return  # one tracer per process: pytest-cov's is borrowed (coexist.py)
-    from pytest_quest.commands import start_measuring
+    from pytest_quest.plugin.session import start_measuring
 
     if command == "_measure":
         # The gate's run: its tests cannot write the ratchet file (issue 4).
-        from pytest_quest.mutants_gate import protect_from_env
+        from pytest_quest.app.mutants_gate import protect_from_env
 
         protect_from_env()
     try:
@@ -88,8 +88,8 @@ def pytest_configure(config: pytest.Config) -> None:
         and not raw_value(config, "quest_accept")
     ):
         return
-    from pytest_quest.commands import QuestSession
-    from pytest_quest.options import resolve
+    from pytest_quest.plugin.session import QuestSession
+    from pytest_quest.plugin.options import resolve
 
     try:
         options = resolve(config)
@@ -102,7 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 shutil.rmtree(data_dir, ignore_errors=True)
         _usage_error(exc, command, raw_value(config, "quest_format") == "json")
     measurer = config.stash.get(_measurer_key, None)
-    from pytest_quest import coexist
+    from pytest_quest.plugin import coexist
 
     needs_measurer = measurer is None and options.command in MEASURING_COMMANDS
     if needs_measurer and coexist.pytest_cov_requested(config):
@@ -127,7 +127,7 @@ def _ini(early_config: pytest.Config) -> str:
 def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoReturn:
     """Stop with pytest's usage error (exit 4); in JSON mode stdout still gets its one object."""
     if json_mode:
-        from pytest_quest.options import COMMANDS
+        from pytest_quest.plugin.options import COMMANDS
 
         data = {
             "schema": JSON_SCHEMA,

@@ -20,9 +20,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.gate import CollectionError, RunReport
-from pytest_quest.measure import MeasuredSource
-from pytest_quest.model import FunctionFacts
+from pytest_quest.core.gate import CollectionError, RunReport
+from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.core.model import FunctionFacts
 
 # Variables through which a parent's coverage would leak into our child.
 _COVERAGE_ENV = (
@@ -102,7 +102,7 @@ def child_command(
     if inifile is not None:
         command += ["-c", str(inifile)]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        command += ["-p", "pytest_quest.plugin"]
+        command += ["-p", "pytest_quest.plugin.hooks"]
     command += plugin_args
     for source in sources:
         command += ["--quest-source", str(source)]
