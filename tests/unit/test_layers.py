@@ -1,0 +1,278 @@
+"""The package's layers: every import points one way, and there is no cycle.
+
+Layer order, lowest first: core < engine < verify < report < app < plugin
+(docs/architecture.md). A module may import its own layer or a lower one.
+Imports inside functions count too: hiding one there does not make it right.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pytest_quest"
+LAYERS = ("core", "engine", "verify", "report", "app", "plugin")
+# Third-party packages a layer may not import at all (stdlib and the package
+# itself are always fine for the layers above core).
+FORBIDDEN_ANYWHERE = {
+    "core": None,  # None: stdlib only
+    "verify": {"pytest", "_pytest", "coverage", "rich", "pluggy"},
+    "report": {"pytest", "_pytest", "coverage"},
+    "app": {"pytest", "_pytest"},
+}
+# Not at module level: engine code runs in processes that must start fast and
+# must not need pytest to be importable (a child process imports it itself).
+FORBIDDEN_AT_IMPORT = {"engine": {"pytest", "_pytest"}}
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the importing module, dotted
+    target: str  # the imported module, dotted
+    line: int
+    in_function: bool
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, root: Path) -> Iterator[Import]:
+    name = module_name(path, root)
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    function_lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    function_lines.add(inner.lineno)
+    type_checking_lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    type_checking_lines.add(inner.lineno)
+    for node in ast.walk(tree):
+        if node.__class__ not in (ast.Import, ast.ImportFrom):
+            continue
+        if node.lineno in type_checking_lines:
+            continue  # typing only: never executed
+        in_function = node.lineno in function_lines
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(name, alias.name, node.lineno, in_function)
+            continue
+        assert isinstance(node, ast.ImportFrom)
+        base = node.module or ""
+        if node.level:
+            anchor = name.split(".") if is_package else name.split(".")[:-1]
+            anchor = anchor[: len(anchor) - (node.level - 1)]
+            base = ".".join([*anchor, base] if base else anchor)
+        for alias in node.names:
+            # `from pkg import mod` imports the module pkg.mod when there is one.
+            candidate = f"{base}.{alias.name}"
+            yield Import(name, candidate if _is_module(candidate, root) else base, node.lineno, in_function)
+
+
+def _is_module(dotted: str, root: Path) -> bool:
+    if not dotted.startswith(root.name + "."):
+        return False
+    rel = Path(*dotted.split(".")[1:])
+    return (root / rel).with_suffix(".py").exists() or (root / rel / "__init__.py").exists()
+
+
+def layer_of(dotted: str, root_name: str) -> str | None:
+    parts = dotted.split(".")
+    if parts[0] != root_name or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in LAYERS else None
+
+
+def all_imports(root: Path) -> list[Import]:
+    found: list[Import] = []
+    for path in sorted(root.rglob("*.py")):
+        found.extend(imports_of(path, root))
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    """Every import against the layer order or a layer's third-party rule."""
+    problems: list[str] = []
+    stdlib = set(sys.stdlib_module_names)
+    for imp in all_imports(root):
+        source_layer = layer_of(imp.module, root.name)
+        top = imp.target.split(".")[0]
+        where = f"{imp.module}:{imp.line} imports {imp.target}"
+        if imp.module == root.name:
+            # The package's __init__ runs before any of its modules: keep it to the bottom layers.
+            target_layer = layer_of(imp.target, root.name)
+            if target_layer not in (None, "core", "engine"):
+                problems.append(f"{where}: the package __init__ may import only core and engine")
+            continue
+        if source_layer is None:
+            continue
+        if top == root.name:
+            target_layer = layer_of(imp.target, root.name)
+            if target_layer is None:
+                if imp.target != root.name:
+                    problems.append(f"{where}: module outside the layers")
+                continue
+            if LAYERS.index(target_layer) > LAYERS.index(source_layer):
+                problems.append(f"{where}: {source_layer} may not import {target_layer} (a higher layer)")
+            continue
+        if source_layer in FORBIDDEN_ANYWHERE:
+            banned = FORBIDDEN_ANYWHERE[source_layer]
+            if (banned is None and top not in stdlib and top != "__future__") or (
+                banned is not None and top in banned
+            ):
+                problems.append(f"{where}: {source_layer} may not import {top}")
+        if not imp.in_function and top in FORBIDDEN_AT_IMPORT.get(source_layer, set()):
+            problems.append(f"{where}: {source_layer} may not import {top} at module level")
+    return problems
+
+
+def cycles(root: Path) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    graph: dict[str, set[str]] = {}
+    for imp in all_imports(root):
+        if imp.target.startswith(root.name + ".") and imp.target != imp.module:
+            graph.setdefault(imp.module, set()).add(imp.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_imports_follow_the_layer_order() -> None:
+    assert violations(PACKAGE) == []
+
+
+def test_no_import_cycle() -> None:
+    assert cycles(PACKAGE) == []
+
+
+def test_every_module_is_in_a_layer_and_under_500_lines() -> None:
+    too_long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if len(rel.parts) > 1:
+            assert rel.parts[0] in LAYERS, f"{rel} is outside the layers {LAYERS}"
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > 500:
+            too_long.append(f"{rel}: {lines} lines")
+    assert too_long == []
+
+
+def test_the_core_imports_no_third_party_package() -> None:
+    code = (
+        "import sys\n"
+        "import pytest_quest.core.gate, pytest_quest.core.states, pytest_quest.core.ratchet\n"
+        "bad = sorted(m for m in ('pytest', '_pytest', 'coverage', 'rich', 'pluggy') if m in sys.modules)\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == ""
+
+
+# -- the checker bites: forbidden imports added by hand are caught --------------
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "pytest_quest"
+    for layer in LAYERS:
+        (root / layer).mkdir(parents=True, exist_ok=True)
+        (root / layer / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("")
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"core/gate.py": "from pytest_quest.engine import store\n", "engine/store.py": ""},
+         "core may not import engine"),
+        ({"core/gate.py": "def f():\n    from pytest_quest.plugin import hooks\n", "plugin/hooks.py": ""},
+         "core may not import plugin"),
+        ({"core/gate.py": "import pytest\n"}, "core may not import pytest"),
+        ({"core/gate.py": "def f():\n    import coverage\n"}, "core may not import coverage"),
+        ({"engine/store.py": "import pytest\n"}, "engine may not import pytest at module level"),
+        ({"app/scan.py": "def f():\n    import pytest\n"}, "app may not import pytest"),
+        ({"verify/vote.py": "from ..app import scan\n", "app/scan.py": ""},
+         "verify may not import app"),
+        ({"report/text.py": "from pytest_quest.plugin.hooks import x\n", "plugin/hooks.py": ""},
+         "report may not import plugin"),
+    ],
+)
+def test_the_checker_catches_a_forbidden_import(
+    tmp_path: Path, files: dict[str, str], expected: str
+) -> None:
+    found = violations(_package(tmp_path, files))
+    assert any(expected in problem for problem in found), found
+
+
+def test_the_checker_allows_imports_down_the_layers(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "core/model.py": "import dataclasses\n",
+            "engine/store.py": "import filelock\nfrom pytest_quest.core import model\n",
+            "app/scan.py": "from ..engine import store\nfrom . import helpers\n",
+            "app/helpers.py": "",
+            "plugin/hooks.py": "import pytest\nfrom pytest_quest.app import scan\n",
+        },
+    )
+    assert violations(root) == []
+
+
+def test_the_checker_finds_a_cycle_hidden_in_a_function(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "core/a.py": "from pytest_quest.core import b\n",
+            "core/b.py": "def f():\n    from pytest_quest.core import a\n",
+        },
+    )
+    assert cycles(root) == [["pytest_quest.core.a", "pytest_quest.core.b"]]
