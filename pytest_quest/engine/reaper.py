@@ -1,0 +1,213 @@
+"""Nothing a judged test starts outlives its run: a reaping shim around each gate child.
+
+Each gate child runs under a small shim process (``SHIM``, plain stdlib
+Python) that is a Linux child subreaper: every process the tests start,
+detached ones included (``start_new_session=True``, double forks), is
+reparented to it when its parent dies.  When the child ends, or the shim is
+told to stop (SIGTERM/SIGINT/SIGHUP, or its parent, the judge, dies: it asks
+the kernel for SIGTERM then, ``PR_SET_PDEATHSIG``), the shim kills every
+descendant it still has and reaps them before it exits.  The judge is a
+subreaper too (`become_subreaper`), and kills what is left under it after
+each run (`kill_descendants`), in case the tests kill the shim itself.
+
+Where ``prctl`` is missing (not Linux), the shim still kills the child's
+process group, which leaves a detached process alive: docs/gate.md says so.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+# The shim, run as `python -I -c SHIM <judge pid> -- command...`.  It imports
+# nothing of pytest-quest (and nothing of the project) so it starts in ~20 ms.
+SHIM = r"""
+import ctypes, ctypes.util, os, signal, sys, time
+
+def prctl(option, value):
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+def children_of(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+def descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        kids = children_of(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+def reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+def kill_all(child):
+    try:
+        os.killpg(child, signal.SIGKILL)
+    except OSError:
+        pass
+    me = os.getpid()
+    for _ in range(200):
+        found = descendants(me) if os.path.isdir("/proc") else []
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)
+        reap()
+    reap()
+
+judge = int(sys.argv[1])
+command = sys.argv[3:]
+subreaper = prctl(36, 1)
+prctl(1, signal.SIGTERM)
+if os.getppid() != judge:
+    sys.exit(75)  # the judge is already gone: no run, no verdict
+child = 0
+
+def stop(signum, frame):
+    if child:
+        kill_all(child)
+    os._exit(128 + signum)
+
+for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(sig, stop)
+child = os.fork()
+if child == 0:
+    os.setpgid(0, 0)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    try:
+        os.execvp(command[0], command)
+    finally:
+        os._exit(127)
+while True:
+    try:
+        _, status = os.waitpid(child, 0)
+        break
+    except InterruptedError:
+        continue
+kill_all(child)
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def _prctl(option: int, value: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants (Linux); False where it cannot."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def shim_command(command: list[str]) -> list[str]:
+    """`command` wrapped in the reaping shim (the judge's pid lets it notice an early death)."""
+    return [sys.executable, "-I", "-c", SHIM, str(os.getpid()), "--", *command]
+
+
+def children_of(pid: int) -> list[int]:
+    """The live processes whose parent is `pid` (from /proc; empty where there is none)."""
+    found: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == pid and fields[0] != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid`, parents before their children."""
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        kids = children_of(todo.pop())
+        out += kids
+        todo += kids
+    return out
+
+
+def kill_descendants(*, spare: frozenset[int] = frozenset(), rounds: int = 200) -> int:
+    """SIGKILL every descendant of this process except `spare` (and theirs); how many were found.
+
+    Orphans of killed processes are reparented to this process when it is a
+    subreaper, so the sweep repeats until none is left (bounded by `rounds`).
+    """
+    me = os.getpid()
+    killed: set[int] = set()
+    for _ in range(rounds):
+        found = [pid for pid in descendants(me) if pid not in spare]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                continue
+            killed.add(pid)
+        time.sleep(0.01)
+        _reap(found)
+    return len(killed)
+
+
+def _reap(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        except OSError:
+            continue
+
+
+__all__ = ["SHIM", "become_subreaper", "descendants", "kill_descendants", "shim_command"]
