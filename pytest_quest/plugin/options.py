@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_quest.app.options import COMMANDS, FORMATS, MUTANT_MODES, VERIFY_MODES, QuestOptions
 from pytest_quest.core.errors import QuestUsageError
 
-COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
-FORMATS = ("text", "json")
-VERIFY_MODES = ("on", "off", "auto")
 
 
 def _positive_int(text: str) -> int:
@@ -184,7 +181,7 @@ _OPTIONS: list[tuple[str, tuple[str, ...], str, Any, Any, str, str]] = [
         ("--quest-mutants",),
         "string",
         "on",
-        _choice(("on", "off"), "mode"),
+        _choice(MUTANT_MODES, "mode"),
         "store",
         "gate step 4, the mutation check: on (default) or off",
     ),
@@ -287,36 +284,6 @@ def _given_on_command_line(config: pytest.Config, name: str) -> bool:
     return value is not None and value != []
 
 
-@dataclass
-class QuestOptions:
-    command: str | None
-    sources: list[Path]
-    quest_file: Path
-    max_tries: int
-    format: str
-    quest_id: str | None
-    timeout: float
-    lock_timeout: float
-    strict: bool
-    reopen: str | None
-    accept: str | None
-    export_to: str | None
-    export_force: bool
-    mutants: bool
-    verify: str
-    measure_out: str | None
-    extra: dict[str, Any] = field(default_factory=dict)
-    verifier_cmds: list[str] = field(default_factory=list)
-    verify_questions: int = 3
-    verify_threshold: int | None = None
-    verify_timeout: float = 300.0
-    verify_exclude: list[str] = field(default_factory=list)
-
-    @property
-    def json(self) -> bool:
-        return self.format == "json"
-
-
 def _convert(name: str, value: Any, convert: Any, flag: str = "") -> Any:
     if convert is None or not isinstance(value, str):
         return value
@@ -404,3 +371,6 @@ def resolve(config: pytest.Config) -> QuestOptions:
         verify_timeout=float(values["quest_verify_timeout"]),
         verify_exclude=[str(p) for p in values["quest_verify_exclude"] or []],
     )
+
+
+__all__ = ["COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]
