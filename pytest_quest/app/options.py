@@ -19,7 +19,8 @@ MAX_COUNT = 1000
 MAX_SECONDS = 7 * 24 * 3600.0
 """The longest time an option takes: one week."""
 
-_SECONDS_RANGE = f"allowed: more than 0 and at most {MAX_SECONDS:g} seconds (one week)"
+COUNT_RANGE = f"allowed: a whole number from 1 to {MAX_COUNT}"
+SECONDS_RANGE = f"allowed: more than 0 and at most {MAX_SECONDS:g} seconds (one week)"
 
 
 @dataclass
@@ -92,13 +93,13 @@ def parse_seconds(value: object) -> float:
         except ValueError:
             pass
     if number is None:
-        raise ValueError(f"{_shown(value)} is not a number of seconds ({_SECONDS_RANGE})")
+        raise ValueError(f"{_shown(value)} is not a number of seconds ({SECONDS_RANGE})")
     if not math.isfinite(number):
-        raise ValueError(f"{_shown(value)} is not a finite number of seconds ({_SECONDS_RANGE})")
+        raise ValueError(f"{_shown(value)} is not a finite number of seconds ({SECONDS_RANGE})")
     if number <= 0:
-        raise ValueError(f"{number:g} must be more than 0 seconds ({_SECONDS_RANGE})")
+        raise ValueError(f"{number:g} must be more than 0 seconds ({SECONDS_RANGE})")
     if number > MAX_SECONDS:
-        raise ValueError(f"{number:g} seconds is more than one week ({_SECONDS_RANGE})")
+        raise ValueError(f"{number:g} seconds is more than one week ({SECONDS_RANGE})")
     return number
 
 
@@ -126,11 +127,13 @@ def parse_text(value: object, what: str) -> str:
 
 __all__ = [
     "COMMANDS",
+    "COUNT_RANGE",
     "FORMATS",
     "MAX_COUNT",
     "MAX_SECONDS",
     "MUTANT_MODES",
     "VERIFY_MODES",
+    "SECONDS_RANGE",
     "QuestOptions",
     "parse_choice",
     "parse_count",

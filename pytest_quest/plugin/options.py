@@ -18,8 +18,10 @@ import pytest
 
 from pytest_quest.app.options import (
     COMMANDS,
+    COUNT_RANGE,
     FORMATS,
     MUTANT_MODES,
+    SECONDS_RANGE,
     VERIFY_MODES,
     QuestOptions,
     parse_choice,
@@ -34,6 +36,9 @@ from pytest_quest.core.errors import QuestUsageError
 _TYPED = tuple(int(part) for part in pytest.version_tuple[:2]) >= (8, 4)
 _INT = "int" if _TYPED else "string"
 _FLOAT = "float" if _TYPED else "string"
+
+_ALLOWED = {"int": COUNT_RANGE, "float": SECONDS_RANGE}
+"""What a typed ini option takes, for the message when pytest cannot read its value."""
 
 DEPRECATED_INI = {"quest_verifier_cmds": "quest_verifier_cmd"}
 """Old ini names still read, each with the name that replaces it."""
@@ -275,7 +280,10 @@ def _ini(config: pytest.Config, name: str) -> Any:
     try:
         value = config.getini(name)
     except (ValueError, TypeError, pytest.UsageError) as exc:
-        raise QuestUsageError(f"ini option {name}: {exc}") from None
+        option = _BY_NAME.get(name)
+        allowed = _ALLOWED.get(option.ini_type or "") if option is not None else None
+        hint = f" ({allowed})" if allowed else ""
+        raise QuestUsageError(f"ini option {name}: {exc}{hint}") from None
     deprecated = next((old for old, new in DEPRECATED_INI.items() if new == name), None)
     if deprecated is not None and not _given(value):
         return _ini(config, deprecated)
