@@ -159,6 +159,10 @@ def assert_usage_error(result, expected: str) -> None:
             ["--quest-status", "--quest", "next"],
             "--quest-status cannot be combined with --quest next",
         ),
+        (
+            ["--quest", "next", "--quest-id="],
+            "argument --quest-id: expected a quest id, got an empty value",
+        ),
     ],
 )
 def test_bad_option_is_a_usage_error_and_the_file_is_untouched(scanned, args, expected):

@@ -19,6 +19,17 @@ import pytest
         (["--quest", "scan", "--quest-source", "nope"], "scan", "source nope does not exist"),
         (["--quest", "scan", "--quest-timeout", "-1"], "scan", "argument --quest-timeout: -1 must"),
         (["--quest", "next"], "next", "no ratchet file at "),
+        (
+            ["--quest", "scna"],
+            None,
+            "argument --quest: unknown quest command 'scna' (choose from scan, next, submit, "
+            "status, check, audit, export); did you mean scan?",
+        ),
+        (
+            ["--quest", "next", "-o", "quest_max_tries=two"],
+            "next",
+            "ini option quest_max_tries: ",
+        ),
     ],
 )
 def test_usage_error_is_one_json_object(project, args, command, error):

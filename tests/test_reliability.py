@@ -212,6 +212,7 @@ def test_lock_of_a_killed_process_does_not_block(scanned, lock_holder):
         ("0", "0 must be more than 0 seconds"),
         ("-1", "-1 must be more than 0 seconds"),
         ("soon", "'soon' is not a number of seconds"),
+        ("nan", "'nan' is not a finite number of seconds"),
     ],
 )
 def test_bad_timeouts_are_usage_errors(project, option, value, problem):

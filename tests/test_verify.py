@@ -12,7 +12,8 @@ import pytest
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
-from pytest_quest.plugin.options import QuestOptions, _verify_mode
+from pytest_quest.app.options import QuestOptions
+from pytest_quest.plugin.options import _verify_mode
 from pytest_quest.verify.verification import (
     QUESTIONS,
     Answer,

@@ -1,329 +1,327 @@
-"""Command-line and ini options: every option has an ini twin.
+"""pytest's side of the quest options: registration, ini twins and `resolve()`.
 
 A command-line value wins over the ini value, which wins over the default.
+The ini name of an option is its flag without the dashes (``--quest-max-tries``:
+``quest_max_tries``); person actions and internal options have no ini twin.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
+from pytest_quest.app.options import (
+    COMMANDS,
+    COUNT_RANGE,
+    FORMATS,
+    MUTANT_MODES,
+    SECONDS_RANGE,
+    VERIFY_MODES,
+    QuestOptions,
+    parse_choice,
+    parse_count,
+    parse_seconds,
+    parse_text,
+)
 from pytest_quest.core.errors import QuestUsageError
 
-COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
-FORMATS = ("text", "json")
-VERIFY_MODES = ("on", "off", "auto")
+# pytest 8.4 types "int" and "float" ini values; before, they stay strings
+# (parse_count and parse_seconds read both).
+_TYPED = tuple(int(part) for part in pytest.version_tuple[:2]) >= (8, 4)
+_INT = "int" if _TYPED else "string"
+_FLOAT = "float" if _TYPED else "string"
+
+_ALLOWED = {"int": COUNT_RANGE, "float": SECONDS_RANGE}
+"""What a typed ini option takes, for the message when pytest cannot read its value."""
+
+DEPRECATED_INI = {"quest_verifier_cmds": "quest_verifier_cmd"}
+"""Old ini names still read, each with the name that replaces it."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
-    return value
+class _Option(NamedTuple):
+    name: str  # the dest, and the ini name when `ini_type` is set
+    flags: tuple[str, ...]
+    ini_type: str | None  # None: no ini twin
+    default: Any
+    parse: Callable[[Any], Any] | None  # one value (or one item of a repeatable option)
+    action: str
+    help: str
+    metavar: str | None
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{value:g} must be more than 0 seconds")
-    return value
+def _option(
+    flag: str,
+    *,
+    help: str,
+    ini_type: str | None,
+    default: Any = None,
+    parse: Callable[[Any], Any] | None = None,
+    action: str = "store",
+    metavar: str | None = None,
+) -> _Option:
+    """One option; its dest and ini name follow from its flag by the one rule."""
+    name = flag.lstrip("-").replace("-", "_")
+    return _Option(name, (flag,), ini_type, default, parse, action, help, metavar)
 
 
-def _choice(choices: tuple[str, ...], what: str) -> Any:
-    def parse(text: str) -> str:
-        if text not in choices:
-            raise argparse.ArgumentTypeError(
-                f"unknown {what} {text!r} (choose from {', '.join(choices)})"
-            )
-        return text
-
-    return parse
+def _choices(choices: tuple[str, ...]) -> str:
+    return "{" + ",".join(choices) + "}"
 
 
-# name, cli flags, ini type, default, cli type, action, help
-_OPTIONS: list[tuple[str, tuple[str, ...], str, Any, Any, str, str]] = [
-    (
-        "quest",
-        ("--quest",),
-        "string",
-        None,
-        _choice(COMMANDS, "quest command"),
-        "store",
-        "run a quest command: " + ", ".join(COMMANDS),
+_OPTIONS: list[_Option] = [
+    _option(
+        "--quest",
+        ini_type="string",
+        parse=partial(parse_choice, choices=COMMANDS, what="quest command"),
+        metavar=_choices(COMMANDS),
+        help="run a quest command",
     ),
-    (
-        "quest_status",
-        ("--quest-status",),
-        "bool",
-        False,
-        None,
-        "store_true",
-        "show the quests' progress (same as --quest status); runs no test",
+    _option(
+        "--quest-status",
+        ini_type="bool",
+        default=False,
+        action="store_true",
+        help="show the quests' progress (same as --quest status); runs no test",
     ),
-    (
-        "quest_source",
-        ("--quest-source",),
-        "paths",
-        [],
-        None,
-        "append",
-        "the code under test (repeatable); default: coverage.py's [run] source",
+    _option(
+        "--quest-source",
+        ini_type="paths",
+        default=[],
+        parse=partial(parse_text, what="path"),
+        action="append",
+        metavar="PATH",
+        help="the code under test (repeatable); default: coverage.py's [run] source",
     ),
-    (
-        "quest_file",
-        ("--quest-file",),
-        "string",
-        "quest.json",
-        None,
-        "store",
-        "the ratchet file (default: quest.json in pytest's rootdir)",
+    _option(
+        "--quest-file",
+        ini_type="string",
+        default="quest.json",
+        parse=partial(parse_text, what="path"),
+        metavar="PATH",
+        help="the ratchet file (default: quest.json in pytest's rootdir)",
     ),
-    (
-        "quest_max_tries",
-        ("--quest-max-tries",),
-        "string",
-        "3",
-        _positive_int,
-        "store",
-        "failed submissions a quest allows before it is DONE (default 3)",
+    _option(
+        "--quest-max-tries",
+        ini_type=_INT,
+        default=3,
+        parse=parse_count,
+        metavar="N",
+        help="failed submissions a quest allows before it is DONE (default 3, at most 1000)",
     ),
-    (
-        "quest_format",
-        ("--quest-format",),
-        "string",
-        "text",
-        _choice(FORMATS, "format"),
-        "store",
-        "output format: text or json (one JSON object on stdout)",
+    _option(
+        "--quest-format",
+        ini_type="string",
+        default="text",
+        parse=partial(parse_choice, choices=FORMATS, what="format"),
+        metavar=_choices(FORMATS),
+        help="output format (json: one JSON object on stdout)",
     ),
-    (
-        "quest_id",
-        ("--quest-id",),
-        "string",
-        None,
-        None,
-        "store",
-        "act on this quest instead of the active one (next, submit)",
+    _option(
+        "--quest-id",
+        ini_type="string",
+        parse=partial(parse_text, what="quest id"),
+        metavar="ID",
+        help="act on this quest instead of the active one (next, submit)",
     ),
-    (
-        "quest_timeout",
-        ("--quest-timeout",),
-        "string",
-        "600",
-        _positive_float,
-        "store",
-        "seconds one gate run may take before it is stopped (REVIEW)",
+    _option(
+        "--quest-timeout",
+        ini_type=_FLOAT,
+        default=600.0,
+        parse=parse_seconds,
+        metavar="SECONDS",
+        help="seconds one gate run may take before it is stopped (REVIEW; default 600)",
     ),
-    (
-        "quest_lock_timeout",
-        ("--quest-lock-timeout",),
-        "string",
-        "5",
-        _positive_float,
-        "store",
-        "seconds to wait for the ratchet file's lock",
+    _option(
+        "--quest-lock-timeout",
+        ini_type=_FLOAT,
+        default=5.0,
+        parse=parse_seconds,
+        metavar="SECONDS",
+        help="seconds to wait for the ratchet file's lock (default 5)",
     ),
-    (
-        "quest_strict",
-        ("--quest-strict",),
-        "bool",
-        False,
-        None,
-        "store_true",
-        "check: functions missing from the ratchet fail the check",
+    _option(
+        "--quest-strict",
+        ini_type="bool",
+        default=False,
+        action="store_true",
+        help="check: functions missing from the ratchet fail the check",
     ),
-    (
-        "quest_reopen",
-        ("--quest-reopen",),
-        "string",
-        None,
-        None,
-        "store",
-        "person action: put a REVIEW or DONE quest back to TODO",
+    _option(
+        "--quest-reopen",
+        ini_type=None,
+        parse=partial(parse_text, what="quest id"),
+        metavar="ID",
+        help="person action: put a REVIEW or DONE quest back to TODO",
     ),
-    (
-        "quest_accept",
-        ("--quest-accept",),
-        "string",
-        None,
-        None,
-        "store",
-        "person action: settle a REVIEW quest as PASS",
+    _option(
+        "--quest-accept",
+        ini_type=None,
+        parse=partial(parse_text, what="quest id"),
+        metavar="ID",
+        help="person action: settle a REVIEW quest as PASS",
     ),
-    (
-        "quest_export_to",
-        ("--quest-export-to",),
-        "string",
-        None,
-        None,
-        "store",
-        "export: the report file (.json, .csv, .md or .sarif)",
+    _option(
+        "--quest-export-to",
+        ini_type="string",
+        parse=partial(parse_text, what="path"),
+        metavar="PATH",
+        help="export: the report file (.json, .csv, .md or .sarif)",
     ),
-    (
-        "quest_export_force",
-        ("--quest-export-force",),
-        "bool",
-        False,
-        None,
-        "store_true",
-        "export: overwrite an existing report file",
+    _option(
+        "--quest-export-force",
+        ini_type="bool",
+        default=False,
+        action="store_true",
+        help="export: overwrite an existing report file",
     ),
-    (
-        "quest_mutants",
-        ("--quest-mutants",),
-        "string",
-        "on",
-        _choice(("on", "off"), "mode"),
-        "store",
-        "gate step 4, the mutation check: on (default) or off",
+    _option(
+        "--quest-mutants",
+        ini_type="string",
+        default="on",
+        parse=partial(parse_choice, choices=MUTANT_MODES, what="mode"),
+        metavar=_choices(MUTANT_MODES),
+        help="gate step 4, the mutation check (default on)",
     ),
-    (
-        "quest_verify",
-        ("--quest-verify",),
-        "string",
-        "auto",
-        _choice(VERIFY_MODES, "mode"),
-        "store",
-        "L2 verification: on, off or auto (auto: PYTEST_QUEST_VERIFY, else ini, else off)",
+    _option(
+        "--quest-verify",
+        ini_type="string",
+        default="auto",
+        parse=partial(parse_choice, choices=VERIFY_MODES, what="mode"),
+        metavar=_choices(VERIFY_MODES),
+        help="L2 verification (auto, the default: PYTEST_QUEST_VERIFY, else ini, else off)",
     ),
-    (
-        "quest_verifier_cmds",
-        ("--quest-verifier-cmd",),
-        "linelist",
-        [],
-        None,
-        "append",
-        "L2: a verifier command reading the prompt on stdin (repeatable; no shell)",
+    _option(
+        "--quest-verifier-cmd",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="CMD",
+        help="L2: a verifier command reading the prompt on stdin (repeatable; no shell)",
     ),
-    (
-        "quest_verify_questions",
-        ("--quest-verify-questions",),
-        "string",
-        "3",
-        _positive_int,
-        "store",
-        "L2: how many yes/no questions each verifier answers (default 3, at most 6)",
+    _option(
+        "--quest-verify-questions",
+        ini_type=_INT,
+        default=3,
+        parse=parse_count,
+        metavar="N",
+        help="L2: how many yes/no questions each verifier answers (default 3; above 6: 6)",
     ),
-    (
-        "quest_verify_threshold",
-        ("--quest-verify-threshold",),
-        "string",
-        None,
-        _positive_int,
-        "store",
-        "L2: verifiers that must raise a finding for it to count (default: a majority)",
+    _option(
+        "--quest-verify-threshold",
+        ini_type=_INT,
+        parse=parse_count,
+        metavar="N",
+        help="L2: verifiers that must raise a finding for it to count (default: a majority)",
     ),
-    (
-        "quest_verify_timeout",
-        ("--quest-verify-timeout",),
-        "string",
-        "300",
-        _positive_float,
-        "store",
-        "L2: seconds one verifier may take before it is stopped (REVIEW)",
+    _option(
+        "--quest-verify-timeout",
+        ini_type=_FLOAT,
+        default=300.0,
+        parse=parse_seconds,
+        metavar="SECONDS",
+        help="L2: seconds one verifier may take before it is stopped (REVIEW; default 300)",
     ),
-    (
-        "quest_verify_exclude",
-        ("--quest-verify-exclude",),
-        "linelist",
-        [],
-        None,
-        "append",
-        "L2: quest ids or path globs not to verify (repeatable)",
+    _option(
+        "--quest-verify-exclude",
+        ini_type="linelist",
+        default=[],
+        parse=partial(parse_text, what="pattern"),
+        action="append",
+        metavar="PATTERN",
+        help="L2: quest ids or path globs not to verify (repeatable)",
     ),
 ]
+
+_BY_NAME = {option.name: option for option in _OPTIONS}
 
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("quest", "pytest-quest: per-function coverage quests")
-    for name, flags, ini_type, default, cli_type, action, help_text in _OPTIONS:
-        # No argparse `type=`: values are checked in `resolve()`, with the same
-        # messages, so that a bad value still gets a JSON answer under
-        # --quest-format json (argparse would exit before any plugin code runs).
-        kwargs: dict[str, Any] = {"dest": name, "help": help_text, "action": action}
-        # None means "not given": the ini value (or its default) applies.
-        kwargs["default"] = None
-        group.addoption(*flags, **kwargs)
-        ini_default = default
-        if ini_type == "paths":
-            ini_default = []
-        parser.addini(name, help_text, type=ini_type, default=ini_default)  # type: ignore[arg-type]
+    for option in _OPTIONS:
+        # No argparse `type=` or `choices=`: values are checked in `resolve()`,
+        # so that a bad value still gets a JSON answer under --quest-format json
+        # (argparse would exit before any plugin code runs). None means "not
+        # given": the ini value (or its default) applies.
+        kwargs: dict[str, Any] = {
+            "dest": option.name,
+            "help": option.help,
+            "action": option.action,
+            "default": None,
+        }
+        if option.metavar is not None:
+            kwargs["metavar"] = option.metavar
+        group.addoption(*option.flags, **kwargs)
+        if option.ini_type is not None:
+            ini_help = option.help
+            if option.metavar is not None and option.metavar.startswith("{"):
+                ini_help = f"one of {option.metavar}: {ini_help}"
+            parser.addini(option.name, ini_help, type=option.ini_type, default=option.default)  # type: ignore[arg-type]
+    for old, new in DEPRECATED_INI.items():
+        parser.addini(old, f"deprecated name of {new}", type="linelist", default=[])
+    # Internal: the gate's measuring child run; not for people, so not in --help.
+    group.addoption("--quest-measure-out", dest="quest_measure_out", help=argparse.SUPPRESS)
     group.addoption(
-        "--quest-measure-out",
-        dest="quest_measure_out",
-        default=None,
-        help="internal: the gate's measuring run writes its facts to this file",
-    )
-    group.addoption(
-        "--quest-measure-only",
-        dest="quest_measure_only",
-        action="append",
-        default=None,
-        help="internal: the measuring run analyzes only these source files",
+        "--quest-measure-only", dest="quest_measure_only", action="append", help=argparse.SUPPRESS
     )
 
 
-def raw_value(config: pytest.Config, name: str) -> Any:
-    """The option `name`: command line first, then the ini file, then the default."""
-    value = config.getoption(name, default=None)
-    if value is not None and value != []:
-        return value
-    return config.getini(name)
-
-
-def _given_on_command_line(config: pytest.Config, name: str) -> bool:
-    value = config.getoption(name, default=None)
+def _given(value: Any) -> bool:
     return value is not None and value != []
 
 
-@dataclass
-class QuestOptions:
-    command: str | None
-    sources: list[Path]
-    quest_file: Path
-    max_tries: int
-    format: str
-    quest_id: str | None
-    timeout: float
-    lock_timeout: float
-    strict: bool
-    reopen: str | None
-    accept: str | None
-    export_to: str | None
-    export_force: bool
-    mutants: bool
-    verify: str
-    measure_out: str | None
-    extra: dict[str, Any] = field(default_factory=dict)
-    verifier_cmds: list[str] = field(default_factory=list)
-    verify_questions: int = 3
-    verify_threshold: int | None = None
-    verify_timeout: float = 300.0
-    verify_exclude: list[str] = field(default_factory=list)
-
-    @property
-    def json(self) -> bool:
-        return self.format == "json"
+def _ini(config: pytest.Config, name: str) -> Any:
+    """The ini value of `name`; a value pytest cannot read as its type is a usage error."""
+    try:
+        value = config.getini(name)
+    except (ValueError, TypeError, pytest.UsageError) as exc:
+        option = _BY_NAME.get(name)
+        allowed = _ALLOWED.get(option.ini_type or "") if option is not None else None
+        hint = f" ({allowed})" if allowed else ""
+        raise QuestUsageError(f"ini option {name}: {exc}{hint}") from None
+    deprecated = next((old for old, new in DEPRECATED_INI.items() if new == name), None)
+    if deprecated is not None and not _given(value):
+        return _ini(config, deprecated)
+    return value
 
 
-def _convert(name: str, value: Any, convert: Any, flag: str = "") -> Any:
-    if convert is None or not isinstance(value, str):
+def raw_value(config: pytest.Config, name: str) -> Any:
+    """The option `name`: command line first, then the ini file, then the default.
+
+    An ini value of the wrong type is pytest's usage error (exit 4).
+    """
+    value = config.getoption(name, default=None)
+    option = _BY_NAME.get(name)
+    if _given(value) or (option is not None and option.ini_type is None):
         return value
     try:
-        return convert(value)
-    except argparse.ArgumentTypeError as exc:
-        where = f"argument {flag}" if flag else f"ini option {name}"
+        return _ini(config, name)
+    except QuestUsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _checked(config: pytest.Config, option: _Option) -> Any:
+    """The value of `option`, checked by its kind; a bad value names the option."""
+    value = config.getoption(option.name, default=None)
+    if _given(value):
+        where = f"argument {option.flags[0]}"
+    elif option.ini_type is None:
+        return None
+    else:
+        where = f"ini option {option.name}"
+        value = _ini(config, option.name)
+    if option.parse is None or value is None:
+        return value
+    try:
+        if isinstance(value, list):
+            return [option.parse(item) for item in value]
+        return option.parse(value)
+    except ValueError as exc:
         raise QuestUsageError(f"{where}: {exc}") from None
 
 
@@ -343,21 +341,16 @@ def _verify_mode(config: pytest.Config, given: str) -> str:
         )
     if env in ("on", "off"):
         return env
-    ini = _convert("quest_verify", config.getini("quest_verify"), _choice(VERIFY_MODES, "mode"))
-    return str(ini) if ini in ("on", "off") else "off"
+    try:
+        ini = parse_choice(config.getini("quest_verify"), VERIFY_MODES, "mode")
+    except ValueError as exc:
+        raise QuestUsageError(f"ini option quest_verify: {exc}") from None
+    return ini if ini in ("on", "off") else "off"
 
 
 def resolve(config: pytest.Config) -> QuestOptions:
     """Read every quest option into a :class:`QuestOptions`; bad values are usage errors."""
-    values = {
-        name: _convert(
-            name,
-            raw_value(config, name),
-            cli_type,
-            flags[0] if _given_on_command_line(config, name) else "",
-        )
-        for name, flags, _, _, cli_type, _, _ in _OPTIONS
-    }
+    values = {option.name: _checked(config, option) for option in _OPTIONS}
     rootdir = Path(str(config.rootpath))
     command = values["quest"]
     if values["quest_status"]:
@@ -383,24 +376,27 @@ def resolve(config: pytest.Config) -> QuestOptions:
         command=command,
         sources=sources,
         quest_file=quest_file,
-        max_tries=int(values["quest_max_tries"]),
+        max_tries=parse_count(values["quest_max_tries"]),
         format=values["quest_format"],
-        quest_id=values["quest_id"] or None,
-        timeout=float(values["quest_timeout"]),
-        lock_timeout=float(values["quest_lock_timeout"]),
+        quest_id=values["quest_id"],
+        timeout=parse_seconds(values["quest_timeout"]),
+        lock_timeout=parse_seconds(values["quest_lock_timeout"]),
         strict=bool(values["quest_strict"]),
-        reopen=values["quest_reopen"] or None,
-        accept=values["quest_accept"] or None,
-        export_to=values["quest_export_to"] or None,
+        reopen=values["quest_reopen"],
+        accept=values["quest_accept"],
+        export_to=values["quest_export_to"],
         export_force=bool(values["quest_export_force"]),
         mutants=values["quest_mutants"] == "on",
         verify=verify,
         measure_out=measure_out,
         verifier_cmds=[
-            str(c).strip() for c in values["quest_verifier_cmds"] or [] if str(c).strip()
+            str(c).strip() for c in values["quest_verifier_cmd"] or [] if str(c).strip()
         ],
-        verify_questions=int(values["quest_verify_questions"]),
-        verify_threshold=values["quest_verify_threshold"] or None,
-        verify_timeout=float(values["quest_verify_timeout"]),
+        verify_questions=parse_count(values["quest_verify_questions"]),
+        verify_threshold=values["quest_verify_threshold"],
+        verify_timeout=parse_seconds(values["quest_verify_timeout"]),
         verify_exclude=[str(p) for p in values["quest_verify_exclude"] or []],
     )
+
+
+__all__ = ["COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]

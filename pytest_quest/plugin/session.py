@@ -34,7 +34,7 @@ from pytest_quest.engine.measure import (
     read_source,
 )
 from pytest_quest.core.model import JSON_SCHEMA, FunctionFacts, Quest, Ratchet, State, Verdict
-from pytest_quest.plugin.options import QuestOptions
+from pytest_quest.app.options import QuestOptions
 from pytest_quest.engine.store import RatchetStore
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")

@@ -46,7 +46,7 @@ from typing import Any, Protocol
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
-from pytest_quest.plugin.options import QuestOptions
+from pytest_quest.app.options import QuestOptions
 
 STATUS_CLEAN = "verified-clean"
 STATUS_CORRECTIONS = "verified-with-corrections"

@@ -1,0 +1,142 @@
+"""The quest options as plain values, and the one check of each option value by its kind."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
+FORMATS = ("text", "json")
+VERIFY_MODES = ("on", "off", "auto")
+MUTANT_MODES = ("on", "off")
+
+MAX_COUNT = 1000
+"""The largest count an option takes (tries, questions, a threshold)."""
+
+MAX_SECONDS = 7 * 24 * 3600.0
+"""The longest time an option takes: one week."""
+
+COUNT_RANGE = f"allowed: a whole number from 1 to {MAX_COUNT}"
+SECONDS_RANGE = f"allowed: more than 0 and at most {MAX_SECONDS:g} seconds (one week)"
+
+
+@dataclass
+class QuestOptions:
+    command: str | None
+    sources: list[Path]
+    quest_file: Path
+    max_tries: int
+    format: str
+    quest_id: str | None
+    timeout: float
+    lock_timeout: float
+    strict: bool
+    reopen: str | None
+    accept: str | None
+    export_to: str | None
+    export_force: bool
+    mutants: bool
+    verify: str
+    measure_out: str | None
+    extra: dict[str, Any] = field(default_factory=dict)
+    verifier_cmds: list[str] = field(default_factory=list)
+    verify_questions: int = 3
+    verify_threshold: int | None = None
+    verify_timeout: float = 300.0
+    verify_exclude: list[str] = field(default_factory=list)
+
+    @property
+    def json(self) -> bool:
+        return self.format == "json"
+
+
+def _shown(value: object) -> str:
+    """A value as a message quotes it: text in quotes, escaped, cut at 40 characters."""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_count(value: object, *, high: int = MAX_COUNT) -> int:
+    """A whole number from 1 to `high`, from text or an int; ValueError names the range."""
+    allowed = f"allowed: a whole number from 1 to {high}"
+    number: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str):
+        try:
+            number = int(value.strip())
+        except ValueError:  # not a number, or too many digits to convert
+            pass
+    if number is None:
+        raise ValueError(f"{_shown(value)} is not a whole number ({allowed})")
+    if number < 1:
+        raise ValueError(f"{_shown(number)} must be 1 or more ({allowed})")
+    if number > high:
+        raise ValueError(f"{_shown(number)} is more than {high} ({allowed})")
+    return number
+
+
+def parse_seconds(value: object) -> float:
+    """A finite time in seconds, more than 0 and at most a week; ValueError names the range."""
+    number: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an int too large for a float
+            number = math.inf
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            pass
+    if number is None:
+        raise ValueError(f"{_shown(value)} is not a number of seconds ({SECONDS_RANGE})")
+    if not math.isfinite(number):
+        raise ValueError(f"{_shown(value)} is not a finite number of seconds ({SECONDS_RANGE})")
+    if number <= 0:
+        raise ValueError(f"{number:g} must be more than 0 seconds ({SECONDS_RANGE})")
+    if number > MAX_SECONDS:
+        raise ValueError(f"{number:g} seconds is more than one week ({SECONDS_RANGE})")
+    return number
+
+
+def parse_choice(value: object, choices: tuple[str, ...], what: str) -> str:
+    """One of `choices`; a near miss is answered with "did you mean"."""
+    text = str(value)
+    if text in choices:
+        return text
+    message = f"unknown {what} {_shown(text)} (choose from {', '.join(choices)})"
+    close = difflib.get_close_matches(text, choices, n=1)
+    if close:
+        message += f"; did you mean {close[0]}?"
+    raise ValueError(message)
+
+
+def parse_text(value: object, what: str) -> str:
+    """A non-empty id, path or pattern with no NUL character."""
+    text = str(value)
+    if not text.strip():
+        raise ValueError(f"expected a {what}, got an empty value")
+    if "\0" in text:
+        raise ValueError(f"{_shown(text)}: a {what} cannot hold a NUL character")
+    return text
+
+
+__all__ = [
+    "COMMANDS",
+    "COUNT_RANGE",
+    "FORMATS",
+    "MAX_COUNT",
+    "MAX_SECONDS",
+    "MUTANT_MODES",
+    "VERIFY_MODES",
+    "SECONDS_RANGE",
+    "QuestOptions",
+    "parse_choice",
+    "parse_count",
+    "parse_seconds",
+    "parse_text",
+]
