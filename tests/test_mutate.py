@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_quest.core.gate import Evidence, RunReport, judge
+from pytest_quest.core.gate import Evidence, judge
+from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Quest, State, Verdict
 from pytest_quest.app.mutants_gate import (
     PROTECT_ENV,

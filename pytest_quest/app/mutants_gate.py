@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.gate import Evidence, SurvivingMutant
+from pytest_quest.core.gate import Evidence
+from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Ratchet, Verdict
 from pytest_quest.engine.mutate import MutationReport, run_mutation_check
 
@@ -165,7 +166,7 @@ def audit(
     timeout: float,
 ) -> AuditReport:
     """The mutation check over every PASS function of the scan baseline; changes nothing."""
-    from pytest_quest.core.gate import _step_mutants, _step_stable
+    from pytest_quest.core.gate import step_mutants, step_stable
     from pytest_quest.engine.mutate import Target, run_mutation_checks
 
     setup = ChildSetup.of(config, timeout)
@@ -212,7 +213,7 @@ def audit(
             )
             if not evidence.unstable_tests and not result.passed_again():
                 evidence.mutation_problem = "no covering test passed when run again"
-        decided = _step_mutants(evidence) or _step_stable(evidence)
+        decided = step_mutants(evidence) or step_stable(evidence)
         if decided is not None:
             report.findings.append(
                 AuditFinding(
@@ -227,7 +228,7 @@ def audit(
 
 
 def _empty_run() -> Any:
-    from pytest_quest.core.gate import RunReport
+    from pytest_quest.core.run import RunReport
 
     return RunReport()
 

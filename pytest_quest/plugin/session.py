@@ -25,7 +25,8 @@ import pytest
 
 from pytest_quest.report import text as render
 from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.gate import CollectionError, Evidence, GateResult, RunReport, judge
+from pytest_quest.core.gate import Evidence, GateResult, judge
+from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.measure import (
     MeasuredSource,
     Measurer,
