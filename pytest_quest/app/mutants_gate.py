@@ -486,6 +486,6 @@ def unmeasured_facts(quest: Any, rootdir: Path) -> FunctionFacts | None:
     is the same function, step 2 whether the configuration changed, and
     step 3 lists its lines.
     """
-    from pytest_quest.engine.measure import facts_from_source
+    from pytest_quest.engine.source import facts_from_source
 
     return facts_from_source(quest.id, quest.file, rootdir, all_missing=True)
