@@ -316,7 +316,7 @@ class VerdictGuard:
         self.facts: list[Fact] = []
 
     def _entry(self, ratchet: Ratchet) -> dict[str, Any] | None:
-        from pytest_quest.engine.store import quest_to_dict
+        from pytest_quest.engine.codec import quest_to_dict
 
         quest = ratchet.quests.get(self.quest_id)
         if quest is None:
@@ -328,7 +328,7 @@ class VerdictGuard:
 
     def inspect(self) -> list[Fact]:
         """Compare the file with the snapshot; repair a broken file; return tamper facts."""
-        from pytest_quest.engine.store import loads
+        from pytest_quest.engine.codec import loads
 
         if self.before is None:
             return []
@@ -349,7 +349,7 @@ class VerdictGuard:
 
     def restore_entry(self, fresh: Ratchet) -> None:
         """Put the judged quest's entry back as it was before the run (under the lock)."""
-        from pytest_quest.engine.store import loads
+        from pytest_quest.engine.codec import loads
 
         if self.before is None or not self.facts:
             return
@@ -456,7 +456,7 @@ def issued_seal(quest: Any) -> str:
 
 def seal_facts(quest: Any) -> list[tuple[Verdict, Fact]]:
     """REVIEW when the quest's issued baseline does not match its seal (a hand edit)."""
-    recorded = quest.extra.get("issued_seal")
+    recorded = quest.issued_seal
     expected = issued_seal(quest)
     if recorded == expected:
         return []

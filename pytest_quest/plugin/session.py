@@ -140,8 +140,9 @@ def quest_json(
         "passed_at": quest.passed_at,
         "submit": render.submit_command(quest.id),
     }
-    if quest.extra:
-        data["extra"] = quest.extra
+    extra = quest.extra_record()
+    if extra:
+        data["extra"] = extra
     if full:
         data["source"] = render.source_with_marks(quest, rootdir)
         data["example"] = example_for(quest, ratchet, rootdir)
@@ -676,11 +677,11 @@ class QuestSession:
                 else:
                     target.missing_lines = list(current.missing_lines)
                     target.missing_branches = list(current.missing_branches)
-            target.extra["last_run_seconds"] = round(run.duration, 3)
+            target.last_run_seconds = round(run.duration, 3)
             if self.mutation_seconds is not None:
-                target.extra["mutation_seconds"] = self.mutation_seconds
+                target.mutation_seconds = self.mutation_seconds
             if self.verification is not None:
-                target.extra["verification"] = self.verification
+                target.verification = self.verification
             # A submit by --quest-id leaves another active quest active; a settled
             # or missing active quest gives way to this one (if still TODO) or the next.
             active = fresh.quests.get(fresh.active) if fresh.active else None
