@@ -10,12 +10,16 @@ import glob
 import hashlib
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from filelock import FileLock, Timeout
+
+if sys.platform != "win32":
+    import fcntl
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Ratchet
@@ -218,9 +222,7 @@ class RatchetStore:
         # The claim is made to record a verdict: say now, before the tests
         # run, when that cannot be written.
         self._check_writable()
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
+        if sys.platform == "win32":  # pragma: no cover - no fcntl record locks
             return
         key = os.path.realpath(self.claims_path)
         fd = _CLAIM_FDS.get(key)
