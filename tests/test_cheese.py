@@ -443,7 +443,7 @@ def cheat_after_scan(project: Any) -> None:
     # computed as pytest-quest does, so step 1 sees "the same function".
     import ast
 
-    from pytest_quest.engine.measure import fingerprint_node
+    from pytest_quest.engine.source import fingerprint_node
 
     new_source = "def tax(x):\n    return 0\n"
     project.source("hand_edit", new_source)

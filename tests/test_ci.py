@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_quest.report import ci
-from pytest_quest.core.gate import CollectionError
+from pytest_quest.core.run import CollectionError
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.ratchet import check_ratchet
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.engine.store import loads
+from pytest_quest.engine.codec import loads
 
 pytestmark = pytest.mark.stress
 

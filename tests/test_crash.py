@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from pytest_quest.core.model import Fact, Quest, Ratchet, State
-from pytest_quest.engine.store import RatchetStore, dumps, loads
+from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.store import RatchetStore
 
 pytestmark = [
     pytest.mark.stress,

@@ -11,16 +11,9 @@ import copy
 
 import pytest
 
-from pytest_quest.core.gate import (
-    CollectionError,
-    Evidence,
-    GateResult,
-    RunReport,
-    SurvivingMutant,
-    coverage_facts,
-    judge,
-)
+from pytest_quest.core.gate import Evidence, GateResult, coverage_facts, judge
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
+from pytest_quest.core.run import CollectionError, RunReport, SurvivingMutant
 
 FILE = "src/shop/cart.py"
 PRINT = "sha256:" + "a" * 32

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.engine.measure import fingerprint_node, new_exclusions, source_functions
+from pytest_quest.engine.source import fingerprint_node, new_exclusions, source_functions
 from pytest_quest.core.model import FunctionFacts, make_quest_id
 
 SHAPES = textwrap.dedent(
@@ -244,8 +244,9 @@ def test_new_exclusions_compare_offsets_and_name_the_pattern():
         excluded_lines=[2, 3],
     )
     # Line 3 (offset 2) was excluded at issue; line 2 (offset 1) is new.
-    assert new_exclusions(facts, {2}, lines, [r"#\s*pragma: no cover", "nothing"]) == [
+    patterns = [r"#\s*pragma: no cover", "nothing"]
+    assert new_exclusions(facts, {2}, source_lines=lines, patterns=patterns) == [
         (2, r"#\s*pragma: no cover")
     ]
-    assert new_exclusions(facts, {1, 2}, lines, []) == []
-    assert new_exclusions(facts, set(), lines, []) == [(2, ""), (3, "")]
+    assert new_exclusions(facts, {1, 2}, source_lines=lines, patterns=[]) == []
+    assert new_exclusions(facts, set(), source_lines=lines, patterns=[]) == [(2, ""), (3, "")]

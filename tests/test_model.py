@@ -23,7 +23,7 @@ from pytest_quest.core.model import (
     make_quest_id,
 )
 from pytest_quest.core.ratchet import merge_scan
-from pytest_quest.engine.store import dumps, loads, quest_to_dict
+from pytest_quest.engine.codec import dumps, loads, quest_to_dict
 
 NOW = "2026-11-30T06:00:00Z"
 LATER = "2026-11-30T07:00:00Z"
@@ -326,7 +326,7 @@ def full_ratchet() -> Ratchet:
     quest = ratchet.quests["src/pkg/m.py::b"]
     quest.tries = 1
     quest.history.append(Event(at=LATER, action="submit", verdict="FAIL", note="3-coverage"))
-    quest.extra["last_run_seconds"] = 1.5
+    quest.last_run_seconds = 1.5
     ratchet.active = "src/pkg/m.py::b"
     ratchet.removed.append({"id": "src/pkg/m.py::old", "state": "TODO", "at": NOW, "note": "gone"})
     return ratchet

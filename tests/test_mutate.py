@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_quest.core.gate import Evidence, RunReport, judge
+from pytest_quest.core.gate import Evidence, judge
+from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Quest, State, Verdict
 from pytest_quest.app.mutants_gate import (
     PROTECT_ENV,
@@ -486,7 +487,7 @@ def test_the_issued_baseline_is_sealed(tmp_path):
     quest.excluded_lines = []
     quest.fingerprint = "sha256:y"
     assert seal_facts(quest)
-    del quest.extra["issued_seal"]
+    quest.issued_seal = None
     quest.fingerprint = "sha256:x"
     assert seal_facts(quest)[0][1].actual == "no seal"
     assert issued_seal(quest) == issued_seal(quest)

@@ -237,11 +237,11 @@ def test_the_fold_is_used_with_coverages_c_tracer(tmp_path):
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=None
     )
-    assert out.stdout.split() == ["_TestHarvest", "CTracer"]
+    assert out.stdout.split() == ["Harvest", "CTracer"]
 
 
 def test_packed_arcs_unpack_as_coverage_does():
-    from pytest_quest.engine.measure import _TestHarvest
+    from pytest_quest.engine.harvest import Harvest
 
     class Core:
         packed_arcs = True
@@ -249,7 +249,7 @@ def test_packed_arcs_unpack_as_coverage_does():
     class Collector:
         core = Core()
 
-    harvest = _TestHarvest(Collector())
+    harvest = Harvest(Collector())
 
     def pack(first, second):
         # tracer.c: CTracer_record_pair
@@ -269,7 +269,7 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
     # that passed, failed, or whose outcome is unknown leaves in the data file.
     from coverage import CoverageData
 
-    from pytest_quest.engine.measure import _passing_arcs, _TestHarvest
+    from pytest_quest.engine.harvest import Harvest, passing_arcs
 
     source = tmp_path / "mod.py"
     source.write_text(
@@ -292,8 +292,8 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
             return filename
 
     collector = Collector()
-    assert _TestHarvest.attach(type("Cov", (), {"_collector": collector})()) is not None
-    harvest = _TestHarvest(collector)
+    assert Harvest.attach(type("Cov", (), {"_collector": collector})()) is not None
+    harvest = Harvest(collector)
     collector.data[name] = {(-1, 1), (1, 7)}  # import time
     harvest.switch("t1", None)
     collector.data[name] |= {(-1, 2), (2, 3), (3, -1)}
@@ -309,14 +309,14 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
     data = CoverageData(basename=str(tmp_path / ".coverage"))
     harvest.write(data)
     harvest.write_who(data.data_filename())
-    arcs, tests = _passing_arcs(data.data_filename(), {"t1", "t3"})
+    arcs, tests = passing_arcs(data.data_filename(), {"t1", "t3"})
     assert arcs[name] == {(-1, 2), (2, 3), (3, -1), (2, 4), (4, -1)}
     assert {line: sorted(names) for line, names in tests[name].items()} == {
         2: ["t1", "t3"],
         4: ["t3"],
     }
     # t2 failed: its arcs count for nobody, but its file stays measured.
-    arcs, tests = _passing_arcs(data.data_filename(), {"t1", "t2"})
+    arcs, tests = passing_arcs(data.data_filename(), {"t1", "t2"})
     assert (8, -7) not in arcs[name]
     assert 8 not in tests[name]
     saved = CoverageData(basename=str(tmp_path / ".coverage"))

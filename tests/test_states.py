@@ -22,7 +22,7 @@ from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, Fact, FunctionFacts, Quest, Ratchet, State, Verdict
 from pytest_quest.core.ratchet import merge_scan
 from pytest_quest.core.states import accept, apply_verdict, ensure_submittable, record_pass_facts, reopen
-from pytest_quest.engine.store import quest_to_dict
+from pytest_quest.engine.codec import quest_to_dict
 
 NOW = "2026-11-30T06:00:00Z"
 LATER = "2026-11-30T07:00:00Z"

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from pytest_quest.engine import store
+from pytest_quest.engine import codec, store
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.engine.store import SCHEMA_VERSION, RatchetStore, dumps, loads
+from pytest_quest.engine.codec import SCHEMA_VERSION, dumps, loads
+from pytest_quest.engine.store import RatchetStore
 
 
 def sample_ratchet() -> Ratchet:
@@ -60,7 +61,7 @@ def sample_ratchet() -> Ratchet:
         state=State.REVIEW,
         statements=1,
         issued_at="2026-01-01T00:00:00Z",
-        extra={"last_run_seconds": 1.5},
+        last_run_seconds=1.5,
     )
     return Ratchet(
         quests={q.id: q for q in (todo, passed, twin)},
@@ -322,8 +323,8 @@ def test_migration_machinery_upgrades_an_old_file(tmp_path, monkeypatch):
         migrated = dict(data)
         return migrated
 
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store.MIGRATIONS, 1, tracked)
+    monkeypatch.setattr(codec, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(codec.MIGRATIONS, 1, tracked)
     path = tmp_path / "quest.json"
     path.write_text(v1_text())
     before = path.read_bytes()
@@ -347,34 +348,34 @@ def test_migration_steps_chain_and_transform(monkeypatch):
         data["quests"] = data.pop("quests_v2")
         return data
 
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 3)
-    monkeypatch.setitem(store.MIGRATIONS, 1, one_to_two)
-    monkeypatch.setitem(store.MIGRATIONS, 2, two_to_three)
+    monkeypatch.setattr(codec, "SCHEMA_VERSION", 3)
+    monkeypatch.setitem(codec.MIGRATIONS, 1, one_to_two)
+    monkeypatch.setitem(codec.MIGRATIONS, 2, two_to_three)
     assert loads(v1_text()) == sample_ratchet()
 
 
 def test_old_version_without_migration_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 3)
-    monkeypatch.setitem(store.MIGRATIONS, 1, lambda data: data)
+    monkeypatch.setattr(codec, "SCHEMA_VERSION", 3)
+    monkeypatch.setitem(codec.MIGRATIONS, 1, lambda data: data)
     with pytest.raises(RatchetFileError, match="schema: version 2 is older than"):
         loads(v1_text())
 
 
 def test_failing_migration_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(store.MIGRATIONS, 1, lambda data: data["no such field"])
+    monkeypatch.setattr(codec, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(codec.MIGRATIONS, 1, lambda data: data["no such field"])
     with pytest.raises(
         RatchetFileError, match="schema: migrating from version 1 to 2 failed: KeyError"
     ):
         loads(v1_text())
-    monkeypatch.setitem(store.MIGRATIONS, 1, lambda data: None)
+    monkeypatch.setitem(codec.MIGRATIONS, 1, lambda data: None)
     with pytest.raises(RatchetFileError, match="gave no JSON object"):
         loads(v1_text())
 
 
 def test_no_migration_is_registered_for_the_first_version():
     assert SCHEMA_VERSION == 1
-    assert store.MIGRATIONS == {}
+    assert codec.MIGRATIONS == {}
 
 
 # -- judging claims -------------------------------------------------------------------
@@ -514,3 +515,42 @@ def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path):
     with pytest.raises(RatchetFileError):
         ratchet_store.restore(b"{}")
     assert path.read_bytes() == good
+
+
+def test_typed_extra_fields_are_stored_inside_extra():
+    ratchet = sample_ratchet()
+    quest = ratchet.quests["src/pkg/calc.py::double"]
+    quest.issued_seal = "sha256:seal"
+    quest.mutation_seconds = 0.25
+    quest.verification = {"result": "verified_clean"}
+    quest.extra["note"] = "kept"
+    text = dumps(ratchet)
+    stored = json.loads(text)["quests"]["src/pkg/calc.py::double"]
+    assert stored["extra"] == {
+        "issued_seal": "sha256:seal",
+        "mutation_seconds": 0.25,
+        "note": "kept",
+        "verification": {"result": "verified_clean"},
+    }
+    again = loads(text).quests["src/pkg/calc.py::double"]
+    assert again.issued_seal == "sha256:seal"
+    assert again.mutation_seconds == 0.25
+    assert again.last_run_seconds is None
+    assert again.verification == {"result": "verified_clean"}
+    assert again.extra == {"note": "kept"}
+    assert dumps(loads(text)) == text
+
+
+def test_a_typed_extra_field_of_another_type_is_kept_as_found():
+    data = json.loads(dumps(sample_ratchet()))
+    data["quests"]["src/pkg/calc.py::sign"]["extra"] = {
+        "issued_seal": 5,
+        "last_run_seconds": True,
+        "mutation_seconds": "slow",
+        "verification": [],
+    }
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    quest = loads(text).quests["src/pkg/calc.py::sign"]
+    assert quest.issued_seal is None and quest.last_run_seconds is None
+    assert quest.extra == data["quests"]["src/pkg/calc.py::sign"]["extra"]
+    assert dumps(loads(text)) == text

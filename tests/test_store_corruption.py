@@ -16,7 +16,7 @@ import pytest
 
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.engine.store import dumps, loads
+from pytest_quest.engine.codec import dumps, loads
 
 SIGN = "src/pkg/calc.py::sign"
 DOUBLE = "src/pkg/calc.py::double"

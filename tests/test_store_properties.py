@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, make_quest_id
-from pytest_quest.engine.store import RatchetStore, dumps, loads
+from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.store import RatchetStore
 
 # -- valid ratchets -----------------------------------------------------------------
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.gate import Evidence, SurvivingMutant
+from pytest_quest.core.gate import Evidence
+from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Ratchet, Verdict
 from pytest_quest.engine.mutate import MutationReport, run_mutation_check
 
@@ -165,7 +166,7 @@ def audit(
     timeout: float,
 ) -> AuditReport:
     """The mutation check over every PASS function of the scan baseline; changes nothing."""
-    from pytest_quest.core.gate import _step_mutants, _step_stable
+    from pytest_quest.core.gate import step_mutants, step_stable
     from pytest_quest.engine.mutate import Target, run_mutation_checks
 
     setup = ChildSetup.of(config, timeout)
@@ -212,7 +213,7 @@ def audit(
             )
             if not evidence.unstable_tests and not result.passed_again():
                 evidence.mutation_problem = "no covering test passed when run again"
-        decided = _step_mutants(evidence) or _step_stable(evidence)
+        decided = step_mutants(evidence) or step_stable(evidence)
         if decided is not None:
             report.findings.append(
                 AuditFinding(
@@ -227,7 +228,7 @@ def audit(
 
 
 def _empty_run() -> Any:
-    from pytest_quest.core.gate import RunReport
+    from pytest_quest.core.run import RunReport
 
     return RunReport()
 
@@ -315,7 +316,7 @@ class VerdictGuard:
         self.facts: list[Fact] = []
 
     def _entry(self, ratchet: Ratchet) -> dict[str, Any] | None:
-        from pytest_quest.engine.store import quest_to_dict
+        from pytest_quest.engine.codec import quest_to_dict
 
         quest = ratchet.quests.get(self.quest_id)
         if quest is None:
@@ -327,7 +328,7 @@ class VerdictGuard:
 
     def inspect(self) -> list[Fact]:
         """Compare the file with the snapshot; repair a broken file; return tamper facts."""
-        from pytest_quest.engine.store import loads
+        from pytest_quest.engine.codec import loads
 
         if self.before is None:
             return []
@@ -348,7 +349,7 @@ class VerdictGuard:
 
     def restore_entry(self, fresh: Ratchet) -> None:
         """Put the judged quest's entry back as it was before the run (under the lock)."""
-        from pytest_quest.engine.store import loads
+        from pytest_quest.engine.codec import loads
 
         if self.before is None or not self.facts:
             return
@@ -455,7 +456,7 @@ def issued_seal(quest: Any) -> str:
 
 def seal_facts(quest: Any) -> list[tuple[Verdict, Fact]]:
     """REVIEW when the quest's issued baseline does not match its seal (a hand edit)."""
-    recorded = quest.extra.get("issued_seal")
+    recorded = quest.issued_seal
     expected = issued_seal(quest)
     if recorded == expected:
         return []
@@ -485,6 +486,6 @@ def unmeasured_facts(quest: Any, rootdir: Path) -> FunctionFacts | None:
     is the same function, step 2 whether the configuration changed, and
     step 3 lists its lines.
     """
-    from pytest_quest.engine.measure import facts_from_source
+    from pytest_quest.engine.source import facts_from_source
 
     return facts_from_source(quest.id, quest.file, rootdir, all_missing=True)

@@ -1,18 +1,6 @@
-"""The gate (L1): measured facts in, a verdict with facts out.  No I/O.
+"""The gate (L1): measured facts in, a verdict with facts out; no I/O.
 
-Steps, cheapest first; the first step that does not pass decides, and all of
-that step's facts are returned:
-
-1. the function is still the function (same fingerprint)   -> REVIEW
-2. nothing was excluded (no new exclusion, same coverage config) -> FAIL
-   (a run that could not complete: timeout, crash           -> REVIEW;
-    a collection error                                       -> FAIL)
-3. every line and branch executed by passing tests           -> FAIL
-4. checked, not just run: no mutant survives the covering tests -> FAIL
-5. stable: the covering tests give the same outcome again   -> REVIEW
-
-Then project checks from the ``pytest_quest_l1_check`` hook (FAIL or REVIEW).
-Only when all of this holds is the verdict PASS.
+Its steps run cheapest first; what each one blocks is in docs/gate.md.
 """
 
 from __future__ import annotations
@@ -28,45 +16,7 @@ from pytest_quest.core.model import (
     branch_fact,
     line_fact,
 )
-
-
-@dataclass(frozen=True)
-class CollectionError:
-    file: str
-    line: int
-    message: str
-
-
-@dataclass
-class RunReport:
-    """What running the selected tests produced, besides coverage data.
-
-    `completed` is False when the run could not finish for reasons of the
-    environment (`problem` says which: a timeout, a crashed runner).
-    `outcomes` maps node ids to ``passed``, ``failed``, ``skipped``,
-    ``xfailed``, ``xpassed`` or ``error``.
-    """
-
-    completed: bool = True
-    problem: str = ""
-    collection_errors: list[CollectionError] = field(default_factory=list)
-    outcomes: dict[str, str] = field(default_factory=dict)
-    duration: float = 0.0
-
-    @property
-    def passed(self) -> set[str]:
-        return {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
-
-
-@dataclass(frozen=True)
-class SurvivingMutant:
-    """A mutant of the function that every covering test let through."""
-
-    file: str
-    line: int
-    original: str
-    mutated: str
-    operator: str
+from pytest_quest.core.run import RunReport, SurvivingMutant
 
 
 @dataclass
@@ -102,13 +52,13 @@ class GateResult:
 def judge(evidence: Evidence) -> GateResult:
     """Run the gate's steps over `evidence` and return the first decisive result."""
     for step in (
-        _step_identity,
-        _step_exclusions,
-        _step_environment,
-        _step_coverage,
-        _step_mutants,
-        _step_stable,
-        _step_extra,
+        step_identity,
+        step_exclusions,
+        step_environment,
+        step_coverage,
+        step_mutants,
+        step_stable,
+        step_extra,
     ):
         result = step(evidence)
         if result is not None:
@@ -116,7 +66,8 @@ def judge(evidence: Evidence) -> GateResult:
     return GateResult(Verdict.PASS, [], "pass")
 
 
-def _step_identity(evidence: Evidence) -> GateResult | None:
+def step_identity(evidence: Evidence) -> GateResult | None:
+    """Step 1: the function is still the function (same fingerprint), else REVIEW."""
     quest, current = evidence.quest, evidence.current
     where = f"{quest.file}:{quest.first}"
     if current is None:
@@ -153,7 +104,8 @@ def _step_identity(evidence: Evidence) -> GateResult | None:
     return None
 
 
-def _step_exclusions(evidence: Evidence) -> GateResult | None:
+def step_exclusions(evidence: Evidence) -> GateResult | None:
+    """Step 2: nothing was newly excluded from coverage, else FAIL."""
     facts = []
     for setting in sorted(set(evidence.config_then) | set(evidence.config_now)):
         then = evidence.config_then.get(setting)
@@ -185,7 +137,8 @@ def _step_exclusions(evidence: Evidence) -> GateResult | None:
     return GateResult(Verdict.FAIL, facts, "2-exclusions") if facts else None
 
 
-def _step_environment(evidence: Evidence) -> GateResult | None:
+def step_environment(evidence: Evidence) -> GateResult | None:
+    """The run completed (else REVIEW) and collected without error (else FAIL)."""
     run = evidence.run
     if not run.completed:
         return GateResult(
@@ -219,7 +172,8 @@ def _step_environment(evidence: Evidence) -> GateResult | None:
     return None
 
 
-def _step_coverage(evidence: Evidence) -> GateResult | None:
+def step_coverage(evidence: Evidence) -> GateResult | None:
+    """Step 3: every line and branch executed by passing tests, else FAIL."""
     current = evidence.current
     assert current is not None  # step 1 returned otherwise
     facts = coverage_facts(current)
@@ -236,7 +190,8 @@ def _step_coverage(evidence: Evidence) -> GateResult | None:
     return GateResult(Verdict.FAIL, facts, "3-coverage") if facts else None
 
 
-def _step_mutants(evidence: Evidence) -> GateResult | None:
+def step_mutants(evidence: Evidence) -> GateResult | None:
+    """Step 4: no mutant survives the covering tests (FAIL), or REVIEW when it cannot run."""
     if evidence.mutation_problem:
         return GateResult(
             Verdict.REVIEW,
@@ -272,7 +227,8 @@ def _step_mutants(evidence: Evidence) -> GateResult | None:
     )
 
 
-def _step_stable(evidence: Evidence) -> GateResult | None:
+def step_stable(evidence: Evidence) -> GateResult | None:
+    """Step 5: the covering tests give the same outcome again, else REVIEW."""
     if not evidence.unstable_tests:
         return None
     return GateResult(
@@ -291,7 +247,8 @@ def _step_stable(evidence: Evidence) -> GateResult | None:
     )
 
 
-def _step_extra(evidence: Evidence) -> GateResult | None:
+def step_extra(evidence: Evidence) -> GateResult | None:
+    """The project's own checks (``pytest_quest_l1_check``): FAIL first, then REVIEW."""
     fails = [fact for verdict, fact in evidence.extra_checks if verdict is Verdict.FAIL]
     if fails:
         return GateResult(Verdict.FAIL, fails, "l1-extra")

@@ -1,8 +1,6 @@
 """The data model: quests, their states, the facts the gate returns.
 
-Pure values with no I/O.  The ratchet file (``store.py``) serializes them,
-the gate (``gate.py``) produces facts, the state machine (``states.py``)
-moves quests between states.
+Pure values with no I/O; ``engine/codec.py`` turns them into the ratchet file's JSON.
 """
 
 from __future__ import annotations
@@ -203,10 +201,34 @@ class Quest:
     passed_at: str = ""
     baseline: bool = False
     history: list[Event] = field(default_factory=list)
+    # What the gate records beside the verdict; stored in the quest's ``extra``
+    # object under the same names (`EXTRA_FIELDS`).  None: not recorded.
+    #: Digest of the baseline as issued (a hand edit of it is REVIEW).
+    issued_seal: str | None = None
+    #: Wall time of the last gate run of the selected tests, in seconds.
+    last_run_seconds: float | None = None
+    #: Wall time of the last gate step 4 (the mutation child), in seconds.
+    mutation_seconds: float | None = None
+    #: What the last L2 verification found (``Verification.record()``).
+    verification: dict[str, Any] | None = None
+    #: Anything else recorded in ``extra``, kept as found.
     extra: dict[str, Any] = field(default_factory=dict)
 
     def sort_key(self) -> tuple[str, int, str]:
         return (self.file, self.first, self.id)
+
+    def extra_record(self) -> dict[str, Any]:
+        """The quest's ``extra`` object as stored and shown: `extra` with the typed fields set."""
+        record = dict(self.extra)
+        for name in EXTRA_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                record[name] = value
+        return record
+
+
+#: The typed fields of `Quest` that live in its ``extra`` object, by key.
+EXTRA_FIELDS = ("issued_seal", "last_run_seconds", "mutation_seconds", "verification")
 
 
 @dataclass

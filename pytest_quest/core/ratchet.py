@@ -114,7 +114,7 @@ def seal_issued(quest: Quest) -> None:
     """Seal what the gate compares a submission with (a hand edit of it is REVIEW)."""
     from pytest_quest.app.mutants_gate import issued_seal
 
-    quest.extra["issued_seal"] = issued_seal(quest)
+    quest.issued_seal = issued_seal(quest)
 
 
 @dataclass

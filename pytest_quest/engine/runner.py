@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.gate import CollectionError, RunReport
+from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.core.model import FunctionFacts
 

@@ -1,15 +1,6 @@
-"""The ratchet file: validated reads, locked read-modify-write, atomic writes.
+"""The ratchet file on disk: validated reads, locked read-modify-write, atomic writes, claims.
 
-Format: one JSON object with a ``schema`` version, quests keyed by id with
-sorted keys and a fixed indentation, so a diff in review shows exactly which
-quests changed.  Writes go to a temporary file in the same folder, are
-fsynced, and renamed over the old file (then the folder is fsynced): a crash
-at any instant leaves the old or the new file, never a half-written one.
-Every change is made under a file lock (``quest.json.lock``), re-reading the
-file after the lock is taken, so concurrent processes never lose an update;
-a submit also claims its quest (``quest.json.judging.lock``) so two processes
-never judge one quest at once.  The guarantees, every error message and the
-tests that prove them: ``docs/reliability.md``.
+The guarantees, every error message and the tests that prove them: docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -17,433 +8,26 @@ from __future__ import annotations
 import errno
 import glob
 import hashlib
-import io
-import json
 import os
-import re
 import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
-from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
-from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+if sys.platform != "win32":
+    import fcntl
 
-SCHEMA_VERSION = 1
+from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
+from pytest_quest.core.model import Ratchet
+from pytest_quest.engine.codec import dumps, loads
+
 TMP_PREFIX = ".quest-tmp-"
 
 T = TypeVar("T")
-
-
-# -- serialization -------------------------------------------------------------
-
-
-def quest_to_dict(quest: Quest) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "file": quest.file,
-        "qualname": quest.qualname,
-        "lines": [quest.first, quest.last],
-        "fingerprint": quest.fingerprint,
-        "state": quest.state.value,
-        "tries": quest.tries,
-        "statements": quest.statements,
-        "branches": quest.branches,
-        "missing_lines": list(quest.missing_lines),
-        "missing_branches": [list(arc) for arc in quest.missing_branches],
-        "excluded_lines": list(quest.excluded_lines),
-        "covering_tests": list(quest.covering_tests),
-        "facts": [fact.to_dict() for fact in quest.facts],
-        "issued_at": quest.issued_at,
-        "passed_at": quest.passed_at,
-        "baseline": quest.baseline,
-        "history": [event.to_dict() for event in quest.history],
-    }
-    if quest.extra:
-        data["extra"] = quest.extra
-    return data
-
-
-def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
-    return {
-        "schema": SCHEMA_VERSION,
-        "tool": "pytest-quest",
-        "active": ratchet.active,
-        "scanned_at": ratchet.scanned_at,
-        "coverage_config": ratchet.coverage_config,
-        "test_files": dict(sorted(ratchet.test_files.items())),
-        "excluded_functions": sorted(ratchet.excluded_functions),
-        "removed": ratchet.removed,
-        "quests": {qid: quest_to_dict(ratchet.quests[qid]) for qid in sorted(ratchet.quests)},
-    }
-
-
-def dumps(ratchet: Ratchet) -> str:
-    # The same text as json.dumps(..., indent=2, sort_keys=True), streamed:
-    # json.dumps keeps every chunk in a list before joining them, a peak of
-    # ~8 MB per 1,000 quests (measured: scan's peak memory, docs/performance.md).
-    buffer = io.StringIO()
-    write = buffer.write
-    for chunk in json.JSONEncoder(indent=2, sort_keys=True).iterencode(ratchet_to_dict(ratchet)):
-        write(chunk)
-    write("\n")
-    return buffer.getvalue()
-
-
-# -- validation ----------------------------------------------------------------
-
-
-_MISSING = object()
-
-
-class _Validator:
-    """Reads a parsed ratchet file, raising `RatchetFileError` naming the field at fault."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def fail(self, where: str, problem: str, fix: str = "") -> RatchetFileError:
-        return RatchetFileError(
-            self.path,
-            f"{where}: {problem}",
-            fix or "restore it from version control, or delete it and run `pytest --quest scan`",
-        )
-
-    def get(self, obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-        # Fast path (10,000 quests are 200,000 calls): a value of exactly the
-        # wanted type passes every check below (a bool is never exactly int).
-        value = obj.get(key, _MISSING)
-        if type(value) is kind:
-            return value
-        if key not in obj:
-            raise self.fail(f"{where}.{key}" if where else key, "missing field")
-        value = obj[key]
-        # bool is an int subclass; never accept one where a number is meant.
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(f"{where}.{key}" if where else key, f"expected {_kind_name(kind)}")
-        if not isinstance(value, kind):
-            raise self.fail(
-                f"{where}.{key}" if where else key,
-                f"expected {_kind_name(kind)}, found {type(value).__name__}",
-            )
-        return value
-
-    def int_list(self, obj: dict[str, Any], key: str, where: str) -> list[int]:
-        values = self.get(obj, key, list, where)
-        if all(type(value) is int for value in values):
-            return list(values)
-        for index, value in enumerate(values):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise self.fail(f"{where}.{key}[{index}]", "expected an integer")
-        return list(values)
-
-    def str_list(self, obj: dict[str, Any], key: str, where: str) -> list[str]:
-        values = self.get(obj, key, list, where)
-        if all(type(value) is str for value in values):
-            return list(values)
-        for index, value in enumerate(values):
-            if not isinstance(value, str):
-                raise self.fail(f"{where}.{key}[{index}]", "expected a string")
-        return list(values)
-
-    def known_keys(self, obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
-        # A field this version does not know would be silently dropped by the
-        # next write: refuse it instead (a typo, or a file from a newer tool).
-        unknown = sorted(set(obj) - allowed)
-        if unknown:
-            raise self.fail(
-                f"{where}.{unknown[0]}" if where else unknown[0],
-                f"unknown field (known: {', '.join(sorted(allowed))})",
-                "remove or rename it; if a newer pytest-quest wrote it, upgrade pytest-quest",
-            )
-
-    def optional_str(self, obj: dict[str, Any], key: str, where: str) -> str:
-        if key not in obj:
-            return ""
-        return str(self.get(obj, key, str, where))
-
-    def count(self, obj: dict[str, Any], key: str, where: str) -> int:
-        value: int = self.get(obj, key, int, where)
-        if value < 0:
-            raise self.fail(f"{where}.{key}", "must not be negative")
-        return value
-
-    def quest(self, qid: str, data: Any) -> Quest:
-        where = f"quests[{qid!r}]"
-        if not isinstance(data, dict):
-            raise self.fail(where, "expected an object")
-        self.known_keys(data, _QUEST_KEYS, where)
-        state_text = self.get(data, "state", str, where)
-        try:
-            state = State(state_text)
-        except ValueError:
-            allowed = ", ".join(s.value for s in State)
-            raise self.fail(f"{where}.state", f"unknown state {state_text!r} (allowed: {allowed})")
-        lines = self.int_list(data, "lines", where)
-        if len(lines) != 2 or lines[0] > lines[1] or lines[0] < 1:
-            raise self.fail(f"{where}.lines", "expected [first, last] with 1 <= first <= last")
-        branches_raw = self.get(data, "missing_branches", list, where)
-        missing_branches: list[tuple[int, int]] = []
-        for index, arc in enumerate(branches_raw):
-            if (
-                not isinstance(arc, list)
-                or len(arc) != 2
-                or not all(isinstance(n, int) and not isinstance(n, bool) for n in arc)
-            ):
-                raise self.fail(f"{where}.missing_branches[{index}]", "expected a [from, to] pair")
-            missing_branches.append((arc[0], arc[1]))
-        facts = []
-        for index, fact in enumerate(self.get(data, "facts", list, where)):
-            fwhere = f"{where}.facts[{index}]"
-            if not isinstance(fact, dict):
-                raise self.fail(fwhere, "expected an object")
-            self.known_keys(fact, _FACT_KEYS, fwhere)
-            for key in ("check", "field", "expected", "actual"):
-                self.get(fact, key, str, fwhere)
-            self.optional_str(fact, "message", fwhere)
-            facts.append(Fact.from_dict(fact))
-        history = []
-        for index, event in enumerate(self.get(data, "history", list, where)):
-            ewhere = f"{where}.history[{index}]"
-            if not isinstance(event, dict):
-                raise self.fail(ewhere, "expected an object")
-            self.known_keys(event, _EVENT_KEYS, ewhere)
-            history.append(
-                Event(
-                    at=self.get(event, "at", str, ewhere),
-                    action=self.get(event, "action", str, ewhere),
-                    verdict=self.optional_str(event, "verdict", ewhere),
-                    by=self.optional_str(event, "by", ewhere),
-                    note=self.optional_str(event, "note", ewhere),
-                )
-            )
-        tries = self.count(data, "tries", where)
-        extra = data.get("extra", {})
-        if not isinstance(extra, dict):
-            raise self.fail(f"{where}.extra", f"expected an object, found {type(extra).__name__}")
-        quest = Quest(
-            id=qid,
-            file=self.get(data, "file", str, where),
-            qualname=self.get(data, "qualname", str, where),
-            first=lines[0],
-            last=lines[1],
-            fingerprint=self.get(data, "fingerprint", str, where),
-            state=state,
-            tries=tries,
-            statements=self.count(data, "statements", where),
-            branches=self.count(data, "branches", where),
-            missing_lines=self.int_list(data, "missing_lines", where),
-            missing_branches=missing_branches,
-            excluded_lines=self.int_list(data, "excluded_lines", where),
-            covering_tests=self.str_list(data, "covering_tests", where),
-            facts=facts,
-            issued_at=self.get(data, "issued_at", str, where),
-            passed_at=self.get(data, "passed_at", str, where),
-            baseline=self.get(data, "baseline", bool, where),
-            history=history,
-            extra=dict(extra),
-        )
-        if not _id_matches(qid, quest.file, quest.qualname):
-            raise self.fail(
-                where,
-                f"id does not match file {quest.file!r} and qualname {quest.qualname!r} "
-                f"(expected {quest.file}::{quest.qualname}, or with @2, @3... for a twin)",
-            )
-        if state is State.PASS:
-            # A PASS must carry what the gate saw when it passed.
-            if not quest.passed_at:
-                raise self.fail(f"{where}.passed_at", "a PASS quest must record when it passed")
-            if not quest.fingerprint:
-                raise self.fail(f"{where}.fingerprint", "a PASS quest must record its fingerprint")
-            if not quest.covering_tests:
-                raise self.fail(
-                    f"{where}.covering_tests", "a PASS quest must record the tests that cover it"
-                )
-            if quest.missing_lines or quest.missing_branches:
-                raise self.fail(where, "a PASS quest cannot have missing lines or branches")
-        return quest
-
-    def ratchet(self, data: Any) -> Ratchet:
-        if not isinstance(data, dict):
-            raise self.fail("top level", "expected a JSON object")
-        schema = self.get(data, "schema", int, "")
-        if schema != SCHEMA_VERSION:
-            if schema > SCHEMA_VERSION:
-                raise self.fail(
-                    "schema",
-                    f"version {schema} is newer than this pytest-quest understands "
-                    f"({SCHEMA_VERSION})",
-                    "upgrade pytest-quest",
-                )
-            data = migrate(data, schema, self)
-        self.known_keys(data, _RATCHET_KEYS, "")
-        quests_raw = self.get(data, "quests", dict, "")
-        active = data.get("active")
-        if active is not None and not isinstance(active, str):
-            raise self.fail("active", "expected a quest id or null")
-        quests = {qid: self.quest(qid, entry) for qid, entry in quests_raw.items()}
-        if active is not None and active not in quests:
-            raise self.fail("active", f"names {active!r}, which is not a quest")
-        test_files = self.get(data, "test_files", dict, "")
-        for name, digest in test_files.items():
-            if not isinstance(digest, str):
-                raise self.fail(f"test_files[{name!r}]", "expected a string")
-        removed = self.get(data, "removed", list, "")
-        for index, entry in enumerate(removed):
-            if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
-                raise self.fail(f"removed[{index}]", "expected an object of strings")
-        return Ratchet(
-            quests=quests,
-            active=active,
-            coverage_config=self.get(data, "coverage_config", dict, ""),
-            test_files=dict(test_files),
-            removed=list(removed),
-            excluded_functions=self.str_list(data, "excluded_functions", ""),
-            scanned_at=self.get(data, "scanned_at", str, ""),
-        )
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    names = {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        int: "an integer",
-        bool: "a boolean",
-    }
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
-
-
-def _id_matches(qid: str, file: str, qualname: str) -> bool:
-    """Whether `qid` is the id `make_quest_id` gives `file` and `qualname` (any ordinal)."""
-    base = f"{file}::{qualname}"
-    if qid == base:
-        return True
-    ordinal = qid[len(base) + 1 :]
-    return (
-        qid.startswith(base + "@")
-        and ordinal.isdigit()
-        and ordinal.isascii()
-        and not ordinal.startswith("0")
-        and int(ordinal) >= 2
-    )
-
-
-# The fields this version writes are the fields it accepts: derived from the
-# serializer itself, so a field added there is accepted here too.
-_RATCHET_KEYS = frozenset(ratchet_to_dict(Ratchet()))
-_QUEST_KEYS = frozenset(
-    quest_to_dict(Quest(id="", file="", qualname="", first=1, last=1, fingerprint=""))
-) | {"extra"}
-_FACT_KEYS = frozenset(Fact("", "", "", "", message="m").to_dict())
-_EVENT_KEYS = frozenset(Event(at="", action="", verdict="v", by="b", note="n").to_dict())
-
-
-def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[str, Any]:
-    """Bring an older ratchet file's parsed JSON up to `SCHEMA_VERSION`, one version at a time.
-
-    Each step of `MIGRATIONS` turns version ``n`` into ``n + 1``; a defect the
-    step trips over is reported as a `RatchetFileError` naming the step.
-    Migrating happens in memory: a read never rewrites the file, the next
-    write (under the lock) stores the current version.
-    """
-    if schema < 1:
-        raise validator.fail("schema", f"unknown version {schema} (versions start at 1)", _RESTORE)
-    while schema < SCHEMA_VERSION:
-        step = MIGRATIONS.get(schema)
-        if step is None:
-            raise validator.fail(
-                "schema",
-                f"version {schema} is older than this pytest-quest can read "
-                f"(it reads {SCHEMA_VERSION})",
-                _RESTORE,
-            )
-        try:
-            migrated = step(dict(data))
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise validator.fail(
-                "schema",
-                f"migrating from version {schema} to {schema + 1} failed: "
-                f"{type(exc).__name__}: {exc}",
-            ) from None
-        if not isinstance(migrated, dict):
-            raise validator.fail(
-                "schema", f"migrating from version {schema} to {schema + 1} gave no JSON object"
-            )
-        data = migrated
-        schema += 1
-        data["schema"] = schema
-    return data
-
-
-#: Schema migrations: ``MIGRATIONS[n]`` turns the parsed JSON of a version
-#: ``n`` file into version ``n + 1``.  Version 1 is the first released
-#: version, so there is none yet; bumping `SCHEMA_VERSION` to 2 means
-#: registering ``MIGRATIONS[1]``.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
-
-
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
-    """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RatchetFileError(
-                path,
-                f"not UTF-8 text (byte 0x{text[exc.start]:02x} at offset {exc.start})",
-                _RESTORE,
-            ) from None
-    if not text.strip():
-        raise RatchetFileError(path, "the file is empty", _RESTORE)
-    try:
-        data = json.loads(text, object_pairs_hook=_reject_duplicates)
-    except _DuplicateKey as exc:
-        raise RatchetFileError(
-            path,
-            f"duplicate key {exc.key!r}{_second_occurrence(text, exc.key)}: a quest id or a "
-            "field appears twice in one object",
-            "keep one of the two entries (restore it from version control if unsure)",
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        where = ""
-        if isinstance(exc, json.JSONDecodeError):
-            where = f" at line {exc.lineno} column {exc.colno}"
-        raise RatchetFileError(path, f"not valid JSON{where}", _RESTORE) from None
-    return _Validator(path).ratchet(data)
-
-
-_RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
-
-
-def _second_occurrence(text: str, key: str) -> str:
-    """`` at line N``: where `key` appears as an object key for the second time."""
-    pattern = re.compile(re.escape(json.dumps(key)) + r"\s*:")
-    matches = list(pattern.finditer(text))
-    if len(matches) < 2:
-        return ""
-    return f" at line {text.count(chr(10), 0, matches[1].start()) + 1}"
-
-
-# -- the file on disk ----------------------------------------------------------
 
 
 class RatchetStore:
@@ -638,9 +222,7 @@ class RatchetStore:
         # The claim is made to record a verdict: say now, before the tests
         # run, when that cannot be written.
         self._check_writable()
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
+        if sys.platform == "win32":  # pragma: no cover - no fcntl record locks
             return
         key = os.path.realpath(self.claims_path)
         fd = _CLAIM_FDS.get(key)
@@ -700,3 +282,6 @@ def _fsync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+__all__ = ["RatchetStore"]

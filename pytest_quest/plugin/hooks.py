@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 
@@ -17,9 +17,12 @@ from pytest_quest.core.errors import QuestError
 from pytest_quest.core.model import JSON_SCHEMA
 from pytest_quest.plugin.options import add_options, raw_value
 
+if TYPE_CHECKING:
+    from pytest_quest.engine.measure import Measurement
+
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 
-_measurer_key = pytest.StashKey[Any]()
+_measurer_key: pytest.StashKey[Measurement] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -55,10 +58,10 @@ def pytest_load_initial_conftests(
     command = _early_command(early_config)
     if command not in MEASURING_COMMANDS:
         return
-    from pytest_quest.plugin.coexist import pytest_cov_requested
+    from pytest_quest.plugin.pytest_cov import pytest_cov_requested
 
     if pytest_cov_requested(early_config):
-        return  # one tracer per process: pytest-cov's is borrowed (coexist.py)
+        return  # one tracer per process: pytest-cov's is borrowed (pytest_cov.py)
     from pytest_quest.plugin.session import start_measuring
 
     if command == "_measure":
@@ -97,22 +100,21 @@ def pytest_configure(config: pytest.Config) -> None:
         measurer = config.stash.get(_measurer_key, None)
         if measurer is not None:
             measurer.stop()
-            data_dir = getattr(measurer, "data_dir", None)
-            if data_dir:
-                shutil.rmtree(data_dir, ignore_errors=True)
+            if measurer.data_dir:
+                shutil.rmtree(measurer.data_dir, ignore_errors=True)
         _usage_error(exc, command, raw_value(config, "quest_format") == "json")
     measurer = config.stash.get(_measurer_key, None)
-    from pytest_quest.plugin import coexist
+    from pytest_quest.plugin import pytest_cov, xdist
 
     needs_measurer = measurer is None and options.command in MEASURING_COMMANDS
-    if needs_measurer and coexist.pytest_cov_requested(config):
+    if needs_measurer and pytest_cov.pytest_cov_requested(config):
         try:
-            measurer = coexist.borrow_pytest_cov(config, options.sources)
+            measurer = pytest_cov.borrow_pytest_cov(config, options.sources)
         except QuestError as exc:
             raise pytest.UsageError(str(exc)) from None
     session = QuestSession(config, options, measurer)
     config.pluginmanager.register(session, "quest-session")
-    coexist.register(config, session)
+    xdist.register(config, session)
     if options.json:
         _terminal_to_stderr(config)
 

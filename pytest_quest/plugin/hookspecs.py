@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_quest.core.gate import RunReport
+    from pytest_quest.core.run import RunReport
     from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
     from pytest_quest.verify.verification import TestSource
 

@@ -25,14 +25,10 @@ import pytest
 
 from pytest_quest.report import text as render
 from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.gate import CollectionError, Evidence, GateResult, RunReport, judge
-from pytest_quest.engine.measure import (
-    MeasuredSource,
-    Measurer,
-    analyze,
-    new_exclusions,
-    read_source,
-)
+from pytest_quest.core.gate import Evidence, GateResult, judge
+from pytest_quest.core.run import CollectionError, RunReport
+from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
+from pytest_quest.engine.source import new_exclusions, read_source
 from pytest_quest.core.model import JSON_SCHEMA, FunctionFacts, Quest, Ratchet, State, Verdict
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.engine.store import RatchetStore
@@ -94,8 +90,7 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
         given = list(early_config.getini("quest_source") or [])
     sources = resolve_sources(rootdir, given)
     data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-")
-    measurer = Measurer(rootdir, sources, os.path.join(data_dir, ".coverage"))
-    measurer.data_dir = data_dir  # type: ignore[attr-defined]
+    measurer = Measurer(rootdir, sources, os.path.join(data_dir, ".coverage"), data_dir=data_dir)
     if not sources and not measurer.cov.get_option("run:source"):
         shutil.rmtree(data_dir, ignore_errors=True)
         raise QuestUsageError(
@@ -145,8 +140,9 @@ def quest_json(
         "passed_at": quest.passed_at,
         "submit": render.submit_command(quest.id),
     }
-    if quest.extra:
-        data["extra"] = quest.extra
+    extra = quest.extra_record()
+    if extra:
+        data["extra"] = extra
     if full:
         data["source"] = render.source_with_marks(quest, rootdir)
         data["example"] = example_for(quest, ratchet, rootdir)
@@ -160,7 +156,7 @@ class QuestSession:
     """The plugin object of one quest command in one pytest process."""
 
     def __init__(
-        self, config: pytest.Config, options: QuestOptions, measurer: Measurer | None
+        self, config: pytest.Config, options: QuestOptions, measurer: Measurement | None
     ) -> None:
         self.config = config
         self.options = options
@@ -170,7 +166,7 @@ class QuestSession:
         self.outcomes: dict[str, str] = {}
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
-        # pytest-xdist (coexist.py): a worker hands its data to `worker_dir`;
+        # pytest-xdist (xdist.py): a worker hands its data to `worker_dir`;
         # the controller combines what its workers left in `_workers_dir`.
         self.worker_dir: str | None = None
         self.worker_id = ""
@@ -219,13 +215,14 @@ class QuestSession:
             self.measurer.stop()
         if self.worker_dir is not None:
             # An xdist worker: its data goes to the controller, which judges.
-            from pytest_quest.plugin.coexist import BorrowedCoverage, hand_over
+            from pytest_quest.engine.borrowed import BorrowedCoverage
+            from pytest_quest.plugin.xdist import hand_over
 
             if self.measurer is not None and not isinstance(self.measurer, BorrowedCoverage):
                 hand_over(self.measurer, self.worker_dir, self.worker_id)
             return
         if self._workers_dir is not None and self.measurer is not None:
-            from pytest_quest.plugin.coexist import combine_workers
+            from pytest_quest.plugin.xdist import combine_workers
 
             combine_workers(self.measurer, self._workers_dir)
         try:
@@ -263,16 +260,14 @@ class QuestSession:
     def workers_dir(self) -> str | None:
         """The folder xdist workers copy their coverage data into (created on first use)."""
         if self._workers_dir is None and self.options.command in RUNNING_COMMANDS:
-            from pytest_quest.plugin.coexist import controller_folder
+            from pytest_quest.plugin.xdist import controller_folder
 
             self._workers_dir = controller_folder(self.measurer)
         return self._workers_dir
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self.measurer is not None:
-            data_dir = getattr(self.measurer, "data_dir", None)
-            if data_dir:
-                shutil.rmtree(data_dir, ignore_errors=True)
+        if self.measurer is not None and self.measurer.data_dir:
+            shutil.rmtree(self.measurer.data_dir, ignore_errors=True)
         if self.output is not None and self.options.json:
             sys.stdout.write(json.dumps(self.output.data, indent=2, sort_keys=True) + "\n")
             sys.stdout.flush()
@@ -309,7 +304,7 @@ class QuestSession:
     def measured_here(self) -> MeasuredSource:
         assert self.measurer is not None
         if self.collection_errors:
-            from pytest_quest.engine.measure import check_syntax
+            from pytest_quest.engine.source import check_syntax
 
             configured = self.measurer.cov.get_option("run:source")
             check_syntax(
@@ -326,7 +321,7 @@ class QuestSession:
             )
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
         only = self.config.getoption("quest_measure_only", default=None)
-        if only is None and hasattr(self.measurer, "only_files"):
+        if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
         return analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
 
@@ -641,7 +636,7 @@ class QuestSession:
         self.store.claim(quest.id)
         # Code under test that is missing or does not parse is a usage error,
         # as in scan: not a verdict (no try spent, nothing recorded).
-        from pytest_quest.engine.measure import check_syntax
+        from pytest_quest.engine.source import check_syntax
 
         resolve_sources(self.rootdir, self.source_args())
         check_syntax([*self.source_args(), quest.file], self.rootdir)
@@ -682,11 +677,11 @@ class QuestSession:
                 else:
                     target.missing_lines = list(current.missing_lines)
                     target.missing_branches = list(current.missing_branches)
-            target.extra["last_run_seconds"] = round(run.duration, 3)
+            target.last_run_seconds = round(run.duration, 3)
             if self.mutation_seconds is not None:
-                target.extra["mutation_seconds"] = self.mutation_seconds
+                target.mutation_seconds = self.mutation_seconds
             if self.verification is not None:
-                target.extra["verification"] = self.verification
+                target.verification = self.verification
             # A submit by --quest-id leaves another active quest active; a settled
             # or missing active quest gives way to this one (if still TODO) or the next.
             active = fresh.quests.get(fresh.active) if fresh.active else None
@@ -753,8 +748,8 @@ class QuestSession:
                 evidence.new_exclusions = new_exclusions(
                     current,
                     {line - quest.first for line in quest.excluded_lines},
-                    source_lines,
-                    patterns,
+                    source_lines=source_lines,
+                    patterns=patterns,
                 )
         else:
             # The run did not complete; step 1 can still be decided from the source.
@@ -856,7 +851,7 @@ def plugin_args(config: pytest.Config) -> list[str]:
 
 def static_facts(quest: Quest, rootdir: Path) -> FunctionFacts | None:
     """The function's identity from its source alone (no measurement)."""
-    from pytest_quest.engine.measure import facts_from_source
+    from pytest_quest.engine.source import facts_from_source
 
     return facts_from_source(quest.id, quest.file, rootdir, all_missing=False)
 

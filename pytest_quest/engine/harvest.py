@@ -1,0 +1,256 @@
+"""The per-test fold of coverage.py's tracer data, and reading it back from the data file.
+
+Why and how it folds (and that it gives the same facts): docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.core.errors import MeasurementError
+from pytest_quest.engine.source import code_regions, read_source
+
+# Reserved contexts of the data file written by `Harvest`: the union of
+# the arcs of passing tests, and per test one row per function it executed.
+PASSED_CONTEXT = "pytest-quest:passed"
+WHO_PREFIX = "pytest-quest:who|"
+
+
+class Harvest:
+    """Folds the tracer's in-memory data per test, instead of one coverage context per test.
+
+    At each test boundary the arcs recorded since the last one are taken out
+    of coverage.py's collector (as its own ``flush_data`` does, in place).  A
+    passing test's arcs join one union; which functions it executed is kept
+    as one row per function (the function's first region line, as a
+    ``(line, line)`` row under ``WHO_PREFIX + nodeid``), found through a map
+    from each distinct arc to the function regions of its two lines.  Arcs of
+    tests that did not pass, and of code run outside tests, go to the empty
+    context: they keep the file measured and never count.  `analyze()` reads
+    the result exactly as it reads per-test contexts: the same facts
+    (tests/test_perf_equivalence.py).
+    """
+
+    def __init__(self, collector: Any) -> None:
+        self.collector = collector
+        self.packed = bool(collector.core.packed_arcs)
+        self.current = ""
+        self.outside: dict[str, set[Any]] = defaultdict(set)
+        self.passing: dict[str, set[Any]] = defaultdict(set)
+        self.whole: list[tuple[str, dict[str, set[Any]]]] = []
+        # file -> arc -> anchors (first region line) of the functions it touches
+        self.anchors: dict[str, dict[Any, tuple[int, ...]]] = {}
+        self.line_anchor: dict[str, dict[int, int]] = {}
+        self.who: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+
+    @classmethod
+    def attach(cls, cov: Any) -> Harvest | None:
+        collector = getattr(cov, "_collector", None)
+        core = getattr(collector, "core", None)
+        if (
+            collector is None
+            or core is None
+            or not getattr(collector, "branch", False)
+            or not isinstance(getattr(collector, "data", None), dict)
+            or getattr(core, "systrace", False) is not True
+            or not hasattr(collector, "cached_mapped_file")
+        ):
+            return None
+        return cls(collector)
+
+    def take(self) -> dict[str, set[Any]]:
+        taken = {}
+        for name, live in list(self.collector.data.items()):
+            if live:
+                snapshot = live.copy()
+                live.difference_update(snapshot)
+                taken[name] = snapshot
+        return taken
+
+    def switch(self, context: str, passed: bool | None) -> None:
+        taken = self.take()
+        ended, self.current = self.current, context
+        if not taken:
+            return
+        if ended and passed is None:
+            self.whole.append((ended, taken))
+            return
+        if not ended or not passed:
+            for name, arcs in taken.items():
+                self.outside[name] |= arcs
+            return
+        for name, arcs in taken.items():
+            self.passing[name] |= arcs
+            anchors = self.anchors.get(name)
+            if anchors is None:
+                anchors = self.anchors[name] = {}
+            # C-level set operations only, per arc: on Python 3.12+ the legacy
+            # tracer costs a callback per loop iteration of Python code run
+            # while coverage traces (this is), 3x the work of 3.11.
+            for arc in arcs.difference(anchors):
+                anchors[arc] = self.anchors_of(name, arc)
+            touched = set().union(*set(map(anchors.__getitem__, arcs)))
+            who = self.who[name]
+            for anchor in touched:
+                who[anchor].append(ended)
+
+    def anchors_of(self, name: str, arc: Any) -> tuple[int, ...]:
+        line_anchor = self.line_anchor.get(name)
+        if line_anchor is None:
+            line_anchor = self.line_anchor[name] = _line_anchors(name)
+        first, second = self.unpack(arc)
+        found = {line_anchor.get(first), line_anchor.get(second)}
+        found.discard(None)
+        return tuple(sorted(found))  # type: ignore[arg-type]
+
+    def unpack(self, arc: Any) -> tuple[int, int]:
+        if not self.packed:
+            return arc  # type: ignore[no-any-return]
+        # The C tracer packs a pair into one int (tracer.c: CTracer_record_pair).
+        first = arc & 0xFFFFFFF
+        second = (arc >> 28) & 0xFFFFFFF
+        if arc & (1 << 56):
+            first = -first
+        if arc & (1 << 57):
+            second = -second
+        return first, second
+
+    def write(self, covdata: Any) -> None:
+        """Add what was folded to `covdata` (before it is saved)."""
+        leftover = self.take()
+        for name, arcs in leftover.items():
+            self.outside[name] |= arcs
+        mapped = self.collector.cached_mapped_file
+        unpack = self.unpack
+
+        def rows(data: dict[str, set[Any]]) -> dict[str, list[tuple[int, int]]]:
+            return {mapped(name): [unpack(arc) for arc in arcs] for name, arcs in data.items()}
+
+        covdata.set_context(None)
+        covdata.add_arcs(rows(self.outside))
+        covdata.set_context(PASSED_CONTEXT)
+        covdata.add_arcs(rows(self.passing))
+        for test, data in self.whole:
+            covdata.set_context(test)
+            covdata.add_arcs(rows(data))
+        covdata.set_context(None)
+        self.outside.clear()
+        self.passing.clear()
+        self.whole.clear()
+
+    def write_who(self, data_filename: str) -> None:
+        """Add the per-test function rows to the saved data file, in one transaction.
+
+        Through ``CoverageData.add_arcs`` this costs one commit per test
+        (2 s for 1,000 tests); one ``executemany`` on the same schema (7,
+        which `passing_arcs` reads too) costs milliseconds.  Every file
+        named here already has rows (its arcs were added before the save).
+        """
+        if not self.who:
+            return
+        mapped = self.collector.cached_mapped_file
+        connection = sqlite3.connect(data_filename)
+        try:
+            with connection:
+                files = dict(connection.execute("select path, id from file"))
+                tests = sorted(
+                    {test for who in self.who.values() for ts in who.values() for test in ts}
+                )
+                connection.executemany(
+                    "insert or ignore into context (context) values (?)",
+                    [(WHO_PREFIX + test,) for test in tests],
+                )
+                ids = {
+                    name[len(WHO_PREFIX) :]: context_id
+                    for context_id, name in connection.execute("select id, context from context")
+                    if name.startswith(WHO_PREFIX)
+                }
+                connection.executemany(
+                    "insert or ignore into arc (file_id, context_id, fromno, tono) values (?, ?, ?, ?)",
+                    [
+                        (files[mapped(name)], ids[test], anchor, anchor)
+                        for name, who in self.who.items()
+                        for anchor, tests_of in who.items()
+                        for test in tests_of
+                    ],
+                )
+        finally:
+            connection.close()
+        self.who.clear()
+
+
+def _line_anchors(filename: str) -> dict[int, int]:
+    """Line -> the first line of the function region holding it (regions are disjoint)."""
+    try:
+        regions = code_regions(read_source(Path(filename)))
+    except (SyntaxError, ValueError):
+        return {}
+    anchors = {}
+    for region in regions:
+        if region.kind == "function" and region.lines:
+            anchor = min(region.lines)
+            for line in region.lines:
+                anchors[line] = anchor
+    return anchors
+
+
+def passing_arcs(
+    data_filename: str, passed: set[str]
+) -> tuple[dict[str, set[tuple[int, int]]], dict[str, dict[int, set[str]]]]:
+    """Arcs executed by passing tests, per file; and which passing tests ran each line.
+
+    Reads coverage.py's data file (schema 7): ``arc`` joined with ``file``
+    and ``context``.  Rows of the empty context (import, collection) and of
+    tests that did not pass are dropped.  Two kinds of data are read alike:
+    one context per test (coverage.py's own contexts), and the folded form of
+    `Harvest` (the passing union under `PASSED_CONTEXT`, and per passing
+    test one row per function it executed under ``WHO_PREFIX + nodeid``).
+    """
+    arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    tests: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    if not os.path.exists(data_filename):
+        return arcs, tests
+    connection = sqlite3.connect(data_filename)
+    try:
+        names: dict[int, str] = {}  # context id -> passing test
+        arc_ids = []  # contexts whose rows are real arcs
+        for context_id, name in connection.execute("select id, context from context"):
+            if name == PASSED_CONTEXT:
+                arc_ids.append(context_id)
+            elif name.startswith(WHO_PREFIX):
+                if name[len(WHO_PREFIX) :] in passed:
+                    names[context_id] = name[len(WHO_PREFIX) :]
+            elif name in passed:
+                names[context_id] = name
+                arc_ids.append(context_id)
+        files = dict(connection.execute("select id, path from file"))
+        if arc_ids:
+            marks = ",".join("?" * len(arc_ids))
+            for file_id, fromno, tono in connection.execute(
+                f"select distinct file_id, fromno, tono from arc where context_id in ({marks})",
+                arc_ids,
+            ):
+                arcs[files[file_id]].add((fromno, tono))
+        for file_id, context_id, fromno, tono in connection.execute(
+            "select file_id, context_id, fromno, tono from arc"
+        ):
+            name = names.get(context_id)
+            if name is None:
+                continue
+            by_line = tests[files[file_id]]
+            if fromno > 0:
+                by_line[fromno].add(name)
+            if tono > 0 and tono != fromno:
+                by_line[tono].add(name)
+    except sqlite3.DatabaseError as exc:
+        raise MeasurementError(f"coverage data file {data_filename} is unreadable: {exc}") from exc
+    finally:
+        connection.close()
+    return arcs, tests
+
+
+__all__ = ["PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "passing_arcs"]
