@@ -818,13 +818,13 @@ class QuestSession:
             inipath = self.config.inipath
             return run_child(
                 selection,
-                self.rootdir,
-                Path(str(inipath)) if inipath else None,
-                [Path(s) for s in self.source_args()],
-                [quest.file],
-                self.options.timeout,
+                rootdir=self.rootdir,
+                inifile=Path(str(inipath)) if inipath else None,
+                sources=[Path(s) for s in self.source_args()],
+                only_files=[quest.file],
+                timeout=self.options.timeout,
                 # Node ids are relative to the rootdir, whatever folder pytest was run from.
-                self.rootdir,
+                cwd=self.rootdir,
                 plugin_args=plugin_args(self.config),
             )
         finally:
