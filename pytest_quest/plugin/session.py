@@ -632,7 +632,7 @@ class QuestSession:
                 f"the active quest {ratchet.active} is settled: run `pytest --quest next`"
             )
         if self.options.verify == "on":
-            from pytest_quest.verify.verification import configured_verifiers
+            from pytest_quest.plugin.verifiers import configured_verifiers
 
             configured_verifiers(self.config, self.options, self.rootdir)  # usage errors first
         # One judge per quest at a time (store.RatchetStore.claim, held until
@@ -789,17 +789,17 @@ class QuestSession:
         """
         if self.options.verify != "on" or result.verdict is not Verdict.PASS:
             return result
-        from pytest_quest.verify.verification import verify_submission
+        from pytest_quest.plugin.verifiers import verify_configured
 
         assert evidence.current is not None
-        verified, self.verification = verify_submission(
-            self.config,
-            self.options,
-            self.rootdir,
-            evidence.quest,
-            evidence.current,
-            self.changed_test_files,
-            result,
+        verified, self.verification = verify_configured(
+            config=self.config,
+            options=self.options,
+            rootdir=self.rootdir,
+            quest=evidence.quest,
+            current=evidence.current,
+            changed_files=self.changed_test_files,
+            result=result,
         )
         return verified
 
