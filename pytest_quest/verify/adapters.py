@@ -235,7 +235,9 @@ def checked_verifiers(
     threshold: int | None,
     rootdir: Path,
 ) -> list[Verifier]:
-    """The verifier `commands`, then the plugin verifiers `hooks`; usage errors for a setup that cannot work.
+    """The verifier `commands`, then the plugin verifiers `hooks`.
+
+    Raises `QuestUsageError` for a setup that cannot work.
 
     ``submit`` has it checked before running any test, so that a bad setup costs nothing.
     """
