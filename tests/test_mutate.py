@@ -24,15 +24,9 @@ from pytest_quest.app.mutants_gate import (
     seal_facts,
     survivors,
 )
-from pytest_quest.engine.mutate import (
-    MAX_MUTANTS,
-    CodeSwap,
-    MutationReport,
-    changed_value,
-    mutated_tree,
-    plan_mutants,
-    run_mutation_check,
-)
+from pytest_quest.core.mutants import MAX_MUTANTS, changed_value, mutated_tree, plan_mutants
+from pytest_quest.engine.mutation import MutationReport, run_mutation_check
+from pytest_quest.engine.swap import CodeSwap
 
 SAMPLE = textwrap.dedent(
     """\
@@ -198,7 +192,7 @@ def test_code_swap_mutates_live_functions_and_restores_them(tmp_path):
 
 
 def test_unimported_module_cannot_be_swapped(tmp_path):
-    from pytest_quest.engine.mutate import SwapError
+    from pytest_quest.engine.swap import SwapError
 
     path = tmp_path / "never_imported.py"
     path.write_text("def f():\n    return 1\n")
@@ -239,12 +233,12 @@ def child_project(tmp_path, tests):
 def check(root, start, nodeids, timeout=60.0, mutants=True):
     return run_mutation_check(
         nodeids,
-        root / "src" / "mod.py",
-        start,
-        root,
-        root / "pyproject.toml",
-        timeout,
-        root,
+        file=root / "src" / "mod.py",
+        start=start,
+        rootdir=root,
+        inifile=root / "pyproject.toml",
+        timeout=timeout,
+        cwd=root,
         mutants=mutants,
     )
 
@@ -618,12 +612,12 @@ def test_a_cached_function_runs_again_for_every_mutant(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
     report = run_mutation_check(
         ["tests/test_mod.py::test_fib"],
-        tmp_path / "src" / "mod.py",
-        5,
-        tmp_path,
-        tmp_path / "pyproject.toml",
-        60.0,
-        tmp_path,
+        file=tmp_path / "src" / "mod.py",
+        start=5,
+        rootdir=tmp_path,
+        inifile=tmp_path / "pyproject.toml",
+        timeout=60.0,
+        cwd=tmp_path,
     )
     assert report.completed, report.problem
     assert [m["status"] for m in report.mutants] == ["killed"] * len(report.mutants)

@@ -1,4 +1,4 @@
-"""L2 verification (``pytest_quest/verify.py``): prompt, re-check, vote, verifiers, submit."""
+"""L2 verification (``pytest_quest/verify/``): prompt, re-check, vote, verifiers, submit."""
 
 from __future__ import annotations
 
@@ -14,23 +14,17 @@ from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.plugin.options import _verify_mode
-from pytest_quest.verify.verification import (
+from pytest_quest.plugin.verifiers import verify_configured
+from pytest_quest.verify.adapters import CommandVerifier, HookVerifier, run_verification
+from pytest_quest.verify.prompt import (
     QUESTIONS,
-    Answer,
-    CommandVerifier,
-    Finding,
-    HookVerifier,
     Request,
     build_prompt,
     build_request,
     covering_test_sources,
-    excluded_by,
-    parse_reply,
-    recheck,
-    run_verification,
-    verify_submission,
-    vote,
 )
+from pytest_quest.verify.protocol import Finding, parse_reply
+from pytest_quest.verify.vote import Answer, excluded_by, recheck, vote
 
 VERIFIERS = Path(__file__).parent / "verifiers"
 
@@ -107,8 +101,9 @@ def make_project(tmp_path: Path) -> tuple[Quest, FunctionFacts]:
 def request_(tmp_path):
     quest, current = make_project(tmp_path)
     return build_request(
-        tmp_path, quest, current, current.covering_tests, ["tests/test_new.py"], questions=3
-    )
+        rootdir=tmp_path, quest=quest, current=current, covering_tests=current.covering_tests,
+        changed_files=["tests/test_new.py"], questions=3,
+    )  # fmt: skip
 
 
 # -- the prompt ------------------------------------------------------------------------
@@ -128,7 +123,10 @@ def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(r
 
 def test_request_falls_back_to_every_covering_test_when_no_test_file_changed(tmp_path):
     quest, current = make_project(tmp_path)
-    request = build_request(tmp_path, quest, current, current.covering_tests, [], questions=9)
+    request = build_request(
+        rootdir=tmp_path, quest=quest, current=current, covering_tests=current.covering_tests,
+        changed_files=[], questions=9,
+    )  # fmt: skip
     assert [t.nodeid for t in request.tests] == [
         "tests/test_new.py::test_negative",
         "tests/test_new.py::TestSign::test_positive",
@@ -204,7 +202,7 @@ GHOST = Finding("tests/test_new.py", 40, "assert nothing", "made up")
 
 def test_two_agreeing_verifiers_confirm_a_finding(request_):
     answers = [Answer("a", 0.5, [REAL]), Answer("b", 0.25, [REAL_REWORDED, GHOST])]
-    verification = vote(answers, request_.files, None, 3)
+    verification = vote(answers, request_.files, threshold=None, questions=3)
     assert verification.threshold == 2
     assert [(c.file, c.line, c.raised_by) for c in verification.confirmed] == [
         ("tests/test_new.py", 13, ["a", "b"])
@@ -240,7 +238,7 @@ def test_two_agreeing_verifiers_confirm_a_finding(request_):
 
 def test_a_finding_below_the_threshold_does_not_count(request_):
     answers = [Answer("a", 0, [OTHER]), Answer("b", 0, []), Answer("c", 0, [REAL])]
-    verification = vote(answers, request_.files, None)
+    verification = vote(answers, request_.files, threshold=None)
     assert verification.threshold == 2
     assert verification.confirmed == []
     assert [(c.file, c.line) for c in verification.below_threshold] == [
@@ -254,21 +252,21 @@ def test_a_finding_below_the_threshold_does_not_count(request_):
 
 def test_an_explicit_threshold_and_one_verifier_raising_a_line_twice(request_):
     answers = [Answer("a", 0, [REAL, REAL_REWORDED]), Answer("b", 0, []), Answer("c", 0, [])]
-    assert vote(answers, request_.files, 2).confirmed == []
-    confirmed = vote(answers, request_.files, 1).confirmed
+    assert vote(answers, request_.files, threshold=2).confirmed == []
+    confirmed = vote(answers, request_.files, threshold=1).confirmed
     assert [(c.line, c.raised_by) for c in confirmed] == [(13, ["a"])]
 
 
 def test_abstaining_verifiers_do_not_count_towards_the_majority(request_):
     answers = [Answer("a", 0, [REAL]), Answer("plugin p", 0, abstained=True)]
-    verification = vote(answers, request_.files, None)
+    verification = vote(answers, request_.files, threshold=None)
     assert (verification.voters, verification.threshold) == (1, 1)
     assert len(verification.confirmed) == 1
 
 
 def test_a_verifier_error_is_review_and_never_fail(request_):
     answers = [Answer("a", 0, [REAL]), Answer("b", 1.5, error="timed out after 1s")]
-    verification = vote(answers, request_.files, None)
+    verification = vote(answers, request_.files, threshold=None)
     result = verification.judge(GateResult(Verdict.PASS, [], "pass"))
     assert result.verdict is Verdict.REVIEW
     assert result.facts == [
@@ -366,7 +364,7 @@ def test_run_verification_runs_commands_in_isolation_and_votes(request_):
         CommandVerifier(script("cite_json.py", *args), 30, Path.cwd()),
         CommandVerifier(script("cite.py", "tests/test_new.py", 2, "import os"), 30, Path.cwd()),
     ]
-    verification = run_verification(request_, verifiers, None)
+    verification = run_verification(request_, verifiers, threshold=None)
     assert [answer.verifier for answer in verification.answers] == [v.name for v in verifiers]
     assert [(c.line, len(c.raised_by)) for c in verification.confirmed] == [(13, 2)]
     assert verification.hallucinations == 1  # line 2 of test_new.py is empty
@@ -466,26 +464,30 @@ def test_verify_submission_usage_errors(tmp_path):
     quest, current = make_project(tmp_path)
     passed = GateResult(Verdict.PASS, [], "pass")
     with pytest.raises(QuestUsageError, match="verification is on but there is no verifier"):
-        verify_submission(FakePytestConfig(), options(), tmp_path, quest, current, [], passed)
+        verify_configured(
+            config=FakePytestConfig(), options=options(), rootdir=tmp_path, quest=quest,
+            current=current, changed_files=[], result=passed,
+        )  # fmt: skip
     with pytest.raises(QuestUsageError, match="threshold 2 asks for more verifiers than the 1"):
-        verify_submission(
-            FakePytestConfig(),
-            options(verifier_cmds=[script("clean.py")], verify_threshold=2),
-            tmp_path, quest, current, [], passed,
+        verify_configured(
+            config=FakePytestConfig(),
+            options=options(verifier_cmds=[script("clean.py")], verify_threshold=2),
+            rootdir=tmp_path, quest=quest, current=current, changed_files=[], result=passed,
         )  # fmt: skip
     with pytest.raises(QuestUsageError, match='verifier command "\'oops" cannot be split'):
-        verify_submission(
-            FakePytestConfig(), options(verifier_cmds=["'oops"]), tmp_path, quest, current, [],
-            passed,
+        verify_configured(
+            config=FakePytestConfig(), options=options(verifier_cmds=["'oops"]), rootdir=tmp_path,
+            quest=quest, current=current, changed_files=[], result=passed,
         )  # fmt: skip
 
 
 def test_the_same_command_twice_is_two_voters(tmp_path):
     quest, current = make_project(tmp_path)
     cite = script("cite.py", "tests/test_new.py", 13, "assert sign(5) == sign(5)")
-    result, record = verify_submission(
-        FakePytestConfig(), options(verifier_cmds=[cite, cite]), tmp_path, quest, current,
-        ["tests/test_new.py"], GateResult(Verdict.PASS, [], "pass"),
+    result, record = verify_configured(
+        config=FakePytestConfig(), options=options(verifier_cmds=[cite, cite]), rootdir=tmp_path,
+        quest=quest, current=current, changed_files=["tests/test_new.py"],
+        result=GateResult(Verdict.PASS, [], "pass"),
     )  # fmt: skip
     assert result.verdict is Verdict.REVIEW
     assert record["discrepancies"][0]["raised_by"] == [cite, f"{cite} #2"]
@@ -495,10 +497,10 @@ def test_verify_submission_excluded_runs_nothing(tmp_path):
     quest, current = make_project(tmp_path)
     passed = GateResult(Verdict.PASS, [], "pass")
     marker = tmp_path / "ran.txt"
-    result, record = verify_submission(
-        FakePytestConfig(),
-        options(verifier_cmds=[script("record.py", marker)], verify_exclude=["src/pkg/*"]),
-        tmp_path, quest, current, [], passed,
+    result, record = verify_configured(
+        config=FakePytestConfig(),
+        options=options(verifier_cmds=[script("record.py", marker)], verify_exclude=["src/pkg/*"]),
+        rootdir=tmp_path, quest=quest, current=current, changed_files=[], result=passed,
     )  # fmt: skip
     assert result is passed
     assert record == {"result": "excluded", "excluded_by": "src/pkg/*"}
@@ -685,7 +687,10 @@ def test_docs_prompt_example_is_what_build_prompt_writes(tmp_path):
     current = FunctionFacts(file="src/pkg/calc.py", qualname="sign", ordinal=1, start=5, first=5,
                             last=8, fingerprint="", statements=3, branches=2,
                             covering_tests=[nodeid])  # fmt: skip
-    request = build_request(tmp_path, quest, current, [nodeid], ["tests/test_sign.py"], 3)
+    request = build_request(
+        rootdir=tmp_path, quest=quest, current=current, covering_tests=[nodeid],
+        changed_files=["tests/test_sign.py"], questions=3,
+    )  # fmt: skip
     docs = DOCS.read_text()
     example = docs.split("<!-- prompt-example:start -->\n````text\n")[1]
     example = example.split("````\n<!-- prompt-example:end -->")[0]
@@ -714,7 +719,7 @@ def test_commands_that_disagree_leave_the_pass(request_):
         CommandVerifier(script("clean.py"), 30, Path.cwd()),
         CommandVerifier(script("cite.py", "src/pkg/calc.py", 6, "if x > 0:"), 30, Path.cwd()),
     ]
-    verification = run_verification(request_, verifiers, None)
+    verification = run_verification(request_, verifiers, threshold=None)
     passed = GateResult(Verdict.PASS, [], "pass")
     assert verification.judge(passed) is passed
     assert [(c.line, c.raised_by) for c in verification.below_threshold] == [
@@ -732,7 +737,7 @@ def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_, tmp_path):
     import pluggy
 
     from pytest_quest.plugin import hookspecs
-    from pytest_quest.verify.verification import hook_verifiers
+    from pytest_quest.verify.adapters import hook_verifiers
 
     manager = pluggy.PluginManager("pytest")
     manager.add_hookspecs(hookspecs)
@@ -758,7 +763,7 @@ def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_, tmp_path):
     manager.register(Wraps(), "wraps")
     verifiers = hook_verifiers(manager, tmp_path)
     assert [v.name for v in verifiers] == ["plugin tests/conftest.py", "plugin clean"]
-    verification = run_verification(request_, verifiers, None)
+    verification = run_verification(request_, verifiers, threshold=None)
     assert (verification.voters, verification.threshold) == (2, 2)
     assert [(c.line, c.raised_by) for c in verification.below_threshold] == [
         (13, ["plugin tests/conftest.py"])

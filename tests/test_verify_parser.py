@@ -1,4 +1,4 @@
-"""The verifier reply protocol of ``pytest_quest/verify.py``: five blocks, or JSON."""
+"""The verifier reply protocol of ``pytest_quest/verify/protocol.py``: five blocks, or JSON."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_quest.verify.verification import (
+from pytest_quest.verify.protocol import (
     STATUS_CLEAN,
     STATUS_CORRECTIONS,
     Finding,

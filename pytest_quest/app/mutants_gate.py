@@ -18,7 +18,7 @@ from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.gate import Evidence
 from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Ratchet, Verdict
-from pytest_quest.engine.mutate import MutationReport, run_mutation_check
+from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 
 
 @dataclass
@@ -56,12 +56,12 @@ def check_function(
     """Baseline twice, then every mutant of `function`, against `nodeids` (one child)."""
     return run_mutation_check(
         nodeids,
-        setup.rootdir / function.file,
-        function.start,
-        setup.rootdir,
-        setup.inifile,
-        setup.timeout,
-        setup.cwd,
+        file=setup.rootdir / function.file,
+        start=function.start,
+        rootdir=setup.rootdir,
+        inifile=setup.inifile,
+        timeout=setup.timeout,
+        cwd=setup.cwd,
         plugin_args=setup.plugin_args,
         mutants=mutants,
         has_xdist=setup.has_xdist,
@@ -167,7 +167,7 @@ def audit(
 ) -> AuditReport:
     """The mutation check over every PASS function of the scan baseline; changes nothing."""
     from pytest_quest.core.gate import step_mutants, step_stable
-    from pytest_quest.engine.mutate import Target, run_mutation_checks
+    from pytest_quest.engine.mutation import Target, run_mutation_checks
 
     setup = ChildSetup.of(config, timeout)
     current = {facts.quest_id: facts for facts in functions}
@@ -192,14 +192,14 @@ def audit(
             Target(setup.rootdir / f.file, f.start, tuple(sorted(f.covering_tests)))
             for _, f in chosen
         ],
-        setup.rootdir,
-        setup.inifile,
-        setup.timeout * len(chosen),
-        setup.cwd,
-        setup.plugin_args,
-        True,
-        setup.has_xdist,
-        setup.has_cov,
+        rootdir=setup.rootdir,
+        inifile=setup.inifile,
+        timeout=setup.timeout * len(chosen),
+        cwd=setup.cwd,
+        plugin_args=setup.plugin_args,
+        mutants=True,
+        has_xdist=setup.has_xdist,
+        has_cov=setup.has_cov,
     )
     for (quest, function), result in zip(chosen, results):
         report.audited.append(quest.id)

@@ -1,18 +1,12 @@
-"""Running the gate's tests in a child pytest process.
+"""The gate's test run in a child pytest process: a hang or crash there is REVIEW, not ours.
 
-The tests under judgment run in their own process: a test that hangs is
-stopped at `--quest-timeout` (REVIEW, not a hang), a crashing runner is
-REVIEW, and nothing the tests do in their process reaches the verdict the
-parent computes and records.  The child measures with the same code as a
-scan (``--quest-measure-out``) and writes its facts to a private file.
+The child measures like a scan (``--quest-measure-out``) and writes its facts to a private file.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,33 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.run import CollectionError, RunReport
-from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.core.model import FunctionFacts
-
-# Variables through which a parent's coverage would leak into our child.
-_COVERAGE_ENV = (
-    "COVERAGE_PROCESS_START",
-    "COVERAGE_PROCESS_CONFIG",
-    "COV_CORE_SOURCE",
-    "COV_CORE_CONFIG",
-    "COV_CORE_DATAFILE",
-    "COV_CORE_BRANCH",
-    "COV_CORE_CONTEXT",
-)
-
-
-def child_env() -> dict[str, str]:
-    """The environment of a gate child: the user's coverage and PYTEST_ADDOPTS left out.
-
-    A user's coverage must not measure the tests under judgment (the child
-    measures on its own).  `PYTEST_QUEST_SELFCOV=1` keeps coverage.py's
-    subprocess measurement on: this project's own test run uses it to measure
-    pytest-quest in the children, where much of it runs.
-    """
-    keep = os.environ.get("PYTEST_QUEST_SELFCOV") == "1"
-    env = {k: v for k, v in os.environ.items() if keep or k not in _COVERAGE_ENV}
-    env.pop("PYTEST_ADDOPTS", None)
-    return env
+from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.engine.processes import child_env, run_in_own_session
 
 
 def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]:
@@ -82,6 +52,7 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
 
 def child_command(
     selection: list[str],
+    *,
     rootdir: Path,
     inifile: Path | None,
     sources: list[Path],
@@ -115,6 +86,7 @@ def child_command(
 
 def run_child(
     selection: list[str],
+    *,
     rootdir: Path,
     inifile: Path | None,
     sources: list[Path],
@@ -131,11 +103,19 @@ def run_child(
     with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
         out_file = Path(workdir) / "facts.json"
         command = child_command(
-            selection, rootdir, inifile, sources, only_files, out_file, plugin_args or []
+            selection,
+            rootdir=rootdir,
+            inifile=inifile,
+            sources=sources,
+            only_files=only_files,
+            out_file=out_file,
+            plugin_args=plugin_args or [],
         )
         log_path = Path(workdir) / "output.txt"
         started = time.monotonic()
-        returncode = run_in_own_session(command, cwd, child_env(), log_path, timeout)
+        returncode = run_in_own_session(
+            command, cwd=cwd, env=child_env(), log_path=log_path, timeout=timeout
+        )
         if returncode is None:
             return (
                 RunReport(
@@ -172,38 +152,4 @@ def run_child(
         return run, measured
 
 
-def run_in_own_session(
-    command: list[str], cwd: Path, env: dict[str, str], log_path: Path, timeout: float
-) -> int | None:
-    """Run `command` in its own session, output to `log_path`; its exit status, or None.
-
-    None means it exceeded `timeout` seconds and its whole process group was
-    killed.  Interrupted (Ctrl-C), the group is killed too before the
-    interruption goes on: nothing else would stop a child in its own session.
-    """
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            command,
-            cwd=str(cwd),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            return process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            return None
-        except BaseException:
-            _kill_group(process)
-            raise
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
-    process.wait()
+__all__ = ["child_command", "measured_from_dict", "measured_to_dict", "run_child"]

@@ -21,7 +21,7 @@ import pytest
 if TYPE_CHECKING:
     from pytest_quest.core.run import RunReport
     from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
-    from pytest_quest.verify.verification import TestSource
+    from pytest_quest.verify.prompt import TestSource
 
 
 # Final signature (issue 5), for the caller in ``commands.QuestSession.deep_checks``:
@@ -62,7 +62,7 @@ def pytest_quest_verify(
     `tests` the covering tests shown to verifiers (``TestSource``: ``nodeid``,
     ``file``, ``first``, ``last``, ``text``), `questions` the narrow yes/no
     questions and `prompt` the full text a ``--quest-verifier-cmd`` receives.
-    Return a list of findings (``pytest_quest.verify.verification.Finding(file, line, quote,
+    Return a list of findings (``pytest_quest.verify.protocol.Finding(file, line, quote,
     reason)`` or dicts with those keys), an empty list when clean, a reply text
     in the five-block protocol, or None to abstain.  Each finding is re-checked
     (the quote must be at that line) and counts only with enough agreeing

@@ -627,7 +627,7 @@ class QuestSession:
                 f"the active quest {ratchet.active} is settled: run `pytest --quest next`"
             )
         if self.options.verify == "on":
-            from pytest_quest.verify.verification import configured_verifiers
+            from pytest_quest.plugin.verifiers import configured_verifiers
 
             configured_verifiers(self.config, self.options, self.rootdir)  # usage errors first
         # One judge per quest at a time (store.RatchetStore.claim, held until
@@ -784,17 +784,17 @@ class QuestSession:
         """
         if self.options.verify != "on" or result.verdict is not Verdict.PASS:
             return result
-        from pytest_quest.verify.verification import verify_submission
+        from pytest_quest.plugin.verifiers import verify_configured
 
         assert evidence.current is not None
-        verified, self.verification = verify_submission(
-            self.config,
-            self.options,
-            self.rootdir,
-            evidence.quest,
-            evidence.current,
-            self.changed_test_files,
-            result,
+        verified, self.verification = verify_configured(
+            config=self.config,
+            options=self.options,
+            rootdir=self.rootdir,
+            quest=evidence.quest,
+            current=evidence.current,
+            changed_files=self.changed_test_files,
+            result=result,
         )
         return verified
 
@@ -813,13 +813,13 @@ class QuestSession:
             inipath = self.config.inipath
             return run_child(
                 selection,
-                self.rootdir,
-                Path(str(inipath)) if inipath else None,
-                [Path(s) for s in self.source_args()],
-                [quest.file],
-                self.options.timeout,
+                rootdir=self.rootdir,
+                inifile=Path(str(inipath)) if inipath else None,
+                sources=[Path(s) for s in self.source_args()],
+                only_files=[quest.file],
+                timeout=self.options.timeout,
                 # Node ids are relative to the rootdir, whatever folder pytest was run from.
-                self.rootdir,
+                cwd=self.rootdir,
                 plugin_args=plugin_args(self.config),
             )
         finally:

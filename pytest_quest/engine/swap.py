@@ -1,0 +1,167 @@
+"""Swapping a function's code object in memory for a mutated one, and back (in a live process)."""
+
+from __future__ import annotations
+
+import ast
+import gc
+import os
+import types
+from typing import Any
+
+from pytest_quest.core.mutants import find_function
+
+
+def _first_line(node: ast.AST) -> int:
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    lines = [int(getattr(node, "lineno", 0))] + [d.lineno for d in decorators]
+    return min(lines)
+
+
+def _key(node: ast.AST) -> tuple[str, int]:
+    return node.name, _first_line(node)  # type: ignore[attr-defined]
+
+
+def _code_key(code: types.CodeType) -> tuple[str, int]:
+    return code.co_name, code.co_firstlineno
+
+
+def _find_code(code: types.CodeType, key: tuple[str, int]) -> types.CodeType | None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if _code_key(const) == key:
+                return const
+            found = _find_code(const, key)
+            if found is not None:
+                return found
+    return None
+
+
+class SwapError(Exception):
+    """A mutant could not be put in place (the reason is the message)."""
+
+
+class CodeSwap:
+    """Puts mutated code objects into the live functions of one source file, and back.
+
+    The live functions are found by their code (file, name, first line)
+    among all objects; a nested function is reached through the constants of
+    its enclosing functions' code, so instances made after the swap are
+    mutated too.
+    """
+
+    def __init__(self, path: str, source: str, start: int) -> None:
+        self.path = os.path.realpath(path)
+        self.source = source
+        tree = ast.parse(source)
+        found = find_function(tree, start)
+        if found is None:
+            raise SwapError(f"no function defined on line {start} of {path}")
+        chain, target = found
+        self.keys = [_key(node) for node in chain + [target]]
+        self.swapped: list[tuple[types.FunctionType, types.CodeType]] = []
+        self.outer_codes: list[types.CodeType] | None = None
+        self.holders: list[types.FunctionType] | None = None
+
+    def live_functions(self) -> list[types.FunctionType]:
+        outer = self.keys[0]
+        return [
+            obj
+            for obj in gc.get_objects()
+            if isinstance(obj, types.FunctionType)
+            and _code_key(obj.__code__) == outer
+            and os.path.realpath(obj.__code__.co_filename) == self.path
+        ]
+
+    def apply(self, tree: ast.Module) -> int:
+        """Swap in the mutated code of `tree`; returns how many live functions changed."""
+        if self.outer_codes is None:
+            # Found once: a heap walk in Python is the slow part of a swap.
+            self.outer_codes = list(
+                {id(f.__code__): f.__code__ for f in self.live_functions()}.values()
+            )
+        outers = self.outer_codes
+        if not outers:
+            raise SwapError("the function's module is not imported by the covering tests")
+        compiled: dict[str, types.CodeType] = {}
+        replacements: dict[int, tuple[types.CodeType, types.CodeType]] = {}
+        for original_outer in outers:
+            filename = original_outer.co_filename
+            if filename not in compiled:
+                compiled[filename] = compile(tree, filename, "exec", dont_inherit=True)
+            originals = [original_outer]
+            for key in self.keys[1:]:
+                inner = _find_code(originals[-1], key)
+                if inner is None:
+                    raise SwapError(f"nested function {key[0]} not found in the live code")
+                originals.append(inner)
+            mutated_target = _find_code(compiled[filename], self.keys[-1])
+            if mutated_target is None:
+                raise SwapError("the mutated function was not found in the compiled module")
+            if (mutated_target.co_freevars, mutated_target.co_cellvars) != (
+                originals[-1].co_freevars,
+                originals[-1].co_cellvars,
+            ):
+                raise SwapError("the mutant changes the function's closure variables")
+            self._chain_replacements(originals, mutated_target, replacements)
+        if self.holders is None:
+            # Functions made later from a swapped parent get the mutated
+            # constant; those alive now are found once (a heap walk each).
+            originals = [old for old, _ in replacements.values()]
+            self.holders = [
+                obj for obj in gc.get_referrers(*originals) if isinstance(obj, types.FunctionType)
+            ]
+        count = 0
+        for obj in self.holders:
+            swap = replacements.get(id(obj.__code__))
+            if swap is not None and swap[0] is obj.__code__:
+                self.swapped.append((obj, obj.__code__))
+                obj.__code__ = swap[1]
+                count += 1
+        return count
+
+    @staticmethod
+    def _chain_replacements(
+        originals: list[types.CodeType],
+        mutated_target: types.CodeType,
+        replacements: dict[int, tuple[types.CodeType, types.CodeType]],
+    ) -> None:
+        # Each level's new code holds the next level's new code as a constant.
+        new_codes: list[types.CodeType] = [mutated_target]
+        for level in range(len(originals) - 2, -1, -1):
+            child_old, child_new = originals[level + 1], new_codes[0]
+            consts = tuple(child_new if c is child_old else c for c in originals[level].co_consts)
+            new_codes.insert(0, originals[level].replace(co_consts=consts))
+        for old, new in zip(originals, new_codes):
+            replacements[id(old)] = (old, new)
+
+    def restore(self) -> None:
+        for function, code in reversed(self.swapped):
+            function.__code__ = code
+        self.swapped.clear()
+
+
+def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
+    """The ``functools.lru_cache``/``cache`` wrappers of the live function on line `start`."""
+    found = find_function(ast.parse(source), start)
+    if found is None:
+        return []
+    key = _key(found[1])
+    real = os.path.realpath(path)
+    functions = [
+        obj
+        for obj in gc.get_objects()
+        if isinstance(obj, types.FunctionType)
+        and _code_key(obj.__code__) == key
+        and os.path.realpath(obj.__code__.co_filename) == real
+    ]
+    if not functions:
+        return []
+    return [
+        holder
+        for holder in gc.get_referrers(*functions)
+        if not isinstance(holder, (dict, list, tuple, types.FunctionType, types.MethodType))
+        and callable(getattr(holder, "cache_clear", None))
+    ]
+
+
+__all__ = ["CodeSwap", "SwapError", "cache_wrappers"]

@@ -1,0 +1,322 @@
+"""The verifiers (a command, a plugin hook), asked in isolation, and L2 for one submission.
+
+Nothing here reads pytest or the options: callers pass the commands, limits and hook verifiers.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import FunctionFacts, Quest
+from pytest_quest.engine.processes import kill_group
+from pytest_quest.verify.prompt import Request, build_prompt, build_request
+from pytest_quest.verify.protocol import (
+    STATUS_CLEAN,
+    STATUS_CORRECTIONS,
+    Finding,
+    ProtocolError,
+    finding_from_json,
+    parse_reply,
+)
+from pytest_quest.verify.vote import Answer, Verification, excluded_by, normalize_path, vote
+
+
+class Verifier(Protocol):
+    name: str
+
+    def __call__(self, request: Request, prompt: str) -> Answer: ...
+
+
+def _tail(text: str, lines: int = 2) -> str:
+    kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
+    return " | ".join(kept)[:300]
+
+
+class CommandVerifier:
+    """A command (an LLM CLI, a script) that reads the prompt on stdin and replies on stdout.
+
+    The command line is split with `shlex` and run without a shell, in its
+    own process group, from the project's rootdir; at `timeout` seconds the
+    group is killed.
+    """
+
+    def __init__(self, command: str, timeout: float, cwd: Path) -> None:
+        self.command = command
+        self.name = command
+        self.timeout = timeout
+        self.cwd = cwd
+
+    def __call__(self, request: Request, prompt: str) -> Answer:
+        started = time.monotonic()
+
+        def failed(error: str) -> Answer:
+            return Answer(self.name, time.monotonic() - started, error=error)
+
+        try:
+            argv = shlex.split(self.command)
+        except ValueError as exc:
+            return failed(f"cannot split the command line: {exc}")
+        if not argv:
+            return failed("empty command")
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=str(self.cwd),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return failed(f"cannot start: {exc}")
+        try:
+            out, err = process.communicate(prompt.encode("utf-8"), timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(process)
+            return failed(f"timed out after {self.timeout:g}s (--quest-verify-timeout)")
+        except BaseException:
+            # Interrupted (Ctrl-C): the verifier runs in its own session.
+            kill_group(process)
+            raise
+        seconds = time.monotonic() - started
+        stdout = out.decode("utf-8", errors="replace")
+        if process.returncode != 0:
+            stderr = err.decode("utf-8", errors="replace")
+            detail = _tail(stderr) or _tail(stdout)
+            return Answer(
+                self.name,
+                seconds,
+                error=f"exited with status {process.returncode}"
+                + (f": {detail}" if detail else ""),
+            )
+        return answer_from_text(
+            self.name, seconds=seconds, text=stdout, questions=len(request.questions)
+        )
+
+
+def answer_from_text(name: str, *, seconds: float, text: str, questions: int) -> Answer:
+    """An `Answer` from a reply text: its findings, or the protocol error."""
+    try:
+        reply = parse_reply(text)
+    except ProtocolError as exc:
+        return Answer(name, seconds, error=f"reply outside the protocol: {exc}")
+    if len(reply.questions) != questions:
+        return Answer(
+            name,
+            seconds,
+            error=f"reply outside the protocol: {questions} questions asked, "
+            f"{len(reply.questions)} answered",
+        )
+    return Answer(name, seconds, findings=list(reply.findings), status=reply.status)
+
+
+class HookVerifier:
+    """One plugin's ``pytest_quest_verify`` implementation, called on its own.
+
+    It may return a list of `Finding` (or of dicts with ``file``, ``line``,
+    ``quote``, ``reason``, or of discrepancy strings), a reply text in the
+    protocol, or None to abstain.  An exception is an error of this verifier.
+    """
+
+    def __init__(self, name: str, function: Callable[..., Any], argnames: Sequence[str]) -> None:
+        self.name = name
+        self.function = function
+        self.argnames = list(argnames)
+
+    def __call__(self, request: Request, prompt: str) -> Answer:
+        arguments = {
+            "quest": request.quest,
+            "function_source": request.function_source,
+            "tests": list(request.tests),
+            "questions": list(request.questions),
+            "prompt": prompt,
+        }
+        started = time.monotonic()
+        try:
+            unknown = [name for name in self.argnames if name not in arguments]
+            if unknown:
+                raise TypeError(f"unknown hook argument(s) {', '.join(unknown)}")
+            returned = self.function(*[arguments[name] for name in self.argnames])
+        except Exception as exc:  # noqa: BLE001 -- a plugin bug is REVIEW, not a crash
+            return Answer(
+                self.name, time.monotonic() - started, error=f"{type(exc).__name__}: {exc}"
+            )
+        seconds = time.monotonic() - started
+        if returned is None:
+            return Answer(self.name, seconds, abstained=True)
+        if isinstance(returned, str):
+            return answer_from_text(
+                self.name, seconds=seconds, text=returned, questions=len(request.questions)
+            )
+        try:
+            findings = [_hook_finding(item) for item in returned]
+        except (TypeError, ProtocolError) as exc:
+            return Answer(self.name, seconds, error=f"unusable findings: {exc}")
+        status = STATUS_CORRECTIONS if findings else STATUS_CLEAN
+        return Answer(self.name, seconds, findings=findings, status=status)
+
+
+def _hook_finding(item: Any) -> Finding:
+    if isinstance(item, Finding):
+        return item
+    if isinstance(item, (dict, str)):
+        return finding_from_json(item)
+    raise TypeError(f"a finding must be a Finding, a dict or a string, not {type(item).__name__}")
+
+
+def hook_verifiers(pluginmanager: Any, rootdir: Path | None = None) -> list[HookVerifier]:
+    """One verifier per plugin implementing ``pytest_quest_verify``, in pluggy's call order.
+
+    A conftest plugin is named by its path relative to `rootdir`.
+    """
+    caller = getattr(pluginmanager.hook, "pytest_quest_verify", None)
+    if caller is None:
+        return []
+    verifiers = []
+    # pluggy calls the last registered first; so do we, one at a time.
+    for impl in reversed(caller.get_hookimpls()):
+        if impl.hookwrapper or impl.wrapper:
+            continue
+        name = str(impl.plugin_name)
+        if rootdir is not None and os.path.isabs(name):
+            name = normalize_path(name, rootdir)
+        verifiers.append(HookVerifier(f"plugin {name}", impl.function, list(impl.argnames)))
+    return verifiers
+
+
+def run_verification(
+    request: Request,
+    verifiers: Sequence[Verifier],
+    *,
+    threshold: int | None,
+    rootdir: Path | None = None,
+) -> Verification:
+    """Ask every verifier in isolation (commands in parallel), re-check, and vote."""
+    prompt = build_prompt(request)
+    commands = [v for v in verifiers if isinstance(v, CommandVerifier)]
+    others = [v for v in verifiers if not isinstance(v, CommandVerifier)]
+    answers: dict[int, Answer] = {}
+    if commands:
+        with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+            futures = {
+                id(verifier): pool.submit(verifier, request, prompt) for verifier in commands
+            }
+            for verifier in others:
+                answers[id(verifier)] = verifier(request, prompt)
+            for key, future in futures.items():
+                answers[key] = future.result()
+    else:
+        for verifier in others:
+            answers[id(verifier)] = verifier(request, prompt)
+    ordered = [answers[id(verifier)] for verifier in verifiers]
+    return vote(
+        ordered,
+        request.files,
+        threshold=threshold,
+        questions=len(request.questions),
+        rootdir=rootdir,
+    )
+
+
+def checked_verifiers(
+    *,
+    commands: Sequence[str],
+    hooks: Sequence[Verifier],
+    timeout: float,
+    threshold: int | None,
+    rootdir: Path,
+) -> list[Verifier]:
+    """The verifier `commands`, then the plugin verifiers `hooks`.
+
+    Raises `QuestUsageError` for a setup that cannot work.
+
+    ``submit`` has it checked before running any test, so that a bad setup costs nothing.
+    """
+    verifiers: list[Verifier] = [CommandVerifier(command, timeout, rootdir) for command in commands]
+    verifiers += hooks
+    # A verifier's vote is counted by its name: the same command twice is two voters.
+    seen: dict[str, int] = {}
+    for verifier in verifiers:
+        seen[verifier.name] = seen.get(verifier.name, 0) + 1
+        if seen[verifier.name] > 1:
+            verifier.name = f"{verifier.name} #{seen[verifier.name]}"
+    if not verifiers:
+        raise QuestUsageError(
+            "verification is on but there is no verifier: pass --quest-verifier-cmd CMD (or "
+            "set quest_verifier_cmds in [tool.pytest.ini_options]), install a plugin "
+            "implementing pytest_quest_verify, or turn it off with --quest-verify off"
+        )
+    if threshold is not None and threshold > len(verifiers):
+        raise QuestUsageError(
+            f"--quest-verify-threshold {threshold} asks for more verifiers "
+            f"than the {len(verifiers)} configured; lower it or add verifiers"
+        )
+    for command in commands:
+        try:
+            if not shlex.split(command):
+                raise ValueError("empty command")
+        except ValueError as exc:
+            raise QuestUsageError(
+                f"verifier command {command!r} cannot be split into arguments ({exc}); "
+                "fix --quest-verifier-cmd or quest_verifier_cmds"
+            ) from None
+    return verifiers
+
+
+def verify_submission(
+    *,
+    rootdir: Path,
+    quest: Quest,
+    current: FunctionFacts,
+    changed_files: Sequence[str],
+    result: GateResult,
+    commands: Sequence[str],
+    hooks: Sequence[Verifier],
+    timeout: float,
+    threshold: int | None,
+    questions: int,
+    exclude: Sequence[str],
+) -> tuple[GateResult, dict[str, Any]]:
+    """L2 for a submission L1 would PASS: the (possibly raised) result and the record.
+
+    The record goes to ``Quest.extra["verification"]``.  Raises
+    `QuestUsageError` when verification is on without any verifier, or the
+    threshold asks for more verifiers than there are.
+    """
+    pattern = excluded_by(quest, exclude)
+    if pattern is not None:
+        return result, {"result": "excluded", "excluded_by": pattern}
+    verifiers = checked_verifiers(
+        commands=commands, hooks=hooks, timeout=timeout, threshold=threshold, rootdir=rootdir
+    )
+    request = build_request(
+        rootdir=rootdir,
+        quest=quest,
+        current=current,
+        covering_tests=current.covering_tests,
+        changed_files=changed_files,
+        questions=questions,
+    )
+    verification = run_verification(request, verifiers, threshold=threshold, rootdir=rootdir)
+    return verification.judge(result), verification.record()
+
+
+__all__ = [
+    "CommandVerifier",
+    "HookVerifier",
+    "Verifier",
+    "answer_from_text",
+    "checked_verifiers",
+    "hook_verifiers",
+    "run_verification",
+    "verify_submission",
+]
