@@ -10,6 +10,7 @@ from __future__ import annotations
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, FunctionFacts, Quest, State, Verdict
+from pytest_quest.core.seal import seal_issued
 
 
 def ensure_submittable(quest: Quest) -> None:
@@ -71,8 +72,6 @@ def reopen(quest: Quest, by: str, now: str, fingerprint: str | None = None) -> N
     quest.state = State.TODO
     quest.tries = 0
     if fingerprint:
-        from pytest_quest.core.ratchet import seal_issued
-
         quest.fingerprint = fingerprint
         seal_issued(quest)
     quest.history.append(Event(at=now, action="reopen", by=by, note=f"from {previous.value}"))

@@ -655,7 +655,7 @@ def _quiet_hypothesis() -> None:
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before any conftest of the tests under judgment is imported.
     if os.environ.get(SPEC_ENV):
-        from pytest_quest.app.mutants_gate import protect_from_env
+        from pytest_quest.engine.guard import protect_from_env
 
         protect_from_env()
 
