@@ -74,9 +74,7 @@ def audit(ctx: Context) -> Output:
     return Output(data, lines, 0)
 
 
-def audit_functions(
-    ctx: Context, ratchet: Ratchet, functions: list[FunctionFacts]
-) -> AuditReport:
+def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFacts]) -> AuditReport:
     """The mutation check over every PASS function of the scan baseline; changes nothing."""
     current = {facts.quest_id: facts for facts in functions}
     report = AuditReport()
@@ -96,10 +94,7 @@ def audit_functions(
     # One child for every function: one pytest start, one collection.  The
     # timeout is per function, as a submit's is per gate run.
     results = run_mutation_checks(
-        [
-            Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests)))
-            for _, f in chosen
-        ],
+        [Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests))) for _, f in chosen],
         ctx.rootdir,
         ctx.child.inifile,
         ctx.options.timeout * len(chosen),

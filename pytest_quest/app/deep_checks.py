@@ -9,9 +9,7 @@ from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.mutate import MutationReport, run_mutation_check
 
 
-def check_function(
-    ctx: Context, function: FunctionFacts, nodeids: list[str]
-) -> MutationReport:
+def check_function(ctx: Context, function: FunctionFacts, nodeids: list[str]) -> MutationReport:
     """Baseline twice, then every mutant of `function`, against `nodeids` (one child)."""
     return run_mutation_check(
         nodeids,
@@ -53,9 +51,7 @@ def fill_mutation_evidence(
         return
     evidence.unstable_tests = report.unstable(first)
     # A flaky test can kill a mutant by chance: with one, step 5 decides.
-    evidence.surviving_mutants = (
-        [] if evidence.unstable_tests else survivors(report, function.file)
-    )
+    evidence.surviving_mutants = [] if evidence.unstable_tests else survivors(report, function.file)
     if not evidence.unstable_tests and not report.passed_again():
         evidence.mutation_problem = "no covering test passed when run again"
 

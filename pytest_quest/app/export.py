@@ -52,9 +52,7 @@ def write_export(
         quest_json(q, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, full=False)
         for q in ratchet.ordered()
     ]
-    formats.write(
-        path, formats.render(fmt, ratchet, quests, regressions, ctx.rootdir, now_utc())
-    )
+    formats.write(path, formats.render(fmt, ratchet, quests, regressions, ctx.rootdir, now_utc()))
     return str(path)
 
 

@@ -56,10 +56,11 @@ def next_quest(ctx: Context) -> Output:
         return Output(
             data, [text.progress_line(ratchet), "nothing remains: every quest is settled"]
         )
-    data["quest"] = quest_json(
-        quest, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir
-    )
-    lines = [text.progress_line(ratchet), *text.quest_text(quest, ctx.options.max_tries, data["quest"])]
+    data["quest"] = quest_json(quest, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir)
+    lines = [
+        text.progress_line(ratchet),
+        *text.quest_text(quest, ctx.options.max_tries, data["quest"]),
+    ]
     return Output(data, lines)
 
 

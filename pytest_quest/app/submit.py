@@ -330,4 +330,12 @@ def said(ctx: Context, quest_id: str, result: GateResult, state: State, ratchet:
     return Output(data, lines, exitcode)
 
 
-__all__ = ["Judgement", "claim_quest", "judge_quest", "record", "said", "submit", "unmeasured_facts"]
+__all__ = [
+    "Judgement",
+    "claim_quest",
+    "judge_quest",
+    "record",
+    "said",
+    "submit",
+    "unmeasured_facts",
+]

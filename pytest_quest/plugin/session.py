@@ -291,9 +291,7 @@ def search_for_tests(config: pytest.Config) -> FileSearch:
     if not roots:
         testpaths = config.getini("testpaths")
         if testpaths:
-            roots = [
-                (rootdir / str(p)).resolve() for p in testpaths if (rootdir / str(p)).exists()
-            ]
+            roots = [(rootdir / str(p)).resolve() for p in testpaths if (rootdir / str(p)).exists()]
         else:
             roots = [rootdir]
     return FileSearch(
