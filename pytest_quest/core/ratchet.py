@@ -1,7 +1,6 @@
 """Pure operations on a :class:`Ratchet`: merging a scan, checking for regressions.
 
-No I/O: callers hand in what was measured and apply the result under the
-ratchet file's lock.
+No I/O: callers apply the result under the ratchet file's lock.
 """
 
 from __future__ import annotations

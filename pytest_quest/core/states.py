@@ -1,8 +1,6 @@
-"""The state machine of a quest: TODO -> PASS | REVIEW | DONE.
+"""The state machine of a quest, TODO -> PASS | REVIEW | DONE, as pure functions over `Quest`.
 
-Pure functions over :class:`Quest` values.  FAIL keeps a quest TODO and
-spends a try; at `max_tries` it becomes DONE.  PASS, REVIEW and DONE are
-terminal: only a person's action (`reopen`, `accept`) leaves them.
+FAIL spends a try (DONE at `max_tries`); only `reopen` or `accept` leave a terminal state.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """The project's test files and their digests, to find tests new or changed since the scan.
 
-Files are found the way pytest would collect them (``python_files`` patterns
-under the given folders), without importing them.
+Found as pytest would collect them (``python_files`` under the given folders), never imported.
 """
 
 from __future__ import annotations

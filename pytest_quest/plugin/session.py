@@ -234,7 +234,8 @@ class QuestSession:
             run=RunData(
                 outcomes=self.outcomes,
                 collection_errors=self.collection_errors,
-                measured_roots=self.measured_roots(),
+                # Only read after a collection error (pytest-cov's object may be gone).
+                measured_roots=self.measured_roots() if self.collection_errors else [],
                 analyze=self.measure_source if self.measurer is not None else None,
             ),
             terminal=terminal(config),
