@@ -17,14 +17,10 @@ from hypothesis import strategies as st
 from pytest_quest.core.gate import Evidence, judge
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Quest, State, Verdict
-from pytest_quest.app.mutants_gate import (
-    PROTECT_ENV,
-    VerdictGuard,
-    issued_seal,
-    seal_facts,
-    survivors,
-)
+from pytest_quest.app.deep_checks import survivors
 from pytest_quest.core.mutants import MAX_MUTANTS, changed_value, mutated_tree, plan_mutants
+from pytest_quest.core.seal import issued_seal, seal_facts
+from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 from pytest_quest.engine.swap import CodeSwap
 
@@ -402,7 +398,7 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, pathlib
-        from pytest_quest.app.mutants_gate import protect_from_env
+        from pytest_quest.engine.guard import protect_from_env
         protect_from_env()
         path = pathlib.Path({str(ratchet)!r})
         refused = []
@@ -429,7 +425,7 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path):
 
 
 def ratchet_with(tmp_path, state="TODO"):
-    from pytest_quest.core.ratchet import seal_issued
+    from pytest_quest.core.seal import seal_issued
     from pytest_quest.engine.store import RatchetStore
 
     quest = Quest(

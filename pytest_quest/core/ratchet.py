@@ -1,7 +1,6 @@
 """Pure operations on a :class:`Ratchet`: merging a scan, checking for regressions.
 
-No I/O: callers hand in what was measured and apply the result under the
-ratchet file's lock.
+No I/O: callers apply the result under the ratchet file's lock.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from pytest_quest.core.gate import coverage_facts
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
+from pytest_quest.core.seal import seal_issued
 
 
 @dataclass
@@ -108,13 +108,6 @@ def merge_scan(
     ratchet.test_files = dict(test_files)
     ratchet.scanned_at = now
     return report
-
-
-def seal_issued(quest: Quest) -> None:
-    """Seal what the gate compares a submission with (a hand edit of it is REVIEW)."""
-    from pytest_quest.app.mutants_gate import issued_seal
-
-    quest.issued_seal = issued_seal(quest)
 
 
 @dataclass

@@ -1,8 +1,6 @@
-"""The state machine of a quest: TODO -> PASS | REVIEW | DONE.
+"""The state machine of a quest, TODO -> PASS | REVIEW | DONE, as pure functions over `Quest`.
 
-Pure functions over :class:`Quest` values.  FAIL keeps a quest TODO and
-spends a try; at `max_tries` it becomes DONE.  PASS, REVIEW and DONE are
-terminal: only a person's action (`reopen`, `accept`) leaves them.
+FAIL spends a try (DONE at `max_tries`); only `reopen` or `accept` leave a terminal state.
 """
 
 from __future__ import annotations
@@ -10,6 +8,7 @@ from __future__ import annotations
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, FunctionFacts, Quest, State, Verdict
+from pytest_quest.core.seal import seal_issued
 
 
 def ensure_submittable(quest: Quest) -> None:
@@ -71,8 +70,6 @@ def reopen(quest: Quest, by: str, now: str, fingerprint: str | None = None) -> N
     quest.state = State.TODO
     quest.tries = 0
     if fingerprint:
-        from pytest_quest.core.ratchet import seal_issued
-
         quest.fingerprint = fingerprint
         seal_issued(quest)
     quest.history.append(Event(at=now, action="reopen", by=by, note=f"from {previous.value}"))

@@ -66,7 +66,7 @@ def pytest_load_initial_conftests(
 
     if command == "_measure":
         # The gate's run: its tests cannot write the ratchet file (issue 4).
-        from pytest_quest.app.mutants_gate import protect_from_env
+        from pytest_quest.engine.guard import protect_from_env
 
         protect_from_env()
     try:

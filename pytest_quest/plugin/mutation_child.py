@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
-from pytest_quest.app.mutants_gate import protect_from_env
+from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.core.mutants import (
     CHANGED,
     REACHED,

@@ -1,0 +1,126 @@
+"""`pytest --quest audit`: the mutation check over the scan's PASS baseline; reports, changes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pytest_quest.app.context import Context, load_ratchet, measured
+from pytest_quest.app.deep_checks import fill_mutation_evidence
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import Evidence, step_mutants, step_stable
+from pytest_quest.core.run import RunReport
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
+from pytest_quest.engine.mutation import Target, run_mutation_checks
+from pytest_quest.report.json import Output
+
+
+@dataclass
+class AuditFinding:
+    id: str
+    facts: list[Fact]
+    problem: str = ""
+    mutants: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class AuditReport:
+    audited: list[str] = field(default_factory=list)
+    findings: list[AuditFinding] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def audit(ctx: Context) -> Output:
+    """The findings of the audit; exit status 0 whatever is found.
+
+    The audit reports on PASS quests, which stay PASS (the gate's PASS is
+    immutable); CI that wants to fail on findings reads ``findings`` from the
+    JSON output.
+    """
+    if not ctx.options.mutants:
+        raise QuestUsageError(
+            "audit is the mutation check, and --quest-mutants is off: drop "
+            "--quest-mutants off (or the quest_mutants ini option) to audit"
+        )
+    ratchet = load_ratchet(ctx)
+    report = audit_functions(ctx, ratchet, measured(ctx).functions)
+    data = {
+        "audited": report.audited,
+        "findings": [
+            {
+                "id": finding.id,
+                "facts": [fact.to_dict() for fact in finding.facts],
+                "problem": finding.problem,
+                "mutants": finding.mutants,
+                "seconds": finding.seconds,
+            }
+            for finding in report.findings
+        ],
+        "skipped": report.skipped,
+        "counts": ratchet.counts(),
+        "remaining": ratchet.remaining,
+    }
+    lines = [
+        (
+            f"audit: {len(report.audited)} PASS baseline functions checked, "
+            f"{len(report.findings)} run without being checked (or could not be confirmed)"
+        )
+    ]
+    for finding in report.findings:
+        lines.append(f"  {finding.id}:")
+        lines += [f"    {fact.text()}" for fact in finding.facts]
+    for quest_id, why in sorted(report.skipped.items()):
+        lines.append(f"  skipped {quest_id}: {why}")
+    lines.append("the audit changes no state: PASS quests stay PASS")
+    return Output(data, lines, 0)
+
+
+def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFacts]) -> AuditReport:
+    """The mutation check over every PASS function of the scan baseline; changes nothing."""
+    current = {facts.quest_id: facts for facts in functions}
+    report = AuditReport()
+    chosen: list[tuple[Quest, FunctionFacts]] = []
+    for quest in ratchet.ordered():
+        if quest.state is not State.PASS or not quest.baseline:
+            continue
+        function = current.get(quest.id)
+        if function is None:
+            report.skipped[quest.id] = "not found in the current code"
+        elif not function.covering_tests:
+            report.skipped[quest.id] = "no passing test executes it now"
+        else:
+            chosen.append((quest, function))
+    if not chosen:
+        return report
+    # One child for every function: one pytest start, one collection.  The
+    # timeout is per function, as a submit's is per gate run.
+    results = run_mutation_checks(
+        [Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests))) for _, f in chosen],
+        rootdir=ctx.rootdir,
+        inifile=ctx.child.inifile,
+        timeout=ctx.options.timeout * len(chosen),
+        cwd=ctx.rootdir,
+        plugin_args=ctx.child.plugin_args,
+        mutants=True,
+        has_xdist=ctx.child.has_xdist,
+        has_cov=ctx.child.has_cov,
+    )
+    for (quest, function), result in zip(chosen, results):
+        report.audited.append(quest.id)
+        evidence = Evidence(quest=quest, current=function, run=RunReport())
+        fill_mutation_evidence(evidence, result, None)
+        decided = step_mutants(evidence) or step_stable(evidence)
+        if decided is not None:
+            report.findings.append(
+                AuditFinding(
+                    id=quest.id,
+                    facts=decided.facts,
+                    problem=evidence.mutation_problem,
+                    mutants=len(result.mutants),
+                    seconds=round(result.duration, 3),
+                )
+            )
+    return report
+
+
+__all__ = ["AuditFinding", "AuditReport", "audit", "audit_functions"]

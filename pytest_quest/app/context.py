@@ -1,0 +1,147 @@
+"""What a use case needs from its invocation: options, the ratchet file, the run's data, hooks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.app.options import QuestOptions
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.run import CollectionError
+from pytest_quest.core.model import Ratchet
+from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.engine.source import check_syntax
+from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.testfiles import FileSearch
+from pytest_quest.verify.adapters import Verifier
+
+# ``pytest_quest_l1_check`` as pluggy calls it: keyword arguments quest,
+# function and run; one list of (verdict, fact) pairs per implementation.
+L1Check = Callable[..., list[Any]]
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """The terminal the text goes to (status draws a table to fit it)."""
+
+    markup: bool = False
+    width: int = 80
+
+
+@dataclass(frozen=True)
+class ChildSetup:
+    """How to start a child pytest like the one the user ran (rootdir and cwd: the context's)."""
+
+    inifile: Path | None = None
+    plugin_args: list[str] = field(default_factory=list)
+    has_xdist: bool = False
+    has_cov: bool = False
+
+
+@dataclass
+class RunData:
+    """What this process's own test run left (the measuring commands: scan, check, audit)."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    collection_errors: list[CollectionError] = field(default_factory=list)
+    # The folders measured: after a collection error their syntax is checked,
+    # to name the source file at fault rather than the test that imports it.
+    measured_roots: list[str] = field(default_factory=list)
+    # Analyses the measurement (what passing tests executed); called once, when needed.
+    analyze: Callable[[], MeasuredSource] | None = None
+
+
+def _no_l1_checks(**_: Any) -> list[Any]:
+    return []
+
+
+def _no_verifiers() -> list[Verifier]:
+    return []
+
+
+@dataclass
+class Context:
+    """One command's invocation, as plain values and callables (no pytest session needed)."""
+
+    options: QuestOptions
+    rootdir: Path
+    store: RatchetStore
+    # Where pytest was run from: a relative --quest-export-to is taken from here.
+    invocation_dir: Path
+    tests: FileSearch
+    child: ChildSetup = field(default_factory=ChildSetup)
+    run: RunData = field(default_factory=RunData)
+    terminal: Terminal = field(default_factory=Terminal)
+    environ: Mapping[str, str] = field(default_factory=dict)
+    l1_check: L1Check = _no_l1_checks
+    # The configured L2 verifiers (commands, then plugins); raises QuestUsageError
+    # for a setup that cannot work.
+    verifiers: Callable[[], list[Verifier]] = _no_verifiers
+
+
+def now_utc() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def load_ratchet(ctx: Context) -> Ratchet:
+    """The ratchet file, or a usage error saying to scan first."""
+    if not ctx.store.exists():
+        raise QuestUsageError(
+            f"no ratchet file at {ctx.options.quest_file}: run `pytest --quest scan` first"
+        )
+    return ctx.store.load()
+
+
+def measured(ctx: Context) -> MeasuredSource:
+    """What this run measured; a usage error when its tests could not be collected."""
+    run = ctx.run
+    if run.collection_errors:
+        check_syntax(run.measured_roots, ctx.rootdir)
+        where = "; ".join(
+            (f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}"
+            for e in run.collection_errors
+        )
+        raise QuestUsageError(
+            f"collection error in the tests ({where}): fix it, then run the command again"
+        )
+    if run.analyze is None:
+        raise RuntimeError(f"the {ctx.options.command} command measured nothing")
+    return run.analyze()
+
+
+def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
+    """The source folders to measure, absolute; a usage error for one missing or not a folder."""
+    sources = []
+    for item in given:
+        path = Path(str(item))
+        if not path.is_absolute():
+            path = rootdir / path
+        if not path.exists():
+            raise QuestUsageError(
+                f"source {item} does not exist (under {rootdir}); fix --quest-source or "
+                "the quest_source ini option"
+            )
+        if not path.is_dir():
+            # coverage.py reads a source that is no folder as a module name and
+            # would silently measure nothing.
+            raise QuestUsageError(
+                f"source {item} is a file; --quest-source and quest_source take a folder "
+                "(a package or a source tree): name the folder that holds it"
+            )
+        sources.append(str(path))
+    return sources
+
+
+__all__ = [
+    "ChildSetup",
+    "Context",
+    "RunData",
+    "Terminal",
+    "load_ratchet",
+    "measured",
+    "now_utc",
+    "resolve_sources",
+]

@@ -1,0 +1,105 @@
+"""Gate steps 4 (mutants) and 5 (stability) and the project's L1 hooks, for a submission steps 1-3 pass."""
+
+from __future__ import annotations
+
+from pytest_quest.app.context import Context
+from pytest_quest.core.gate import Evidence
+from pytest_quest.core.run import SurvivingMutant
+from pytest_quest.core.model import Fact, FunctionFacts, Verdict
+from pytest_quest.core.seal import seal_facts
+from pytest_quest.engine.mutation import MutationReport, run_mutation_check
+
+
+def check_function(ctx: Context, function: FunctionFacts, nodeids: list[str]) -> MutationReport:
+    """Baseline twice, then every mutant of `function`, against `nodeids` (one child)."""
+    return run_mutation_check(
+        nodeids,
+        file=ctx.rootdir / function.file,
+        start=function.start,
+        rootdir=ctx.rootdir,
+        inifile=ctx.child.inifile,
+        timeout=ctx.options.timeout,
+        # Node ids are relative to the rootdir, whatever folder pytest was run from.
+        cwd=ctx.rootdir,
+        plugin_args=ctx.child.plugin_args,
+        mutants=ctx.options.mutants,
+        has_xdist=ctx.child.has_xdist,
+        has_cov=ctx.child.has_cov,
+    )
+
+
+def survivors(report: MutationReport, file: str) -> list[SurvivingMutant]:
+    return [
+        SurvivingMutant(
+            file=file,
+            line=int(m["line"]),
+            original=str(m["original"]),
+            mutated=str(m["mutated"]),
+            operator=str(m["operator"]),
+        )
+        for m in report.survivors()
+    ]
+
+
+def fill_mutation_evidence(
+    evidence: Evidence, report: MutationReport, first: dict[str, str] | None
+) -> None:
+    """What the mutation child found, into `evidence` (`first`: the gate run's outcomes)."""
+    function = evidence.current
+    assert function is not None
+    if not report.completed:
+        evidence.mutation_problem = report.problem
+        return
+    evidence.unstable_tests = report.unstable(first)
+    # A flaky test can kill a mutant by chance: with one, step 5 decides.
+    evidence.surviving_mutants = [] if evidence.unstable_tests else survivors(report, function.file)
+    if not evidence.unstable_tests and not report.passed_again():
+        evidence.mutation_problem = "no covering test passed when run again"
+
+
+def deep_checks(ctx: Context, evidence: Evidence) -> MutationReport | None:
+    """Steps 4 and 5 and the ``pytest_quest_l1_check`` hooks, filling `evidence` in place.
+
+    Returns the mutation child's report (None when nothing could run).
+    """
+    function = evidence.current
+    assert function is not None
+    tests = sorted(function.covering_tests)
+    report = None
+    if not tests:
+        evidence.mutation_problem = "no covering test was recorded for the function"
+    else:
+        report = check_function(ctx, function, tests)
+        fill_mutation_evidence(evidence, report, evidence.run.outcomes)
+    evidence.extra_checks += seal_facts(evidence.quest)
+    evidence.extra_checks += l1_checks(ctx, evidence)
+    return report
+
+
+def l1_checks(ctx: Context, evidence: Evidence) -> list[tuple[Verdict, Fact]]:
+    """The project's own deterministic checks (``pytest_quest_l1_check``), FAIL or REVIEW only."""
+    found: list[tuple[Verdict, Fact]] = []
+    try:
+        results = ctx.l1_check(quest=evidence.quest, function=evidence.current, run=evidence.run)
+    except Exception as exc:  # noqa: BLE001 - a broken check cannot confirm a PASS
+        return [
+            (
+                Verdict.REVIEW,
+                Fact(
+                    check="l1.error",
+                    field=evidence.quest.id,
+                    expected="the pytest_quest_l1_check hooks run",
+                    actual=f"{type(exc).__name__}: {exc}",
+                    message=f"could not confirm: an L1 check raised {type(exc).__name__}: {exc}",
+                ),
+            )
+        ]
+    for checks in results:
+        for item in checks or []:
+            verdict, fact = item
+            if Verdict(verdict) is not Verdict.PASS:
+                found.append((Verdict(verdict), fact))
+    return found
+
+
+__all__ = ["check_function", "deep_checks", "fill_mutation_evidence", "l1_checks", "survivors"]

@@ -1,0 +1,59 @@
+"""`pytest --quest export`: a report of every quest as recorded (JSON, CSV, Markdown, SARIF)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.app.context import Context, load_ratchet, now_utc
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.model import Ratchet
+from pytest_quest.report import export as formats
+from pytest_quest.report.json import Output, quest_json
+
+
+def export(ctx: Context) -> Output:
+    """Write the report to ``--quest-export-to``; runs no test."""
+    if not ctx.options.export_to:
+        raise QuestUsageError(
+            "--quest export needs --quest-export-to PATH (.json, .csv, .md, .sarif)"
+        )
+    ratchet = load_ratchet(ctx)
+    target = export_target(ctx)
+    written = write_export(ctx, ratchet, target, None)
+    data = {
+        "export": written,
+        "format": target[1],
+        "counts": ratchet.counts(),
+        "remaining": ratchet.remaining,
+    }
+    return Output(data, [f"export: {len(ratchet.quests)} quests written to {written}"])
+
+
+def export_target(ctx: Context) -> tuple[Path, str]:
+    """The file ``--quest-export-to`` names and its format; a usage error for one not to write."""
+    assert ctx.options.export_to
+    quest_file = ctx.options.quest_file
+    return formats.target(
+        ctx.options.export_to,
+        ctx.invocation_dir,
+        ctx.options.export_force,
+        [quest_file, quest_file.with_name(quest_file.name + ".lock")],
+        ctx.options.sources,
+    )
+
+
+def write_export(
+    ctx: Context, ratchet: Ratchet, target: tuple[Path, str], regressions: list[Any] | None
+) -> str:
+    """Render `ratchet` (and `check`'s `regressions`) to `target`; returns the path written."""
+    path, fmt = target
+    quests = [
+        quest_json(q, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, full=False)
+        for q in ratchet.ordered()
+    ]
+    formats.write(path, formats.render(fmt, ratchet, quests, regressions, ctx.rootdir, now_utc()))
+    return str(path)
+
+
+__all__ = ["export", "export_target", "write_export"]

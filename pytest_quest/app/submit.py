@@ -1,0 +1,336 @@
+"""`pytest --quest submit`: judge the active quest's tests in a child run and record the verdict.
+
+Read top to bottom: load and claim the quest, run its tests, judge, record, render.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
+from pytest_quest.app.deep_checks import deep_checks
+from pytest_quest.app.next import pick
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import Evidence, GateResult, judge
+from pytest_quest.core.run import RunReport
+from pytest_quest.core.model import FunctionFacts, Quest, Ratchet, State, Verdict
+from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
+from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
+from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.engine.source import check_syntax, facts_from_source, new_exclusions, read_source
+from pytest_quest.engine.runner import run_child
+from pytest_quest.engine.testfiles import changed_files, digest_test_files
+from pytest_quest.report import text
+from pytest_quest.report.json import Output, quest_json
+from pytest_quest.verify.adapters import Verifier, run_verification
+from pytest_quest.verify.prompt import build_request
+from pytest_quest.verify.vote import excluded_by
+
+
+@dataclass
+class Judgement:
+    """The gate's verdict on one submission, and what the quest's record keeps of the run."""
+
+    result: GateResult
+    current: FunctionFacts | None
+    run: RunReport
+    mutation_seconds: float | None = None
+    verification: dict[str, Any] | None = None
+
+
+def submit(ctx: Context) -> Output:
+    """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO."""
+    quest, ratchet, verifiers = claim_quest(ctx)
+    guard = VerdictGuard(ctx.store.path, quest.id)
+    # The judged cannot write the verdict (engine/guard.py).
+    os.environ[PROTECT_ENV] = str(ctx.store.path)
+    try:
+        judgement = judge_quest(ctx, quest, ratchet, verifiers)
+    finally:
+        os.environ.pop(PROTECT_ENV, None)
+    tampered = guard.inspect()
+    if tampered:
+        judgement.result = GateResult(Verdict.REVIEW, tampered, "guard")
+    state, written = record(
+        ctx,
+        quest=quest,
+        judgement=judgement,
+        now=now_utc(),
+        guard=guard,
+    )
+    return said(ctx, quest.id, judgement.result, state, written)
+
+
+def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
+    """The quest to judge, claimed for this process, and the ratchet as it is once claimed.
+
+    Every usage error comes before any test runs: no active quest, a settled
+    one, a verification setup that cannot work, missing or broken code.
+    """
+    ratchet = load_ratchet(ctx)
+    quest_id = ctx.options.quest_id
+    if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
+        raise QuestUsageError(
+            "no active quest: run `pytest --quest next` first, or pass --quest-id ID"
+        )
+    quest = pick(ratchet, quest_id)
+    assert quest is not None
+    if not quest_id and quest.id != ratchet.active:
+        raise QuestUsageError(
+            f"the active quest {ratchet.active} is settled: run `pytest --quest next`"
+        )
+    verifiers = ctx.verifiers() if ctx.options.verify == "on" else []
+    # One judge per quest at a time (RatchetStore.claim, held until this
+    # process ends): a second submit of it is told at once, and no other
+    # process records this quest while its tests run.
+    ctx.store.claim(quest.id)
+    # Code under test that is missing or does not parse is a usage error,
+    # as in scan: not a verdict (no try spent, nothing recorded).
+    sources = [str(p) for p in ctx.options.sources]
+    roots = resolve_sources(ctx.rootdir, sources)
+    check_syntax(_with_quest_file(sources, roots, quest.file, ctx.rootdir), ctx.rootdir)
+    # Read again now that the claim is held: another process may have judged it.
+    ratchet = load_ratchet(ctx)
+    quest = ratchet.quests.get(quest.id, quest)
+    ensure_submittable(quest)
+    return quest, ratchet, verifiers
+
+
+def _with_quest_file(sources: list[str], roots: list[str], file: str, rootdir: Path) -> list[str]:
+    """The sources, plus the quest's file when it lies outside them (each file parsed once)."""
+    path = (rootdir / file).resolve()
+    if any(path.is_relative_to(Path(root).resolve()) for root in roots):
+        return sources
+    return [*sources, file]
+
+
+def judge_quest(
+    ctx: Context, quest: Quest, ratchet: Ratchet, verifiers: list[Verifier]
+) -> Judgement:
+    """Run the quest's tests in a child process and judge the result (gate L1, then L2)."""
+    test_files = digest_test_files(ctx.tests, ctx.rootdir)
+    changed = changed_files(ratchet.test_files, test_files)
+    selection = sorted(set(changed))
+    changed_set = set(changed)
+    for nodeid in quest.covering_tests:
+        path = nodeid.split("::")[0]
+        if path not in changed_set and path in test_files:
+            selection.append(nodeid)
+    run, source = run_selection(ctx, selection, quest)
+    current = source.by_id().get(quest.id) if source else None
+    evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
+    judgement = Judgement(judge(evidence), current, run)
+    if judgement.result.verdict is Verdict.PASS and current is not None:
+        # Steps 4 and 5 and the project's own L1 checks only run for a
+        # submission that steps 1-3 would PASS: they cost test runs.
+        report = deep_checks(ctx, evidence)
+        if report is not None:
+            judgement.mutation_seconds = round(report.duration, 3)
+        judgement.result = judge(evidence)
+    if (
+        ctx.options.verify == "on"
+        and judgement.result.verdict is Verdict.PASS
+        and current is not None
+    ):
+        judgement.result, judgement.verification = verify_l2(
+            ctx, evidence, judgement.result, changed=changed, verifiers=verifiers
+        )
+    return judgement
+
+
+def gather_evidence(
+    ctx: Context,
+    quest: Quest,
+    *,
+    ratchet: Ratchet,
+    run: RunReport,
+    source: MeasuredSource | None,
+    current: FunctionFacts | None,
+) -> Evidence:
+    """What the gate's steps 1-3 compare: the quest as issued and the function as measured now.
+
+    `current` is the function in `source` (None when the run did not measure it).
+    """
+    evidence = Evidence(quest=quest, current=current, run=run)
+    if source is None:
+        # The run did not complete; step 1 can still be decided from the source.
+        evidence.current = facts_from_source(quest.id, quest.file, ctx.rootdir, all_missing=False)
+        return evidence
+    if current is None:
+        # Not measured (an omit, a file no test imports): if the function
+        # is still there, it is judged as run by no test (steps 2 and 3).
+        evidence.current = unmeasured_facts(quest, ctx.rootdir)
+    evidence.config_then = ratchet.coverage_config
+    evidence.config_now = source.config
+    if current is not None:
+        source_lines = read_source(ctx.rootdir / current.file).splitlines()
+        patterns = list(source.config.get("report:exclude_lines") or [])
+        evidence.new_exclusions = new_exclusions(
+            current,
+            {line - quest.first for line in quest.excluded_lines},
+            source_lines=source_lines,
+            patterns=patterns,
+        )
+    return evidence
+
+
+def unmeasured_facts(quest: Quest, rootdir: Path) -> FunctionFacts | None:
+    """The function as found in its source, every statement missing (no test ran it).
+
+    For a function the gate's run did not measure at all (its file omitted
+    from measurement, or imported by no test): step 1 still sees whether it
+    is the same function, step 2 whether the configuration changed, and
+    step 3 lists its lines.
+    """
+    return facts_from_source(quest.id, quest.file, rootdir, all_missing=True)
+
+
+def run_selection(
+    ctx: Context, selection: list[str], quest: Quest
+) -> tuple[RunReport, MeasuredSource | None]:
+    """Run `selection` in a child pytest measuring the quest's file."""
+    empty_dir = None
+    if not selection:
+        # Nothing to run: an empty folder collects no test, and the
+        # function is measured as executed by none.
+        empty_dir = tempfile.mkdtemp(prefix="pytest-quest-empty-")
+        selection = [empty_dir]
+    try:
+        return run_child(
+            selection,
+            rootdir=ctx.rootdir,
+            inifile=ctx.child.inifile,
+            sources=list(ctx.options.sources),
+            only_files=[quest.file],
+            timeout=ctx.options.timeout,
+            # Node ids are relative to the rootdir, whatever folder pytest was run from.
+            cwd=ctx.rootdir,
+            plugin_args=ctx.child.plugin_args,
+        )
+    finally:
+        if empty_dir:
+            shutil.rmtree(empty_dir, ignore_errors=True)
+
+
+def verify_l2(
+    ctx: Context,
+    evidence: Evidence,
+    result: GateResult,
+    *,
+    changed: list[str],
+    verifiers: list[Verifier],
+) -> tuple[GateResult, dict[str, Any]]:
+    """L2 for a submission L1 would PASS: the (possibly raised) result and its record.
+
+    It may turn a PASS into REVIEW, never anything else.
+    """
+    quest, current = evidence.quest, evidence.current
+    assert current is not None
+    pattern = excluded_by(quest, ctx.options.verify_exclude)
+    if pattern is not None:
+        return result, {"result": "excluded", "excluded_by": pattern}
+    request = build_request(
+        rootdir=ctx.rootdir,
+        quest=quest,
+        current=current,
+        covering_tests=current.covering_tests,
+        changed_files=changed,
+        questions=ctx.options.verify_questions,
+    )
+    verification = run_verification(
+        request, verifiers, threshold=ctx.options.verify_threshold, rootdir=ctx.rootdir
+    )
+    return verification.judge(result), verification.record()
+
+
+def record(
+    ctx: Context,
+    *,
+    quest: Quest,
+    judgement: Judgement,
+    now: str,
+    guard: VerdictGuard | None = None,
+) -> tuple[State, Ratchet]:
+    """Write the verdict on `quest` into the ratchet file; returns its state and the ratchet written.
+
+    Refused (nothing written) when another process judged the quest meanwhile.
+    """
+    before = (quest.state, quest.tries)
+
+    def change(fresh: Ratchet) -> tuple[State, Ratchet]:
+        if guard is not None:
+            guard.restore_entry(fresh)
+        target = fresh.quests.get(quest.id)
+        if target is None:
+            raise QuestUsageError(f"quest {quest.id} vanished from the ratchet file during the run")
+        if (target.state, target.tries) != before:
+            raise QuestUsageError(
+                f"quest {quest.id} was judged by another process while this one ran "
+                f"(now {target.state.value}, tries {target.tries}); nothing recorded"
+            )
+        state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
+        current = judgement.current
+        if current is not None:
+            if state is State.PASS:
+                record_pass_facts(target, current)
+            else:
+                target.missing_lines = list(current.missing_lines)
+                target.missing_branches = list(current.missing_branches)
+        target.last_run_seconds = round(judgement.run.duration, 3)
+        if judgement.mutation_seconds is not None:
+            target.mutation_seconds = judgement.mutation_seconds
+        if judgement.verification is not None:
+            target.verification = judgement.verification
+        # A submit by --quest-id leaves another active quest active; a settled
+        # or missing active quest gives way to this one (if still TODO) or the next.
+        active = fresh.quests.get(fresh.active) if fresh.active else None
+        if active is None or active.state.terminal:
+            nxt = target if target.state is State.TODO else fresh.next_todo()
+            fresh.active = nxt.id if nxt else None
+        return state, fresh
+
+    return ctx.store.update(change)
+
+
+def said(ctx: Context, quest_id: str, result: GateResult, state: State, ratchet: Ratchet) -> Output:
+    """The verdict, the quest as recorded, and the next quest once this one is settled."""
+    max_tries = ctx.options.max_tries
+    judged = ratchet.quests[quest_id]
+    data: dict[str, Any] = {
+        "verdict": result.verdict.value,
+        "step": result.step,
+        "remaining": ratchet.remaining,
+        "counts": ratchet.counts(),
+        "quest": quest_json(judged, ratchet, max_tries=max_tries, rootdir=ctx.rootdir),
+        "next_quest": None,
+    }
+    lines = [
+        f"{result.verdict.value}: {quest_id} is now {state.value} (tries {judged.tries}/{max_tries})"
+    ]
+    lines += text.facts_text(result.facts)
+    nxt = ratchet.quests.get(ratchet.active) if ratchet.active else None
+    if state.terminal and nxt is not None:
+        data["next_quest"] = quest_json(nxt, ratchet, max_tries=max_tries, rootdir=ctx.rootdir)
+        lines.append("next quest:")
+        lines += text.quest_text(nxt, max_tries, data["next_quest"])
+    elif state is State.TODO:
+        lines.append(f"submit again: {text.submit_command(quest_id)}")
+    lines.append(text.progress_line(ratchet))
+    exitcode = 1 if state is State.TODO else 0
+    return Output(data, lines, exitcode)
+
+
+__all__ = [
+    "Judgement",
+    "claim_quest",
+    "judge_quest",
+    "record",
+    "said",
+    "submit",
+    "unmeasured_facts",
+]

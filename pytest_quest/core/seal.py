@@ -1,0 +1,62 @@
+"""The seal of a quest's issued baseline: a digest that makes a hand edit of it visible."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from pytest_quest.core.model import Fact, Quest, Verdict
+
+SEAL_KEY = "issued_seal"
+
+
+def issued_seal(quest: Quest) -> str:
+    """A digest of what the gate compares a submission with, written when a quest is issued.
+
+    Covers the identity (id, file, qualname), the fingerprint of the code
+    and the excluded lines (by offset, so the function may move) and the
+    issue time.  No secret: it makes a hand edit of these fields visible, it
+    does not stop someone who recomputes it (see docs/gate.md).
+    """
+    body = {
+        "id": quest.id,
+        "file": quest.file,
+        "qualname": quest.qualname,
+        "fingerprint": quest.fingerprint,
+        "excluded": sorted(line - quest.first for line in quest.excluded_lines),
+        "issued_at": quest.issued_at,
+    }
+    text = json.dumps(body, sort_keys=True)
+    return "sha256:" + hashlib.sha256(("pytest-quest-seal/1\n" + text).encode()).hexdigest()[:32]
+
+
+def seal_issued(quest: Quest) -> None:
+    """Seal what the gate compares a submission with (a hand edit of it is REVIEW)."""
+    quest.issued_seal = issued_seal(quest)
+
+
+def seal_facts(quest: Quest) -> list[tuple[Verdict, Fact]]:
+    """REVIEW when the quest's issued baseline does not match its seal (a hand edit)."""
+    recorded = quest.issued_seal
+    expected = issued_seal(quest)
+    if recorded == expected:
+        return []
+    actual = "no seal" if not recorded else "fingerprint or excluded lines differ from the seal"
+    return [
+        (
+            Verdict.REVIEW,
+            Fact(
+                check="guard.seal",
+                field=f"{quest.file}:{quest.first}",
+                expected="the quest's baseline as issued by the scan (sealed)",
+                actual=actual,
+                message=(
+                    f"the ratchet entry of {quest.id} was edited by hand since it was issued "
+                    "(fingerprint or excluded lines); a person must review it"
+                ),
+            ),
+        )
+    ]
+
+
+__all__ = ["SEAL_KEY", "issued_seal", "seal_facts", "seal_issued"]

@@ -1,0 +1,74 @@
+"""What a quest command says: `Output`, the JSON form of a quest, and the versioned envelope."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.core.model import JSON_SCHEMA, Quest, Ratchet
+from pytest_quest.engine.examples import example_for
+from pytest_quest.report import text
+
+
+@dataclass
+class Output:
+    """What a command says: a JSON object and its text rendering, and the exit status.
+
+    `stderr` holds lines for stderr whatever the format (GitHub workflow
+    commands while stdout carries the JSON object).
+    """
+
+    data: dict[str, Any]
+    lines: list[str] = field(default_factory=list)
+    exitcode: int = 0
+    stderr: list[str] = field(default_factory=list)
+
+
+def quest_json(
+    quest: Quest, ratchet: Ratchet, *, max_tries: int, rootdir: Path, full: bool = True
+) -> dict[str, Any]:
+    """One quest as the JSON output shows it; `full` adds its marked source and an example test."""
+    data: dict[str, Any] = {
+        "id": quest.id,
+        "file": quest.file,
+        "qualname": quest.qualname,
+        "lines": [quest.first, quest.last],
+        "state": quest.state.value,
+        "tries": quest.tries,
+        "max_tries": max_tries,
+        "missing_lines": list(quest.missing_lines),
+        "missing_branches": [list(arc) for arc in quest.missing_branches],
+        "facts": [fact.to_dict() for fact in quest.facts],
+        "statements": quest.statements,
+        "branches": quest.branches,
+        "covering_tests": list(quest.covering_tests),
+        "issued_at": quest.issued_at,
+        "passed_at": quest.passed_at,
+        "submit": text.submit_command(quest.id),
+    }
+    extra = quest.extra_record()
+    if extra:
+        data["extra"] = extra
+    if full:
+        data["source"] = text.source_with_marks(quest, rootdir)
+        data["example"] = example_for(quest, ratchet, rootdir)
+    return data
+
+
+def envelope(command: str | None, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with the schema version and the command first: the one object on stdout."""
+    return {"schema": JSON_SCHEMA, "command": command, **data}
+
+
+def error_output(message: str, exitcode: int) -> Output:
+    """A command that stopped with `message` (a usage error)."""
+    return Output({"error": message}, [f"ERROR: {message}"], exitcode)
+
+
+def dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+__all__ = ["Output", "dumps", "envelope", "error_output", "quest_json"]

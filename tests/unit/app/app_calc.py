@@ -1,0 +1,131 @@
+"""A small project for the use cases of app/, run in-process: its source, a scan, contexts."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.app.context import Context, RunData
+from pytest_quest.app.options import QuestOptions
+from pytest_quest.app.scan import scan
+from pytest_quest.core.model import FunctionFacts
+from pytest_quest.engine.measure import MeasuredSource, source_functions
+from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.testfiles import FileSearch
+
+CALC = """\
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+
+
+def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+"""
+
+CALC_TESTS = """\
+from pkg.calc import double
+
+
+def test_double():
+    assert double(3) == 6
+"""
+
+SIGN = "src/pkg/calc.py::sign"
+CLAMP = "src/pkg/calc.py::clamp"
+DOUBLE = "src/pkg/calc.py::double"
+TEST_DOUBLE = "tests/test_calc.py::test_double"
+CONFIG: dict[str, Any] = {"run:branch": True}
+# The arcs coverage.py reports for each function of CALC.
+ARCS = {"double": [], "sign": [(6, 7), (6, 8)], "clamp": [(12, 13), (12, 14), (14, 15), (14, 16)]}
+
+
+class CalcProject:
+    """``src/pkg/calc.py`` (CALC) and its tests in a folder, and contexts to run use cases in it."""
+
+    def __init__(self, root: Path, source: str = CALC) -> None:
+        self.root = root
+        (root / "src" / "pkg").mkdir(parents=True)
+        (root / "src" / "pkg" / "__init__.py").write_text("")
+        (root / "tests").mkdir()
+        self.write_source(source)
+
+    def write_source(self, source: str) -> None:
+        self.source = source
+        (self.root / "src" / "pkg" / "calc.py").write_text(source)
+
+    def test(self, name: str, text: str) -> None:
+        (self.root / "tests" / f"{name}.py").write_text(textwrap.dedent(text))
+
+    def options(self, command: str, **changes: Any) -> QuestOptions:
+        values: dict[str, Any] = {
+            "command": command,
+            "sources": [self.root / "src" / "pkg"],
+            "quest_file": self.root / "quest.json",
+            "max_tries": 3,
+            "format": "json",
+            "quest_id": None,
+            "timeout": 60.0,
+            "lock_timeout": 5.0,
+            "strict": False,
+            "reopen": None,
+            "accept": None,
+            "export_to": None,
+            "export_force": False,
+            "mutants": True,
+            "verify": "off",
+            "measure_out": None,
+        }
+        values.update(changes)
+        return QuestOptions(**values)
+
+    def context(self, command: str, run: RunData | None = None, **changes: Any) -> Context:
+        options = self.options(command, **changes)
+        return Context(
+            options=options,
+            rootdir=self.root,
+            store=RatchetStore(options.quest_file, options.lock_timeout),
+            invocation_dir=self.root,
+            tests=FileSearch(roots=[self.root / "tests"]),
+            run=run or RunData(),
+        )
+
+    def measured(self, covered: dict[str, list[str]]) -> MeasuredSource:
+        """The source as a run measures it: `covered` maps a function to its passing tests."""
+        functions: list[FunctionFacts] = []
+        for info in source_functions("src/pkg/calc.py", self.source):
+            arcs = ARCS.get(info.qualname, [])
+            tests = covered.get(info.qualname, [])
+            missing = (
+                {}
+                if tests
+                else {
+                    "missing_lines": sorted(info.lines),
+                    "missing_branches": list(arcs),
+                }
+            )
+            functions.append(
+                info.facts(
+                    statements=len(info.lines), branches=len(arcs), covering_tests=tests, **missing
+                )
+            )
+        return MeasuredSource(functions=functions, files=["src/pkg/calc.py"], config=dict(CONFIG))
+
+    def scan(self, covered: dict[str, list[str]] | None = None) -> dict[str, Any]:
+        """Scan as a run of the tests covering `covered` (default: test_double covers double)."""
+        source = self.measured({"double": [TEST_DOUBLE]} if covered is None else covered)
+        outcomes = {
+            test: "passed" for tests in (covered or {"d": [TEST_DOUBLE]}).values() for test in tests
+        }
+        run = RunData(outcomes=outcomes, analyze=lambda: source)
+        return scan(self.context("scan", run=run)).data

@@ -1,0 +1,124 @@
+"""`status` and `export` in-process: they read the ratchet file and change nothing in it."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from app_calc import CALC, CLAMP, DOUBLE, SIGN, CalcProject
+
+from pytest_quest.app.export import export
+from pytest_quest.app.status import status
+from pytest_quest.app.submit import Judgement, record
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
+from pytest_quest.core.model import Fact, Verdict
+
+SPARE = "src/pkg/calc.py::spare"
+
+
+def settled(project: CalcProject) -> None:
+    """One quest of each state: double PASS, sign REVIEW, clamp DONE, spare TODO."""
+    project.write_source(CALC + "\n\ndef spare(x):\n    return x\n")
+    project.test("test_calc", "from pkg.calc import double\n\ndef test_double():\n    pass\n")
+    project.scan()
+    ratchet = project.context("submit").store.load()
+    clamp = next(f for f in project.measured({}).functions if f.quest_id == CLAMP)
+    failed = GateResult(Verdict.FAIL, coverage_facts(clamp), "3-coverage")
+    record(
+        project.context("submit", max_tries=1),
+        quest=ratchet.quests[CLAMP],
+        judgement=Judgement(failed, clamp, RunReport()),
+        now="2026-01-01T00:00:00Z",
+    )
+    changed = Fact(check="identity.changed", field="src/pkg/calc.py:5", expected="a", actual="b")
+    review = GateResult(Verdict.REVIEW, [changed], "1-identity")
+    record(
+        project.context("submit"),
+        quest=ratchet.quests[SIGN],
+        judgement=Judgement(review, None, RunReport()),
+        now="2026-01-01T00:00:01Z",
+    )
+
+
+def test_status_text_and_json(tmp_path):
+    project = CalcProject(tmp_path)
+    settled(project)
+    quest_file = tmp_path / "quest.json"
+    before = quest_file.read_bytes()
+    output = status(project.context("status"))
+    assert output.exitcode == 0
+    assert output.lines[0] == "4 quests: 1 TODO, 1 PASS, 1 REVIEW, 1 DONE; 1 remaining"
+    text = "\n".join(output.lines)
+    assert "3/4 settled (75%)" in text
+    assert "waiting for a person (REVIEW):" in output.lines
+    assert f"  {SIGN}  (src/pkg/calc.py:5-8, tries 0/3)" in output.lines
+    assert "closed after max tries (DONE):" in output.lines
+    assert f"  {CLAMP}  (src/pkg/calc.py:11-16, tries 1/3)" in output.lines
+    assert "    src/pkg/calc.py:12: line 12 not covered" in output.lines
+    assert "\x1b[" not in text
+    data = output.data
+    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1}
+    assert data["remaining"] == 1
+    assert [quest["id"] for quest in data["quests"]] == [DOUBLE, SIGN, CLAMP, SPARE]
+    assert all("source" not in quest and "example" not in quest for quest in data["quests"])
+    assert quest_file.read_bytes() == before
+
+
+def test_export_every_format(calc):
+    quest_file = calc.root / "quest.json"
+    before = quest_file.read_bytes()
+    for name in ("report.json", "report.csv", "report.md", "report.sarif"):
+        output = export(calc.context("export", export_to=name))
+        assert output.exitcode == 0
+        assert output.data["export"] == str(calc.root / name)
+        assert output.data["format"] == name.rsplit(".", 1)[1]
+    assert quest_file.read_bytes() == before
+    report = json.loads((calc.root / "report.json").read_text())
+    assert report["schema"] == "pytest-quest/1" and report["kind"] == "export"
+    assert report["regressions"] is None
+    assert [(q["id"], q["state"]) for q in report["quests"]] == [
+        (DOUBLE, "PASS"),
+        (SIGN, "TODO"),
+        (CLAMP, "TODO"),
+    ]
+    rows = list(csv.DictReader((calc.root / "report.csv").read_text().splitlines()))
+    assert (rows[1]["id"], rows[1]["missing_lines"], rows[1]["missing_branches"]) == (
+        SIGN,
+        "6 7 8",
+        "6->7 6->8",
+    )
+    assert (calc.root / "report.md").read_text().startswith("# pytest-quest report\n")
+    assert json.loads((calc.root / "report.sarif").read_text())["version"] == "2.1.0"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"export_to": "old.md"}, "the file exists; pass --quest-export-force"),
+        ({"export_to": "quest.json", "export_force": True}, "that is the ratchet file"),
+        (
+            {"export_to": "src/pkg/report.json", "export_force": True},
+            "inside the code under test",
+        ),
+        ({"export_to": "missing/report.json"}, "the folder"),
+        ({"export_to": "report.xml"}, "unknown suffix '.xml'"),
+        ({}, "--quest export needs --quest-export-to PATH"),
+    ],
+)
+def test_export_refusals_write_nothing(calc, changes, message):
+    (calc.root / "old.md").write_text("keep me\n")
+    before = (calc.root / "quest.json").read_bytes()
+    with pytest.raises(QuestUsageError, match=message.replace("(", r"\(")):
+        export(calc.context("export", **changes))
+    assert (calc.root / "old.md").read_text() == "keep me\n"
+    assert (calc.root / "quest.json").read_bytes() == before
+    assert not (calc.root / "src" / "pkg" / "report.json").exists()
+    assert not (calc.root / "report.xml").exists()
+
+
+def test_export_force_replaces_a_report(calc):
+    (calc.root / "old.md").write_text("keep me\n")
+    export(calc.context("export", export_to="old.md", export_force=True))
+    assert (calc.root / "old.md").read_text().startswith("# pytest-quest report\n")
