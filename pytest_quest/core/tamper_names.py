@@ -1,0 +1,174 @@
+"""What a name in test code stands for: import aliases resolved to dotted names.
+
+The tamper check (``core.tamper``) asks "is this expression ``signal.setitimer``?"
+however the module was imported: ``import signal as s``, ``from os import setsid
+as x``, ``__import__("signal")``, ``importlib.import_module(...)``,
+``sys.modules[...]``, ``getattr(mod, "name")`` with a literal name, and names
+bound to any of these (``f = s.setitimer``).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections import defaultdict
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+# Calls that hand back a module object named by their first argument.
+_IMPORT_CALLS = frozenset(
+    {
+        "builtins.__import__",
+        "importlib.__import__",
+        "importlib.import_module",
+        "pytest.importorskip",
+        "sys.modules.get",
+        "sys.modules.pop",
+        "sys.modules.setdefault",
+        "sys.modules.__getitem__",
+    }
+)
+# Bounded: each pass can only follow one more `a = b` link, and real test code
+# rarely chains more than two.
+_ALIAS_PASSES = 6
+
+
+def literal_text(node: ast.AST | None) -> str | None:
+    """The value of a str (or bytes) literal, else None."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            return node.value
+        if isinstance(node.value, bytes):
+            return node.value.decode("latin-1")
+    return None
+
+
+def _bound_names(nodes: list[ast.AST]) -> set[str]:
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+class Names:
+    """Every dotted name each local name of one module may stand for.
+
+    One flat table for the whole module, scopes ignored: a name bound to
+    ``signal.setitimer`` anywhere is taken to mean it everywhere. That errs
+    towards seeing a sign (a tamper check may over-report a grey case; a
+    person looks at it) and keeps the table small and obvious.
+    """
+
+    def __init__(self, nodes: list[ast.AST]) -> None:
+        """`nodes`: every node of the module (`list(ast.walk(tree))`)."""
+        self.aliases: dict[str, set[str]] = defaultdict(set)
+        self.star_modules: list[str] = []
+        self.bound = _bound_names(nodes)
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.aliases[alias.asname].add(alias.name)
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.aliases[top].add(top)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name == "*":
+                        self.star_modules.append(node.module)
+                    else:
+                        self.aliases[alias.asname or alias.name].add(f"{node.module}.{alias.name}")
+        assignments = [
+            (target, value)
+            for node in nodes
+            for target, value in assigned_pairs(node)
+            if isinstance(target, ast.Name)
+        ]
+        for _ in range(_ALIAS_PASSES):
+            changed = False
+            for target, value in assignments:
+                found = self.resolve(value) - self.aliases[target.id]
+                if found:
+                    self.aliases[target.id] |= found
+                    changed = True
+            if not changed:
+                break
+
+    def resolve(self, node: ast.AST) -> set[str]:
+        """The dotted names `node` may evaluate to (empty when not a known object)."""
+        if isinstance(node, ast.Name):
+            if node.id == "__builtins__":
+                return {"builtins"}
+            if self.aliases.get(node.id):
+                return set(self.aliases[node.id])
+            if node.id in self.bound:
+                return set()
+            if node.id in BUILTIN_NAMES:
+                return {f"builtins.{node.id}"}
+            return {f"{module}.{node.id}" for module in self.star_modules}
+        if isinstance(node, ast.Attribute):
+            return {f"{base}.{node.attr}" for base in self.resolve(node.value)}
+        if isinstance(node, ast.Subscript):
+            key = literal_text(node.slice)
+            bases = self.resolve(node.value)
+            if key is not None and "sys.modules" in bases:
+                return {key}
+            if key is not None and "builtins.__dict__" in bases:
+                return {f"builtins.{key}"}
+            return set()
+        if isinstance(node, ast.Call):
+            return self._resolve_call(node)
+        return set()
+
+    def _resolve_call(self, call: ast.Call) -> set[str]:
+        callee = self.resolve(call.func)
+        first = literal_text(call.args[0]) if call.args else None
+        if "builtins.getattr" in callee and len(call.args) >= 2:
+            name = literal_text(call.args[1])
+            if name is not None:
+                return {f"{base}.{name}" for base in self.resolve(call.args[0])}
+        if "builtins.vars" in callee and len(call.args) == 1:
+            return {f"{base}.__dict__" for base in self.resolve(call.args[0])}
+        if "importlib.reload" in callee and call.args:
+            return self.resolve(call.args[0])
+        if callee & _IMPORT_CALLS and first and not first.startswith("."):
+            if callee & {"builtins.__import__", "importlib.__import__"} and not _has_fromlist(call):
+                # `__import__("os.path")` returns `os`, not `os.path`.
+                return {first.split(".")[0]}
+            return {first}
+        return set()
+
+
+def _has_fromlist(call: ast.Call) -> bool:
+    if len(call.args) >= 4:
+        return True
+    return any(keyword.arg == "fromlist" for keyword in call.keywords)
+
+
+def assigned_pairs(node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    """(target, value) pairs a node binds: assignments, walrus, `with ... as`."""
+    if isinstance(node, ast.Assign):
+        return [(target, node.value) for target in node.targets]
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value:
+        return [(node.target, node.value)]
+    if isinstance(node, ast.withitem) and node.optional_vars is not None:
+        return [(node.optional_vars, node.context_expr)]
+    return []
+
+
+def matches(name: str, rule: str) -> bool:
+    """True when dotted `name` is `rule` or something inside it."""
+    return name == rule or name.startswith(rule + ".")
+
+
+def prefixes(name: str) -> list[str]:
+    """`a.b.c` -> `a`, `a.b`, `a.b.c`: the rules a dotted name can match."""
+    parts = name.split(".")
+    return [".".join(parts[: end + 1]) for end in range(len(parts))]
