@@ -43,73 +43,92 @@ def literal_text(node: ast.AST | None) -> str | None:
     return None
 
 
-def _bound_names(nodes: list[ast.AST]) -> set[str]:
-    names: set[str] = set()
-    for node in nodes:
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return names
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def scope_chain(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[int]:
+    """Ids of the functions around `node`, innermost first, then 0 (the module)."""
+    scopes = []
+    current = parents.get(node)
+    while current is not None:
+        if isinstance(current, _SCOPES):
+            scopes.append(id(current))
+        current = parents.get(current)
+    return [*scopes, 0]
+
+
+def _binding(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return [node.id]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+    return []
 
 
 class Names:
-    """Every dotted name each local name of one module may stand for.
+    """Every dotted name each name of one module may stand for, scope by scope.
 
-    One flat table for the whole module, scopes ignored: a name bound to
-    ``signal.setitimer`` anywhere is taken to mean it everywhere. That errs
-    towards seeing a sign (a tamper check may over-report a grey case; a
-    person looks at it) and keeps the table small and obvious.
+    A name is looked up in the innermost function that binds it (a parameter
+    `x` hides a module-level `from os import setsid as x`), else in the
+    module. All bindings of a name in one scope count together: a name bound
+    to ``signal.setitimer`` on any line of a function means it on every line
+    of that function. That errs towards seeing a sign (a person looks at a
+    grey case) and keeps the table small and obvious.
     """
 
-    def __init__(self, nodes: list[ast.AST]) -> None:
-        """`nodes`: every node of the module (`list(ast.walk(tree))`)."""
-        self.aliases: dict[str, set[str]] = defaultdict(set)
+    def __init__(self, nodes: list[ast.AST], parents: dict[ast.AST, ast.AST]) -> None:
+        """`nodes`: every node of the module (`list(ast.walk(tree))`); `parents`: child -> parent."""
+        self.parents = parents
+        self.aliases: dict[tuple[int, str], set[str]] = defaultdict(set)
         self.star_modules: list[str] = []
-        self.bound = _bound_names(nodes)
+        self.bound = {(self._scope(node), name) for node in nodes for name in _binding(node)}
         for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    if alias.asname:
-                        self.aliases[alias.asname].add(alias.name)
-                    else:
-                        top = alias.name.split(".")[0]
-                        self.aliases[top].add(top)
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.aliases[(self._scope(node), local)].add(
+                        alias.name if alias.asname else local
+                    )
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if alias.name == "*":
                         self.star_modules.append(node.module)
                     else:
-                        self.aliases[alias.asname or alias.name].add(f"{node.module}.{alias.name}")
+                        local = alias.asname or alias.name
+                        self.aliases[(self._scope(node), local)].add(f"{node.module}.{alias.name}")
         assignments = [
-            (target, value)
+            ((self._scope(target), target.id), value)
             for node in nodes
             for target, value in assigned_pairs(node)
             if isinstance(target, ast.Name)
         ]
         for _ in range(_ALIAS_PASSES):
             changed = False
-            for target, value in assignments:
-                found = self.resolve(value) - self.aliases[target.id]
+            for key, value in assignments:
+                found = self.resolve(value) - self.aliases[key]
                 if found:
-                    self.aliases[target.id] |= found
+                    self.aliases[key] |= found
                     changed = True
             if not changed:
                 break
+
+    def _scope(self, node: ast.AST) -> int:
+        """The function a binding at `node` belongs to: a parameter to its own
+        function, a `def` statement's name to the one around it."""
+        return scope_chain(node, self.parents)[0]
 
     def resolve(self, node: ast.AST) -> set[str]:
         """The dotted names `node` may evaluate to (empty when not a known object)."""
         if isinstance(node, ast.Name):
             if node.id == "__builtins__":
                 return {"builtins"}
-            if self.aliases.get(node.id):
-                return set(self.aliases[node.id])
-            if node.id in self.bound:
-                return set()
+            for scope in scope_chain(node, self.parents):
+                if (scope, node.id) in self.bound:
+                    return set(self.aliases.get((scope, node.id), ()))
             if node.id in BUILTIN_NAMES:
                 return {f"builtins.{node.id}"}
             return {f"{module}.{node.id}" for module in self.star_modules}

@@ -77,10 +77,10 @@ class _Scan:
         self.settings = settings
         self.depth = depth
         self.nodes: list[ast.AST] = list(ast.walk(tree))
-        self.names = Names(self.nodes)
         self.parents = {
             child: parent for parent in self.nodes for child in ast.iter_child_nodes(parent)
         }
+        self.names = Names(self.nodes, self.parents)
         # pytest-quest's own tests use files named like the ratchet as test data.
         self.ratchet = RatchetPaths(
             self.nodes,

@@ -10,7 +10,13 @@ from __future__ import annotations
 import ast
 
 from pytest_quest.core import tamper_rules as rules
-from pytest_quest.core.tamper_names import Names, assigned_pairs, literal_text, matches
+from pytest_quest.core.tamper_names import (
+    Names,
+    assigned_pairs,
+    literal_text,
+    matches,
+    scope_chain,
+)
 
 _WRITES = "writes, moves, locks or links the ratchet file or its lock"
 _HARD_LINK = "makes a hard link, through which the ratchet file can be written"
@@ -67,7 +73,9 @@ class RatchetPaths:
             if text is not None and self.ratchet_name in text:
                 return True
             if isinstance(inner, ast.Name):
-                if any((scope, inner.id) in self.known for scope in self._scopes(inner)):
+                if any(
+                    (scope, inner.id) in self.known for scope in scope_chain(inner, self.parents)
+                ):
                     return True
             elif isinstance(inner, ast.Attribute) and (0, ast.unparse(inner)) in self.known:
                 return True
@@ -76,17 +84,7 @@ class RatchetPaths:
     def _key(self, node: ast.Name | ast.Attribute) -> _Key:
         if isinstance(node, ast.Attribute):
             return (0, ast.unparse(node))
-        return (self._scopes(node)[0], node.id)
-
-    def _scopes(self, node: ast.AST) -> list[int]:
-        """Ids of the functions around `node`, innermost first, then 0 (the module)."""
-        scopes = []
-        current = self.parents.get(node)
-        while current is not None:
-            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                scopes.append(id(current))
-            current = self.parents.get(current)
-        return [*scopes, 0]
+        return (scope_chain(node, self.parents)[0], node.id)
 
 
 def ratchet_write(call: ast.Call, callee: set[str], paths: RatchetPaths, names: Names) -> str:
