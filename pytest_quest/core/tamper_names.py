@@ -34,12 +34,16 @@ _ALIAS_PASSES = 6
 
 
 def literal_text(node: ast.AST | None) -> str | None:
-    """The value of a str (or bytes) literal, else None."""
+    """The value of a str (or bytes) literal, or of literals joined with `+`; else None."""
     if isinstance(node, ast.Constant):
         if isinstance(node.value, str):
             return node.value
         if isinstance(node.value, bytes):
             return node.value.decode("latin-1")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = literal_text(node.left), literal_text(node.right)
+        if left is not None and right is not None:
+            return left + right
     return None
 
 
@@ -80,9 +84,16 @@ class Names:
     grey case) and keeps the table small and obvious.
     """
 
-    def __init__(self, nodes: list[ast.AST], parents: dict[ast.AST, ast.AST]) -> None:
-        """`nodes`: every node of the module (`list(ast.walk(tree))`); `parents`: child -> parent."""
+    def __init__(
+        self,
+        nodes: list[ast.AST],
+        parents: dict[ast.AST, ast.AST],
+        outer: Names | None = None,
+    ) -> None:
+        """`nodes`: every node of the module (`list(ast.walk(tree))`); `parents`: child ->
+        parent; `outer`: the names of the module whose `exec` runs this code."""
         self.parents = parents
+        self.outer = outer
         self.aliases: dict[tuple[int, str], set[str]] = defaultdict(set)
         self.star_modules: list[str] = []
         self.bound = {(self._scope(node), name) for node in nodes for name in _binding(node)}
@@ -129,6 +140,8 @@ class Names:
             for scope in scope_chain(node, self.parents):
                 if (scope, node.id) in self.bound:
                     return set(self.aliases.get((scope, node.id), ()))
+            if self.outer is not None and (0, node.id) in self.outer.bound:
+                return set(self.outer.aliases.get((0, node.id), ()))
             if node.id in BUILTIN_NAMES:
                 return {f"builtins.{node.id}"}
             return {f"{module}.{node.id}" for module in self.star_modules}
@@ -139,9 +152,12 @@ class Names:
             bases = self.resolve(node.value)
             if key is not None and "sys.modules" in bases:
                 return {key}
-            if key is not None and "builtins.__dict__" in bases:
-                return {f"builtins.{key}"}
-            return set()
+            # `os.__dict__["fork"]`, `vars(os)["fork"]`
+            return {
+                f"{base.removesuffix('.__dict__')}.{key}"
+                for base in bases
+                if key is not None and base.endswith(".__dict__")
+            }
         if isinstance(node, ast.Call):
             return self._resolve_call(node)
         return set()
@@ -149,6 +165,12 @@ class Names:
     def _resolve_call(self, call: ast.Call) -> set[str]:
         callee = self.resolve(call.func)
         first = literal_text(call.args[0]) if call.args else None
+        getter = call.func
+        if isinstance(getter, ast.Call) and len(getter.args) == 1 and len(call.args) == 1:
+            # operator.attrgetter("settrace")(sys)
+            name = literal_text(getter.args[0])
+            if name is not None and "operator.attrgetter" in self.resolve(getter.func):
+                return {f"{base}.{name}" for base in self.resolve(call.args[0])}
         if "builtins.getattr" in callee and len(call.args) >= 2:
             name = literal_text(call.args[1])
             if name is not None:

@@ -72,7 +72,9 @@ def python_signs(text: str, settings: Settings) -> list[Sign]:
 
 
 class _Scan:
-    def __init__(self, tree: ast.Module, settings: Settings, *, depth: int) -> None:
+    def __init__(
+        self, tree: ast.Module, settings: Settings, *, depth: int, outer: Names | None = None
+    ) -> None:
         self.tree = tree
         self.settings = settings
         self.depth = depth
@@ -80,7 +82,7 @@ class _Scan:
         self.parents = {
             child: parent for parent in self.nodes for child in ast.iter_child_nodes(parent)
         }
-        self.names = Names(self.nodes, self.parents)
+        self.names = Names(self.nodes, self.parents, outer)
         # pytest-quest's own tests use files named like the ratchet as test data.
         self.ratchet = RatchetPaths(
             self.nodes,
@@ -117,7 +119,9 @@ class _Scan:
                 self._call(node)
             if isinstance(node, ast.Compare):
                 self._module_membership(node)
-            if isinstance(node, ast.Constant) and not isinstance(self.parents.get(node), ast.Expr):
+            if isinstance(node, (ast.Constant, ast.BinOp)) and not isinstance(
+                self.parents.get(node), (ast.Expr, ast.BinOp)
+            ):
                 self._literal(node)
         return self.signs
 
@@ -201,7 +205,7 @@ class _Scan:
             if found:
                 self.add(found[0], node, found[1])
 
-    def _literal(self, node: ast.Constant) -> None:
+    def _literal(self, node: ast.Constant | ast.BinOp) -> None:
         text = literal_text(node)
         if text is None:
             return
@@ -288,7 +292,7 @@ class _Scan:
         if callee & rules.PROCESS_STARTERS or method in rules.PROCESS_METHODS:
             self._process_arguments(call)
         if callee & {"builtins.exec", "builtins.eval", "builtins.compile"} and call.args:
-            self._nested(call, self._code_literal(call.args[0]))
+            self._nested(call, self._code_literal(call.args[0]), self.names)
         if method == "replace" and any((kw.arg or "").startswith("co_") for kw in call.keywords):
             self.add("code", call, rules.CODE_WHY)
         if "builtins.type" in callee and call.args and _is_code_attribute(call.args[0]):
@@ -353,7 +357,7 @@ class _Scan:
                 self.add("process", call, rules.DETACH_WHY)
                 return
             if text == "-c" and index + 1 < len(words):  # python -c "code": judged as code
-                self._nested(call, literal_text(words[index + 1]))
+                self._nested(call, literal_text(words[index + 1]), None)
             if self.ratchet.mentions(item):
                 self.add("ratchet", call, "hands the ratchet file to another process")
 
@@ -363,14 +367,15 @@ class _Scan:
                 return literal_text(node.args[0])
         return literal_text(node)
 
-    def _nested(self, call: ast.Call, code: str | None) -> None:
+    def _nested(self, call: ast.Call, code: str | None, outer: Names | None) -> None:
+        """Judge code run from a literal: `exec` (in this module's names) or `python -c`."""
         if code is None or self.depth >= _MAX_NESTING:
             return
         try:
             tree = ast.parse(code)
         except (SyntaxError, ValueError):
             return
-        for sign in _Scan(tree, self.settings, depth=self.depth + 1).run():
+        for sign in _Scan(tree, self.settings, depth=self.depth + 1, outer=outer).run():
             self.add(sign.kind, call, sign.why, f"{code_text(call)} runs: {sign.construct}")
 
     # -- the ratchet file ----------------------------------------------------------------
@@ -443,7 +448,8 @@ def _ends_with(node: ast.AST, *names: str) -> bool:
 
 
 def _is_none_or_false(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value in (None, False)
+    # `is`, not `in (None, False)`: `process_group=0` is a new process group.
+    return isinstance(node, ast.Constant) and (node.value is None or node.value is False)
 
 
 def _is_code_attribute(node: ast.expr) -> bool:
