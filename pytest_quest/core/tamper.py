@@ -34,6 +34,7 @@ KINDS: dict[str, str] = {
     "ctypes": "uses ctypes",
     "frames": "walks up the call stack",
     "config": "changes how pytest runs: addopts, plugins, outcome hooks",
+    "unjudged": "a Python file nested too deeply for the check to walk",
 }
 
 _INI_FILES = frozenset({"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"})
@@ -182,14 +183,23 @@ class _Changes:
         self.gaps: set[int] = set()  # a gap g: lines were deleted between g and g + 1
         if previous is None:
             return
+        old, new = previous.splitlines(), text.splitlines()
+        # The common head and tail first: an edit is usually local, and the
+        # matcher is slow on a long file (quadratic at worst).
+        head = 0
+        while head < min(len(old), len(new)) and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
         matcher = difflib.SequenceMatcher(
-            None, previous.splitlines(), text.splitlines(), autojunk=False
+            None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False
         )
         for tag, _, _, start, end in matcher.get_opcodes():
             if tag in ("replace", "insert"):
-                self.lines.update(range(start + 1, end + 1))
+                self.lines.update(range(head + start + 1, head + end + 1))
             elif tag == "delete":
-                self.gaps.add(start)
+                self.gaps.add(head + start)
 
     def touched(self, first: int, last: int) -> bool:
         """True when a line in `first..last` is new or changed, or lines were deleted inside."""

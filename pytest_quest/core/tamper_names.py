@@ -195,12 +195,17 @@ def _has_fromlist(call: ast.Call) -> bool:
 
 def assigned_pairs(node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
     """(target, value) pairs a node binds: assignments, walrus, `with ... as`."""
-    if isinstance(node, ast.Assign):
+    kind = type(node)
+    if kind is ast.Assign:
+        assert isinstance(node, ast.Assign)
         return [(target, node.value) for target in node.targets]
-    if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value:
-        return [(node.target, node.value)]
-    if isinstance(node, ast.withitem) and node.optional_vars is not None:
-        return [(node.optional_vars, node.context_expr)]
+    if kind in (ast.AnnAssign, ast.AugAssign, ast.NamedExpr):
+        assert isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
+        return [(node.target, node.value)] if node.value is not None else []
+    if kind is ast.withitem:
+        assert isinstance(node, ast.withitem)
+        if node.optional_vars is not None:
+            return [(node.optional_vars, node.context_expr)]
     return []
 
 

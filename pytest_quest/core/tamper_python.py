@@ -23,6 +23,7 @@ from pytest_quest.core.tamper_names import (
 
 _MAX_NESTING = 3  # exec("exec('...')"): deep enough for any honest reason to nest
 _CONSTRUCT_WIDTH = 80
+_UNJUDGED = "nests expressions too deeply for the check to judge the file"
 _BUILTIN_WHY = "changes a builtin for all code in the process"
 _BUILTINS = frozenset({"builtins", "builtins.__dict__"})
 _DICT_WRITES = frozenset(
@@ -66,9 +67,14 @@ def python_signs(text: str, settings: Settings) -> list[Sign]:
     """Every tamper sign in Python source `text`; none when it does not parse."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return []
-    return _Scan(tree, settings, depth=0).run()
+    except (SyntaxError, ValueError, RecursionError):
+        return []  # Python cannot compile it either: a collection error, judged elsewhere
+    try:
+        return _Scan(tree, settings, depth=0).run()
+    except RecursionError:
+        # Compiles, but nests deeper than this walk can follow: a file the
+        # check cannot vouch for must not pass as one without signs.
+        return [Sign("unjudged", 1, len(text.splitlines()) or 1, "<whole file>", _UNJUDGED)]
 
 
 class _Scan:
@@ -119,6 +125,8 @@ class _Scan:
                 self._call(node)
             if isinstance(node, ast.Compare):
                 self._module_membership(node)
+            # A bare string statement (a docstring) and the parts of a `+` are
+            # not judged alone.
             if isinstance(node, (ast.Constant, ast.BinOp)) and not isinstance(
                 self.parents.get(node), (ast.Expr, ast.BinOp)
             ):

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_quest.core.tamper import KINDS, Finding, SubmittedFile, find_tamper_signs
+from pytest_quest.core.tamper import KINDS, Finding, SubmittedFile, _Changes, find_tamper_signs
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "gate.md"
 
@@ -373,7 +373,7 @@ def test_configuration_that_changes_the_run_is_found(name: str, text: str) -> No
 
 
 def test_each_kind_has_at_least_three_variants() -> None:
-    assert set(CASES) == set(KINDS)
+    assert set(CASES) | {"unjudged"} == set(KINDS)
     assert all(len(codes) >= 3 for codes in CASES.values())
 
 
@@ -400,6 +400,12 @@ def test_a_finding_is_a_review_fact_naming_file_line_and_construct() -> None:
 def test_unparseable_and_unknown_files_give_nothing() -> None:
     assert run("import signal\nsignal.alarm(1\n") == []
     assert run("import ctypes\n", path="README.md") == []
+
+
+def test_a_file_too_deep_to_walk_is_not_passed_as_clean() -> None:
+    deep = "x = " + " + ".join(["'a'"] * 600) + "\nimport signal\nsignal.alarm(1)\n"
+    [finding] = run(deep)
+    assert (finding.kind, finding.line) == ("unjudged", 1)
 
 
 def test_only_added_or_changed_lines_are_judged() -> None:
@@ -499,3 +505,22 @@ def test_any_alias_of_a_module_is_resolved(alias: str) -> None:
         ("signals", 3),
         ("signals", 4),
     ]
+
+
+@given(
+    st.lists(st.sampled_from("abcde"), max_size=12),
+    st.lists(st.sampled_from("abcdef"), max_size=12),
+)
+def test_lines_not_marked_changed_are_the_previous_lines_in_order(
+    old: list[str], new: list[str]
+) -> None:
+    changes = _Changes("\n".join(new), "\n".join(old))
+    kept = iter(old)
+    # What is left unmarked is a subsequence of the previous text...
+    assert all(
+        any(line == before for before in kept)
+        for number, line in enumerate(new, 1)
+        if number not in changes.lines
+    )
+    # ...and a line the previous text never had is always marked.
+    assert all(number in changes.lines for number, line in enumerate(new, 1) if line not in old)
