@@ -96,6 +96,7 @@ class _Scan:
             "" if self.own("pytest_quest") else settings.ratchet_name,
         )
         self.signs: list[Sign] = []
+        self.constants = _module_constants(tree)
 
     def add(self, kind: str, node: ast.AST, why: str, construct: str = "") -> None:
         line = getattr(node, "lineno", 1)
@@ -125,11 +126,7 @@ class _Scan:
                 self._call(node)
             if isinstance(node, ast.Compare):
                 self._module_membership(node)
-            # A bare string statement (a docstring) and the parts of a `+` are
-            # not judged alone.
-            if isinstance(node, (ast.Constant, ast.BinOp)) and not isinstance(
-                self.parents.get(node), (ast.Expr, ast.BinOp)
-            ):
+            if isinstance(node, (ast.Constant, ast.BinOp)) and self._judged_alone(node):
                 self._literal(node)
         return self.signs
 
@@ -212,6 +209,14 @@ class _Scan:
             found = self._rule(name, modules=True)
             if found:
                 self.add(found[0], node, found[1])
+
+    def _judged_alone(self, node: ast.AST) -> bool:
+        """Not a bare string statement (a docstring), nor a part of a `"a" + "b"`
+        literal that is judged whole."""
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Expr):
+            return False
+        return not (isinstance(parent, ast.BinOp) and literal_text(parent) is not None)
 
     def _literal(self, node: ast.Constant | ast.BinOp) -> None:
         text = literal_text(node)
@@ -357,6 +362,8 @@ class _Scan:
 
     def _process_arguments(self, call: ast.Call) -> None:
         words = [item for arg in call.args for item in _flat(arg)]
+        if any(self.ratchet.mentions(item) for item in words):
+            self.add("ratchet", call, "hands the ratchet file to another process")
         for index, item in enumerate(words):
             text = literal_text(item)
             if text is None:
@@ -365,14 +372,16 @@ class _Scan:
                 self.add("process", call, rules.DETACH_WHY)
                 return
             if text == "-c" and index + 1 < len(words):  # python -c "code": judged as code
-                self._nested(call, literal_text(words[index + 1]), None)
-            if self.ratchet.mentions(item):
-                self.add("ratchet", call, "hands the ratchet file to another process")
+                self._nested(call, self._code_literal(words[index + 1]), None)
 
     def _code_literal(self, node: ast.expr) -> str | None:
+        """The text of code given as a literal, `textwrap.dedent(literal)`, or a
+        name bound once, at module level, to a literal (`exec(CODE)`)."""
         if isinstance(node, ast.Call) and node.args:
             if self.names.resolve(node.func) & {"textwrap.dedent", "inspect.cleandoc"}:
-                return literal_text(node.args[0])
+                return self._code_literal(node.args[0])
+        if isinstance(node, ast.Name):
+            return self.constants.get(node.id)
         return literal_text(node)
 
     def _nested(self, call: ast.Call, code: str | None, outer: Names | None) -> None:
@@ -400,6 +409,20 @@ class _Scan:
             return True
         above = self.parents.get(parent)
         return isinstance(above, ast.Attribute) and above.attr in rules.FRAME_METADATA
+
+
+def _module_constants(tree: ast.Module) -> dict[str, str]:
+    """Names bound exactly once by a module-level statement, to a string literal."""
+    bindings: dict[str, list[str | None]] = {}
+    for node in _top_level(tree.body):
+        for target, value in assigned_pairs(node):
+            if isinstance(target, ast.Name):
+                bindings.setdefault(target.id, []).append(literal_text(value))
+    return {
+        name: texts[0]
+        for name, texts in bindings.items()
+        if len(texts) == 1 and texts[0] is not None
+    }
 
 
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
