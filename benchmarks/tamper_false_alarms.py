@@ -12,7 +12,18 @@ Two modes, run by hand:
     python benchmarks/tamper_false_alarms.py --suite boltons=/tmp/boltons-25.0.0
     python benchmarks/tamper_false_alarms.py --no-defaults --history attrs=/path/to/attrs/.git --commits 300
 
-A suite folder is any checkout or unpacked sdist.
+A suite folder is any checkout or unpacked sdist. The figures in docs/gate.md
+("Tamper signs") come from nine repositories, each cloned bare and unpacked:
+
+    for repo in mahmoud/boltons dateutil/dateutil more-itertools/more-itertools \
+                pallets/click pallets/werkzeug psf/requests pytest-dev/pytest-randomly \
+                pytest-dev/pytest-xdist python-attrs/attrs; do
+        name=${repo/\//+}
+        git clone -q --bare https://github.com/$repo /tmp/git/$name
+        mkdir -p /tmp/suites/$name && git --git-dir=/tmp/git/$name archive HEAD | tar -x -C /tmp/suites/$name
+        suites="$suites --suite $name=/tmp/suites/$name --history $name=/tmp/git/$name"
+    done
+    python benchmarks/tamper_false_alarms.py $suites --commits 300
 """
 
 from __future__ import annotations

@@ -342,10 +342,13 @@ def run(
     *,
     own_packages: tuple[str, ...] = (),
     ratchet_name: str = "quest.json",
-    coverage_data_name: str = ".coverage",
+    coverage_data_name: str | None = None,  # None: the API's default
 ) -> list[Finding]:
+    files = [SubmittedFile(path, textwrap.dedent(code))]
+    if coverage_data_name is None:
+        return find_tamper_signs(files, own_packages=own_packages, ratchet_name=ratchet_name)
     return find_tamper_signs(
-        [SubmittedFile(path, textwrap.dedent(code))],
+        files,
         own_packages=own_packages,
         ratchet_name=ratchet_name,
         coverage_data_name=coverage_data_name,
