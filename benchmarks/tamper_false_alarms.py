@@ -1,4 +1,4 @@
-"""The tamper check over honest test suites: how often does it fire, and on what?
+r"""The tamper check over honest test suites: how often does it fire, and on what?
 
 Two modes, run by hand:
 
