@@ -70,7 +70,7 @@ class GatePolicy:
         elif value is None:
             value = "majority"
         elif isinstance(value, float):
-            value = f"{value:g}"
+            value = str(int(value)) if value.is_integer() else repr(value)
         return f"{key}={value}"
 
     def compact(self) -> str:
