@@ -49,8 +49,9 @@ class QuestOptions:
     verify_threshold: int | None = None
     verify_timeout: float = 300.0
     verify_exclude: list[str] = field(default_factory=list)
-    #: The option names set on the command line or in the ini file (not defaults).
-    given: frozenset[str] = frozenset()
+    #: The option names set on the command line or in the ini file (not defaults);
+    #: None (a caller building options itself): every value is asked for.
+    given: frozenset[str] | None = None
     #: ``--quest-policy KEY=VALUE`` (the person action changing the gate policy).
     policy_changes: list[str] = field(default_factory=list)
     #: ``--quest-since DATE_OR_REF`` (audit: only quests that passed since then).

@@ -59,6 +59,8 @@ def _relative(path: Path, rootdir: Path) -> str:
 
 def given_keys(options: QuestOptions) -> set[str]:
     """The policy keys this run's command line or ini sets (defaults set none)."""
+    if options.given is None:
+        return set(OPTION_KEYS.values())
     return {key for name, key in OPTION_KEYS.items() if name in options.given}
 
 
