@@ -111,17 +111,19 @@ def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     if current is None:
         return found
+    # Most PASS quests share a few policies: judge each compact text once.
+    judged: dict[str, list[str]] = {}
     for quest in ratchet.ordered():
-        if quest.state is not State.PASS or not quest.passed_policy:
+        text = quest.passed_policy
+        if quest.state is not State.PASS or not text:
             continue
-        try:
-            then = gate_policy.parse_compact(quest.passed_policy)
-        except PolicyError:
-            found.append({"id": quest.id, "weaker": ["unreadable"], "policy": quest.passed_policy})
-            continue
-        keys = gate_policy.weaker_keys(current, then)
-        if keys:
-            found.append({"id": quest.id, "weaker": keys, "policy": quest.passed_policy})
+        if text not in judged:
+            try:
+                judged[text] = gate_policy.weaker_keys(current, gate_policy.parse_compact(text))
+            except PolicyError:
+                judged[text] = ["unreadable"]
+        if judged[text]:
+            found.append({"id": quest.id, "weaker": judged[text], "policy": text})
     return found
 
 

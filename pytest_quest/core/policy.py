@@ -65,7 +65,9 @@ class GatePolicy:
     def shown(self, key: str) -> str:
         """One value as a message quotes it (``mutants=on``)."""
         value = self.to_dict()[key]
-        if isinstance(value, list):
+        if key == "operators" and tuple(value) == OPERATORS:
+            value = "all"  # the planner's whole set: the common case, kept short
+        elif isinstance(value, list):
             value = ",".join(str(item) for item in value) or "(none)"
         elif value is None:
             value = "majority"
@@ -133,6 +135,8 @@ def parse_value(key: str, value: Any) -> Any:
     if key == "mutants" or key == "verify":
         return _bool(key, value)
     if key == "operators":
+        if value == "all":
+            return OPERATORS
         names = _names(key, value)
         unknown = sorted(set(names) - set(OPERATORS))
         if unknown:

@@ -8,6 +8,7 @@ The ini name of an option is its flag without the dashes (``--quest-max-tries``:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Callable
 from functools import partial
@@ -29,8 +30,8 @@ from pytest_quest.app.options import (
     parse_seconds,
     parse_text,
 )
-from pytest_quest.core.errors import QuestUsageError, RatchetFileError
-from pytest_quest.engine.codec import loads
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.policy import from_dict as policy_from_dict
 
 # pytest 8.4 types "int" and "float" ini values; before, they stay strings
 # (parse_count and parse_seconds read both).
@@ -433,10 +434,22 @@ def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
     if not path.is_absolute():
         path = rootdir / path
     try:
-        ratchet = loads(path.read_bytes(), str(path))
-    except (OSError, RatchetFileError):
-        return []  # no file yet, or a broken one: the command reports it
-    return list(ratchet.policy.sources) if ratchet.policy is not None else []
+        stat = path.stat()
+    except OSError:
+        return []  # no file yet
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _RECORDED:
+        # Only the policy is read here (start-up runs this twice); the command
+        # validates the whole file and reports a broken one.
+        try:
+            policy = policy_from_dict(json.loads(path.read_bytes()).get("policy"))
+            _RECORDED[key] = list(policy.sources)
+        except (OSError, ValueError, AttributeError):
+            _RECORDED[key] = []
+    return list(_RECORDED[key])
+
+
+_RECORDED: dict[tuple[str, int, int], list[str]] = {}
 
 
 def given_options(config: pytest.Config) -> frozenset[str]:
