@@ -221,9 +221,7 @@ def change_policy(ctx: Context) -> Output:
         raise QuestUsageError(f"--quest-policy {exc}") from None
     by, now = who(), now_utc()
     old, new, ratchet = record_policy_change(ctx, changes, by=by, now=now)
-    lines = [
-        f"policy: {old.shown(key)} -> {new.shown(key)} (by {by}, {now})" for key, _ in changes
-    ]
+    lines = [f"policy: {old.shown(key)} -> {new.shown(key)} (by {by}, {now})" for key, _ in changes]
     found = weaker_passes(ratchet)
     lines += weaker_lines(found)
     data = {

@@ -15,7 +15,8 @@ from typing import Any
 from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
 from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.next import pick
-from pytest_quest.app.policy import ensure_policy, submit_policy, with_policy
+from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.run import RunReport
@@ -71,7 +72,12 @@ def submit(ctx: Context) -> Output:
         now=now_utc(),
         guard=guard,
     )
-    return said(ctx, quest.id, judgement.result, state, written)
+    output = said(ctx, quest.id, judgement.result, state, written)
+    if ratchet.policy is None and written.policy is not None:
+        output.lines.append(
+            ADDED_NOTE.format(policy=written.policy.compact(), action=POLICY_ACTION)
+        )
+    return output
 
 
 def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
@@ -82,7 +88,9 @@ def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
     """
     ratchet = load_ratchet(ctx)
     # The recorded gate policy, tightened by this run's options (weakening: exit 4).
-    ctx.options = with_policy(ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir)
+    ctx.options = with_policy(
+        ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir
+    )
     quest_id = ctx.options.quest_id
     if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
         raise QuestUsageError(

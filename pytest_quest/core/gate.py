@@ -125,7 +125,9 @@ def step_exclusions(evidence: Evidence) -> GateResult | None:
                 )
             )
     named = bool(facts)  # a changed setting already named: the digest adds nothing
-    facts += [f for f in sealed_config_facts(evidence) if not (named and f.check == "exclusion.config")]
+    facts += [
+        f for f in sealed_config_facts(evidence) if not (named and f.check == "exclusion.config")
+    ]
     file = evidence.current.file if evidence.current else evidence.quest.file
     for line, pattern in evidence.new_exclusions:
         facts.append(

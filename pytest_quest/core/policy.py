@@ -140,7 +140,9 @@ def parse_value(key: str, value: Any) -> Any:
         names = _names(key, value)
         unknown = sorted(set(names) - set(OPERATORS))
         if unknown:
-            raise PolicyError(f"{key}: unknown operator {unknown[0]!r} (known: {', '.join(OPERATORS)})")
+            raise PolicyError(
+                f"{key}: unknown operator {unknown[0]!r} (known: {', '.join(OPERATORS)})"
+            )
         return names
     if key == "sources":
         return _names(key, value)
@@ -206,7 +208,10 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
     if recorded.verify and not requested.verify:
         found.append("verify")
     if recorded.verify and recorded.verify_threshold is not None:
-        if requested.verify_threshold is None or requested.verify_threshold > recorded.verify_threshold:
+        if (
+            requested.verify_threshold is None
+            or requested.verify_threshold > recorded.verify_threshold
+        ):
             found.append("verify_threshold")
     if set(recorded.sources) != set(requested.sources):
         found.append("sources")
@@ -217,7 +222,9 @@ def is_weaker(recorded: GatePolicy, requested: GatePolicy) -> bool:
     return bool(weaker_keys(recorded, requested))
 
 
-def effective(recorded: GatePolicy, requested: GatePolicy, given: set[str] | frozenset[str]) -> GatePolicy:
+def effective(
+    recorded: GatePolicy, requested: GatePolicy, given: set[str] | frozenset[str]
+) -> GatePolicy:
     """The policy one submit runs under: the record, tightened by the `given` requested keys.
 
     Raises `QuestUsageError` naming the recorded value and the person action

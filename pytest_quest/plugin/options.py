@@ -383,7 +383,9 @@ def resolve(config: pytest.Config) -> QuestOptions:
         command = "reopen" if values["quest_reopen"] else "accept"
     if values["quest_policy"]:
         if command is not None or values["quest_reopen"] or values["quest_accept"]:
-            raise QuestUsageError("--quest-policy runs on its own, without --quest or another action")
+            raise QuestUsageError(
+                "--quest-policy runs on its own, without --quest or another action"
+            )
         command = "policy"
     measure_out = config.getoption("quest_measure_out", default=None)
     if measure_out:
