@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.export import export_target, write_export
+from pytest_quest.app.policy import weaker_lines, weaker_passes
 from pytest_quest.core.ratchet import check_ratchet
 from pytest_quest.report import ci
 from pytest_quest.report.json import Output
@@ -29,6 +30,9 @@ def check(ctx: Context) -> Output:
                 stderr = commands
             else:
                 outcome.lines += commands
+    found = weaker_passes(ratchet)
+    outcome.data["weaker_policy_passes"] = found
+    outcome.lines += weaker_lines(found)
     summary = ctx.environ.get("GITHUB_STEP_SUMMARY")
     if in_actions and summary:
         problem = ci.append_step_summary(summary, ci.step_summary(outcome))

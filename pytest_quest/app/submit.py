@@ -15,6 +15,8 @@ from typing import Any
 from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
 from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.next import pick
+from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.run import RunReport
@@ -22,7 +24,14 @@ from pytest_quest.core.model import FunctionFacts, Quest, Ratchet, State, Verdic
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
 from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
-from pytest_quest.engine.source import check_syntax, facts_from_source, new_exclusions, read_source
+from pytest_quest.core.seal import config_digest
+from pytest_quest.engine.source import (
+    check_syntax,
+    facts_from_source,
+    new_exclusions,
+    new_partial_exclusions,
+    read_source,
+)
 from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report import text
@@ -63,7 +72,12 @@ def submit(ctx: Context) -> Output:
         now=now_utc(),
         guard=guard,
     )
-    return said(ctx, quest.id, judgement.result, state, written)
+    output = said(ctx, quest.id, judgement.result, state, written)
+    if ratchet.policy is None and written.policy is not None:
+        output.lines.append(
+            ADDED_NOTE.format(policy=written.policy.compact(), action=POLICY_ACTION)
+        )
+    return output
 
 
 def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
@@ -73,6 +87,10 @@ def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
     one, a verification setup that cannot work, missing or broken code.
     """
     ratchet = load_ratchet(ctx)
+    # The recorded gate policy, tightened by this run's options (weakening: exit 4).
+    ctx.options = with_policy(
+        ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir
+    )
     quest_id = ctx.options.quest_id
     if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
         raise QuestUsageError(
@@ -176,6 +194,14 @@ def gather_evidence(
             source_lines=source_lines,
             patterns=patterns,
         )
+        evidence.new_exclusions += new_partial_exclusions(
+            current,
+            quest.partial_lines,
+            source_lines=source_lines,
+            patterns=[str(p) for p in source.config.get("report:partial_branches") or []],
+        )
+    evidence.sealed_config = quest.config_digest
+    evidence.config_digest_now = config_digest(source.config, ratchet.policy)
     return evidence
 
 
@@ -273,8 +299,11 @@ def record(
                 f"quest {quest.id} was judged by another process while this one ran "
                 f"(now {target.state.value}, tries {target.tries}); nothing recorded"
             )
+        ensure_policy(fresh, ctx.options, ctx.rootdir)
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
         current = judgement.current
+        if state is State.PASS and ctx.options.policy is not None:
+            target.passed_policy = ctx.options.policy.compact()
         if current is not None:
             if state is State.PASS:
                 record_pass_facts(target, current)

@@ -29,6 +29,10 @@ class Evidence:
     config_then: dict[str, Any] = field(default_factory=dict)
     config_now: dict[str, Any] = field(default_factory=dict)
     new_exclusions: list[tuple[int, str]] = field(default_factory=list)
+    # The judge's own copy: the digest sealed in the quest at issue, and the
+    # digest of the configuration measured now with the recorded policy.
+    sealed_config: str | None = None
+    config_digest_now: str | None = None
     surviving_mutants: list[SurvivingMutant] | None = None
     mutation_problem: str = ""
     unstable_tests: list[str] | None = None
@@ -120,6 +124,10 @@ def step_exclusions(evidence: Evidence) -> GateResult | None:
                     message=f"coverage setting {setting} changed from {then!r} to {now!r}",
                 )
             )
+    named = bool(facts)  # a changed setting already named: the digest adds nothing
+    facts += [
+        f for f in sealed_config_facts(evidence) if not (named and f.check == "exclusion.config")
+    ]
     file = evidence.current.file if evidence.current else evidence.quest.file
     for line, pattern in evidence.new_exclusions:
         facts.append(
@@ -135,6 +143,35 @@ def step_exclusions(evidence: Evidence) -> GateResult | None:
             )
         )
     return GateResult(Verdict.FAIL, facts, "2-exclusions") if facts else None
+
+
+def sealed_config_facts(evidence: Evidence) -> list[Fact]:
+    """Step 2 against the sealed copy: the coverage configuration and the gate policy at issue."""
+    then, now = evidence.sealed_config, evidence.config_digest_now
+    if not then or not now or then == now:
+        return []
+    parts_then = dict(part.partition(":")[::2] for part in then.split(";"))
+    parts_now = dict(part.partition(":")[::2] for part in now.split(";"))
+    facts = []
+    for key, what in (("cfg", "coverage configuration"), ("pol", "gate policy")):
+        if parts_then.get(key) != parts_now.get(key):
+            facts.append(
+                Fact(
+                    check="exclusion.config" if key == "cfg" else "exclusion.policy",
+                    field=f"{evidence.quest.id}:{what.replace(' ', '_')}",
+                    expected=f"the {what} sealed at issue ({key}:{parts_then.get(key)})",
+                    actual=f"{key}:{parts_now.get(key)}",
+                    message=(
+                        f"the {what} differs from the copy sealed when the quest was issued"
+                        + (
+                            "; only a person changes the policy (pytest --quest-policy KEY=VALUE)"
+                            if key == "pol"
+                            else ""
+                        )
+                    ),
+                )
+            )
+    return facts
 
 
 def step_environment(evidence: Evidence) -> GateResult | None:

@@ -23,6 +23,7 @@ from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import accept, reopen
+from pytest_quest.app.policy import change_policy
 from pytest_quest.app.scan import scan
 from pytest_quest.app.status import status
 from pytest_quest.app.submit import submit
@@ -33,6 +34,7 @@ from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, a
 from pytest_quest.engine.runner import measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
+from pytest_quest.plugin.options import recorded_sources
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.plugin.verifiers import configured_verifiers
@@ -50,6 +52,7 @@ USE_CASES: dict[str, Callable[[Context], Output]] = {
     "export": export,
     "reopen": reopen,
     "accept": accept,
+    "policy": change_policy,
 }
 
 
@@ -60,6 +63,8 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     given = list(getattr(namespace, "quest_source", None) or [])
     if not given:
         given = list(early_config.getini("quest_source") or [])
+    if not given:
+        given = recorded_sources(early_config, rootdir)
     sources = resolve_sources(rootdir, given)
     data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-")
     measurer = Measurer(rootdir, sources, os.path.join(data_dir, ".coverage"), data_dir=data_dir)
