@@ -47,6 +47,9 @@ class QuestOptions:
     verify_threshold: int | None = None
     verify_timeout: float = 300.0
     verify_exclude: list[str] = field(default_factory=list)
+    # Person actions beside reopen and accept: exclude a quest; the reason of any.
+    exclude: str | None = None
+    reason: str | None = None
 
     @property
     def json(self) -> bool:

@@ -89,6 +89,7 @@ def pytest_configure(config: pytest.Config) -> None:
         and not config.getoption("quest_measure_out", default=None)
         and not raw_value(config, "quest_reopen")
         and not raw_value(config, "quest_accept")
+        and not raw_value(config, "quest_exclude")
     ):
         return
     from pytest_quest.plugin.session import QuestSession

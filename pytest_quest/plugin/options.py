@@ -167,6 +167,20 @@ _OPTIONS: list[_Option] = [
         help="person action: settle a REVIEW quest as PASS",
     ),
     _option(
+        "--quest-exclude",
+        ini_type=None,
+        parse=partial(parse_text, what="quest id"),
+        metavar="ID",
+        help="person action: take a quest out of the work (dead or untestable code)",
+    ),
+    _option(
+        "--quest-reason",
+        ini_type=None,
+        parse=partial(parse_text, what="reason"),
+        metavar="TEXT",
+        help="person actions: why (required; recorded with who and when)",
+    ),
+    _option(
         "--quest-export-to",
         ini_type="string",
         parse=partial(parse_text, what="path"),
@@ -239,6 +253,9 @@ _OPTIONS: list[_Option] = [
 ]
 
 _BY_NAME = {option.name: option for option in _OPTIONS}
+
+PERSON_COMMANDS = ("reopen", "accept", "exclude")
+"""The person actions on one quest, each its own option (``--quest-reopen ID``...)."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -357,12 +374,17 @@ def resolve(config: pytest.Config) -> QuestOptions:
         if command not in (None, "status"):
             raise QuestUsageError(f"--quest-status cannot be combined with --quest {command}")
         command = "status"
-    if values["quest_reopen"] or values["quest_accept"]:
+    person = [name for name in PERSON_COMMANDS if values[f"quest_{name}"]]
+    if person:
         if command not in (None, "status"):
-            raise QuestUsageError("--quest-reopen/--quest-accept run on their own, without --quest")
-        if values["quest_reopen"] and values["quest_accept"]:
-            raise QuestUsageError("use one of --quest-reopen and --quest-accept at a time")
-        command = "reopen" if values["quest_reopen"] else "accept"
+            raise QuestUsageError(
+                "--quest-reopen/--quest-accept/--quest-exclude run on their own, without --quest"
+            )
+        if len(person) > 1:
+            raise QuestUsageError(
+                "use one of --quest-reopen, --quest-accept and --quest-exclude at a time"
+            )
+        command = person[0]
     measure_out = config.getoption("quest_measure_out", default=None)
     if measure_out:
         command = "_measure"
@@ -396,7 +418,9 @@ def resolve(config: pytest.Config) -> QuestOptions:
         verify_threshold=values["quest_verify_threshold"],
         verify_timeout=parse_seconds(values["quest_verify_timeout"]),
         verify_exclude=[str(p) for p in values["quest_verify_exclude"] or []],
+        exclude=values["quest_exclude"],
+        reason=values["quest_reason"],
     )
 
 
-__all__ = ["COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]
+__all__ = ["COMMANDS", "PERSON_COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]
