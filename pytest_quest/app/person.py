@@ -146,6 +146,7 @@ def _known(
         )
     quest = ratchet.quests[quest_id]
     allowed(quest)
+    ctx.store.check_writable()
     return quest, facts_from_source(quest_id, quest.file, ctx.rootdir, all_missing=False)
 
 
