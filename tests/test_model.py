@@ -114,7 +114,7 @@ def test_fully_covered_needs_lines_and_branches():
 
 
 def test_only_todo_is_not_terminal():
-    assert [state.terminal for state in State] == [False, True, True, True]
+    assert [state.terminal for state in State] == [False, True, True, True, True]
 
 
 def test_next_todo_orders_by_file_then_line_not_by_insertion():
