@@ -73,8 +73,7 @@ def require_person(
     typed = terminal.ask(prompt)
     if typed != confirmation:
         raise QuestUsageError(
-            f"{action}: the confirmation typed does not match {confirmation!r}; "
-            "nothing was changed"
+            f"{action}: the confirmation typed does not match {confirmation!r}; nothing was changed"
         )
     return Person(by=who(), at=now_utc(), reason=reason)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -157,7 +159,10 @@ def test_the_guard_confirms_a_policy_change_too(calc):
     ctx = calc.context("status", reason="mutants are too slow on this legacy module")
     terminal = at_terminal(ctx, "mutants=off")
     person = require_person(ctx, "--quest-policy", "mutants=off", ["mutants: on -> off"])
-    assert (person.by, person.reason) == ("Quest Tester", "mutants are too slow on this legacy module")
+    assert (person.by, person.reason) == (
+        "Quest Tester",
+        "mutants are too slow on this legacy module",
+    )
     assert terminal.prompts[0].startswith("mutants: on -> off\n")
     terminal.answer = "mutants=on"
     with pytest.raises(QuestUsageError, match="--quest-policy: the confirmation typed does not"):
@@ -245,7 +250,10 @@ def test_review_and_done_quests_can_be_excluded(calc):
     act(calc, "exclude", SIGN)
     act(calc, "exclude", CLAMP)
     ratchet = calc.context("next").store.load()
-    assert [ratchet.quests[q].history[-1].note for q in (SIGN, CLAMP)] == ["from REVIEW", "from DONE"]
+    assert [ratchet.quests[q].history[-1].note for q in (SIGN, CLAMP)] == [
+        "from REVIEW",
+        "from DONE",
+    ]
 
 
 # -- every person action is recorded, and listed since a base ------------------------------
@@ -295,3 +303,29 @@ def test_next_and_submit_never_suggest_person_actions(calc):
     )
     for word in ("reopen", "accept", "exclude", "quest-reason", "quest-policy"):
         assert word not in shown
+
+
+# -- the JSON keys are documented -----------------------------------------------------------
+
+SCHEMA_DOC = Path(__file__).resolve().parents[3] / "docs" / "json-schema.md"
+
+
+def documented(section: str) -> set[str]:
+    """The backticked names in the first column of the tables of the section titled `section`."""
+    keys: set[str] = set()
+    inside = False
+    for line in SCHEMA_DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            inside = line[3:].startswith(section)
+        elif inside and line.startswith("| `"):
+            keys.update(re.findall(r"`([a-z_]+)`", line.split("|")[1]))
+    return keys
+
+
+def test_person_action_output_and_excluded_quests_are_documented(calc):
+    output, _ = act(calc, "exclude", SIGN)
+    common = {"counts", "remaining"}
+    assert set(output.data) - common <= documented("reopen, accept, exclude")
+    assert set(output.data["quest"]) <= documented("Rules")
+    assert set(output.data["quest"]["excluded"]) == {"by", "at", "reason", "fingerprint"}
+    assert '"EXCLUDED": n' in SCHEMA_DOC.read_text(encoding="utf-8")
