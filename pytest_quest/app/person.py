@@ -138,6 +138,7 @@ def _known(
 ) -> tuple[Quest, FunctionFacts | None]:
     """The quest named, checked for `action` before anyone is asked, and its current code."""
     ratchet = load_ratchet(ctx)
+    ctx.store.check_writable()  # before anyone is asked to confirm what cannot be written
     if not quest_id or quest_id not in ratchet.quests:
         raise QuestUsageError(
             f"--quest-{action} {quest_id!r}: unknown quest id; "
@@ -145,7 +146,6 @@ def _known(
         )
     quest = ratchet.quests[quest_id]
     allowed(quest)
-    ctx.store.check_writable()
     return quest, facts_from_source(quest_id, quest.file, ctx.rootdir, all_missing=False)
 
 

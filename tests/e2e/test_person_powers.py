@@ -227,3 +227,33 @@ def test_exclude_at_a_terminal_then_status_then_reopen(reviewed):
     entry = json.loads((reviewed.path / "quest.json").read_text())["quests"][SIGN]
     assert entry["state"] == "TODO"
     assert [e["action"] for e in entry["history"]][-2:] == ["exclude", "reopen"]
+
+
+FOREGROUND_AND_BACKGROUND = """
+import os
+from pytest_quest.engine.tty import controlling_terminal
+print("foreground", controlling_terminal() is not None, flush=True)
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)  # a background job of this terminal's session
+    print("background", controlling_terminal() is not None, flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def test_the_terminal_is_only_the_foreground_controlling_terminal(tmp_path):
+    master, slave = os.openpty()
+    proc = subprocess.run(
+        [sys.executable, "-c", _TAKE_TTY, "-c", FOREGROUND_AND_BACKGROUND],
+        stdin=slave, capture_output=True, text=True, timeout=60, start_new_session=True,
+        env=child_env(), check=False,
+    )  # fmt: skip
+    os.close(slave)
+    os.close(master)
+    assert proc.stdout.split("\n")[:2] == ["foreground True", "background False"], proc.stderr
+    alone = subprocess.run(
+        [sys.executable, "-c", FOREGROUND_AND_BACKGROUND.split("pid =")[0]],
+        capture_output=True, text=True, timeout=60, start_new_session=True, check=False,
+    )  # fmt: skip
+    assert alone.stdout == "foreground False\n", alone.stderr

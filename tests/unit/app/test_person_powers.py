@@ -17,7 +17,7 @@ from pytest_quest.app.next import next_quest
 from pytest_quest.app.person import accept, exclude, reopen, require_person
 from pytest_quest.app.status import status
 from pytest_quest.app.submit import Judgement, claim_quest, record, said
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
 from pytest_quest.core.model import Fact, State, Verdict
 from pytest_quest.core.person_log import person_actions_since
@@ -329,3 +329,13 @@ def test_person_action_output_and_excluded_quests_are_documented(calc):
     assert set(output.data["quest"]) <= documented("Rules")
     assert set(output.data["quest"]["excluded"]) == {"by", "at", "reason", "fingerprint"}
     assert '"EXCLUDED": n' in SCHEMA_DOC.read_text(encoding="utf-8")
+
+
+def test_a_read_only_ratchet_file_is_refused_before_anyone_is_asked(calc):
+    path = calc.root / "quest.json"
+    path.chmod(0o444)
+    ctx = calc.context("exclude", exclude=SIGN, reason=REASON)
+    terminal = at_terminal(ctx, SIGN)
+    with pytest.raises(QuestError, match="is read-only"):
+        exclude(ctx)
+    assert terminal.prompts == []
