@@ -120,7 +120,7 @@ def branch_fact(file: str, arc: tuple[int, int]) -> Fact:
 class FunctionFacts:
     """What measuring says about one function of the current code.
 
-    Produced by ``measure.py`` (or a fake in unit tests); the gate compares it
+    Produced by ``engine/measure.py`` (or a fake in unit tests); the gate compares it
     with the quest's record.  `missing_lines` and `missing_branches` only count
     execution by tests that passed.
     """

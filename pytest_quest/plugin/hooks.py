@@ -1,4 +1,4 @@
-"""pytest hooks of pytest-quest: thin; the work is in ``commands.py``.
+"""pytest hooks of pytest-quest: thin; the work is in ``session.py`` and ``app/``.
 
 With no quest command given, the plugin registers nothing beyond its
 options and costs nothing.
@@ -65,7 +65,7 @@ def pytest_load_initial_conftests(
     from pytest_quest.plugin.session import start_measuring
 
     if command == "_measure":
-        # The gate's run: its tests cannot write the ratchet file (issue 4).
+        # The gate's run: its tests cannot write the ratchet file.
         from pytest_quest.engine.guard import protect_from_env
 
         protect_from_env()

@@ -89,7 +89,7 @@ class QuestSession:
         self.outcomes: dict[str, str] = {}
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
-        # pytest-xdist (coexist.py): a worker hands its data to `worker_dir`;
+        # pytest-xdist (xdist.py): a worker hands its data to `worker_dir`;
         # the controller combines what its workers left in `_workers_dir`.
         self.worker_dir: str | None = None
         self.worker_id = ""

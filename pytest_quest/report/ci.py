@@ -1,6 +1,6 @@
 """The CI ratchet check's report: text, JSON, GitHub annotations, step summary.
 
-``pytest --quest check`` measures the suite (``commands.py``) and asks the
+``pytest --quest check`` measures the suite (``app/check.py``) and asks the
 pure :func:`pytest_quest.core.ratchet.check_ratchet` what regressed; this module
 turns that :class:`CheckReport` into what CI shows.  Nothing here runs tests
 or writes the ratchet file.  Under GitHub Actions (``GITHUB_ACTIONS=true``)

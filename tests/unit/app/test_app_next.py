@@ -7,7 +7,7 @@ from app_calc import CLAMP, SIGN, TEST_DOUBLE, CalcProject
 
 from pytest_quest.app.next import next_quest
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.engine.store import ratchet_to_dict
+from pytest_quest.engine.codec import ratchet_to_dict
 
 
 def test_scan_records_the_measured_functions(tmp_path):
