@@ -58,6 +58,9 @@ class QuestOptions:
     since: str | None = None
     #: The gate policy this run judges under (set by app/policy.py for submit).
     policy: GatePolicy | None = None
+    # Person actions beside reopen and accept: exclude a quest; the reason of any.
+    exclude: str | None = None
+    reason: str | None = None
 
     @property
     def json(self) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet, now_utc
 from pytest_quest.app.options import QuestOptions
-from pytest_quest.app.person import who
+from pytest_quest.app.person import require_person
 from pytest_quest.core import policy as gate_policy
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet, State
@@ -176,7 +176,7 @@ def since_time(text: str, rootdir: Path) -> datetime:
 
 
 def record_policy_change(
-    ctx: Context, changes: list[tuple[str, str]], *, by: str, now: str
+    ctx: Context, changes: list[tuple[str, str]], *, by: str, now: str, reason: str = ""
 ) -> tuple[GatePolicy, GatePolicy, Ratchet]:
     """Change the recorded policy (a person's action): the old and new policy, the ratchet written.
 
@@ -201,6 +201,7 @@ def record_policy_change(
                     "key": key,
                     "old": before.partition("=")[2],
                     "new": after.partition("=")[2],
+                    **({"reason": reason} if reason else {}),
                 }
             )
         fresh.policy = new
@@ -219,8 +220,12 @@ def change_policy(ctx: Context) -> Output:
         changes = [gate_policy.parse_assignment(text) for text in ctx.options.policy_changes]
     except PolicyError as exc:
         raise QuestUsageError(f"--quest-policy {exc}") from None
-    by, now = who(), now_utc()
-    old, new, ratchet = record_policy_change(ctx, changes, by=by, now=now)
+    confirmation = ",".join(f"{key}={value}" for key, value in changes)
+    person = require_person(
+        ctx, "--quest-policy", confirmation, [f"change the recorded gate policy: {confirmation}"]
+    )
+    by, now = person.by, person.at
+    old, new, ratchet = record_policy_change(ctx, changes, by=by, now=now, reason=person.reason)
     lines = [f"policy: {old.shown(key)} -> {new.shown(key)} (by {by}, {now})" for key, _ in changes]
     found = weaker_passes(ratchet)
     lines += weaker_lines(found)

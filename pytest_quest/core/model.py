@@ -19,12 +19,17 @@ _ARC_FIELD = re.compile(r"^(.*:\d+)->(?:-?\d+|exit)$")
 
 
 class State(str, enum.Enum):
-    """The state of a quest.  PASS, REVIEW and DONE are terminal."""
+    """The state of a quest.  Every state but TODO is terminal.
+
+    EXCLUDED is a person's decision to take a function out of the work (dead
+    or untestable code), with a reason; only a person's reopen undoes it.
+    """
 
     TODO = "TODO"
     PASS = "PASS"
     REVIEW = "REVIEW"
     DONE = "DONE"
+    EXCLUDED = "EXCLUDED"
 
     @property
     def terminal(self) -> bool:
@@ -155,19 +160,29 @@ def make_quest_id(file: str, qualname: str, ordinal: int) -> str:
     return base if ordinal == 1 else f"{base}@{ordinal}"
 
 
+#: The actions only a person may take (a typed confirmation at a terminal, a reason).
+PERSON_ACTIONS = ("reopen", "accept", "exclude", "policy")
+
+
 @dataclass
 class Event:
-    """One entry of a quest's history: what happened, when, by whom."""
+    """One entry of a quest's history: what happened, when, by whom.
+
+    A person action also records the `reason` given and the `fingerprint` of
+    the function's code as the person saw it.
+    """
 
     at: str
     action: str
     verdict: str = ""
     by: str = ""
     note: str = ""
+    reason: str = ""
+    fingerprint: str = ""
 
     def to_dict(self) -> dict[str, str]:
         result = {"at": self.at, "action": self.action}
-        for key in ("verdict", "by", "note"):
+        for key in ("verdict", "by", "note", "reason", "fingerprint"):
             value = getattr(self, key)
             if value:
                 result[key] = value

@@ -204,6 +204,8 @@ class _Validator:
                     verdict=self.optional_str(event, "verdict", ewhere),
                     by=self.optional_str(event, "by", ewhere),
                     note=self.optional_str(event, "note", ewhere),
+                    reason=self.optional_str(event, "reason", ewhere),
+                    fingerprint=self.optional_str(event, "fingerprint", ewhere),
                 )
             )
         tries = self.count(data, "tries", where)
@@ -377,7 +379,9 @@ _QUEST_KEYS = frozenset(
     quest_to_dict(Quest(id="", file="", qualname="", first=1, last=1, fingerprint=""))
 ) | {"extra"}
 _FACT_KEYS = frozenset(Fact("", "", "", "", message="m").to_dict())
-_EVENT_KEYS = frozenset(Event(at="", action="", verdict="v", by="b", note="n").to_dict())
+_EVENT_KEYS = frozenset(
+    Event(at="", action="", verdict="v", by="b", note="n", reason="r", fingerprint="f").to_dict()
+)
 
 
 def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[str, Any]:

@@ -90,6 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
         and not raw_value(config, "quest_reopen")
         and not raw_value(config, "quest_accept")
         and not raw_value(config, "quest_policy")
+        and not raw_value(config, "quest_exclude")
     ):
         return
     from pytest_quest.plugin.session import QuestSession

@@ -185,6 +185,20 @@ _OPTIONS: list[_Option] = [
         help="audit: only quests that passed since this ISO date or git ref's commit date",
     ),
     _option(
+        "--quest-exclude",
+        ini_type=None,
+        parse=partial(parse_text, what="quest id"),
+        metavar="ID",
+        help="person action: take a quest out of the work (dead or untestable code)",
+    ),
+    _option(
+        "--quest-reason",
+        ini_type=None,
+        parse=partial(parse_text, what="reason"),
+        metavar="TEXT",
+        help="person actions: why (required; recorded with who and when)",
+    ),
+    _option(
         "--quest-export-to",
         ini_type="string",
         parse=partial(parse_text, what="path"),
@@ -257,6 +271,9 @@ _OPTIONS: list[_Option] = [
 ]
 
 _BY_NAME = {option.name: option for option in _OPTIONS}
+
+PERSON_COMMANDS = ("reopen", "accept", "exclude")
+"""The person actions on one quest, each its own option (``--quest-reopen ID``...)."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -375,14 +392,19 @@ def resolve(config: pytest.Config) -> QuestOptions:
         if command not in (None, "status"):
             raise QuestUsageError(f"--quest-status cannot be combined with --quest {command}")
         command = "status"
-    if values["quest_reopen"] or values["quest_accept"]:
+    person = [name for name in PERSON_COMMANDS if values[f"quest_{name}"]]
+    if person:
         if command not in (None, "status"):
-            raise QuestUsageError("--quest-reopen/--quest-accept run on their own, without --quest")
-        if values["quest_reopen"] and values["quest_accept"]:
-            raise QuestUsageError("use one of --quest-reopen and --quest-accept at a time")
-        command = "reopen" if values["quest_reopen"] else "accept"
+            raise QuestUsageError(
+                "--quest-reopen/--quest-accept/--quest-exclude run on their own, without --quest"
+            )
+        if len(person) > 1:
+            raise QuestUsageError(
+                "use one of --quest-reopen, --quest-accept and --quest-exclude at a time"
+            )
+        command = person[0]
     if values["quest_policy"]:
-        if command is not None or values["quest_reopen"] or values["quest_accept"]:
+        if command is not None or person:
             raise QuestUsageError(
                 "--quest-policy runs on its own, without --quest or another action"
             )
@@ -424,6 +446,8 @@ def resolve(config: pytest.Config) -> QuestOptions:
         given=given_options(config),
         policy_changes=[str(c) for c in values["quest_policy"] or []],
         since=values["quest_since"],
+        exclude=values["quest_exclude"],
+        reason=values["quest_reason"],
     )
 
 
@@ -468,4 +492,4 @@ def given_options(config: pytest.Config) -> frozenset[str]:
     return frozenset(given)
 
 
-__all__ = ["COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]
+__all__ = ["COMMANDS", "PERSON_COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]

@@ -22,7 +22,7 @@ from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal, res
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
-from pytest_quest.app.person import accept, reopen
+from pytest_quest.app.person import accept, exclude, reopen
 from pytest_quest.app.policy import change_policy
 from pytest_quest.app.scan import scan
 from pytest_quest.app.status import status
@@ -35,6 +35,7 @@ from pytest_quest.engine.runner import measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.plugin.options import recorded_sources
+from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.plugin.verifiers import configured_verifiers
@@ -53,6 +54,7 @@ USE_CASES: dict[str, Callable[[Context], Output]] = {
     "reopen": reopen,
     "accept": accept,
     "policy": change_policy,
+    "exclude": exclude,
 }
 
 
@@ -242,6 +244,7 @@ class QuestSession:
             environ=os.environ,
             l1_check=config.hook.pytest_quest_l1_check,
             verifiers=verifiers,
+            person_terminal=controlling_terminal,
         )
 
     def measured_roots(self) -> list[str]:

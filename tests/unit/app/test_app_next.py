@@ -20,7 +20,7 @@ def test_scan_records_the_measured_functions(tmp_path):
     )
     assert (data["remaining"], data["counts"]) == (
         2,
-        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0},
+        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0},
     )
     assert data["tests_not_passed"] == []
 
@@ -39,7 +39,7 @@ def test_next_shows_the_first_todo_and_makes_it_active(calc):
     data = output.data
     assert (data["remaining"], data["counts"]) == (
         2,
-        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0},
+        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0},
     )
     quest = data["quest"]
     assert quest["id"] == SIGN
