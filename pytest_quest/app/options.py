@@ -47,6 +47,9 @@ class QuestOptions:
     verify_threshold: int | None = None
     verify_timeout: float = 300.0
     verify_exclude: list[str] = field(default_factory=list)
+    # check: the base ratchet to re-judge new PASS quests against (a git ref, or a file).
+    base_ref: str | None = None
+    base_file: str | None = None
 
     @property
     def json(self) -> bool:

@@ -153,6 +153,20 @@ _OPTIONS: list[_Option] = [
         help="check: functions missing from the ratchet fail the check",
     ),
     _option(
+        "--quest-base",
+        ini_type=None,
+        parse=partial(parse_text, what="git ref"),
+        metavar="REF",
+        help="check: re-judge every PASS new since the ratchet file at this git ref",
+    ),
+    _option(
+        "--quest-base-file",
+        ini_type=None,
+        parse=partial(parse_text, what="path"),
+        metavar="PATH",
+        help="check: re-judge every PASS new since this copy of the ratchet file",
+    ),
+    _option(
         "--quest-reopen",
         ini_type=None,
         parse=partial(parse_text, what="quest id"),
@@ -396,6 +410,8 @@ def resolve(config: pytest.Config) -> QuestOptions:
         verify_threshold=values["quest_verify_threshold"],
         verify_timeout=parse_seconds(values["quest_verify_timeout"]),
         verify_exclude=[str(p) for p in values["quest_verify_exclude"] or []],
+        base_ref=values["quest_base"],
+        base_file=values["quest_base_file"],
     )
 
 
