@@ -377,6 +377,13 @@ def resolve(config: pytest.Config) -> QuestOptions:
         if values["quest_reopen"] and values["quest_accept"]:
             raise QuestUsageError("use one of --quest-reopen and --quest-accept at a time")
         command = "reopen" if values["quest_reopen"] else "accept"
+    if values["quest_base"] or values["quest_base_file"]:
+        if values["quest_base"] and values["quest_base_file"]:
+            raise QuestUsageError("use one of --quest-base and --quest-base-file at a time")
+        if command != "check":
+            raise QuestUsageError(
+                "--quest-base and --quest-base-file are options of `pytest --quest check`"
+            )
     measure_out = config.getoption("quest_measure_out", default=None)
     if measure_out:
         command = "_measure"
