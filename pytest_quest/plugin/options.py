@@ -155,6 +155,20 @@ _OPTIONS: list[_Option] = [
         help="check: functions missing from the ratchet fail the check",
     ),
     _option(
+        "--quest-base",
+        ini_type=None,
+        parse=partial(parse_text, what="git ref"),
+        metavar="REF",
+        help="check: re-judge every PASS new since the ratchet file at this git ref",
+    ),
+    _option(
+        "--quest-base-file",
+        ini_type=None,
+        parse=partial(parse_text, what="path"),
+        metavar="PATH",
+        help="check: re-judge every PASS new since this copy of the ratchet file",
+    ),
+    _option(
         "--quest-reopen",
         ini_type=None,
         parse=partial(parse_text, what="quest id"),
@@ -409,6 +423,13 @@ def resolve(config: pytest.Config) -> QuestOptions:
                 "--quest-policy runs on its own, without --quest or another action"
             )
         command = "policy"
+    if values["quest_base"] or values["quest_base_file"]:
+        if values["quest_base"] and values["quest_base_file"]:
+            raise QuestUsageError("use one of --quest-base and --quest-base-file at a time")
+        if command != "check":
+            raise QuestUsageError(
+                "--quest-base and --quest-base-file are options of `pytest --quest check`"
+            )
     measure_out = config.getoption("quest_measure_out", default=None)
     if measure_out:
         command = "_measure"
@@ -448,6 +469,8 @@ def resolve(config: pytest.Config) -> QuestOptions:
         since=values["quest_since"],
         exclude=values["quest_exclude"],
         reason=values["quest_reason"],
+        base_ref=values["quest_base"],
+        base_file=values["quest_base_file"],
     )
 
 
