@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.app.context import Context, load_ratchet, now_utc
+from pytest_quest.app.context import Context, load_ratchet
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import require_person
 from pytest_quest.core import policy as gate_policy
