@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -17,7 +18,8 @@ from typing import Any, Protocol
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import FunctionFacts, Quest
-from pytest_quest.engine.processes import kill_group
+from pytest_quest.engine import reaper
+from pytest_quest.engine.processes import reap_leftovers, stop_tree
 from pytest_quest.verify.prompt import Request, build_prompt, build_request
 from pytest_quest.verify.protocol import (
     STATUS_CLEAN,
@@ -39,6 +41,14 @@ class Verifier(Protocol):
 def _tail(text: str, lines: int = 2) -> str:
     kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
     return " | ".join(kept)[:300]
+
+
+def _not_startable(program: str, cwd: Path) -> str:
+    """`program` when it names no executable file (checked here: the shim would only exit 127)."""
+    if os.sep in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        return "" if os.access(path, os.X_OK) and path.is_file() else program
+    return "" if shutil.which(program) else program
 
 
 class CommandVerifier:
@@ -67,9 +77,13 @@ class CommandVerifier:
             return failed(f"cannot split the command line: {exc}")
         if not argv:
             return failed("empty command")
+        missing = _not_startable(argv[0], self.cwd)
+        if missing:
+            return failed(f"cannot start: [Errno 2] No such file or directory: {missing!r}")
         try:
             process = subprocess.Popen(
-                argv,
+                # Under the reaping shim: what the verifier starts ends with it.
+                reaper.shim_command(argv),
                 cwd=str(self.cwd),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -81,11 +95,11 @@ class CommandVerifier:
         try:
             out, err = process.communicate(prompt.encode("utf-8"), timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            kill_group(process)
+            stop_tree(process)
             return failed(f"timed out after {self.timeout:g}s (--quest-verify-timeout)")
         except BaseException:
             # Interrupted (Ctrl-C): the verifier runs in its own session.
-            kill_group(process)
+            stop_tree(process)
             raise
         seconds = time.monotonic() - started
         stdout = out.decode("utf-8", errors="replace")
@@ -217,6 +231,7 @@ def run_verification(
     else:
         for verifier in others:
             answers[id(verifier)] = verifier(request, prompt)
+    reap_leftovers()  # in the judge: what the verifier commands left behind
     ordered = [answers[id(verifier)] for verifier in verifiers]
     return vote(
         ordered,
