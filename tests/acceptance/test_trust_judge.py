@@ -6,7 +6,6 @@ Each runs `pytest --quest submit` in a subprocess on a throwaway project
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
