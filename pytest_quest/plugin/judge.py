@@ -84,10 +84,14 @@ def judge_options(early_config: pytest.Config, args: list[str]) -> list[str]:
     """
     from _pytest.config import get_config
 
-    from pytest_quest.plugin import hooks
+    from pytest_quest.plugin.options import add_options
+
+    class QuestOptions:
+        def pytest_addoption(self, parser: pytest.Parser) -> None:
+            add_options(parser)
 
     clean = get_config()
-    clean.pluginmanager.register(hooks, "quest")
+    clean.pluginmanager.register(QuestOptions(), "quest")
     known = _option_actions(clean._parser)
     full = _option_actions(early_config._parser)
     kept: list[str] = []

@@ -259,3 +259,34 @@ def test_a_signalled_submit_records_nothing_and_leaves_nothing(project, tmp_path
         time.sleep(0.1)
     assert [pid for pid in leftovers if alive(pid)] == []
     assert (project.path / "quest.json").read_bytes() == before
+
+
+HONEST_TEST = """\
+from pkg.calc import sign
+
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(-1) == -1
+    assert sign(0) == 1
+    assert sign(7) == 1
+"""
+
+L1_CONFTEST = """\
+from pytest_quest.core.model import Fact, Verdict
+
+
+def pytest_quest_l1_check(quest, function, run):
+    assert function.covering_tests and run.outcomes
+    return [(Verdict.REVIEW, Fact("project.rule", quest.id, "a rule", "broken", "broken rule"))]
+"""
+
+
+@pytest.mark.slow
+def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project):
+    scanned(project)
+    project.test("test_sign", HONEST_TEST)
+    (project.path / "tests" / "conftest.py").write_text(L1_CONFTEST)
+    _, data = submit(project)
+    assert data["verdict"] == "REVIEW", data
+    assert [f["check"] for f in data["quest"]["facts"]] == ["project.rule"]
