@@ -69,7 +69,9 @@ def fill_mutation_evidence(
         evidence.mutation_problem = "no covering test passed when run again"
 
 
-def deep_checks(ctx: Context, evidence: Evidence) -> MutationReport | None:
+def deep_checks(
+    ctx: Context, evidence: Evidence, verify: dict[str, Any] | None = None
+) -> MutationReport | None:
     """Steps 4 and 5 and the ``pytest_quest_l1_check`` hooks, filling `evidence` in place.
 
     Returns the mutation child's report (None when nothing could run).
@@ -81,7 +83,10 @@ def deep_checks(ctx: Context, evidence: Evidence) -> MutationReport | None:
     if not tests:
         evidence.mutation_problem = "no covering test was recorded for the function"
     else:
-        report = check_function(ctx, function, tests, l1_evidence(ctx, evidence))
+        hooks = l1_evidence(ctx, evidence)
+        if verify is not None:
+            hooks["verify"] = verify  # the plugin verifiers are asked in the child too
+        report = check_function(ctx, function, tests, hooks)
         fill_mutation_evidence(evidence, report, evidence.run.outcomes)
     evidence.extra_checks += seal_facts(evidence.quest)
     evidence.extra_checks += l1_checks(ctx, evidence)

@@ -33,6 +33,8 @@ class MutationReport:
     # The project's L1 hook results from the child, ``{"verdict", "fact"}``
     # dicts (None: the hooks were not asked, or the child gave no answer).
     l1: list[dict[str, Any]] | None = None
+    # The project's plugin verifiers' answers (``l1["verify"]`` asked them), as dicts.
+    answers: list[dict[str, Any]] | None = None
 
     def unstable(self, first: dict[str, str] | None = None) -> list[str]:
         """Tests whose outcome differs between runs (`first`: an earlier run's outcomes)."""
@@ -198,6 +200,7 @@ def run_mutation_checks(
             written = json.loads(out.read_text(encoding="utf-8"))
             data = written["functions"]
             l1_results = written.get("l1") if l1 is not None else None
+            answers = written.get("answers") if l1 is not None else None
         except (ValueError, KeyError, AttributeError) as exc:
             return failed(f"the mutation report was unreadable: {exc}", duration)
         reports = []
@@ -213,6 +216,7 @@ def run_mutation_checks(
                     # in it (the start-up is in none of them).
                     duration=duration if len(targets) == 1 else item["seconds"],
                     l1=l1_results if isinstance(l1_results, list) else None,
+                    answers=answers if isinstance(answers, list) else None,
                 )
             )
         return reports

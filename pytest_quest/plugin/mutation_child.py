@@ -77,6 +77,8 @@ class MutationChild:
         written: dict[str, Any] = {"functions": results}
         if self.spec.get("l1"):
             written["l1"] = l1_results(session.config, self.spec["l1"])
+            if self.spec["l1"].get("verify"):
+                written["answers"] = verifier_answers(session.config, self.spec["l1"])
         out.write_text(json.dumps(written), encoding="utf-8")
         return True
 
@@ -207,6 +209,23 @@ def l1_results(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str
             message=f"could not confirm: an L1 check raised {type(exc).__name__}: {exc}",
         )
         return [{"verdict": Verdict.REVIEW.value, "fact": asdict(error)}]
+
+
+def verifier_answers(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str, Any]]:
+    """The project's plugin verifiers (``pytest_quest_verify``) asked here, one answer each."""
+    from pytest_quest.engine.codec import loads
+    from pytest_quest.verify.adapters import (
+        answer_to_dict,
+        hook_verifiers,
+        request_from_dict,
+    )
+
+    ratchet = loads(Path(evidence["ratchet"]).read_bytes(), evidence["ratchet"])
+    request, prompt = request_from_dict(evidence["verify"], ratchet.quests[evidence["quest"]])
+    rootdir = Path(str(config.rootpath))
+    return [
+        answer_to_dict(v(request, prompt)) for v in hook_verifiers(config.pluginmanager, rootdir)
+    ]
 
 
 def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import time
+from dataclasses import asdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,7 +21,7 @@ from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import FunctionFacts, Quest
 from pytest_quest.engine import reaper
 from pytest_quest.engine.processes import reap_leftovers, stop_tree
-from pytest_quest.verify.prompt import Request, build_prompt, build_request
+from pytest_quest.verify.prompt import Request, TestSource, build_prompt, build_request
 from pytest_quest.verify.protocol import (
     STATUS_CLEAN,
     STATUS_CORRECTIONS,
@@ -207,6 +208,64 @@ def hook_verifiers(pluginmanager: Any, rootdir: Path | None = None) -> list[Hook
     return verifiers
 
 
+class AnsweredVerifier:
+    """A verifier that was asked elsewhere (a plugin hook, in a child that loads the project)."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.name = answer.verifier
+        self.answer = answer
+
+    def __call__(self, request: Request, prompt: str) -> Answer:
+        return self.answer
+
+
+def request_to_dict(request: Request, prompt: str) -> dict[str, Any]:
+    """What a child needs to ask the plugin verifiers (`files` stays with the judge's re-check)."""
+    return {
+        "quest": request.quest.id,
+        "function_file": request.function_file,
+        "function_first": request.function_first,
+        "function_source": request.function_source,
+        "tests": [asdict(test) for test in request.tests],
+        "questions": list(request.questions),
+        "prompt": prompt,
+    }
+
+
+def request_from_dict(data: dict[str, Any], quest: Quest) -> tuple[Request, str]:
+    request = Request(
+        quest=quest,
+        function_file=str(data["function_file"]),
+        function_first=int(data["function_first"]),
+        function_source=str(data["function_source"]),
+        tests=[TestSource(**test) for test in data["tests"]],
+        questions=[str(q) for q in data["questions"]],
+    )
+    return request, str(data["prompt"])
+
+
+def answer_to_dict(answer: Answer) -> dict[str, Any]:
+    data = asdict(answer)
+    data["findings"] = [asdict(finding) for finding in answer.findings]
+    return data
+
+
+def answer_from_dict(data: dict[str, Any]) -> Answer:
+    """An `Answer` a child sent; malformed parts become this verifier's error."""
+    name = str(data.get("verifier", "plugin"))
+    try:
+        return Answer(
+            verifier=name,
+            seconds=float(data["seconds"]),
+            findings=[Finding(**item) for item in data["findings"]],
+            error=str(data.get("error", "")),
+            status=str(data.get("status", "")),
+            abstained=bool(data.get("abstained", False)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        return Answer(name, 0.0, error=f"unusable answer from the child: {exc}")
+
+
 def run_verification(
     request: Request,
     verifiers: Sequence[Verifier],
@@ -326,6 +385,11 @@ def verify_submission(
 
 
 __all__ = [
+    "AnsweredVerifier",
+    "answer_from_dict",
+    "answer_to_dict",
+    "request_from_dict",
+    "request_to_dict",
     "CommandVerifier",
     "HookVerifier",
     "Verifier",
