@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import Any
+
 from pytest_quest.app.context import Context
 from pytest_quest.core.gate import Evidence
 from pytest_quest.core.run import SurvivingMutant
@@ -10,8 +13,16 @@ from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 
 
-def check_function(ctx: Context, function: FunctionFacts, nodeids: list[str]) -> MutationReport:
-    """Baseline twice, then every mutant of `function`, against `nodeids` (one child)."""
+def check_function(
+    ctx: Context,
+    function: FunctionFacts,
+    nodeids: list[str],
+    l1: dict[str, Any] | None = None,
+) -> MutationReport:
+    """Baseline twice, then every mutant of `function`, against `nodeids` (one child).
+
+    With `l1`, the child also calls the project's L1 hooks on that evidence.
+    """
     return run_mutation_check(
         nodeids,
         file=ctx.rootdir / function.file,
@@ -25,6 +36,7 @@ def check_function(ctx: Context, function: FunctionFacts, nodeids: list[str]) ->
         mutants=ctx.options.mutants,
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
+        l1=l1,
     )
 
 
@@ -57,7 +69,9 @@ def fill_mutation_evidence(
         evidence.mutation_problem = "no covering test passed when run again"
 
 
-def deep_checks(ctx: Context, evidence: Evidence) -> MutationReport | None:
+def deep_checks(
+    ctx: Context, evidence: Evidence, verify: dict[str, Any] | None = None
+) -> MutationReport | None:
     """Steps 4 and 5 and the ``pytest_quest_l1_check`` hooks, filling `evidence` in place.
 
     Returns the mutation child's report (None when nothing could run).
@@ -69,11 +83,48 @@ def deep_checks(ctx: Context, evidence: Evidence) -> MutationReport | None:
     if not tests:
         evidence.mutation_problem = "no covering test was recorded for the function"
     else:
-        report = check_function(ctx, function, tests)
+        hooks = l1_evidence(ctx, evidence)
+        if verify is not None:
+            hooks["verify"] = verify  # the plugin verifiers are asked in the child too
+        report = check_function(ctx, function, tests, hooks)
         fill_mutation_evidence(evidence, report, evidence.run.outcomes)
     evidence.extra_checks += seal_facts(evidence.quest)
     evidence.extra_checks += l1_checks(ctx, evidence)
+    if report is not None:
+        evidence.extra_checks += child_l1_checks(report)
     return report
+
+
+def l1_evidence(ctx: Context, evidence: Evidence) -> dict[str, Any]:
+    """What the mutation child hands the project's L1 hooks (they run there, not in the judge)."""
+    assert evidence.current is not None
+    run = evidence.run
+    return {
+        "ratchet": str(ctx.store.path),
+        "quest": evidence.quest.id,
+        "function": asdict(evidence.current),
+        "run": {
+            "completed": run.completed,
+            "problem": run.problem,
+            "collection_errors": [asdict(e) for e in run.collection_errors],
+            "outcomes": dict(run.outcomes),
+            "duration": run.duration,
+        },
+    }
+
+
+def child_l1_checks(report: MutationReport) -> list[tuple[Verdict, Fact]]:
+    """The L1 hook results the mutation child returned: FAIL or REVIEW only (PASS adds nothing)."""
+    found: list[tuple[Verdict, Fact]] = []
+    for item in report.l1 or []:
+        try:
+            verdict = Verdict(item["verdict"])
+            fact = Fact(**{k: str(v) for k, v in dict(item["fact"]).items()})
+        except (KeyError, TypeError, ValueError):
+            continue
+        if verdict is not Verdict.PASS:
+            found.append((verdict, fact))
+    return found
 
 
 def l1_checks(ctx: Context, evidence: Evidence) -> list[tuple[Verdict, Fact]]:
@@ -102,4 +153,12 @@ def l1_checks(ctx: Context, evidence: Evidence) -> list[tuple[Verdict, Fact]]:
     return found
 
 
-__all__ = ["check_function", "deep_checks", "fill_mutation_evidence", "l1_checks", "survivors"]
+__all__ = [
+    "check_function",
+    "child_l1_checks",
+    "deep_checks",
+    "fill_mutation_evidence",
+    "l1_checks",
+    "l1_evidence",
+    "survivors",
+]

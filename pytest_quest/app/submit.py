@@ -36,8 +36,14 @@ from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
-from pytest_quest.verify.adapters import Verifier, run_verification
-from pytest_quest.verify.prompt import build_request
+from pytest_quest.verify.adapters import (
+    AnsweredVerifier,
+    Verifier,
+    answer_from_dict,
+    request_to_dict,
+    run_verification,
+)
+from pytest_quest.verify.prompt import build_prompt, build_request
 from pytest_quest.verify.vote import excluded_by
 
 
@@ -143,10 +149,11 @@ def judge_quest(
     current = source.by_id().get(quest.id) if source else None
     evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
     judgement = Judgement(judge(evidence), current, run)
+    report = None
     if judgement.result.verdict is Verdict.PASS and current is not None:
         # Steps 4 and 5 and the project's own L1 checks only run for a
         # submission that steps 1-3 would PASS: they cost test runs.
-        report = deep_checks(ctx, evidence)
+        report = deep_checks(ctx, evidence, plugin_verify_request(ctx, evidence, changed))
         if report is not None:
             judgement.mutation_seconds = round(report.duration, 3)
         judgement.result = judge(evidence)
@@ -155,8 +162,14 @@ def judge_quest(
         and judgement.result.verdict is Verdict.PASS
         and current is not None
     ):
+        # The project's plugin verifiers were asked in the mutation child.
+        answered = [answer_from_dict(a) for a in (report.answers or [])] if report else []
         judgement.result, judgement.verification = verify_l2(
-            ctx, evidence, judgement.result, changed=changed, verifiers=verifiers
+            ctx,
+            evidence,
+            judgement.result,
+            changed=changed,
+            verifiers=[*verifiers, *(AnsweredVerifier(a) for a in answered)],
         )
     return judgement
 
@@ -241,6 +254,26 @@ def run_selection(
     finally:
         if empty_dir:
             shutil.rmtree(empty_dir, ignore_errors=True)
+
+
+def plugin_verify_request(
+    ctx: Context, evidence: Evidence, changed: list[str]
+) -> dict[str, Any] | None:
+    """What the mutation child shows the project's plugin verifiers (None: L2 will not run)."""
+    quest, current = evidence.quest, evidence.current
+    if ctx.options.verify != "on" or current is None:
+        return None
+    if excluded_by(quest, ctx.options.verify_exclude) is not None:
+        return None
+    request = build_request(
+        rootdir=ctx.rootdir,
+        quest=quest,
+        current=current,
+        covering_tests=current.covering_tests,
+        changed_files=changed,
+        questions=ctx.options.verify_questions,
+    )
+    return request_to_dict(request, build_prompt(request))
 
 
 def verify_l2(

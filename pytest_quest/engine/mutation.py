@@ -30,6 +30,11 @@ class MutationReport:
     run_seconds: list[float] = field(default_factory=list)
     mutants: list[dict[str, Any]] = field(default_factory=list)
     duration: float = 0.0
+    # The project's L1 hook results from the child, ``{"verdict", "fact"}``
+    # dicts (None: the hooks were not asked, or the child gave no answer).
+    l1: list[dict[str, Any]] | None = None
+    # The project's plugin verifiers' answers (``l1["verify"]`` asked them), as dicts.
+    answers: list[dict[str, Any]] | None = None
 
     def unstable(self, first: dict[str, str] | None = None) -> list[str]:
         """Tests whose outcome differs between runs (`first`: an earlier run's outcomes)."""
@@ -102,6 +107,7 @@ def run_mutation_check(
     mutants: bool = True,
     has_xdist: bool = False,
     has_cov: bool = False,
+    l1: dict[str, Any] | None = None,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
 
@@ -119,6 +125,7 @@ def run_mutation_check(
         mutants=mutants,
         has_xdist=has_xdist,
         has_cov=has_cov,
+        l1=l1,
     )[0]
 
 
@@ -133,12 +140,15 @@ def run_mutation_checks(
     mutants: bool = True,
     has_xdist: bool = False,
     has_cov: bool = False,
+    l1: dict[str, Any] | None = None,
 ) -> list[MutationReport]:
     """`run_mutation_check` for several functions in ONE child process, one report each.
 
     The tests of all `targets` are collected once; each function is checked
     in turn with its own covering tests.  A timeout or crash of the child
-    leaves every report ``completed=False`` with the problem stated.
+    leaves every report ``completed=False`` with the problem stated.  With
+    `l1` (the evidence the project's ``pytest_quest_l1_check`` hooks get),
+    the child calls them too: they live in the project's code, never in the judge.
     """
 
     def failed(problem: str, duration: float) -> list[MutationReport]:
@@ -150,9 +160,10 @@ def run_mutation_checks(
     with tempfile.TemporaryDirectory(prefix="pytest-quest-mutants-") as workdir:
         out = Path(workdir) / "mutants.json"
         spec_file = Path(workdir) / "spec.json"
-        spec = {
+        spec: dict[str, Any] = {
             "out": str(out),
             "mutants": mutants,
+            "l1": l1,
             "functions": [
                 {"file": str(t.file), "start": t.start, "nodeids": list(t.nodeids)} for t in targets
             ],
@@ -186,8 +197,11 @@ def run_mutation_checks(
                 f"the mutation runner crashed (exit status {returncode}): {tail}", duration
             )
         try:
-            data = json.loads(out.read_text(encoding="utf-8"))["functions"]
-        except (ValueError, KeyError) as exc:
+            written = json.loads(out.read_text(encoding="utf-8"))
+            data = written["functions"]
+            l1_results = written.get("l1") if l1 is not None else None
+            answers = written.get("answers") if l1 is not None else None
+        except (ValueError, KeyError, AttributeError) as exc:
             return failed(f"the mutation report was unreadable: {exc}", duration)
         reports = []
         for item in data:
@@ -201,6 +215,8 @@ def run_mutation_checks(
                     # Several functions share one child: each gets its own time
                     # in it (the start-up is in none of them).
                     duration=duration if len(targets) == 1 else item["seconds"],
+                    l1=l1_results if isinstance(l1_results, list) else None,
+                    answers=answers if isinstance(answers, list) else None,
                 )
             )
         return reports

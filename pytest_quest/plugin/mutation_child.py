@@ -74,7 +74,12 @@ class MutationChild:
                 result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
             result["seconds"] = round(time.monotonic() - started, 4)
             results.append(result)
-        out.write_text(json.dumps({"functions": results}), encoding="utf-8")
+        written: dict[str, Any] = {"functions": results}
+        if self.spec.get("l1"):
+            written["l1"] = l1_results(session.config, self.spec["l1"])
+            if self.spec["l1"].get("verify"):
+                written["answers"] = verifier_answers(session.config, self.spec["l1"])
+        out.write_text(json.dumps(written), encoding="utf-8")
         return True
 
     def _run(
@@ -166,6 +171,61 @@ class MutationChild:
                 entry["status"] = "unreached"
             entry["seconds"] = round(time.monotonic() - began, 4)
             result["mutants"].append(entry)
+
+
+def l1_results(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str, Any]]:
+    """The project's ``pytest_quest_l1_check`` hooks on the judge's evidence, as plain dicts.
+
+    Only FAIL and REVIEW are kept (the judge keeps only those too); a hook
+    that raises is one REVIEW fact (``l1.error``).
+    """
+    from pytest_quest.core.model import Fact, FunctionFacts, Verdict
+    from pytest_quest.core.run import CollectionError, RunReport
+    from pytest_quest.engine.codec import loads
+
+    quest_id = evidence["quest"]
+    try:
+        ratchet = loads(Path(evidence["ratchet"]).read_bytes(), evidence["ratchet"])
+        quest = ratchet.quests[quest_id]
+        function = dict(evidence["function"])
+        function["missing_branches"] = [tuple(arc) for arc in function["missing_branches"]]
+        run = dict(evidence["run"])
+        run["collection_errors"] = [CollectionError(**e) for e in run["collection_errors"]]
+        results = config.hook.pytest_quest_l1_check(
+            quest=quest, function=FunctionFacts(**function), run=RunReport(**run)
+        )
+        found = []
+        for checks in results:
+            for verdict, fact in checks or []:
+                if Verdict(verdict) is not Verdict.PASS:
+                    found.append({"verdict": Verdict(verdict).value, "fact": asdict(fact)})
+        return found
+    except Exception as exc:  # noqa: BLE001 - a broken check cannot confirm a PASS
+        error = Fact(
+            check="l1.error",
+            field=quest_id,
+            expected="the pytest_quest_l1_check hooks run",
+            actual=f"{type(exc).__name__}: {exc}",
+            message=f"could not confirm: an L1 check raised {type(exc).__name__}: {exc}",
+        )
+        return [{"verdict": Verdict.REVIEW.value, "fact": asdict(error)}]
+
+
+def verifier_answers(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str, Any]]:
+    """The project's plugin verifiers (``pytest_quest_verify``) asked here, one answer each."""
+    from pytest_quest.engine.codec import loads
+    from pytest_quest.verify.adapters import (
+        answer_to_dict,
+        hook_verifiers,
+        request_from_dict,
+    )
+
+    ratchet = loads(Path(evidence["ratchet"]).read_bytes(), evidence["ratchet"])
+    request, prompt = request_from_dict(evidence["verify"], ratchet.quests[evidence["quest"]])
+    rootdir = Path(str(config.rootpath))
+    return [
+        answer_to_dict(v(request, prompt)) for v in hook_verifiers(config.pluginmanager, rootdir)
+    ]
 
 
 def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.plugin.options import recorded_sources
 from pytest_quest.engine.tty import controlling_terminal
+from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.plugin.verifiers import configured_verifiers
@@ -308,11 +309,13 @@ def search_for_tests(config: pytest.Config) -> FileSearch:
 def child_setup(config: pytest.Config) -> ChildSetup:
     """How to start a child pytest like this one."""
     inipath = config.inipath
+    # A clean judge loads no plugin: the user's process told it what it had.
+    given = handover()
     return ChildSetup(
         inifile=Path(str(inipath)) if inipath else None,
-        plugin_args=plugin_args(config),
-        has_xdist=config.pluginmanager.hasplugin("xdist"),
-        has_cov=config.pluginmanager.hasplugin("pytest_cov"),
+        plugin_args=plugin_args(config, given.args if given else None),
+        has_xdist=given.has_xdist if given else config.pluginmanager.hasplugin("xdist"),
+        has_cov=given.has_cov if given else config.pluginmanager.hasplugin("pytest_cov"),
     )
 
 
@@ -323,9 +326,9 @@ def terminal(config: pytest.Config) -> Terminal:
     return Terminal(markup=writer.hasmarkup, width=writer.fullwidth)
 
 
-def plugin_args(config: pytest.Config) -> list[str]:
-    """The ``-p`` and ``-o`` options of this invocation, for the gate's child run."""
-    args = [str(a) for a in config.invocation_params.args]
+def plugin_args(config: pytest.Config, original: list[str] | None = None) -> list[str]:
+    """The ``-p`` and ``-o`` options of this invocation (or `original`), for the gate's child run."""
+    args = original if original is not None else [str(a) for a in config.invocation_params.args]
     kept: list[str] = []
     index = 0
     while index < len(args):
