@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_quest.app.context import Context
+from pytest_quest.app.trust import tampered_facts, unverified_facts
 from pytest_quest.core.gate import Evidence
 from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Verdict
@@ -25,6 +26,7 @@ def check_function(ctx: Context, function: FunctionFacts, nodeids: list[str]) ->
         mutants=ctx.options.mutants,
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
+        seed=function.quest_id,
     )
 
 
@@ -47,9 +49,13 @@ def fill_mutation_evidence(
     """What the mutation child found, into `evidence` (`first`: the gate run's outcomes)."""
     function = evidence.current
     assert function is not None
+    if report.tampered:
+        evidence.tampered = tampered_facts(report, evidence.quest.id)
+        return
     if not report.completed:
         evidence.mutation_problem = report.problem
         return
+    evidence.unverified = unverified_facts(report, function)
     evidence.unstable_tests = report.unstable(first)
     # A flaky test can kill a mutant by chance: with one, step 5 decides.
     evidence.surviving_mutants = [] if evidence.unstable_tests else survivors(report, function.file)

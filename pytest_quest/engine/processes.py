@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 # Variables through which a parent's coverage would leak into our child.
@@ -34,13 +35,21 @@ def child_env() -> dict[str, str]:
 
 
 def run_in_own_session(
-    command: list[str], *, cwd: Path, env: dict[str, str], log_path: Path, timeout: float
+    command: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log_path: Path,
+    timeout: float,
+    pass_fds: tuple[int, ...] = (),
+    on_start: Callable[[], None] | None = None,
 ) -> int | None:
     """Run `command` in its own session, output to `log_path`; its exit status, or None.
 
     None means it exceeded `timeout` seconds and its whole process group was
     killed.  Interrupted (Ctrl-C), the group is killed too before the
     interruption goes on: nothing else would stop a child in its own session.
+    `pass_fds` are inherited by the child; `on_start` runs once it has started.
     """
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
@@ -51,8 +60,11 @@ def run_in_own_session(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            pass_fds=pass_fds,
         )
         try:
+            if on_start is not None:
+                on_start()
             return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             kill_group(process)
