@@ -39,8 +39,11 @@ def _change(mutant: dict[str, Any]) -> str:
 def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
     """Mutants not applied or not reached, tests that fail on the original, disagreeing reports."""
     facts = []
+    excluded = set(function.excluded_lines)
     for mutant in report.mutants:
         status = mutant.get("status")
+        if int(mutant["line"]) in excluded:
+            continue  # excluded from coverage: no test need run it (step 2 judges the exclusion)
         if status == "not_applied":
             facts.append(
                 Fact(
