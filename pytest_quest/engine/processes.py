@@ -31,6 +31,7 @@ def child_env() -> dict[str, str]:
     keep = os.environ.get("PYTEST_QUEST_SELFCOV") == "1"
     env = {k: v for k, v in os.environ.items() if keep or k not in _COVERAGE_ENV}
     env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_XDIST_WORKER", None)  # a gate child is never an xdist worker itself
     return env
 
 
