@@ -8,7 +8,13 @@ from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.deep_checks import fill_mutation_evidence
 from pytest_quest.app.policy import passed_since, since_time
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.gate import Evidence, step_mutants, step_stable
+from pytest_quest.core.gate import (
+    Evidence,
+    step_mutants,
+    step_stable,
+    step_tampered,
+    step_unverified,
+)
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.engine.mutation import Target, run_mutation_checks
@@ -102,7 +108,10 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
     # One child for every function: one pytest start, one collection.  The
     # timeout is per function, as a submit's is per gate run.
     results = run_mutation_checks(
-        [Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests))) for _, f in chosen],
+        [
+            Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests)), f.quest_id)
+            for _, f in chosen
+        ],
         rootdir=ctx.rootdir,
         inifile=ctx.child.inifile,
         timeout=ctx.options.timeout * len(chosen),
@@ -116,7 +125,12 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
         report.audited.append(quest.id)
         evidence = Evidence(quest=quest, current=function, run=RunReport())
         fill_mutation_evidence(evidence, result, None)
-        decided = step_mutants(evidence) or step_stable(evidence)
+        decided = (
+            step_tampered(evidence)
+            or step_mutants(evidence)
+            or step_stable(evidence)
+            or step_unverified(evidence)
+        )
         if decided is not None:
             report.findings.append(
                 AuditFinding(

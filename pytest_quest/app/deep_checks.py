@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from pytest_quest.app.context import Context
+from pytest_quest.app.trust import tampered_facts, unverified_facts
 from pytest_quest.core.gate import Evidence
 from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Verdict
@@ -37,6 +38,7 @@ def check_function(
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
         l1=l1,
+        seed=function.quest_id,
     )
 
 
@@ -59,9 +61,13 @@ def fill_mutation_evidence(
     """What the mutation child found, into `evidence` (`first`: the gate run's outcomes)."""
     function = evidence.current
     assert function is not None
+    if report.tampered:
+        evidence.tampered = tampered_facts(report, evidence.quest.id)
+        return
     if not report.completed:
         evidence.mutation_problem = report.problem
         return
+    evidence.unverified = unverified_facts(report, function)
     evidence.unstable_tests = report.unstable(first)
     # A flaky test can kill a mutant by chance: with one, step 5 decides.
     evidence.surviving_mutants = [] if evidence.unstable_tests else survivors(report, function.file)

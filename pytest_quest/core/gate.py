@@ -37,6 +37,10 @@ class Evidence:
     mutation_problem: str = ""
     unstable_tests: list[str] | None = None
     extra_checks: list[tuple[Verdict, Fact]] = field(default_factory=list)
+    # The children's evidence, cross-checked (app/trust.py): a report that is
+    # not the child's own, and mutants nobody showed were tried.
+    tampered: list[Fact] = field(default_factory=list)
+    unverified: list[Fact] = field(default_factory=list)
 
 
 @dataclass
@@ -60,8 +64,10 @@ def judge(evidence: Evidence) -> GateResult:
         step_exclusions,
         step_environment,
         step_coverage,
+        step_tampered,
         step_mutants,
         step_stable,
+        step_unverified,
         step_extra,
     ):
         result = step(evidence)
@@ -177,6 +183,20 @@ def sealed_config_facts(evidence: Evidence) -> list[Fact]:
 def step_environment(evidence: Evidence) -> GateResult | None:
     """The run completed (else REVIEW) and collected without error (else FAIL)."""
     run = evidence.run
+    if run.tampered:
+        return GateResult(
+            Verdict.REVIEW,
+            [
+                Fact(
+                    check="evidence.tampered",
+                    field=evidence.quest.id,
+                    expected="one message with the judge's nonce from the test run",
+                    actual=run.tampered,
+                    message=f"could not confirm: the test run's report was tampered with ({run.tampered})",
+                )
+            ],
+            "environment",
+        )
     if not run.completed:
         return GateResult(
             Verdict.REVIEW,
@@ -225,6 +245,18 @@ def step_coverage(evidence: Evidence) -> GateResult | None:
             )
         )
     return GateResult(Verdict.FAIL, facts, "3-coverage") if facts else None
+
+
+def step_tampered(evidence: Evidence) -> GateResult | None:
+    """The mutation child's report is its own (else REVIEW: nothing of it is believed)."""
+    return GateResult(Verdict.REVIEW, evidence.tampered, "4-mutants") if evidence.tampered else None
+
+
+def step_unverified(evidence: Evidence) -> GateResult | None:
+    """Every mutant was applied and reached, the original passed throughout, reports agree."""
+    if not evidence.unverified:
+        return None
+    return GateResult(Verdict.REVIEW, evidence.unverified, "4-mutants")
 
 
 def step_mutants(evidence: Evidence) -> GateResult | None:

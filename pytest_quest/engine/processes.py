@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -59,11 +60,19 @@ def child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if keep or k not in _COVERAGE_ENV}
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_QUEST_JUDGE", None)  # the judge's handover is the judge's only
+    env.pop("PYTEST_XDIST_WORKER", None)  # a gate child is never an xdist worker itself
     return env
 
 
 def run_in_own_session(
-    command: list[str], *, cwd: Path, env: dict[str, str], log_path: Path, timeout: float
+    command: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log_path: Path,
+    timeout: float,
+    pass_fds: tuple[int, ...] = (),
+    on_start: Callable[[], None] | None = None,
 ) -> int | None:
     """Run `command` in its own session, output to `log_path`; its exit status, or None.
 
@@ -72,16 +81,32 @@ def run_in_own_session(
     every process it started, detached ones included, when it ends.
     Interrupted (Ctrl-C, SIGTERM in the judge), the tree is killed too before
     the interruption goes on: nothing else would stop a child in its own session.
+    `pass_fds` are inherited by the child (through the shim); `on_start` runs once it started.
     """
     try:
         with open(log_path, "wb") as log:
-            return _run_shimmed(command, cwd=cwd, env=env, log=log, timeout=timeout)
+            return _run_shimmed(
+                command,
+                cwd=cwd,
+                env=env,
+                log=log,
+                timeout=timeout,
+                pass_fds=pass_fds,
+                on_start=on_start,
+            )
     finally:
         reap_leftovers()
 
 
 def _run_shimmed(
-    command: list[str], *, cwd: Path, env: dict[str, str], log: IO[bytes], timeout: float
+    command: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log: IO[bytes],
+    timeout: float,
+    pass_fds: tuple[int, ...],
+    on_start: Callable[[], None] | None,
 ) -> int | None:
     process = subprocess.Popen(
         reaper.shim_command(command),
@@ -91,8 +116,11 @@ def _run_shimmed(
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        pass_fds=pass_fds,
     )
     try:
+        if on_start is not None:
+            on_start()
         return process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         stop_tree(process)

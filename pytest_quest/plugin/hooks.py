@@ -15,7 +15,7 @@ import pytest
 
 from pytest_quest.core.errors import QuestError
 from pytest_quest.core.model import JSON_SCHEMA
-from pytest_quest.plugin.options import add_options, raw_value
+from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 
 if TYPE_CHECKING:
     from pytest_quest.engine.measure import Measurement
@@ -40,8 +40,13 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def _early_command(early_config: pytest.Config) -> str | None:
     namespace = early_config.known_args_namespace
-    if getattr(namespace, "quest_measure_out", None):
-        return "_measure"
+    channel = getattr(namespace, "quest_channel", None)
+    if channel:
+        # A gate child: what it is for comes from its judge, not from argv.
+        from pytest_quest.plugin import child_channel
+
+        role = child_channel.open_channel(str(channel)).get("role")
+        return "_measure" if role == "measure" else None
     command = getattr(namespace, "quest", None)
     if command is None:
         try:
@@ -144,7 +149,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if (
         command is None
-        and not config.getoption("quest_measure_out", default=None)
+        and not measuring_child(config)
         and not raw_value(config, "quest_reopen")
         and not raw_value(config, "quest_accept")
         and not raw_value(config, "quest_policy")

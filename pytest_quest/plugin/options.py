@@ -313,11 +313,22 @@ def add_options(parser: pytest.Parser) -> None:
             parser.addini(option.name, ini_help, type=option.ini_type, default=option.default)  # type: ignore[arg-type]
     for old, new in DEPRECATED_INI.items():
         parser.addini(old, f"deprecated name of {new}", type="linelist", default=[])
-    # Internal: the gate's measuring child run; not for people, so not in --help.
-    group.addoption("--quest-measure-out", dest="quest_measure_out", help=argparse.SUPPRESS)
+    # Internal: a gate child's channel to its judge (two descriptor numbers);
+    # not for people, so not in --help.
+    group.addoption("--quest-channel", dest="quest_channel", help=argparse.SUPPRESS)
     group.addoption(
         "--quest-measure-only", dest="quest_measure_only", action="append", help=argparse.SUPPRESS
     )
+
+
+def measuring_child(config: pytest.Config) -> str | None:
+    """The channel argument when this process is the gate's measuring child, else None."""
+    from pytest_quest.plugin import child_channel
+
+    argument = config.getoption("quest_channel", default=None)
+    if not argument or not child_channel.opened():
+        return None
+    return str(argument) if child_channel.instructions().get("role") == "measure" else None
 
 
 def _given(value: Any) -> bool:
@@ -430,7 +441,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
             raise QuestUsageError(
                 "--quest-base and --quest-base-file are options of `pytest --quest check`"
             )
-    measure_out = config.getoption("quest_measure_out", default=None)
+    measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
     given_sources = values["quest_source"] or recorded_sources(config, rootdir)

@@ -5,7 +5,6 @@ Registered only when a quest command is given; commands that run no test skip co
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -37,6 +36,7 @@ from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.plugin.options import recorded_sources
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin.judge import handover
+from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.plugin.verifiers import configured_verifiers
@@ -266,15 +266,13 @@ class QuestSession:
         return analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
 
     def write_measurement(self) -> Output:
-        """The gate's child run: what it measured, into the file its parent reads."""
+        """The gate's child run: what it measured, the one message on its judge's channel."""
         assert self.measurer is not None and self.options.measure_out
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
         only = self.config.getoption("quest_measure_only", default=None)
         measured = analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
         run = RunReport(outcomes=self.outcomes, collection_errors=self.collection_errors)
-        Path(self.options.measure_out).write_text(
-            json.dumps(measured_to_dict(measured, run)), encoding="utf-8"
-        )
+        child_channel.send(measured_to_dict(measured, run))
         return Output({}, [], 0)
 
 
