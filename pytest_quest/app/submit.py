@@ -50,6 +50,7 @@ def submit(ctx: Context) -> Output:
     quest, ratchet, verifiers = claim_quest(ctx)
     signs = tamper_signs(ctx, ratchet)
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
+    distrust_journal(guard, signs)
     # The judged cannot write the verdict (engine/guard.py).
     os.environ[PROTECT_ENV] = str(ctx.store.path)
     try:
@@ -339,6 +340,19 @@ def tamper_signs(ctx: Context, ratchet: Ratchet) -> list[Fact]:
     return [finding.fact() for finding in findings]
 
 
+# Tamper signs of code that can write files outside the audit hook's sight.
+_JOURNAL_FORGING = ("tamper.ratchet", "tamper.ctypes", "tamper.internals", "tamper.process")
+
+
+def distrust_journal(guard: VerdictGuard, signs: list[Fact]) -> None:
+    """Code that names the ratchet file or can write around the audit hook may forge its journal."""
+    named = sorted({sign.check for sign in signs if sign.check in _JOURNAL_FORGING})
+    if named:
+        guard.distrust(
+            f"the judged code bears tamper signs ({', '.join(named)}): its journal is not believed"
+        )
+
+
 def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
     """A PASS with tamper signs is REVIEW; a FAIL or REVIEW stays, the signs added to its facts."""
     if not signs:
@@ -379,6 +393,7 @@ def said(ctx: Context, quest_id: str, result: GateResult, state: State, ratchet:
 __all__ = [
     "Judgement",
     "claim_quest",
+    "distrust_journal",
     "judge_quest",
     "record",
     "said",

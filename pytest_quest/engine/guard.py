@@ -101,6 +101,8 @@ class VerdictGuard:
         self.quest_id = quest_id
         self.facts: list[Fact] = []
         self.changed: list[str] = []
+        #: Why the journal is not believed for this window (see `distrust`).
+        self.distrusted: str | None = None
         self.before, self.snapshot = self.store.locked(self._snapshot)
 
     def _snapshot(self) -> tuple[bytes | None, Snapshot]:
@@ -124,12 +126,26 @@ class VerdictGuard:
         state = Now(content_hash(now), inode, links, after is not None)
         lines = since(self.store.journal_lines(), self.snapshot.mark)
         reasons = unaccounted(self.snapshot, state, lines)
+        touched = bool(lines) or (state.hash, state.inode) != (
+            self.snapshot.hash,
+            self.snapshot.inode,
+        )
+        if self.distrusted and touched and not reasons:
+            reasons.append(self.distrusted)
         if not reasons:
             return None
         before = loads(self.before, str(self.path))
         self.changed = changed_entries(before, after) if after is not None else ["the whole file"]
         self.facts.append(self._fact(reasons))
         return self.before if after is None else None
+
+    def distrust(self, why: str) -> None:
+        """Believe no journal entry of this window (the judged code can write the journal too).
+
+        Any change of the file since the snapshot is then undone as a forgery,
+        legitimate concurrent writes included.
+        """
+        self.distrusted = why
 
     def repair(self, fresh: Ratchet) -> None:
         """Undo, in `fresh` (the ratchet being written under the lock), what `vet` found forged."""

@@ -142,7 +142,13 @@ def test_the_journal_stays_short(tmp_path, monkeypatch):
 def forge(store: RatchetStore, qid: str) -> None:
     """What a judged test does: a PASS written in place, no journal line."""
     data = json.loads(store.path.read_text())
-    data["quests"][qid]["state"] = "PASS"
+    data["quests"][qid].update(
+        state="PASS",
+        passed_at="2026-01-02T00:00:00Z",
+        covering_tests=["forged"],
+        missing_lines=[],
+        missing_branches=[],
+    )
     with open(store.path, "r+") as handle:
         handle.seek(0)
         handle.truncate()
