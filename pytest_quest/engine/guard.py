@@ -121,11 +121,16 @@ class VerdictGuard:
         self.facts = []
         if self.before is None:
             return None  # nothing to protect yet: the file did not exist
-        after = _parsed(now, self.path)
         inode, links = _identity(self.path)
-        state = Now(content_hash(now), inode, links, after is not None)
+        # Content a journaled write produced parses: the file is only parsed
+        # (the costly part) when the chain does not account for it.
+        state = Now(content_hash(now), inode, links, parses=True)
         lines = since(self.store.journal_lines(), self.snapshot.mark)
         reasons = unaccounted(self.snapshot, state, lines)
+        after = _parsed(now, self.path) if reasons or self.distrusted else None
+        if reasons and after is None:
+            state = Now(state.hash, inode, links, parses=False)
+            reasons = unaccounted(self.snapshot, state, lines)
         touched = bool(lines) or (state.hash, state.inode) != (
             self.snapshot.hash,
             self.snapshot.inode,
