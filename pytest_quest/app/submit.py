@@ -58,13 +58,16 @@ def submit(ctx: Context) -> Output:
     finally:
         os.environ.pop(PROTECT_ENV, None)
     judgement.result = with_tamper_signs(judgement.result, signs)
-    state, written = record(
-        ctx,
-        quest=quest,
-        judgement=judgement,
-        now=now_utc(),
-        guard=guard,
-    )
+    try:
+        state, written = record(
+            ctx,
+            quest=quest,
+            judgement=judgement,
+            now=now_utc(),
+            guard=guard,
+        )
+    finally:
+        guard.close()
     return said(ctx, quest.id, judgement.result, state, written)
 
 

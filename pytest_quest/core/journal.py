@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 #: The "read" hash of a write that created the file.
@@ -96,7 +96,12 @@ class Now:
     parses: bool
 
 
-def unaccounted(snapshot: Snapshot, now: Now, lines: Sequence[str] | None) -> list[str]:
+def unaccounted(
+    snapshot: Snapshot,
+    now: Now,
+    lines: Sequence[str] | None,
+    vouched: Collection[str] | None = None,
+) -> list[str]:
     """Why the file's changes since `snapshot` are not all pytest-quest's locked writes.
 
     `lines` are the journal's lines after the snapshot's mark (None: the mark
@@ -104,7 +109,9 @@ def unaccounted(snapshot: Snapshot, now: Now, lines: Sequence[str] | None) -> li
     snapshot chain from its hash to the current one (every entry's ``read``
     the previous ``wrote``), the last one wrote the current inode (or none
     was written and the inode is the snapshot's), and no new hard link
-    points at it.  An empty list means accounted for.
+    points at it.  With `vouched` (the lines whose writers were seen to be
+    outside the judged run), every line must also be among them.  An empty
+    list means accounted for.
     """
     reasons: list[str] = []
     if not now.parses:
@@ -118,6 +125,13 @@ def unaccounted(snapshot: Snapshot, now: Now, lines: Sequence[str] | None) -> li
     if any(entry is None for entry in entries):
         reasons.append("the journal holds a line pytest-quest did not write")
     chain = [entry for entry in entries if entry is not None]
+    if vouched is not None:
+        strangers = [line for line in lines if line.strip() and line not in vouched]
+        if strangers:
+            reasons.append(
+                f"{len(strangers)} journal line(s) were not announced by a pytest-quest "
+                "process outside the judged run"
+            )
     reasons.extend(chain_breaks(snapshot.hash, chain, now.hash))
     last_inode = chain[-1].inode if chain else snapshot.inode
     if now.inode is not None and now.inode != last_inode:

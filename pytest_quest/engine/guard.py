@@ -12,6 +12,7 @@ from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unacco
 from pytest_quest.core.model import Fact, Ratchet, State
 from pytest_quest.engine.codec import loads, quest_to_dict
 from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.witness import Witness
 
 # The tests under judgment run with this variable naming the ratchet file;
 # `protect_from_env` makes writes to it fail inside their process.
@@ -103,6 +104,8 @@ class VerdictGuard:
         self.changed: list[str] = []
         #: Why the journal is not believed for this window (see `distrust`).
         self.distrusted: str | None = None
+        # Listening before the snapshot: every write after it is announced.
+        self.witness = Witness.start(self.path)
         self.before, self.snapshot = self.store.locked(self._snapshot)
 
     def _snapshot(self) -> tuple[bytes | None, Snapshot]:
@@ -126,11 +129,12 @@ class VerdictGuard:
         # (the costly part) when the chain does not account for it.
         state = Now(content_hash(now), inode, links, parses=True)
         lines = since(self.store.journal_lines(), self.snapshot.mark)
-        reasons = unaccounted(self.snapshot, state, lines)
+        vouched = self.witness.snapshot()[0] if self.witness is not None else None
+        reasons = unaccounted(self.snapshot, state, lines, vouched)
         after = _parsed(now, self.path) if reasons or self.distrusted else None
         if reasons and after is None:
             state = Now(state.hash, inode, links, parses=False)
-            reasons = unaccounted(self.snapshot, state, lines)
+            reasons = unaccounted(self.snapshot, state, lines, vouched)
         touched = bool(lines) or (state.hash, state.inode) != (
             self.snapshot.hash,
             self.snapshot.inode,
@@ -143,6 +147,12 @@ class VerdictGuard:
         self.changed = changed_entries(before, after) if after is not None else ["the whole file"]
         self.facts.append(self._fact(reasons))
         return self.before if after is None else None
+
+    def close(self) -> None:
+        """Stop listening for announced writes (the verdict is recorded)."""
+        if self.witness is not None:
+            self.witness.close()
+            self.witness = None
 
     def distrust(self, why: str) -> None:
         """Believe no journal entry of this window (the judged code can write the journal too).

@@ -26,6 +26,7 @@ from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetF
 from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.witness import announce
 
 TMP_PREFIX = ".quest-tmp-"
 # The journal is cut back to its last JOURNAL_KEEP lines once it exceeds
@@ -157,6 +158,7 @@ class RatchetStore:
                 size = os.fstat(fd).st_size
             finally:
                 os.close(fd)
+            announce(self.path, entry.line())
             if size > JOURNAL_MAX_BYTES:
                 kept = "".join(trimmed(self.journal_lines(), JOURNAL_KEEP))
                 tmp = path.with_name(path.name + f".{os.getpid()}.tmp")

@@ -18,7 +18,10 @@ from pytest_quest.core.journal import (
     unaccounted,
 )
 from pytest_quest.core.model import Quest, Ratchet, State
+import pytest
+
 from pytest_quest.engine import store as store_module
+from pytest_quest.engine import witness
 from pytest_quest.engine.guard import VerdictGuard, changed_entries, undo
 from pytest_quest.engine.store import RatchetStore
 
@@ -213,3 +216,52 @@ def test_undo_keeps_added_todo_quests_and_drops_added_verdicts():
     assert fresh.quests["a"].state is State.TODO
     assert fresh.test_files == {"t.py": "x"}
     assert fresh.active is None
+
+
+# -- the witness: who wrote a journal line --------------------------------------------------
+
+
+def test_a_line_must_be_vouched_for_when_a_witness_listens():
+    chain = lines(entry("a", "b", 8))
+    assert unaccounted(snap(), Now("b", 8, 1, True), chain, vouched=set(chain)) == []
+    assert unaccounted(snap(), Now("b", 8, 1, True), chain, vouched=set())
+
+
+@pytest.mark.skipif(not witness.available(), reason="Linux only")
+def test_a_write_by_a_process_the_judge_started_is_not_vouched_for(tmp_path):
+    import subprocess
+    import sys
+
+    store = store_with(tmp_path, "src/m.py::a", "src/m.py::b")
+    guard = VerdictGuard(store.path, "src/m.py::a", store)
+    try:
+        # The judge's child writes through pytest-quest's own store: journaled,
+        # chained, announced, but by a descendant of the judge.
+        script = (
+            "import sys; from pytest_quest.engine.store import RatchetStore;"
+            "from pytest_quest.core.model import State;"
+            "RatchetStore(sys.argv[1]).update("
+            "lambda r: setattr(r.quests['src/m.py::b'], 'state', State.REVIEW))"
+        )
+        subprocess.run([sys.executable, "-c", script, str(store.path)], check=True)
+        facts = guard.inspect()
+        assert [f.check for f in facts] == ["guard.ratchet_written"]
+        assert "not announced by a pytest-quest process outside" in facts[0].actual
+        assert "src/m.py::b" in facts[0].actual
+    finally:
+        guard.close()
+
+
+@pytest.mark.skipif(not witness.available(), reason="Linux only")
+def test_ancestry():
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        assert witness.descends_from(child.pid, os.getpid())
+        assert not witness.descends_from(os.getpid(), child.pid)
+        assert not witness.descends_from(os.getpid(), os.getpid())
+    finally:
+        child.kill()
+        child.wait()
