@@ -21,7 +21,7 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
 from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
-from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
+from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.submitted import own_packages, submitted_files
 from pytest_quest.engine.source import check_syntax, facts_from_source, new_exclusions, read_source
@@ -51,14 +51,16 @@ def submit(ctx: Context) -> Output:
     signs = tamper_signs(ctx, ratchet)
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
     distrust_journal(guard, signs)
-    # The judged cannot write the verdict (engine/guard.py).
-    os.environ[PROTECT_ENV] = str(ctx.store.path)
     try:
-        judgement = judge_quest(ctx, quest, ratchet, verifiers)
-    finally:
-        os.environ.pop(PROTECT_ENV, None)
-    judgement.result = with_tamper_signs(judgement.result, signs)
-    try:
+        # The judged cannot write the verdict (engine/guard.py).
+        os.environ[PROTECT_ENV] = str(ctx.store.path)
+        os.environ[REFUSED_ENV] = str(guard.refusals)
+        try:
+            judgement = judge_quest(ctx, quest, ratchet, verifiers)
+        finally:
+            os.environ.pop(PROTECT_ENV, None)
+            os.environ.pop(REFUSED_ENV, None)
+        judgement.result = with_tamper_signs(judgement.result, signs)
         state, written = record(
             ctx,
             quest=quest,

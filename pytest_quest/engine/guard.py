@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,9 @@ from pytest_quest.engine.witness import Witness
 # The tests under judgment run with this variable naming the ratchet file;
 # `protect_from_env` makes writes to it fail inside their process.
 PROTECT_ENV = "PYTEST_QUEST_PROTECT"
+# ...and this one naming a file where each refused write leaves a line, so a
+# refused attempt is a REVIEW even though it changed nothing.
+REFUSED_ENV = "PYTEST_QUEST_REFUSED"
 
 
 def protect_from_env() -> None:
@@ -62,6 +67,18 @@ def protect_from_env() -> None:
             return False
         return (st.st_dev, st.st_ino) in identities()
 
+    refused_log = os.environ.get(REFUSED_ENV)
+
+    def refuse(what: str) -> PermissionError:
+        if refused_log:
+            try:
+                fd = os.open(refused_log, os.O_WRONLY | os.O_APPEND)
+                os.write(fd, f"{os.getpid()} {what}\n".encode())
+                os.close(fd)
+            except OSError:
+                pass
+        return PermissionError(f"pytest-quest: tests under judgment cannot {what} {target}")
+
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
             path, mode, flags = args
@@ -69,14 +86,12 @@ def protect_from_env() -> None:
                 mode is None and isinstance(flags, int) and flags & write_flags
             )
             if writing and is_protected(path):
-                raise PermissionError(f"pytest-quest: tests under judgment cannot write {target}")
+                raise refuse("write")
         elif event in ("os.rename", "os.replace", "os.link", "os.symlink"):
             if is_protected(args[0]) or is_protected(args[1]):
-                raise PermissionError(
-                    f"pytest-quest: tests under judgment cannot link or replace {target}"
-                )
+                raise refuse("link or replace")
         elif event in ("os.remove", "os.truncate") and is_protected(args[0]):
-            raise PermissionError(f"pytest-quest: tests under judgment cannot change {target}")
+            raise refuse("change")
 
     sys.addaudithook(hook)
 
@@ -104,8 +119,14 @@ class VerdictGuard:
         self.changed: list[str] = []
         #: Why the journal is not believed for this window (see `distrust`).
         self.distrusted: str | None = None
+        # Each write refused by the audit hook in a judged process leaves a line here.
+        fd, name = tempfile.mkstemp(prefix="pytest-quest-refused-")
+        os.close(fd)
+        self.refusals = Path(name)
         # Listening before the snapshot: every write after it is announced.
         self.witness = Witness.start(self.path)
+        # A guard dropped without `close` still lets go of its socket and file.
+        self._finalizer = weakref.finalize(self, _release, self.witness, self.refusals)
         self.before, self.snapshot = self.store.locked(self._snapshot)
 
     def _snapshot(self) -> tuple[bytes | None, Snapshot]:
@@ -141,6 +162,12 @@ class VerdictGuard:
         )
         if self.distrusted and touched and not reasons:
             reasons.append(self.distrusted)
+        refused = _read_lines(self.refusals)
+        if refused:
+            reasons.append(
+                f"a judged process tried to {refused[0].split(' ', 1)[-1]} it "
+                f"({len(refused)} attempt(s), refused)"
+            )
         if not reasons:
             return None
         before = loads(self.before, str(self.path))
@@ -149,10 +176,9 @@ class VerdictGuard:
         return self.before if after is None else None
 
     def close(self) -> None:
-        """Stop listening for announced writes (the verdict is recorded)."""
-        if self.witness is not None:
-            self.witness.close()
-            self.witness = None
+        """Stop listening for announced writes and drop the refusals file (the verdict is recorded)."""
+        self._finalizer()
+        self.witness = None
 
     def distrust(self, why: str) -> None:
         """Believe no journal entry of this window (the judged code can write the journal too).
@@ -246,6 +272,19 @@ def _parsed(data: bytes | None, path: Path) -> Ratchet | None:
         return None
 
 
+def _release(witness: Witness | None, refusals: Path) -> None:
+    refusals.unlink(missing_ok=True)
+    if witness is not None:
+        witness.close()
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
 def _identity(path: Path) -> tuple[int | None, int]:
     """The file's inode and link count (through a symbolic link); (None, 0) when missing."""
     try:
@@ -261,6 +300,7 @@ def _write_back(path: Path, data: bytes) -> None:
 
 __all__ = [
     "PROTECT_ENV",
+    "REFUSED_ENV",
     "VerdictGuard",
     "changed_entries",
     "protect_from_env",

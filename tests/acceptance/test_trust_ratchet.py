@@ -60,7 +60,14 @@ import hashlib, json, os, sys, time
 
 mode, path, victim = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode.startswith("late"):
-    time.sleep(3)
+    # After the verdict is recorded: wait for the record's journal line.
+    folder, name = os.path.split(os.path.realpath(path))
+    journal = os.path.join(folder, "." + name + ".journal")
+    size = os.path.getsize(journal)
+    deadline = time.time() + 120
+    while os.path.getsize(journal) == size and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
     mode = mode[len("late-"):]
 if not os.path.exists(path):
     sys.exit(0)
@@ -124,8 +131,15 @@ def test_target():
 """
 
 ATTACKS: dict[str, str] = {
-    # The audit hook refuses it; the static check names it.
+    # The audit hook refuses both; the static check names the first.
     "direct": """
+def test_attack():
+    try:
+        (ROOT / "quest.json").write_text("{}")
+    except PermissionError:
+        pass
+""",
+    "direct_by_glob": """
 def test_attack():
     path = ratchet()
     if path is not None:
@@ -188,7 +202,16 @@ def test_attack():
 }
 
 # Attacks that get past the audit hook: the guard must have seen them.
-GUARDED = {"subprocess", "replace", "hard_link", "detached_lands_in_run", "delete", "truncate"}
+GUARDED = {
+    "direct_by_glob",
+    "fake_journal",
+    "subprocess",
+    "replace",
+    "hard_link",
+    "detached_lands_in_run",
+    "delete",
+    "truncate",
+}
 
 
 def run_quest(path: Path, *args: str) -> dict[str, Any]:
@@ -278,7 +301,7 @@ def test_attack():
     root, before = project(tmp_path, attack)
     data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
     assert data["verdict"] in ("REVIEW", "FAIL"), data
-    time.sleep(5)
+    time.sleep(3)
     assert_only_the_judged_entry_changed(root, before)
 
 
