@@ -41,7 +41,7 @@ def protect_from_env() -> None:
     protected = [
         str(ratchet),
         str(ratchet.with_name(ratchet.name + ".lock")),
-        str(ratchet.with_name(f".{ratchet.name}.journal")),
+        os.path.realpath(RatchetStore(ratchet).journal_path),
     ]
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 

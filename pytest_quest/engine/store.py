@@ -21,6 +21,7 @@ from filelock import FileLock, Timeout
 
 if sys.platform != "win32":
     import fcntl
+    import pwd
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.journal import Entry, content_hash, trimmed
@@ -74,8 +75,13 @@ class RatchetStore:
 
     @property
     def journal_path(self) -> Path:
-        """``.<name>.journal`` beside the file: one line per write (core/journal.py)."""
-        return self.path.with_name(f".{self.path.name}.journal")
+        """The file's journal, one line per write (core/journal.py), in the user's cache.
+
+        Outside the project, so that it is never committed or listed beside the
+        file; named by the file's real path, so every process writing it agrees.
+        """
+        key = hashlib.sha256(os.path.realpath(self.path).encode("utf-8")).hexdigest()[:32]
+        return journal_folder() / f"{key}.journal"
 
     def update(
         self,
@@ -152,6 +158,7 @@ class RatchetStore:
         entry = Entry(content_hash(read), content_hash(wrote), inode, os.getpid(), time.time())
         path = self.journal_path
         try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 os.write(fd, entry.line().encode("utf-8"))
@@ -340,6 +347,15 @@ class RatchetStore:
 
 
 _CLAIM_FDS: dict[str, int] = {}
+
+
+def journal_folder() -> Path:
+    """Where journals live: the user's own cache folder (by the account, not ``$HOME``)."""
+    if sys.platform == "win32":  # pragma: no cover
+        home = Path.home()
+    else:
+        home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    return home / ".cache" / "pytest-quest" / "journals"
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -59,10 +59,18 @@ FORGE = r"""
 import hashlib, json, os, sys, time
 
 mode, path, victim = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def journal_of(path):
+    import pwd
+    key = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:32]
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    return os.path.join(home, ".cache", "pytest-quest", "journals", key + ".journal")
+
+
 if mode.startswith("late"):
     # After the verdict is recorded: wait for the record's journal line.
-    folder, name = os.path.split(os.path.realpath(path))
-    journal = os.path.join(folder, "." + name + ".journal")
+    journal = journal_of(path)
     size = os.path.getsize(journal)
     deadline = time.time() + 120
     while os.path.getsize(journal) == size and time.time() < deadline:
@@ -95,13 +103,12 @@ else:  # in place, through whatever name `path` is (a hard link too)
         handle.write(forged)
 if mode == "journal":
     # The journal line pytest-quest's own store would write.
-    folder, name = os.path.split(os.path.realpath(path))
     line = json.dumps({
         "inode": os.stat(path).st_ino, "pid": os.getpid(),
         "read": hashlib.sha256(raw).hexdigest(),
         "time": round(time.time(), 3), "wrote": hashlib.sha256(forged).hexdigest(),
     }, sort_keys=True, separators=(",", ":"))
-    with open(os.path.join(folder, "." + name + ".journal"), "a") as handle:
+    with open(journal_of(path), "a") as handle:
         handle.write(line + "\n")
 """
 
