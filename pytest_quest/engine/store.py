@@ -159,6 +159,8 @@ class RatchetStore:
         path = self.journal_path
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not path.exists():
+                _prune_journals(path.parent)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 os.write(fd, entry.line().encode("utf-8"))
@@ -347,6 +349,20 @@ class RatchetStore:
 
 
 _CLAIM_FDS: dict[str, int] = {}
+
+
+JOURNAL_MAX_AGE = 7 * 24 * 3600
+
+
+def _prune_journals(folder: Path) -> None:
+    """Remove journals nobody wrote for a week (of ratchet files long gone, say in temp folders)."""
+    horizon = time.time() - JOURNAL_MAX_AGE
+    for old in folder.glob("*.journal"):
+        try:
+            if old.stat().st_mtime < horizon:
+                old.unlink()
+        except OSError:
+            continue
 
 
 def journal_folder() -> Path:
