@@ -160,7 +160,7 @@ class VerdictGuard:
             self.snapshot.hash,
             self.snapshot.inode,
         )
-        if self.distrusted and touched and not reasons:
+        if self.distrusted and vouched is None and touched and not reasons:
             reasons.append(self.distrusted)
         refused = _read_lines(self.refusals)
         if refused:
@@ -181,10 +181,11 @@ class VerdictGuard:
         self.witness = None
 
     def distrust(self, why: str) -> None:
-        """Believe no journal entry of this window (the judged code can write the journal too).
+        """Without a witness, believe no journal entry of this window (the judged code can write it).
 
         Any change of the file since the snapshot is then undone as a forgery,
-        legitimate concurrent writes included.
+        legitimate concurrent writes included.  With a witness (Linux), each
+        entry is vouched for by its writer's identity instead.
         """
         self.distrusted = why
 
