@@ -351,11 +351,11 @@ class RatchetStore:
 _CLAIM_FDS: dict[str, int] = {}
 
 
-JOURNAL_MAX_AGE = 7 * 24 * 3600
+JOURNAL_MAX_AGE = 24 * 3600
 
 
 def _prune_journals(folder: Path) -> None:
-    """Remove journals nobody wrote for a week (of ratchet files long gone, say in temp folders)."""
+    """Remove journals nobody wrote for a day (a guard only needs the writes of its own run)."""
     horizon = time.time() - JOURNAL_MAX_AGE
     for old in folder.glob("*.journal"):
         try:
