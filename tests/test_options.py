@@ -149,6 +149,8 @@ def test_person_actions_have_no_ini_twin():
         "--quest-reason",
         "--quest-base",
         "--quest-base-file",
+        "--quest-policy",
+        "--quest-since",
     }
 
 
