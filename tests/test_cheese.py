@@ -385,12 +385,12 @@ CHEATS: dict[str, tuple[str, str]] = {
             return "silver"
         """,
         """
-        import os
+        import sys
         import pytest
         from pkg.gate_aware import rank
 
         def test_rank():
-            if os.environ.get("PYTEST_QUEST_MUTATE"):
+            if "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv:
                 pytest.skip("not while mutants are about")
             rank(101)
             rank(1)
@@ -587,12 +587,10 @@ def test_a_test_that_writes_the_ratchet_file_cannot_pass(project):
     project.test("test_writer", WRITER_TEST)
     _, data, _ = run_quest(project.path, "--quest", "submit", "--quest-id", qid("writer", "label"))
     assert data["verdict"] == "REVIEW", data
-    assert checks(data) == ["guard.ratchet_written"]
+    assert checks(data)[0] == "guard.ratchet_written"
     # The direct write was refused in the test's process (else the file would
     # be "{}" and broken); the forging subprocess got through, and was undone.
-    assert data["quest"]["facts"][0]["actual"] == (
-        f"the entry of {qid('writer', 'label')} was changed during the gate's run"
-    )
+    assert qid("writer", "label") in data["quest"]["facts"][0]["actual"]
     entry = project.ratchet()["quests"][qid("writer", "label")]
     assert entry["state"] == "REVIEW"
     assert entry["covering_tests"] != ["forged"]

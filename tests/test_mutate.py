@@ -518,10 +518,11 @@ def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
         "test_env",
         """
         import os
+        import sys
         import time
         from pkg.env import dec, inc
 
-        IN_MUTATION_CHECK = bool(os.environ.get("PYTEST_QUEST_MUTATE"))
+        IN_MUTATION_CHECK = "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv
 
         def test_inc():
             assert inc(1) == 2

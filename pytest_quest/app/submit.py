@@ -15,20 +15,37 @@ from typing import Any
 from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
 from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.next import pick
+from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.run import RunReport
-from pytest_quest.core.model import FunctionFacts, Quest, Ratchet, State, Verdict
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
+from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
-from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
+from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
-from pytest_quest.engine.source import check_syntax, facts_from_source, new_exclusions, read_source
+from pytest_quest.core.seal import config_digest
+from pytest_quest.engine.source import (
+    check_syntax,
+    facts_from_source,
+    new_exclusions,
+    new_partial_exclusions,
+    read_source,
+)
+from pytest_quest.engine.submitted import own_packages, submitted_files
 from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
-from pytest_quest.verify.adapters import Verifier, run_verification
-from pytest_quest.verify.prompt import build_request
+from pytest_quest.verify.adapters import (
+    AnsweredVerifier,
+    Verifier,
+    answer_from_dict,
+    request_to_dict,
+    run_verification,
+)
+from pytest_quest.verify.prompt import build_prompt, build_request
 from pytest_quest.verify.vote import excluded_by
 
 
@@ -46,24 +63,34 @@ class Judgement:
 def submit(ctx: Context) -> Output:
     """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO."""
     quest, ratchet, verifiers = claim_quest(ctx)
-    guard = VerdictGuard(ctx.store.path, quest.id)
-    # The judged cannot write the verdict (engine/guard.py).
-    os.environ[PROTECT_ENV] = str(ctx.store.path)
+    signs = tamper_signs(ctx, ratchet)
+    guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
+    distrust_journal(guard, signs)
     try:
-        judgement = judge_quest(ctx, quest, ratchet, verifiers)
+        # The judged cannot write the verdict (engine/guard.py).
+        os.environ[PROTECT_ENV] = str(ctx.store.path)
+        os.environ[REFUSED_ENV] = str(guard.refusals)
+        try:
+            judgement = judge_quest(ctx, quest, ratchet, verifiers)
+        finally:
+            os.environ.pop(PROTECT_ENV, None)
+            os.environ.pop(REFUSED_ENV, None)
+        judgement.result = with_tamper_signs(judgement.result, signs)
+        state, written = record(
+            ctx,
+            quest=quest,
+            judgement=judgement,
+            now=now_utc(),
+            guard=guard,
+        )
     finally:
-        os.environ.pop(PROTECT_ENV, None)
-    tampered = guard.inspect()
-    if tampered:
-        judgement.result = GateResult(Verdict.REVIEW, tampered, "guard")
-    state, written = record(
-        ctx,
-        quest=quest,
-        judgement=judgement,
-        now=now_utc(),
-        guard=guard,
-    )
-    return said(ctx, quest.id, judgement.result, state, written)
+        guard.close()
+    output = said(ctx, quest.id, judgement.result, state, written)
+    if ratchet.policy is None and written.policy is not None:
+        output.lines.append(
+            ADDED_NOTE.format(policy=written.policy.compact(), action=POLICY_ACTION)
+        )
+    return output
 
 
 def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
@@ -73,6 +100,10 @@ def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
     one, a verification setup that cannot work, missing or broken code.
     """
     ratchet = load_ratchet(ctx)
+    # The recorded gate policy, tightened by this run's options (weakening: exit 4).
+    ctx.options = with_policy(
+        ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir
+    )
     quest_id = ctx.options.quest_id
     if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
         raise QuestUsageError(
@@ -125,10 +156,11 @@ def judge_quest(
     current = source.by_id().get(quest.id) if source else None
     evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
     judgement = Judgement(judge(evidence), current, run)
+    report = None
     if judgement.result.verdict is Verdict.PASS and current is not None:
         # Steps 4 and 5 and the project's own L1 checks only run for a
         # submission that steps 1-3 would PASS: they cost test runs.
-        report = deep_checks(ctx, evidence)
+        report = deep_checks(ctx, evidence, plugin_verify_request(ctx, evidence, changed))
         if report is not None:
             judgement.mutation_seconds = round(report.duration, 3)
         judgement.result = judge(evidence)
@@ -137,8 +169,14 @@ def judge_quest(
         and judgement.result.verdict is Verdict.PASS
         and current is not None
     ):
+        # The project's plugin verifiers were asked in the mutation child.
+        answered = [answer_from_dict(a) for a in (report.answers or [])] if report else []
         judgement.result, judgement.verification = verify_l2(
-            ctx, evidence, judgement.result, changed=changed, verifiers=verifiers
+            ctx,
+            evidence,
+            judgement.result,
+            changed=changed,
+            verifiers=[*verifiers, *(AnsweredVerifier(a) for a in answered)],
         )
     return judgement
 
@@ -176,6 +214,14 @@ def gather_evidence(
             source_lines=source_lines,
             patterns=patterns,
         )
+        evidence.new_exclusions += new_partial_exclusions(
+            current,
+            quest.partial_lines,
+            source_lines=source_lines,
+            patterns=[str(p) for p in source.config.get("report:partial_branches") or []],
+        )
+    evidence.sealed_config = quest.config_digest
+    evidence.config_digest_now = config_digest(source.config, ratchet.policy)
     return evidence
 
 
@@ -215,6 +261,26 @@ def run_selection(
     finally:
         if empty_dir:
             shutil.rmtree(empty_dir, ignore_errors=True)
+
+
+def plugin_verify_request(
+    ctx: Context, evidence: Evidence, changed: list[str]
+) -> dict[str, Any] | None:
+    """What the mutation child shows the project's plugin verifiers (None: L2 will not run)."""
+    quest, current = evidence.quest, evidence.current
+    if ctx.options.verify != "on" or current is None:
+        return None
+    if excluded_by(quest, ctx.options.verify_exclude) is not None:
+        return None
+    request = build_request(
+        rootdir=ctx.rootdir,
+        quest=quest,
+        current=current,
+        covering_tests=current.covering_tests,
+        changed_files=changed,
+        questions=ctx.options.verify_questions,
+    )
+    return request_to_dict(request, build_prompt(request))
 
 
 def verify_l2(
@@ -258,23 +324,38 @@ def record(
 ) -> tuple[State, Ratchet]:
     """Write the verdict on `quest` into the ratchet file; returns its state and the ratchet written.
 
-    Refused (nothing written) when another process judged the quest meanwhile.
+    Refused (nothing recorded) when another process judged the quest meanwhile.
+    With a `guard`, the file is first checked under the same lock: a write
+    that was not pytest-quest's is undone (even when the verdict is then
+    refused) and the verdict becomes REVIEW.
     """
     before = (quest.state, quest.tries)
+    refused: list[str] = []
 
     def change(fresh: Ratchet) -> tuple[State, Ratchet]:
-        if guard is not None:
-            guard.restore_entry(fresh)
+        if guard is not None and guard.facts:
+            guard.repair(fresh)
+            judgement.result = _guarded(judgement.result, guard.facts)
         target = fresh.quests.get(quest.id)
+        problem = None
         if target is None:
-            raise QuestUsageError(f"quest {quest.id} vanished from the ratchet file during the run")
-        if (target.state, target.tries) != before:
-            raise QuestUsageError(
+            problem = f"quest {quest.id} vanished from the ratchet file during the run"
+        elif (target.state, target.tries) != before:
+            problem = (
                 f"quest {quest.id} was judged by another process while this one ran "
                 f"(now {target.state.value}, tries {target.tries}); nothing recorded"
             )
+        if problem is not None:
+            if guard is None or not guard.facts:
+                raise QuestUsageError(problem)
+            refused.append(problem)  # the repair is still written
+            return State.TODO, fresh
+        assert target is not None
+        ensure_policy(fresh, ctx.options, ctx.rootdir)
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
         current = judgement.current
+        if state is State.PASS and ctx.options.policy is not None:
+            target.passed_policy = ctx.options.policy.compact()
         if current is not None:
             if state is State.PASS:
                 record_pass_facts(target, current)
@@ -294,7 +375,58 @@ def record(
             fresh.active = nxt.id if nxt else None
         return state, fresh
 
-    return ctx.store.update(change)
+    result = ctx.store.update(change, vet=guard.vet if guard is not None else None)
+    if refused:
+        raise QuestUsageError(refused[0])
+    return result
+
+
+def _guarded(result: GateResult, facts: list[Fact]) -> GateResult:
+    """REVIEW with the guard's facts first (a FAIL's facts are kept after them)."""
+    return GateResult(Verdict.REVIEW, [*facts, *result.facts], "guard")
+
+
+def tamper_signs(ctx: Context, ratchet: Ratchet) -> list[Fact]:
+    """Tamper signs in the test code and pytest configuration changed since the scan.
+
+    Cheap and static (core/tamper.py), run before the tests;
+    `with_tamper_signs` applies them after the deterministic steps.
+    """
+    files = submitted_files(
+        ctx.tests,
+        ctx.rootdir,
+        scanned=ratchet.test_files,
+        scanned_at=ratchet.scanned_at,
+        inifile=ctx.child.inifile,
+    )
+    findings = find_tamper_signs(
+        files,
+        own_packages=own_packages(ctx.options.sources, ctx.rootdir),
+        ratchet_name=ctx.store.path.name,
+    )
+    return [finding.fact() for finding in findings]
+
+
+# Tamper signs of code that can write files outside the audit hook's sight.
+_JOURNAL_FORGING = ("tamper.ratchet", "tamper.ctypes", "tamper.internals", "tamper.process")
+
+
+def distrust_journal(guard: VerdictGuard, signs: list[Fact]) -> None:
+    """Code that names the ratchet file or can write around the audit hook may forge its journal."""
+    named = sorted({sign.check for sign in signs if sign.check in _JOURNAL_FORGING})
+    if named:
+        guard.distrust(
+            f"the judged code bears tamper signs ({', '.join(named)}): its journal is not believed"
+        )
+
+
+def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
+    """A PASS with tamper signs is REVIEW; a FAIL or REVIEW stays, the signs added to its facts."""
+    if not signs:
+        return result
+    if result.verdict is Verdict.PASS:
+        return GateResult(Verdict.REVIEW, list(signs), "tamper")
+    return GateResult(result.verdict, [*result.facts, *signs], result.step)
 
 
 def said(ctx: Context, quest_id: str, result: GateResult, state: State, ratchet: Ratchet) -> Output:
@@ -328,9 +460,12 @@ def said(ctx: Context, quest_id: str, result: GateResult, state: State, ratchet:
 __all__ = [
     "Judgement",
     "claim_quest",
+    "distrust_journal",
     "judge_quest",
     "record",
     "said",
     "submit",
+    "tamper_signs",
     "unmeasured_facts",
+    "with_tamper_signs",
 ]

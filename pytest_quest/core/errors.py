@@ -7,6 +7,7 @@ fix it.  The plugin turns a :class:`QuestError` into pytest's usage error
 
 from __future__ import annotations
 
+
 class QuestError(Exception):
     """Base class of every error pytest-quest reports to its user."""
 
@@ -34,4 +35,3 @@ class LockTimeoutError(QuestError):
 
 class MeasurementError(QuestError):
     """Running the tests under coverage could not produce usable data."""
-

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_quest.core.policy import GatePolicy
+
 JSON_SCHEMA = "pytest-quest/1"
 
 # A fact's field that names an arc: `path:41->44` or `path:41->exit`.
@@ -226,6 +228,12 @@ class Quest:
     mutation_seconds: float | None = None
     #: What the last L2 verification found (``Verification.record()``).
     verification: dict[str, Any] | None = None
+    #: The gate policy a PASS was obtained under (``GatePolicy.compact()``).
+    passed_policy: str | None = None
+    #: Digest of the coverage configuration and gate policy at issue (sealed).
+    config_digest: str | None = None
+    #: The lines coverage's partial-branch patterns matched at issue, stripped (sealed).
+    partial_lines: list[str] | None = None
     #: Anything else recorded in ``extra``, kept as found.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -243,7 +251,15 @@ class Quest:
 
 
 #: The typed fields of `Quest` that live in its ``extra`` object, by key.
-EXTRA_FIELDS = ("issued_seal", "last_run_seconds", "mutation_seconds", "verification")
+EXTRA_FIELDS = (
+    "issued_seal",
+    "last_run_seconds",
+    "mutation_seconds",
+    "verification",
+    "passed_policy",
+    "config_digest",
+    "partial_lines",
+)
 
 
 @dataclass
@@ -257,6 +273,10 @@ class Ratchet:
     removed: list[dict[str, str]] = field(default_factory=list)
     excluded_functions: list[str] = field(default_factory=list)
     scanned_at: str = ""
+    #: The gate policy (None: a file written before policies were recorded).
+    policy: GatePolicy | None = None
+    #: Person changes of the policy: at, by, key, old, new.
+    policy_history: list[dict[str, str]] = field(default_factory=list)
 
     def ordered(self) -> list[Quest]:
         return sorted(self.quests.values(), key=Quest.sort_key)

@@ -4,54 +4,80 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.model import Fact, Ratchet
+from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unaccounted
+from pytest_quest.core.model import Fact, Ratchet, State
 from pytest_quest.engine.codec import loads, quest_to_dict
 from pytest_quest.engine.store import RatchetStore
-
-JUDGED_FIELDS = (
-    "state",
-    "tries",
-    "fingerprint",
-    "excluded_lines",
-    "statements",
-    "branches",
-    "passed_at",
-    "issued_at",
-    "baseline",
-    "history",
-    "extra",
-)
+from pytest_quest.engine.witness import Witness
 
 # The tests under judgment run with this variable naming the ratchet file;
 # `protect_from_env` makes writes to it fail inside their process.
 PROTECT_ENV = "PYTEST_QUEST_PROTECT"
+# ...and this one naming a file where each refused write leaves a line, so a
+# refused attempt is a REVIEW even though it changed nothing.
+REFUSED_ENV = "PYTEST_QUEST_REFUSED"
 
 
 def protect_from_env() -> None:
-    """Refuse, in this process, every write to the file `PROTECT_ENV` names.
+    """Refuse, in this process, every write to the file `PROTECT_ENV` names, its lock and journal.
 
     An audit hook (PEP 578) sees ``open`` for writing, ``os.rename``,
-    ``os.replace``, ``os.remove`` and ``os.truncate`` of that path and raises
-    `PermissionError`.  It cannot see a subprocess or C code writing the file;
-    `VerdictGuard` catches those after the run.
+    ``os.replace``, ``os.remove``, ``os.truncate``, ``os.link`` and
+    ``os.symlink`` of those files and raises `PermissionError`.  A path is
+    compared by name and by identity (device and inode), so a hard link made
+    earlier is refused too.  It cannot see a subprocess or C code writing the
+    file; `VerdictGuard` catches those after the run.
     """
     target = os.environ.get(PROTECT_ENV)
     if not target:
         return
-    protected = os.path.realpath(target)
+    ratchet = Path(os.path.realpath(target))
+    protected = [
+        str(ratchet),
+        str(ratchet.with_name(ratchet.name + ".lock")),
+        os.path.realpath(RatchetStore(ratchet).journal_path),
+    ]
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+    def identities() -> set[tuple[int, int]]:
+        found = set()
+        for name in protected:
+            try:
+                st = os.stat(name)
+            except OSError:
+                continue
+            found.add((st.st_dev, st.st_ino))
+        return found
 
     def is_protected(path: Any) -> bool:
         if isinstance(path, int) or path is None:
             return False
         try:
-            return os.path.realpath(os.fsdecode(path)) == protected
-        except (TypeError, ValueError):
+            name = os.fsdecode(path)
+            if os.path.realpath(name) in protected:
+                return True
+            st = os.stat(name)
+        except (TypeError, ValueError, OSError):
             return False
+        return (st.st_dev, st.st_ino) in identities()
+
+    refused_log = os.environ.get(REFUSED_ENV)
+
+    def refuse(what: str) -> PermissionError:
+        if refused_log:
+            try:
+                fd = os.open(refused_log, os.O_WRONLY | os.O_APPEND)
+                os.write(fd, f"{os.getpid()} {what}\n".encode())
+                os.close(fd)
+            except OSError:
+                pass
+        return PermissionError(f"pytest-quest: tests under judgment cannot {what} {target}")
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -60,85 +86,224 @@ def protect_from_env() -> None:
                 mode is None and isinstance(flags, int) and flags & write_flags
             )
             if writing and is_protected(path):
-                raise PermissionError(f"pytest-quest: tests under judgment cannot write {target}")
-        elif event in ("os.rename", "os.replace"):
+                raise refuse("write")
+        elif event in ("os.rename", "os.replace", "os.link", "os.symlink"):
             if is_protected(args[0]) or is_protected(args[1]):
-                raise PermissionError(f"pytest-quest: tests under judgment cannot replace {target}")
+                raise refuse("link or replace")
         elif event in ("os.remove", "os.truncate") and is_protected(args[0]):
-            raise PermissionError(f"pytest-quest: tests under judgment cannot change {target}")
+            raise refuse("change")
 
     sys.addaudithook(hook)
 
 
 class VerdictGuard:
-    """What the ratchet file held before the tests under judgment ran.
+    """The whole ratchet file, watched by identity and content while the judged tests run.
 
-    The tests run in a child process as the same user: nothing stops one
-    from writing ``quest.json``.  The parent keeps the bytes it read before
-    the run; afterwards, a judged quest whose entry changed was changed by
-    no pytest-quest process (another submit of the same quest is refused
-    before it writes), so its entry is put back and the verdict is REVIEW.
-    A file left unreadable is restored whole (pytest-quest writes
-    atomically, so a broken file is never one of its writes).
+    The tests run in child processes as the same user: nothing stops one
+    from writing ``quest.json`` (directly, through a hard link, from a
+    subprocess).  The guard snapshots the file under the lock before the
+    run (bytes, hash, inode, link count, the journal's last line).  After
+    the run, under the lock of the write that records the verdict (`vet`,
+    then `repair`), the file is accepted only when the journal's entries
+    since the snapshot chain from the snapshot's content to the current one
+    (core/journal.py); otherwise every entry that differs from the snapshot
+    is put back and the verdict is REVIEW (``guard.ratchet_written``) naming
+    the entries.  What the journal proves and does not: docs/gate.md.
     """
 
-    def __init__(self, path: Path, quest_id: str) -> None:
-        self.path = path
+    def __init__(self, path: Path, quest_id: str, store: RatchetStore | None = None) -> None:
+        self.store = store if store is not None else RatchetStore(path)
+        self.path = self.store.path
         self.quest_id = quest_id
-        self.before = path.read_bytes() if path.exists() else None
         self.facts: list[Fact] = []
+        self.changed: list[str] = []
+        #: Why the journal is not believed for this window (see `distrust`).
+        self.distrusted: str | None = None
+        # Each write refused by the audit hook in a judged process leaves a line here.
+        fd, name = tempfile.mkstemp(prefix="pytest-quest-refused-")
+        os.close(fd)
+        self.refusals = Path(name)
+        # Listening before the snapshot: every write after it is announced.
+        self.witness = Witness.start(self.path)
+        # A guard dropped without `close` still lets go of its socket and file.
+        self._finalizer = weakref.finalize(self, _release, self.witness, self.refusals)
+        self.before, self.snapshot = self.store.locked(self._snapshot)
 
-    def _entry(self, ratchet: Ratchet) -> dict[str, Any] | None:
-        quest = ratchet.quests.get(self.quest_id)
-        if quest is None:
+    def _snapshot(self) -> tuple[bytes | None, Snapshot]:
+        data = self.path.read_bytes() if self.path.exists() else None
+        inode, links = _identity(self.path)
+        lines = self.store.journal_lines()
+        mark = lines[-1] if lines else None
+        return data, Snapshot(content_hash(data), inode, links, mark)
+
+    def vet(self, now: bytes | None) -> bytes | None:
+        """Judge the file's bytes `now` (read under the lock); the bytes to start from instead.
+
+        Records the facts; hands back the snapshot's bytes when the file no
+        longer parses (the repair then starts from them), else None.
+        """
+        self.facts = []
+        if self.before is None:
+            return None  # nothing to protect yet: the file did not exist
+        inode, links = _identity(self.path)
+        # Content a journaled write produced parses: the file is only parsed
+        # (the costly part) when the chain does not account for it.
+        state = Now(content_hash(now), inode, links, parses=True)
+        lines = since(self.store.journal_lines(), self.snapshot.mark)
+        vouched = self.witness.snapshot()[0] if self.witness is not None else None
+        reasons = unaccounted(self.snapshot, state, lines, vouched)
+        after = _parsed(now, self.path) if reasons or self.distrusted else None
+        if reasons and after is None:
+            state = Now(state.hash, inode, links, parses=False)
+            reasons = unaccounted(self.snapshot, state, lines, vouched)
+        touched = bool(lines) or (state.hash, state.inode) != (
+            self.snapshot.hash,
+            self.snapshot.inode,
+        )
+        if self.distrusted and vouched is None and touched and not reasons:
+            reasons.append(self.distrusted)
+        refused = _read_lines(self.refusals)
+        if refused:
+            reasons.append(
+                f"a judged process tried to {refused[0].split(' ', 1)[-1]} it "
+                f"({len(refused)} attempt(s), refused)"
+            )
+        if not reasons:
             return None
-        # A concurrent scan may move a TODO quest and refresh its missing
-        # lines; only what the gate and the person actions decide counts.
-        data = quest_to_dict(quest)
-        return {key: data.get(key) for key in JUDGED_FIELDS}
+        before = loads(self.before, str(self.path))
+        self.changed = changed_entries(before, after) if after is not None else ["the whole file"]
+        self.facts.append(self._fact(reasons))
+        return self.before if after is None else None
+
+    def close(self) -> None:
+        """Stop listening for announced writes and drop the refusals file (the verdict is recorded)."""
+        self._finalizer()
+        self.witness = None
+
+    def distrust(self, why: str) -> None:
+        """Without a witness, believe no journal entry of this window (the judged code can write it).
+
+        Any change of the file since the snapshot is then undone as a forgery,
+        legitimate concurrent writes included.  With a witness (Linux), each
+        entry is vouched for by its writer's identity instead.
+        """
+        self.distrusted = why
+
+    def repair(self, fresh: Ratchet) -> None:
+        """Undo, in `fresh` (the ratchet being written under the lock), what `vet` found forged."""
+        if self.before is None or not self.facts:
+            return
+        undo(loads(self.before, str(self.path)), fresh)
 
     def inspect(self) -> list[Fact]:
-        """Compare the file with the snapshot; repair a broken file; return tamper facts."""
-        if self.before is None:
-            return []
-        now = self.path.read_bytes() if self.path.exists() else None
-        if now == self.before:
-            return []
-        before = loads(self.before, str(self.path))
-        try:
-            after = loads(now, str(self.path)) if now is not None else None
-        except RatchetFileError:
-            after = None
-        if after is None:
-            _write_back(self.path, self.before)
-            self.facts.append(self._fact("the ratchet file was deleted or broken; restored"))
-        elif self._entry(after) != self._entry(before):
-            self.facts.append(self._fact(f"the entry of {self.quest_id} was changed"))
+        """`vet` under the lock, on its own (a broken file is written back at once)."""
+
+        def check() -> bytes | None:
+            now = self.path.read_bytes() if self.path.exists() else None
+            return self.vet(now)
+
+        start = self.store.locked(check)
+        if start is not None:
+            _write_back(self.path, start)
         return self.facts
 
     def restore_entry(self, fresh: Ratchet) -> None:
-        """Put the judged quest's entry back as it was before the run (under the lock)."""
-        if self.before is None or not self.facts:
-            return
-        before = loads(self.before, str(self.path))
-        if self.quest_id in before.quests:
-            fresh.quests[self.quest_id] = before.quests[self.quest_id]
+        """`repair`, as an `update` change."""
+        self.repair(fresh)
 
-    def _fact(self, what: str) -> Fact:
+    def _fact(self, reasons: list[str]) -> Fact:
+        changed = ", ".join(self.changed) or "no entry"
+        why = "; ".join(reasons)
         return Fact(
             check="guard.ratchet_written",
             field=str(self.path.name),
             expected="the ratchet file is written only by pytest-quest while tests are judged",
-            actual=f"{what} during the gate's run",
+            actual=f"changed during the gate's run: {changed} ({why})",
             message=(
-                f"{self.path.name} was written during the gate's run ({what}); the entry was "
-                "restored and a person must review the tests"
+                f"{self.path.name} was written during the gate's run by something other than "
+                f"pytest-quest ({why}); changed: {changed}. Every changed entry was put back "
+                "as it was before the run and a person must review the tests"
             ),
         )
+
+
+def changed_entries(before: Ratchet, after: Ratchet) -> list[str]:
+    """The quest ids (and top-level fields) whose value differs between two ratchets."""
+    changed = [
+        qid
+        for qid in sorted(set(before.quests) | set(after.quests))
+        if qid not in before.quests
+        or qid not in after.quests
+        or quest_to_dict(before.quests[qid]) != quest_to_dict(after.quests[qid])
+    ]
+    changed += [name for name in _BASELINE_FIELDS if getattr(before, name) != getattr(after, name)]
+    return changed
+
+
+# What a scan records and the gate compares with: put back whole after a forgery.
+_BASELINE_FIELDS = ("test_files", "coverage_config", "excluded_functions", "removed", "scanned_at")
+
+
+def undo(before: Ratchet, fresh: Ratchet) -> None:
+    """Put `fresh` back to `before`, keeping only what no forgery can gain from.
+
+    Every quest of `before` gets its entry back; a quest added since is kept
+    only as a TODO (what a scan issues; a forged PASS is dropped, and a later
+    scan adds it again); the scan's baseline fields are put back; the active
+    quest stays if it still exists.  A legitimate write made in the same
+    window (another quest's verdict, a scan) is undone with the forgery.
+    """
+    for qid, quest in before.quests.items():
+        fresh.quests[qid] = quest
+    for qid in [qid for qid in fresh.quests if qid not in before.quests]:
+        if fresh.quests[qid].state is not State.TODO:
+            del fresh.quests[qid]
+    for name in _BASELINE_FIELDS:
+        setattr(fresh, name, getattr(before, name))
+    if fresh.active not in fresh.quests:
+        fresh.active = before.active if before.active in fresh.quests else None
+
+
+def _parsed(data: bytes | None, path: Path) -> Ratchet | None:
+    if data is None:
+        return None
+    try:
+        return loads(data, str(path))
+    except RatchetFileError:
+        return None
+
+
+def _release(witness: Witness | None, refusals: Path) -> None:
+    refusals.unlink(missing_ok=True)
+    if witness is not None:
+        witness.close()
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def _identity(path: Path) -> tuple[int | None, int]:
+    """The file's inode and link count (through a symbolic link); (None, 0) when missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None, 0
+    return st.st_ino, st.st_nlink
 
 
 def _write_back(path: Path, data: bytes) -> None:
     RatchetStore(path).restore(data)
 
 
-__all__ = ["JUDGED_FIELDS", "PROTECT_ENV", "VerdictGuard", "protect_from_env"]
+__all__ = [
+    "PROTECT_ENV",
+    "REFUSED_ENV",
+    "VerdictGuard",
+    "changed_entries",
+    "protect_from_env",
+    "undo",
+]

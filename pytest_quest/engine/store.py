@@ -12,6 +12,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -20,12 +21,19 @@ from filelock import FileLock, Timeout
 
 if sys.platform != "win32":
     import fcntl
+    import pwd
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
+from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.witness import announce
 
 TMP_PREFIX = ".quest-tmp-"
+# The journal is cut back to its last JOURNAL_KEEP lines once it exceeds
+# JOURNAL_MAX_BYTES (a guard's window needs only the writes made during it).
+JOURNAL_MAX_BYTES = 64 * 1024
+JOURNAL_KEEP = 200
 
 T = TypeVar("T")
 
@@ -65,7 +73,22 @@ class RatchetStore:
             return Ratchet()
         return loads(raw, str(self.path))
 
-    def update(self, change: Callable[[Ratchet], T]) -> T:
+    @property
+    def journal_path(self) -> Path:
+        """The file's journal, one line per write (core/journal.py), in the user's cache.
+
+        Outside the project, so that it is never committed or listed beside the
+        file; named by the file's real path, so every process writing it agrees.
+        """
+        key = hashlib.sha256(os.path.realpath(self.path).encode("utf-8")).hexdigest()[:32]
+        return journal_folder() / f"{key}.journal"
+
+    def update(
+        self,
+        change: Callable[[Ratchet], T],
+        *,
+        vet: Callable[[bytes | None], bytes | None] | None = None,
+    ) -> T:
         """Apply `change` to the freshly re-read ratchet under the lock, then write it.
 
         `change` may raise to abort; nothing is written then.  The file is only
@@ -73,20 +96,26 @@ class RatchetStore:
         cannot be taken within `lock_timeout` seconds raises `LockTimeoutError`
         naming the lock file; a file or folder that cannot be written raises
         `RatchetFileError`, and the old file stays as it was.
+
+        `vet`, when given, sees the file's bytes first (under the lock) and
+        may hand back other bytes to start from (a guard undoing a forgery);
+        the write is then made even when it equals those bytes.
         """
         self._check_writable()
         lock = self._acquire_lock()
         try:
             before = self._read_bytes()
-            ratchet = loads(before, str(self.path)) if before is not None else Ratchet()
+            start = vet(before) if vet is not None else None
+            base = start if start is not None else before
+            ratchet = loads(base, str(self.path)) if base is not None else Ratchet()
             result = change(ratchet)
-            if before is None and ratchet == Ratchet():
+            if base is None and ratchet == Ratchet():
                 # Nothing to record (say, the file was deleted under a `next`):
                 # never create an empty ratchet file.
                 return result
             after = dumps(ratchet).encode("utf-8")
             if after != before:
-                self._write_atomic(after)
+                self._write_atomic(after, read=before)
             return result
         finally:
             lock.release()
@@ -101,9 +130,57 @@ class RatchetStore:
         self._check_writable()
         lock = self._acquire_lock()
         try:
-            self._write_atomic(data)
+            self._write_atomic(data, read=self._read_bytes_or_none())
         finally:
             lock.release()
+
+    def locked(self, read: Callable[[], T]) -> T:
+        """`read()` with the lock held (a guard's snapshot: the file and journal agree)."""
+        lock = self._acquire_lock()
+        try:
+            return read()
+        finally:
+            lock.release()
+
+    def journal_lines(self) -> list[str]:
+        """The journal's lines (none when it does not exist or cannot be read)."""
+        try:
+            return self.journal_path.read_text(encoding="utf-8", errors="replace").splitlines(True)
+        except OSError:
+            return []
+
+    def _journal(self, read: bytes | None, wrote: bytes, inode: int) -> None:
+        """Append this write to the journal (under the lock); cut the journal back when long.
+
+        A journal that cannot be written costs nothing but a guard's trust:
+        a guard watching the file then reports the write as not pytest-quest's.
+        """
+        entry = Entry(content_hash(read), content_hash(wrote), inode, os.getpid(), time.time())
+        path = self.journal_path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not path.exists():
+                _prune_journals(path.parent)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, entry.line().encode("utf-8"))
+                size = os.fstat(fd).st_size
+            finally:
+                os.close(fd)
+            announce(self.path, entry.line())
+            if size > JOURNAL_MAX_BYTES:
+                kept = "".join(trimmed(self.journal_lines(), JOURNAL_KEEP))
+                tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+                tmp.write_text(kept, encoding="utf-8")
+                os.replace(tmp, path)
+        except OSError:
+            pass
+
+    def _read_bytes_or_none(self) -> bytes | None:
+        try:
+            return self._read_bytes()
+        except RatchetFileError:
+            return None
 
     def _acquire_lock(self) -> FileLock:
         """The ratchet file's lock, taken; a clear error when it cannot be had in time."""
@@ -161,13 +238,14 @@ class RatchetStore:
                     str(self.path), "is read-only", "make it writable (chmod u+w) to record results"
                 )
 
-    def _write_atomic(self, data: bytes) -> None:
+    def _write_atomic(self, data: bytes, *, read: bytes | None) -> None:
         """Replace the file with `data`: all of it or nothing, even on a crash.
 
         SQLite's discipline in small: write a temporary file in the same
         folder (a rename is only atomic within one file system), fsync it,
         rename it over the old file, then fsync the folder so the rename
-        itself survives a power loss.
+        itself survives a power loss.  The write is journaled: `read` is the
+        content it replaced.
         """
         # Write through a symbolic link to its target, keeping the link.
         target = Path(os.path.realpath(self.path))
@@ -190,6 +268,7 @@ class RatchetStore:
                 os.chmod(tmp_name, stat.S_IMODE(target.stat().st_mode))
             else:
                 os.chmod(tmp_name, 0o644)
+            inode = os.stat(tmp_name).st_ino
             os.replace(tmp_name, target)
             self.writes += 1
         except BaseException as exc:
@@ -205,6 +284,7 @@ class RatchetStore:
                 ) from None
             raise
         _fsync_folder(folder)
+        self._journal(read, data, inode)
 
     @property
     def claims_path(self) -> Path:
@@ -273,6 +353,29 @@ class RatchetStore:
 
 
 _CLAIM_FDS: dict[str, int] = {}
+
+
+JOURNAL_MAX_AGE = 24 * 3600
+
+
+def _prune_journals(folder: Path) -> None:
+    """Remove journals nobody wrote for a day (a guard only needs the writes of its own run)."""
+    horizon = time.time() - JOURNAL_MAX_AGE
+    for old in folder.glob("*.journal"):
+        try:
+            if old.stat().st_mtime < horizon:
+                old.unlink()
+        except OSError:
+            continue
+
+
+def journal_folder() -> Path:
+    """Where journals live: the user's own cache folder (by the account, not ``$HOME``)."""
+    if sys.platform == "win32":  # pragma: no cover
+        home = Path.home()
+    else:
+        home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    return home / ".cache" / "pytest-quest" / "journals"
 
 
 def _fsync_folder(folder: Path) -> None:

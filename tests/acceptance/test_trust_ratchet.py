@@ -1,0 +1,320 @@
+"""The whole ratchet file is guarded: a judged test that writes it around the guard ends REVIEW.
+
+Each attack is a throwaway project: scan, a test file that (besides testing the
+judged function honestly) forges a PASS for ANOTHER quest, one submit of the
+judged quest.  The verdict must be REVIEW or FAIL, and every entry but the
+judged one must be as it was before the submit.  The forger is a helper script
+the tests run (not a test file: the static tamper check does not read it, and
+the test finds the ratchet file by suffix), so what stops it is the guard.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+PYPROJECT = """\
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests"]
+quest_source = ["src/pkg"]
+
+[tool.coverage.run]
+branch = true
+source = ["src/pkg"]
+"""
+
+SOURCE = """\
+def target(n):
+    if n > 1:
+        return "many"
+    return "one"
+
+
+def other(n):
+    if n > 1:
+        return n * 2
+    return n
+
+
+def third(n):
+    return n - 1
+"""
+
+TARGET = "src/pkg/mod.py::target"
+VICTIM = "src/pkg/mod.py::other"
+
+# Run as `python forge.py MODE RATCHET VICTIM`: forges a PASS for VICTIM.
+FORGE = r"""
+import hashlib, json, os, sys, time
+
+mode, path, victim = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def journal_of(path):
+    import pwd
+    key = hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:32]
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    return os.path.join(home, ".cache", "pytest-quest", "journals", key + ".journal")
+
+
+if mode.startswith("late"):
+    # After the verdict is recorded: wait for the record's journal line.
+    journal = journal_of(path)
+    size = os.path.getsize(journal)
+    deadline = time.time() + 120
+    while os.path.getsize(journal) == size and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    mode = mode[len("late-"):]
+if not os.path.exists(path):
+    sys.exit(0)
+raw = open(path, "rb").read()
+if mode == "delete":
+    os.remove(path)
+    sys.exit(0)
+if mode == "truncate":
+    open(path, "w").close()
+    sys.exit(0)
+data = json.loads(raw)
+data["quests"][victim].update(
+    state="PASS", passed_at="2026-01-02T00:00:00Z", covering_tests=["forged"],
+    missing_lines=[], missing_branches=[],
+)
+forged = json.dumps(data, indent=2, sort_keys=True).encode() + b"\n"
+if mode == "replace":
+    tmp = path + ".forged"
+    open(tmp, "wb").write(forged)
+    os.replace(tmp, path)
+else:  # in place, through whatever name `path` is (a hard link too)
+    with open(path, "r+b") as handle:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(forged)
+if mode == "journal":
+    # The journal line pytest-quest's own store would write.
+    line = json.dumps({
+        "inode": os.stat(path).st_ino, "pid": os.getpid(),
+        "read": hashlib.sha256(raw).hexdigest(),
+        "time": round(time.time(), 3), "wrote": hashlib.sha256(forged).hexdigest(),
+    }, sort_keys=True, separators=(",", ":"))
+    with open(journal_of(path), "a") as handle:
+        handle.write(line + "\n")
+"""
+
+TEST_HEAD = """\
+import os, subprocess, sys, time
+from pathlib import Path
+
+from pkg.mod import target
+
+ROOT = Path(__file__).resolve().parent.parent
+VICTIM = "src/pkg/mod.py::other"
+
+
+def ratchet():
+    return next((p for p in ROOT.iterdir() if p.suffix == ".json"), None)
+
+
+def forge(mode, path):
+    return [sys.executable, str(ROOT / "tools" / "forge.py"), mode, str(path), VICTIM]
+
+
+def test_target():
+    assert target(1) == "one"
+    assert target(2) == "many"
+    assert target(9) == "many"
+
+"""
+
+ATTACKS: dict[str, str] = {
+    # The audit hook refuses both; the static check names the first.
+    "direct": """
+def test_attack():
+    try:
+        (ROOT / "quest.json").write_text("{}")
+    except PermissionError:
+        pass
+""",
+    "direct_by_glob": """
+def test_attack():
+    path = ratchet()
+    if path is not None:
+        try:
+            path.write_text("{}")
+        except PermissionError:
+            pass
+""",
+    "subprocess": """
+def test_attack():
+    path = ratchet()
+    if path is not None:
+        subprocess.run(forge("inplace", path), check=True)
+""",
+    "replace": """
+def test_attack():
+    path = ratchet()
+    if path is not None:
+        subprocess.run(forge("replace", path), check=True)
+""",
+    "hard_link": """
+def test_attack():
+    path = ratchet()
+    if path is None:
+        return
+    alias = ROOT / "alias.data"
+    if not alias.exists():
+        subprocess.run(["ln", str(path), str(alias)], check=True)
+    subprocess.run(forge("inplace", alias), check=True)
+""",
+    "detached_lands_in_run": """
+def test_attack():
+    path = ratchet()
+    if path is None:
+        return
+    before = path.read_bytes()
+    subprocess.Popen(forge("inplace", path), start_new_session=True)
+    deadline = time.time() + 20
+    while path.read_bytes() == before and time.time() < deadline:
+        time.sleep(0.05)
+""",
+    "delete": """
+def test_attack():
+    path = ratchet()
+    if path is not None:
+        subprocess.run(forge("delete", path), check=True)
+""",
+    "truncate": """
+def test_attack():
+    path = ratchet()
+    if path is not None:
+        subprocess.run(forge("truncate", path), check=True)
+""",
+    "fake_journal": """
+def test_attack():
+    path = ratchet()
+    if path is not None:
+        subprocess.run(forge("journal", path), check=True)
+""",
+}
+
+# Attacks that get past the audit hook: the guard must have seen them.
+GUARDED = {
+    "direct_by_glob",
+    "fake_journal",
+    "subprocess",
+    "replace",
+    "hard_link",
+    "detached_lands_in_run",
+    "delete",
+    "truncate",
+}
+
+
+def run_quest(path: Path, *args: str) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE", "COVERAGE_"))}
+    env.pop("PYTEST_ADDOPTS", None)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    command = [sys.executable, "-m", "pytest", "-p", "pytest_quest.plugin.hooks"]
+    completed = subprocess.run(
+        [*command, "-p", "no:cacheprovider", *args, "--quest-format", "json"],
+        cwd=path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    try:
+        return dict(json.loads(completed.stdout))
+    except ValueError:
+        raise AssertionError(f"{completed.stdout}\n{completed.stderr}") from None
+
+
+def project(tmp_path: Path, attack: str) -> tuple[Path, dict[str, Any]]:
+    """A scanned project with the attack written after the scan; the ratchet as scanned."""
+    root = tmp_path / "project"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "__init__.py").write_text("")
+    (root / "src" / "pkg" / "mod.py").write_text(SOURCE)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    data = run_quest(root, "--quest", "scan")
+    assert TARGET in data["added"], data
+    (root / "tools").mkdir()
+    (root / "tools" / "forge.py").write_text(FORGE)
+    (root / "tests" / "test_mod.py").write_text(TEST_HEAD + textwrap.dedent(attack))
+    return root, json.loads((root / "quest.json").read_text())
+
+
+def assert_only_the_judged_entry_changed(root: Path, before: dict[str, Any]) -> None:
+    after = json.loads((root / "quest.json").read_text())
+    for qid, entry in before["quests"].items():
+        if qid != TARGET:
+            assert after["quests"].get(qid) == entry, qid
+    assert set(after["quests"]) == set(before["quests"])
+    for field in ("test_files", "coverage_config", "excluded_functions", "removed"):
+        assert after[field] == before[field], field
+
+
+def checks(data: dict[str, Any]) -> list[str]:
+    return [fact["check"] for fact in data["quest"]["facts"]]
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_a_forged_verdict_for_another_quest_is_undone(tmp_path, attack):
+    root, before = project(tmp_path, ATTACKS[attack])
+    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+    assert data["verdict"] in ("REVIEW", "FAIL"), data
+    found = checks(data)
+    if attack in GUARDED:
+        assert "guard.ratchet_written" in found, found
+    else:
+        assert data["verdict"] == "REVIEW", found
+    assert_only_the_judged_entry_changed(root, before)
+    assert not (root / "quest.json.forged").exists() or attack == "replace"
+
+
+def test_the_guard_names_the_forged_entry(tmp_path):
+    root, _ = project(tmp_path, ATTACKS["subprocess"])
+    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+    fact = next(f for f in data["quest"]["facts"] if f["check"] == "guard.ratchet_written")
+    assert VICTIM in fact["actual"]
+    assert TARGET not in fact["actual"]
+
+
+@pytest.mark.xfail(
+    reason="a write after the run ends is stopped only by ending the judged tests' "
+    "processes with the run (engine/reaper.py, wired by another change)",
+    strict=False,
+)
+def test_a_detached_process_writing_after_the_run_is_ended_with_it(tmp_path):
+    attack = """
+def test_attack():
+    path = ratchet()
+    if path is not None:
+        subprocess.Popen(forge("late-inplace", path), start_new_session=True)
+"""
+    root, before = project(tmp_path, attack)
+    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+    assert data["verdict"] in ("REVIEW", "FAIL"), data
+    time.sleep(3)
+    assert_only_the_judged_entry_changed(root, before)
+
+
+def test_an_honest_submission_passes_with_no_alarm(tmp_path):
+    root, before = project(tmp_path, "")
+    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+    assert data["verdict"] == "PASS", data
+    assert checks(data) == []
+    assert_only_the_judged_entry_changed(root, before)
