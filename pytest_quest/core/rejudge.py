@@ -53,7 +53,9 @@ class PersonAction:
     def text(self) -> str:
         event = self.event
         by = event.by or "(nobody named)"
-        note = f": {event.note}" if event.note else ""
+        # The person's reason when one was given (every person action now needs one).
+        why = event.reason or event.note
+        note = f": {why}" if why else ""
         return f"{event.action} {self.quest_id} by {by} at {event.at}{note}"
 
 

@@ -337,7 +337,8 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
         out.append("")
     out += [f"### Person actions since the base ({len(data['person_actions'])})", ""]
     for action in data["person_actions"]:
-        note = f": {_md(action['note'])}" if action.get("note") else ""
+        why = action.get("reason") or action.get("note")
+        note = f": {_md(why)}" if why else ""
         out.append(
             f"- {action['action']} `{_md(action['id'])}` by {_md(action.get('by') or '?')} "
             f"at {action['at']}{note}"

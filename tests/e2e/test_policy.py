@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from .test_person_powers import run_in_tty
+
 CLAMP = """
 def clamp(x):
     if x < 0:
@@ -178,8 +180,12 @@ def test_audit_covers_a_submitted_pass_and_status_shows_weaker(project):
     result, data = project.run_json("--quest", "audit", "--quest-since", "2999-01-01")
     assert data["audited"] == [], data
     # A person tightens the policy: the PASS was obtained under a weaker one.
-    result, data = project.run_json("--quest-policy", "max_tries=2")
-    assert result.ret == 0, data
+    run = run_in_tty(
+        project.path, "--quest-policy", "max_tries=2", "--quest-reason", "tighter",
+        "--quest-format", "json", typed="max_tries=2",
+    )  # fmt: skip
+    data = run.json()
+    assert run.ret == 0, data
     assert data["policy"]["max_tries"] == 2
     history = project.ratchet()["policy_history"]
     assert history[-1]["key"] == "max_tries" and history[-1]["old"] == "3"

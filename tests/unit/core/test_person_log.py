@@ -1,11 +1,11 @@
-"""person_actions_since: the person actions in a ratchet that its base does not hold."""
+"""person_actions_since (core/rejudge.py) with the reason and fingerprint a person action records."""
 
 from __future__ import annotations
 
 import copy
 
 from pytest_quest.core.model import Event, Quest, Ratchet, State
-from pytest_quest.core.person_log import PersonAction, person_actions_since
+from pytest_quest.core.rejudge import person_actions_since
 
 
 def quest(qid: str, *events: Event) -> Quest:
@@ -25,37 +25,33 @@ REOPEN = Event(at="2026-01-03T00:00:00Z", action="reopen", by="Ada", reason="ali
 ACCEPT = Event(at="2026-01-01T12:00:00Z", action="accept", by="Bob", reason="looked")
 
 
-def test_only_person_actions_new_since_the_base_are_listed_oldest_first():
-    base = Ratchet(quests={"a.py::f": quest("a.py::f", SUBMIT, EXCLUDE)})
+def test_new_person_actions_carry_reason_and_fingerprint_oldest_first():
+    base = Ratchet(quests={"a.py::f": quest("a.py::f", SUBMIT)})
     now = copy.deepcopy(base)
-    now.quests["a.py::f"].history.append(REOPEN)
+    now.quests["a.py::f"].history += [EXCLUDE, REOPEN]
     now.quests["b.py::g"] = quest("b.py::g", SUBMIT, ACCEPT)
-    listed = person_actions_since(now, base)
-    assert listed == [
-        PersonAction("b.py::g", "accept", "Bob", ACCEPT.at, "looked"),
-        PersonAction("a.py::f", "reopen", "Ada", REOPEN.at, "alive again"),
+    listed = person_actions_since(base, now)
+    assert [(a.quest_id, a.event.action, a.event.reason) for a in listed] == [
+        ("b.py::g", "accept", "looked"),
+        ("a.py::f", "exclude", "dead code"),
+        ("a.py::f", "reopen", "alive again"),
     ]
     assert listed[1].to_dict() == {
-        "id": "a.py::f", "action": "reopen", "by": "Ada", "at": REOPEN.at,
-        "reason": "alive again", "fingerprint": "",
+        "id": "a.py::f", "action": "exclude", "by": "Ada", "at": EXCLUDE.at,
+        "note": "from TODO", "reason": "dead code", "fingerprint": "sha256:1",
     }  # fmt: skip
-    assert listed[0].text() == f"accept b.py::g by Bob at {ACCEPT.at}: looked"
-
-
-def test_without_a_base_every_person_action_is_new():
-    now = Ratchet(quests={"a.py::f": quest("a.py::f", SUBMIT, EXCLUDE, REOPEN)})
-    assert [a.action for a in person_actions_since(now, None)] == ["exclude", "reopen"]
-    assert person_actions_since(now, now) == []
+    assert listed[1].text() == f"exclude a.py::f by Ada at {EXCLUDE.at}: dead code"
 
 
 def test_the_same_event_twice_counts_once_more_than_the_base_holds():
     base = Ratchet(quests={"a.py::f": quest("a.py::f", EXCLUDE)})
     now = Ratchet(quests={"a.py::f": quest("a.py::f", EXCLUDE, EXCLUDE)})
-    assert [a.action for a in person_actions_since(now, base)] == ["exclude"]
+    assert [a.event.action for a in person_actions_since(base, now)] == ["exclude"]
+    assert person_actions_since(now, now) == []
 
 
-def test_a_rewritten_event_is_new():
+def test_a_rewritten_reason_is_a_new_action():
     base = Ratchet(quests={"a.py::f": quest("a.py::f", EXCLUDE)})
     now = copy.deepcopy(base)
     now.quests["a.py::f"].history[0].reason = "another reason"
-    assert [a.reason for a in person_actions_since(now, base)] == ["another reason"]
+    assert [a.event.reason for a in person_actions_since(base, now)] == ["another reason"]
