@@ -52,6 +52,11 @@ def unclean_reasons(early_config: pytest.Config) -> list[str]:
     except ValueError:
         pass
     manager = early_config.pluginmanager
+    try:
+        if manager.has_plugin("python_path") and early_config.getini("pythonpath"):
+            reasons.append("the ini file's pythonpath would put project folders on sys.path")
+    except ValueError:
+        pass
     if manager.list_plugin_distinfo():
         reasons.append("a plugin was loaded from a distribution's entry point")
     for name, plugin in manager.list_name_plugin():
@@ -163,6 +168,9 @@ def judge_args(args: list[str]) -> list[str]:
         "--noconftest",
         "-p",
         "no:cacheprovider",
+        # The ini file's pythonpath would put the project's folders on sys.path.
+        "-p",
+        "no:python_path",
         *kept,
         "-o",
         "addopts=",

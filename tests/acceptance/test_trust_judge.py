@@ -6,6 +6,7 @@ Each runs `pytest --quest submit` in a subprocess on a throwaway project
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -290,3 +291,22 @@ def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project):
     _, data = submit(project)
     assert data["verdict"] == "REVIEW", data
     assert [f["check"] for f in data["quest"]["facts"]] == ["project.rule"]
+
+
+@pytest.mark.slow
+def test_an_in_process_pytest_main_caller_gets_the_clean_judges_verdict(project):
+    """`pytest.main()` inside another program: the judge runs as a subprocess, output relayed."""
+    scanned(project)
+    (project.path / "tests" / "conftest.py").write_text(PATCHES["gate-judge"])
+    script = (
+        "import sys, pytest\n"
+        "code = pytest.main(['-p', 'no:cacheprovider', '--quest', 'submit', '--quest-id', "
+        f"{SIGN_ID!r}, '--quest-format', 'json'])\n"
+        "sys.exit(int(code))\n"
+    )
+    process = subprocess.run(
+        [sys.executable, "-c", script], cwd=project.path, capture_output=True, text=True
+    )
+    data = json.loads(process.stdout)
+    assert process.returncode == 1, process.stderr
+    assert_not_forged(project, data)
