@@ -55,7 +55,7 @@ def test_submit_fail_spends_a_try_then_done(calc, fake_run):
     assert f"submit again: pytest --quest submit --quest-id {CLAMP}" in output.lines
     quest = calc.context("next").store.load().quests[CLAMP]
     assert quest.tries == 1
-    assert quest.extra["last_run_seconds"] == 0.25
+    assert quest.last_run_seconds == 0.25
 
     output = submit(calc.context("submit", max_tries=2))
     assert output.exitcode == 0
@@ -108,7 +108,7 @@ def test_record_pass_keeps_what_the_gate_measured(calc):
     recorded = written.quests[SIGN]
     assert recorded.covering_tests == ["tests/t.py::test_sign"]
     assert (recorded.passed_at, recorded.missing_lines) == ("2026-01-01T00:00:00Z", [])
-    assert (recorded.extra["last_run_seconds"], recorded.extra["mutation_seconds"]) == (1.0, 0.5)
+    assert (recorded.last_run_seconds, recorded.mutation_seconds) == (1.0, 0.5)
     assert written.active == CLAMP  # the next TODO
 
 
