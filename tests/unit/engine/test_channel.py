@@ -98,6 +98,8 @@ def run_child(mode: str, tmp_path) -> object:
             [sys.executable, str(script), channel.argument, mode],
             pass_fds=channel.child_fds,
             stderr=subprocess.PIPE,
+            # As the judge's child_env(): this test may run in an xdist worker.
+            env={k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"},
         )
         channel.started()
         _, err = process.communicate(timeout=60)
