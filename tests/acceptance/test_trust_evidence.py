@@ -337,3 +337,40 @@ def test_the_children_carry_no_report_path_and_look_alike(scanned):
         assert not [a for a in child["argv"] if a.endswith(".json")], child
         assert not [k for k in child["env"] if "MUTAT" in k], child
         assert "--quest-channel" in child["argv"]
+
+
+def test_a_test_that_fails_under_the_mutant_watchdog_is_review(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        import signal
+        from pkg.calc import level
+
+        def test_level():
+            level(20)
+            level(1)
+            assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+        """,
+    )
+    assert data["verdict"] == "REVIEW"
+    assert "mutation.detects_run" in checks(data)
+
+
+def test_a_run_counter_that_passes_the_first_run_only_is_review(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        from pkg.calc import level
+
+        RUNS = [0]
+
+        def test_level():
+            RUNS[0] += 1
+            level(20)
+            level(1)
+            assert RUNS[0] == 1
+        """,
+    )
+    assert data["verdict"] == "REVIEW"

@@ -98,7 +98,7 @@ def run_child(mode: str, tmp_path) -> object:
             [sys.executable, str(script), channel.argument, mode],
             pass_fds=channel.child_fds,
             stderr=subprocess.PIPE,
-            # Under xdist this test runs in a worker: the child is no worker of it.
+            # As the judge's child_env(): this test may run in an xdist worker.
             env={k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"},
         )
         channel.started()
