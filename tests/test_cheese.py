@@ -385,12 +385,12 @@ CHEATS: dict[str, tuple[str, str]] = {
             return "silver"
         """,
         """
-        import os
+        import sys
         import pytest
         from pkg.gate_aware import rank
 
         def test_rank():
-            if os.environ.get("PYTEST_QUEST_MUTATE"):
+            if "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv:
                 pytest.skip("not while mutants are about")
             rank(101)
             rank(1)

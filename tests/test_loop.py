@@ -397,7 +397,7 @@ def test_scan_lists_every_shape_and_counts_only_passing_tests(project):
     # The pragma'd function is no quest.
     assert "src/pkg/shapes.py::skipped" not in quests
     assert ratchet["excluded_functions"] == ["src/pkg/shapes.py::skipped"]
-    assert data["counts"] == {"TODO": 10, "PASS": 9, "REVIEW": 0, "DONE": 0}
+    assert data["counts"] == {"TODO": 10, "PASS": 9, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
     assert data["remaining"] == 10
     assert sorted(data["tests_not_passed"]) == [
         "tests/test_shapes.py::test_failing",
@@ -483,7 +483,7 @@ def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project):
     check_envelope(data, "next")
     assert (data["remaining"], data["counts"]) == (
         2,
-        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0},
+        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0},
     )
     quest = data["quest"]
     check_quest(quest)
@@ -711,7 +711,7 @@ def test_status_text_json_and_both_spellings(project):
 
     result, data = project.run_json("--quest", "status")
     check_envelope(data, "status")
-    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1}
+    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1, "EXCLUDED": 0}
     assert data["remaining"] == 1
     assert [quest["id"] for quest in data["quests"]] == [
         DOUBLE,

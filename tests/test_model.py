@@ -114,7 +114,7 @@ def test_fully_covered_needs_lines_and_branches():
 
 
 def test_only_todo_is_not_terminal():
-    assert [state.terminal for state in State] == [False, True, True, True]
+    assert [state.terminal for state in State] == [False, True, True, True, True]
 
 
 def test_next_todo_orders_by_file_then_line_not_by_insertion():
@@ -141,7 +141,7 @@ def test_next_todo_orders_by_file_then_line_not_by_insertion():
         "src/b.py::g",
     ]
     assert ratchet.next_todo().id == "src/a.py::mid"
-    assert ratchet.counts() == {"TODO": 3, "PASS": 1, "REVIEW": 0, "DONE": 0}
+    assert ratchet.counts() == {"TODO": 3, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
     assert ratchet.remaining == 3
 
 
@@ -149,7 +149,7 @@ def test_next_todo_is_none_when_everything_is_settled():
     ratchet = Ratchet()
     assert ratchet.next_todo() is None
     assert ratchet.remaining == 0
-    assert ratchet.counts() == {"TODO": 0, "PASS": 0, "REVIEW": 0, "DONE": 0}
+    assert ratchet.counts() == {"TODO": 0, "PASS": 0, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
 
 
 # -- merge_scan: the rescan rules ----------------------------------------------------

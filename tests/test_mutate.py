@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
+from e2e.test_person_powers import run_in_tty
 from hypothesis import strategies as st
 
 from pytest_quest.core.gate import Evidence, judge
@@ -517,10 +518,11 @@ def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
         "test_env",
         """
         import os
+        import sys
         import time
         from pkg.env import dec, inc
 
-        IN_MUTATION_CHECK = bool(os.environ.get("PYTEST_QUEST_MUTATE"))
+        IN_MUTATION_CHECK = "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv
 
         def test_inc():
             assert inc(1) == 2
@@ -588,8 +590,10 @@ def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path):
     assert (data["verdict"], data["step"]) == ("REVIEW", "l1-extra")
     assert [f["check"] for f in data["quest"]["facts"]] == ["guard.seal"]
     # A person looks, agrees with the exclusion and re-issues the quest.
-    code, _, stderr = run_quest(project.path, "--quest-reopen", quest_id)
-    assert code == 0, stderr
+    run = run_in_tty(
+        project.path, "--quest-reopen", quest_id, "--quest-reason", "agreed", typed=quest_id
+    )
+    assert run.ret == 0, run.stdout + run.stderr
     _, data, _ = run_quest(project.path, "--quest", "submit", "--quest-id", quest_id)
     assert data["verdict"] == "PASS", data["quest"]["facts"]
 

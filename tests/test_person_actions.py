@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import getpass
+import json
 
 import pytest
+from e2e.test_person_powers import run_in_tty
 
 CALC = """
 def double(x):
@@ -71,10 +73,17 @@ def review_quest(project):
     assert project.ratchet()["quests"][SIGN]["state"] == "REVIEW"
 
 
+def as_person(project, *args):
+    """A person action at a pseudo-terminal, the quest id typed; (exit status, JSON data)."""
+    args += ("--quest-reason", "looked", "--quest-format", "json")
+    run = run_in_tty(project.path, *args, typed=SIGN)
+    return run.ret, json.loads(run.stdout), run
+
+
 def test_reopen_done_quest_resets_tries_and_records_who_and_when(project):
     done_quest(project)
-    result, data = project.run_json("--quest-reopen", SIGN)
-    assert result.ret == 0, data
+    ret, data, run = as_person(project, "--quest-reopen", SIGN)
+    assert ret == 0, data
     assert data["command"] == "reopen"
     assert data["by"] == "Quest Tester"
     assert data["quest"]["state"] == "TODO" and data["quest"]["tries"] == 0
@@ -85,6 +94,8 @@ def test_reopen_done_quest_resets_tries_and_records_who_and_when(project):
         "at": data["at"],
         "by": "Quest Tester",
         "note": "from DONE",
+        "reason": "looked",
+        "fingerprint": entry["fingerprint"],
     }
     assert data["remaining"] == 1
 
@@ -94,16 +105,16 @@ def test_who_falls_back_to_the_os_user(project, monkeypatch, tmp_path):
     empty = tmp_path / "empty-gitconfig"
     empty.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
-    result = project.run("--quest-reopen", SIGN)
-    assert result.ret == 0
-    result.stdout.fnmatch_lines([f"reopen: {SIGN} is now TODO (by {getpass.getuser()}, *)"])
+    ret, data, _ = as_person(project, "--quest-reopen", SIGN)
+    assert ret == 0
+    assert data["by"] == getpass.getuser()
     assert project.ratchet()["quests"][SIGN]["history"][-1]["by"] == getpass.getuser()
 
 
 def test_accept_review_quest_then_check_holds_it(project):
     review_quest(project)
-    result, data = project.run_json("--quest-accept", SIGN)
-    assert result.ret == 0, data
+    ret, data, _ = as_person(project, "--quest-accept", SIGN)
+    assert ret == 0, data
     entry = project.ratchet()["quests"][SIGN]
     assert entry["state"] == "PASS"
     assert entry["passed_at"] == data["at"]
@@ -120,8 +131,8 @@ def test_accept_review_quest_then_check_holds_it(project):
 
 def test_reopen_review_reissues_for_current_code(project):
     review_quest(project)
-    result, data = project.run_json("--quest-reopen", SIGN)
-    assert result.ret == 0, data
+    ret, data, _ = as_person(project, "--quest-reopen", SIGN)
+    assert ret == 0, data
     assert project.ratchet()["quests"][SIGN]["history"][-1]["note"] == "from REVIEW"
     # Re-issued for the changed body: the same tests now PASS the gate.
     result, data = project.run_json(

@@ -23,7 +23,7 @@ def test_scan_next_submit_pass(project):
     )
     result, data = project.run_json("--quest", "scan")
     assert result.ret == 0
-    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 0, "DONE": 0}
+    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
     result, data = project.run_json("--quest", "next")
     assert data["quest"]["id"] == "src/pkg/calc.py::sign"
     assert data["quest"]["missing_lines"] == [7, 8, 9]

@@ -622,7 +622,7 @@ def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(
         "conftest",
         """
         def pytest_configure(config):
-            if config.getoption("quest_measure_out", default=None):
+            if config.getoption("quest_measure_only", default=None):
                 open("gate-run.txt", "w").close()
         """,
     )

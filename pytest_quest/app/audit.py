@@ -1,4 +1,4 @@
-"""`pytest --quest audit`: the mutation check over the scan's PASS baseline; reports, changes nothing."""
+"""`pytest --quest audit`: the mutation check over every PASS quest; reports, changes nothing."""
 
 from __future__ import annotations
 
@@ -6,8 +6,15 @@ from dataclasses import dataclass, field
 
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.deep_checks import fill_mutation_evidence
+from pytest_quest.app.policy import passed_since, since_time
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.gate import Evidence, step_mutants, step_stable
+from pytest_quest.core.gate import (
+    Evidence,
+    step_mutants,
+    step_stable,
+    step_tampered,
+    step_unverified,
+)
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.engine.mutation import Target, run_mutation_checks
@@ -62,7 +69,7 @@ def audit(ctx: Context) -> Output:
     }
     lines = [
         (
-            f"audit: {len(report.audited)} PASS baseline functions checked, "
+            f"audit: {len(report.audited)} PASS functions checked, "
             f"{len(report.findings)} run without being checked (or could not be confirmed)"
         )
     ]
@@ -76,12 +83,18 @@ def audit(ctx: Context) -> Output:
 
 
 def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFacts]) -> AuditReport:
-    """The mutation check over every PASS function of the scan baseline; changes nothing."""
+    """The mutation check over every PASS function (baseline or submitted); changes nothing.
+
+    ``--quest-since`` limits it to the quests that passed since a date or a git ref's commit.
+    """
     current = {facts.quest_id: facts for facts in functions}
     report = AuditReport()
     chosen: list[tuple[Quest, FunctionFacts]] = []
+    since = since_time(ctx.options.since, ctx.rootdir) if ctx.options.since else None
     for quest in ratchet.ordered():
-        if quest.state is not State.PASS or not quest.baseline:
+        if quest.state is not State.PASS:
+            continue
+        if since is not None and not passed_since(quest.passed_at, since):
             continue
         function = current.get(quest.id)
         if function is None:
@@ -95,7 +108,10 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
     # One child for every function: one pytest start, one collection.  The
     # timeout is per function, as a submit's is per gate run.
     results = run_mutation_checks(
-        [Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests))) for _, f in chosen],
+        [
+            Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests)), f.quest_id)
+            for _, f in chosen
+        ],
         rootdir=ctx.rootdir,
         inifile=ctx.child.inifile,
         timeout=ctx.options.timeout * len(chosen),
@@ -109,7 +125,12 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
         report.audited.append(quest.id)
         evidence = Evidence(quest=quest, current=function, run=RunReport())
         fill_mutation_evidence(evidence, result, None)
-        decided = step_mutants(evidence) or step_stable(evidence)
+        decided = (
+            step_tampered(evidence)
+            or step_mutants(evidence)
+            or step_stable(evidence)
+            or step_unverified(evidence)
+        )
         if decided is not None:
             report.findings.append(
                 AuditFinding(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.export import export_target, write_export
+from pytest_quest.app.policy import weaker_lines, weaker_passes
+from pytest_quest.app.rejudge import load_base, rejudge
 from pytest_quest.core.ratchet import check_ratchet
 from pytest_quest.report import ci
 from pytest_quest.report.json import Output
@@ -12,6 +14,8 @@ from pytest_quest.report.json import Output
 def check(ctx: Context) -> Output:
     """Fail (exit 1) on a regression of a PASS quest; annotations and summary under GitHub Actions."""
     ratchet = load_ratchet(ctx)
+    # Read before any test result is used: a base that cannot be read is a usage error.
+    base = load_base(ctx)
     export = export_target(ctx) if ctx.options.export_to else None
     errors = ctx.run.collection_errors
     in_actions = ci.in_github_actions(ctx.environ)
@@ -19,16 +23,23 @@ def check(ctx: Context) -> Output:
     if errors:
         outcome = ci.interrupted(errors, ratchet)
     else:
-        report = check_ratchet(ratchet, measured(ctx).functions)
+        source = measured(ctx)
+        report = check_ratchet(ratchet, source.functions)
         outcome = ci.check_outcome(report, ratchet, ctx.options.strict, ctx.run.outcomes)
+        rejudged = rejudge(ctx, base, ratchet, source) if base is not None else None
+        ci.add_rejudge(outcome, rejudged)
         if in_actions:
             commands = ci.workflow_annotations(report, ctx.options.strict)
+            commands += ci.rejudge_annotations(rejudged)
             # stdout carries one JSON object: workflow commands go to stderr,
             # which the Actions runner reads for them too.
             if ctx.options.json:
                 stderr = commands
             else:
                 outcome.lines += commands
+    found = weaker_passes(ratchet)
+    outcome.data["weaker_policy_passes"] = found
+    outcome.lines += weaker_lines(found)
     summary = ctx.environ.get("GITHUB_STEP_SUMMARY")
     if in_actions and summary:
         problem = ci.append_step_summary(summary, ci.step_summary(outcome))

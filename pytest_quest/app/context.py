@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.core.errors import QuestUsageError
@@ -54,6 +54,17 @@ class RunData:
     analyze: Callable[[], MeasuredSource] | None = None
 
 
+class PersonTerminal(Protocol):
+    """Where a person confirms a person action: one question, one typed line."""
+
+    def ask(self, prompt: str) -> str: ...
+
+
+def _no_person_terminal() -> PersonTerminal | None:
+    # A context built without one cannot take a person action: safe by default.
+    return None
+
+
 def _no_l1_checks(**_: Any) -> list[Any]:
     return []
 
@@ -80,6 +91,9 @@ class Context:
     # The configured L2 verifiers (commands, then plugins); raises QuestUsageError
     # for a setup that cannot work.
     verifiers: Callable[[], list[Verifier]] = _no_verifiers
+    # The interactive terminal of the person running this command, or None
+    # (no controlling terminal): person actions need one (app/person.py).
+    person_terminal: Callable[[], PersonTerminal | None] = _no_person_terminal
 
 
 def now_utc() -> str:
@@ -138,6 +152,7 @@ def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
 __all__ = [
     "ChildSetup",
     "Context",
+    "PersonTerminal",
     "RunData",
     "Terminal",
     "load_ratchet",

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+from typing import Any
+
 from pytest_quest.app.context import Context
+from pytest_quest.app.trust import tampered_facts, unverified_facts
 from pytest_quest.core.gate import Evidence
 from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Verdict
@@ -10,8 +14,16 @@ from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 
 
-def check_function(ctx: Context, function: FunctionFacts, nodeids: list[str]) -> MutationReport:
-    """Baseline twice, then every mutant of `function`, against `nodeids` (one child)."""
+def check_function(
+    ctx: Context,
+    function: FunctionFacts,
+    nodeids: list[str],
+    l1: dict[str, Any] | None = None,
+) -> MutationReport:
+    """Baseline twice, then every mutant of `function`, against `nodeids` (one child).
+
+    With `l1`, the child also calls the project's L1 hooks on that evidence.
+    """
     return run_mutation_check(
         nodeids,
         file=ctx.rootdir / function.file,
@@ -25,6 +37,8 @@ def check_function(ctx: Context, function: FunctionFacts, nodeids: list[str]) ->
         mutants=ctx.options.mutants,
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
+        l1=l1,
+        seed=function.quest_id,
     )
 
 
@@ -47,9 +61,13 @@ def fill_mutation_evidence(
     """What the mutation child found, into `evidence` (`first`: the gate run's outcomes)."""
     function = evidence.current
     assert function is not None
+    if report.tampered:
+        evidence.tampered = tampered_facts(report, evidence.quest.id)
+        return
     if not report.completed:
         evidence.mutation_problem = report.problem
         return
+    evidence.unverified = unverified_facts(report, function)
     evidence.unstable_tests = report.unstable(first)
     # A flaky test can kill a mutant by chance: with one, step 5 decides.
     evidence.surviving_mutants = [] if evidence.unstable_tests else survivors(report, function.file)
@@ -57,7 +75,9 @@ def fill_mutation_evidence(
         evidence.mutation_problem = "no covering test passed when run again"
 
 
-def deep_checks(ctx: Context, evidence: Evidence) -> MutationReport | None:
+def deep_checks(
+    ctx: Context, evidence: Evidence, verify: dict[str, Any] | None = None
+) -> MutationReport | None:
     """Steps 4 and 5 and the ``pytest_quest_l1_check`` hooks, filling `evidence` in place.
 
     Returns the mutation child's report (None when nothing could run).
@@ -69,11 +89,48 @@ def deep_checks(ctx: Context, evidence: Evidence) -> MutationReport | None:
     if not tests:
         evidence.mutation_problem = "no covering test was recorded for the function"
     else:
-        report = check_function(ctx, function, tests)
+        hooks = l1_evidence(ctx, evidence)
+        if verify is not None:
+            hooks["verify"] = verify  # the plugin verifiers are asked in the child too
+        report = check_function(ctx, function, tests, hooks)
         fill_mutation_evidence(evidence, report, evidence.run.outcomes)
     evidence.extra_checks += seal_facts(evidence.quest)
     evidence.extra_checks += l1_checks(ctx, evidence)
+    if report is not None:
+        evidence.extra_checks += child_l1_checks(report)
     return report
+
+
+def l1_evidence(ctx: Context, evidence: Evidence) -> dict[str, Any]:
+    """What the mutation child hands the project's L1 hooks (they run there, not in the judge)."""
+    assert evidence.current is not None
+    run = evidence.run
+    return {
+        "ratchet": str(ctx.store.path),
+        "quest": evidence.quest.id,
+        "function": asdict(evidence.current),
+        "run": {
+            "completed": run.completed,
+            "problem": run.problem,
+            "collection_errors": [asdict(e) for e in run.collection_errors],
+            "outcomes": dict(run.outcomes),
+            "duration": run.duration,
+        },
+    }
+
+
+def child_l1_checks(report: MutationReport) -> list[tuple[Verdict, Fact]]:
+    """The L1 hook results the mutation child returned: FAIL or REVIEW only (PASS adds nothing)."""
+    found: list[tuple[Verdict, Fact]] = []
+    for item in report.l1 or []:
+        try:
+            verdict = Verdict(item["verdict"])
+            fact = Fact(**{k: str(v) for k, v in dict(item["fact"]).items()})
+        except (KeyError, TypeError, ValueError):
+            continue
+        if verdict is not Verdict.PASS:
+            found.append((verdict, fact))
+    return found
 
 
 def l1_checks(ctx: Context, evidence: Evidence) -> list[tuple[Verdict, Fact]]:
@@ -102,4 +159,12 @@ def l1_checks(ctx: Context, evidence: Evidence) -> list[tuple[Verdict, Fact]]:
     return found
 
 
-__all__ = ["check_function", "deep_checks", "fill_mutation_evidence", "l1_checks", "survivors"]
+__all__ = [
+    "check_function",
+    "child_l1_checks",
+    "deep_checks",
+    "fill_mutation_evidence",
+    "l1_checks",
+    "l1_evidence",
+    "survivors",
+]

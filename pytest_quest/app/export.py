@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet, now_utc
+from pytest_quest.app.policy import weaker_passes
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.report import export as formats
@@ -52,6 +53,11 @@ def write_export(
         quest_json(q, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, full=False)
         for q in ratchet.ordered()
     ]
+    # A PASS obtained under a weaker policy than the current one says so.
+    weaker = {item["id"]: item["weaker"] for item in weaker_passes(ratchet)}
+    for quest in quests:
+        if quest["id"] in weaker:
+            quest["weaker_policy"] = weaker[quest["id"]]
     formats.write(path, formats.render(fmt, ratchet, quests, regressions, ctx.rootdir, now_utc()))
     return str(path)
 

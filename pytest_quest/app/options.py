@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.policy import GatePolicy
+
 COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
 FORMATS = ("text", "json")
 VERIFY_MODES = ("on", "off", "auto")
@@ -47,6 +49,21 @@ class QuestOptions:
     verify_threshold: int | None = None
     verify_timeout: float = 300.0
     verify_exclude: list[str] = field(default_factory=list)
+    #: The option names set on the command line or in the ini file (not defaults);
+    #: None (a caller building options itself): every value is asked for.
+    given: frozenset[str] | None = None
+    #: ``--quest-policy KEY=VALUE`` (the person action changing the gate policy).
+    policy_changes: list[str] = field(default_factory=list)
+    #: ``--quest-since DATE_OR_REF`` (audit: only quests that passed since then).
+    since: str | None = None
+    #: The gate policy this run judges under (set by app/policy.py for submit).
+    policy: GatePolicy | None = None
+    # Person actions beside reopen and accept: exclude a quest; the reason of any.
+    exclude: str | None = None
+    reason: str | None = None
+    # check: the base ratchet to re-judge new PASS quests against (a git ref, or a file).
+    base_ref: str | None = None
+    base_file: str | None = None
 
     @property
     def json(self) -> bool:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from pytest_quest.app.context import Context, measured, now_utc
-from pytest_quest.core.model import Ratchet
+from pytest_quest.app.policy import ensure_policy
+from pytest_quest.core.model import Ratchet, State
 from pytest_quest.core.ratchet import ScanReport, merge_scan
+from pytest_quest.core.seal import config_digest, seal_issued
+from pytest_quest.engine.source import partial_branch_lines, read_source
 from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.json import Output
@@ -16,7 +22,12 @@ def scan(ctx: Context) -> Output:
     test_files = digest_test_files(ctx.tests, ctx.rootdir)
     now = now_utc()
 
+    notes: list[str] = []
+
     def change(ratchet: Ratchet) -> tuple[ScanReport, Ratchet]:
+        note = ensure_policy(ratchet, ctx.options, ctx.rootdir)
+        if note:
+            notes.append(note)
         report = merge_scan(
             ratchet,
             source.functions,
@@ -25,13 +36,14 @@ def scan(ctx: Context) -> Output:
             test_files,
             now,
         )
+        seal_config(ratchet, report.added + report.added_pass, source.config, ctx.rootdir)
         return report, ratchet
 
     # The ratchet just written, not a re-read of it: reading a 10,000-quest
     # file back costs 0.3 s and a second copy in memory (docs/performance.md).
     report, ratchet = ctx.store.update(change)
     not_passed = sorted(n for n, o in ctx.run.outcomes.items() if o != "passed")
-    lines = [text.progress_line(ratchet)]
+    lines = [text.progress_line(ratchet), *notes]
     lines.append(
         f"scan: {len(report.added)} new quests, {len(report.added_pass)} functions "
         f"fully covered (PASS baseline), {len(report.removed)} removed"
@@ -60,4 +72,37 @@ def scan(ctx: Context) -> Output:
     )
 
 
-__all__ = ["scan"]
+def seal_config(ratchet: Ratchet, ids: list[str], config: dict[str, Any], rootdir: Path) -> None:
+    """Seal into each newly issued quest the judge's copy of the configuration and policy.
+
+    Also the lines coverage's partial-branch patterns match at issue, so a
+    later ``# pragma: no branch`` is a new exclusion (gate step 2).  A PASS
+    baseline records the policy it passed under.
+    """
+    digest = config_digest(config, ratchet.policy)
+    patterns = partial_patterns(config)
+    sources: dict[str, list[str]] = {}
+    for qid in ids:
+        quest = ratchet.quests[qid]
+        quest.config_digest = digest
+        if quest.file not in sources:
+            sources[quest.file] = read_source(rootdir / quest.file).splitlines()
+        lines = sources[quest.file]
+        quest.partial_lines = [
+            lines[line - 1].strip()
+            for line, _ in partial_branch_lines(lines, quest.first, quest.last, patterns)
+        ]
+        if quest.state is State.PASS and ratchet.policy is not None:
+            quest.passed_policy = ratchet.policy.compact()
+        seal_issued(quest)
+
+
+def partial_patterns(config: dict[str, Any]) -> list[str]:
+    """coverage's partial-branch patterns (``partial_also`` is merged into ``partial_branches``)."""
+    found: list[str] = []
+    for key in ("report:partial_branches", "report:partial_branches_always"):
+        found += [str(p) for p in config.get(key) or []]
+    return found
+
+
+__all__ = ["partial_patterns", "scan", "seal_config"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_quest.app.context import Context, load_ratchet
+from pytest_quest.app.policy import weaker_lines, weaker_passes
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
 
@@ -13,6 +14,7 @@ def status(ctx: Context) -> Output:
     table = text.status_text(
         ratchet, ctx.options.max_tries, ctx.terminal.markup, ctx.terminal.width
     )
+    found = weaker_passes(ratchet)
     data = {
         "remaining": ratchet.remaining,
         "counts": ratchet.counts(),
@@ -21,8 +23,10 @@ def status(ctx: Context) -> Output:
             quest_json(q, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, full=False)
             for q in ratchet.ordered()
         ],
+        "policy": ratchet.policy.to_dict() if ratchet.policy is not None else None,
+        "weaker_policy_passes": found,
     }
-    return Output(data, table.splitlines())
+    return Output(data, table.splitlines() + weaker_lines(found))
 
 
 __all__ = ["status"]

@@ -15,6 +15,8 @@ from typing import Any
 from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
 from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.next import pick
+from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.run import RunReport
@@ -23,14 +25,27 @@ from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
 from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.core.seal import config_digest
+from pytest_quest.engine.source import (
+    check_syntax,
+    facts_from_source,
+    new_exclusions,
+    new_partial_exclusions,
+    read_source,
+)
 from pytest_quest.engine.submitted import own_packages, submitted_files
-from pytest_quest.engine.source import check_syntax, facts_from_source, new_exclusions, read_source
 from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
-from pytest_quest.verify.adapters import Verifier, run_verification
-from pytest_quest.verify.prompt import build_request
+from pytest_quest.verify.adapters import (
+    AnsweredVerifier,
+    Verifier,
+    answer_from_dict,
+    request_to_dict,
+    run_verification,
+)
+from pytest_quest.verify.prompt import build_prompt, build_request
 from pytest_quest.verify.vote import excluded_by
 
 
@@ -74,7 +89,12 @@ def submit(ctx: Context) -> Output:
         )
     finally:
         guard.close()
-    return said(ctx, quest.id, judgement.result, state, written)
+    output = said(ctx, quest.id, judgement.result, state, written)
+    if ratchet.policy is None and written.policy is not None:
+        output.lines.append(
+            ADDED_NOTE.format(policy=written.policy.compact(), action=POLICY_ACTION)
+        )
+    return output
 
 
 def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
@@ -84,6 +104,10 @@ def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
     one, a verification setup that cannot work, missing or broken code.
     """
     ratchet = load_ratchet(ctx)
+    # The recorded gate policy, tightened by this run's options (weakening: exit 4).
+    ctx.options = with_policy(
+        ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir
+    )
     quest_id = ctx.options.quest_id
     if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
         raise QuestUsageError(
@@ -136,10 +160,11 @@ def judge_quest(
     current = source.by_id().get(quest.id) if source else None
     evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
     judgement = Judgement(judge(evidence), current, run)
+    report = None
     if judgement.result.verdict is Verdict.PASS and current is not None:
         # Steps 4 and 5 and the project's own L1 checks only run for a
         # submission that steps 1-3 would PASS: they cost test runs.
-        report = deep_checks(ctx, evidence)
+        report = deep_checks(ctx, evidence, plugin_verify_request(ctx, evidence, changed))
         if report is not None:
             judgement.mutation_seconds = round(report.duration, 3)
         judgement.result = judge(evidence)
@@ -148,8 +173,14 @@ def judge_quest(
         and judgement.result.verdict is Verdict.PASS
         and current is not None
     ):
+        # The project's plugin verifiers were asked in the mutation child.
+        answered = [answer_from_dict(a) for a in (report.answers or [])] if report else []
         judgement.result, judgement.verification = verify_l2(
-            ctx, evidence, judgement.result, changed=changed, verifiers=verifiers
+            ctx,
+            evidence,
+            judgement.result,
+            changed=changed,
+            verifiers=[*verifiers, *(AnsweredVerifier(a) for a in answered)],
         )
     return judgement
 
@@ -187,6 +218,14 @@ def gather_evidence(
             source_lines=source_lines,
             patterns=patterns,
         )
+        evidence.new_exclusions += new_partial_exclusions(
+            current,
+            quest.partial_lines,
+            source_lines=source_lines,
+            patterns=[str(p) for p in source.config.get("report:partial_branches") or []],
+        )
+    evidence.sealed_config = quest.config_digest
+    evidence.config_digest_now = config_digest(source.config, ratchet.policy)
     return evidence
 
 
@@ -226,6 +265,26 @@ def run_selection(
     finally:
         if empty_dir:
             shutil.rmtree(empty_dir, ignore_errors=True)
+
+
+def plugin_verify_request(
+    ctx: Context, evidence: Evidence, changed: list[str]
+) -> dict[str, Any] | None:
+    """What the mutation child shows the project's plugin verifiers (None: L2 will not run)."""
+    quest, current = evidence.quest, evidence.current
+    if ctx.options.verify != "on" or current is None:
+        return None
+    if excluded_by(quest, ctx.options.verify_exclude) is not None:
+        return None
+    request = build_request(
+        rootdir=ctx.rootdir,
+        quest=quest,
+        current=current,
+        covering_tests=current.covering_tests,
+        changed_files=changed,
+        questions=ctx.options.verify_questions,
+    )
+    return request_to_dict(request, build_prompt(request))
 
 
 def verify_l2(
@@ -296,8 +355,11 @@ def record(
             refused.append(problem)  # the repair is still written
             return State.TODO, fresh
         assert target is not None
+        ensure_policy(fresh, ctx.options, ctx.rootdir)
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
         current = judgement.current
+        if state is State.PASS and ctx.options.policy is not None:
+            target.passed_policy = ctx.options.policy.compact()
         if current is not None:
             if state is State.PASS:
                 record_pass_facts(target, current)

@@ -29,10 +29,18 @@ class Evidence:
     config_then: dict[str, Any] = field(default_factory=dict)
     config_now: dict[str, Any] = field(default_factory=dict)
     new_exclusions: list[tuple[int, str]] = field(default_factory=list)
+    # The judge's own copy: the digest sealed in the quest at issue, and the
+    # digest of the configuration measured now with the recorded policy.
+    sealed_config: str | None = None
+    config_digest_now: str | None = None
     surviving_mutants: list[SurvivingMutant] | None = None
     mutation_problem: str = ""
     unstable_tests: list[str] | None = None
     extra_checks: list[tuple[Verdict, Fact]] = field(default_factory=list)
+    # The children's evidence, cross-checked (app/trust.py): a report that is
+    # not the child's own, and mutants nobody showed were tried.
+    tampered: list[Fact] = field(default_factory=list)
+    unverified: list[Fact] = field(default_factory=list)
 
 
 @dataclass
@@ -56,8 +64,10 @@ def judge(evidence: Evidence) -> GateResult:
         step_exclusions,
         step_environment,
         step_coverage,
+        step_tampered,
         step_mutants,
         step_stable,
+        step_unverified,
         step_extra,
     ):
         result = step(evidence)
@@ -120,6 +130,10 @@ def step_exclusions(evidence: Evidence) -> GateResult | None:
                     message=f"coverage setting {setting} changed from {then!r} to {now!r}",
                 )
             )
+    named = bool(facts)  # a changed setting already named: the digest adds nothing
+    facts += [
+        f for f in sealed_config_facts(evidence) if not (named and f.check == "exclusion.config")
+    ]
     file = evidence.current.file if evidence.current else evidence.quest.file
     for line, pattern in evidence.new_exclusions:
         facts.append(
@@ -137,9 +151,52 @@ def step_exclusions(evidence: Evidence) -> GateResult | None:
     return GateResult(Verdict.FAIL, facts, "2-exclusions") if facts else None
 
 
+def sealed_config_facts(evidence: Evidence) -> list[Fact]:
+    """Step 2 against the sealed copy: the coverage configuration and the gate policy at issue."""
+    then, now = evidence.sealed_config, evidence.config_digest_now
+    if not then or not now or then == now:
+        return []
+    parts_then = dict(part.partition(":")[::2] for part in then.split(";"))
+    parts_now = dict(part.partition(":")[::2] for part in now.split(";"))
+    facts = []
+    for key, what in (("cfg", "coverage configuration"), ("pol", "gate policy")):
+        if parts_then.get(key) != parts_now.get(key):
+            facts.append(
+                Fact(
+                    check="exclusion.config" if key == "cfg" else "exclusion.policy",
+                    field=f"{evidence.quest.id}:{what.replace(' ', '_')}",
+                    expected=f"the {what} sealed at issue ({key}:{parts_then.get(key)})",
+                    actual=f"{key}:{parts_now.get(key)}",
+                    message=(
+                        f"the {what} differs from the copy sealed when the quest was issued"
+                        + (
+                            "; only a person changes the policy (pytest --quest-policy KEY=VALUE)"
+                            if key == "pol"
+                            else ""
+                        )
+                    ),
+                )
+            )
+    return facts
+
+
 def step_environment(evidence: Evidence) -> GateResult | None:
     """The run completed (else REVIEW) and collected without error (else FAIL)."""
     run = evidence.run
+    if run.tampered:
+        return GateResult(
+            Verdict.REVIEW,
+            [
+                Fact(
+                    check="evidence.tampered",
+                    field=evidence.quest.id,
+                    expected="one message with the judge's nonce from the test run",
+                    actual=run.tampered,
+                    message=f"could not confirm: the test run's report was tampered with ({run.tampered})",
+                )
+            ],
+            "environment",
+        )
     if not run.completed:
         return GateResult(
             Verdict.REVIEW,
@@ -188,6 +245,18 @@ def step_coverage(evidence: Evidence) -> GateResult | None:
             )
         )
     return GateResult(Verdict.FAIL, facts, "3-coverage") if facts else None
+
+
+def step_tampered(evidence: Evidence) -> GateResult | None:
+    """The mutation child's report is its own (else REVIEW: nothing of it is believed)."""
+    return GateResult(Verdict.REVIEW, evidence.tampered, "4-mutants") if evidence.tampered else None
+
+
+def step_unverified(evidence: Evidence) -> GateResult | None:
+    """Every mutant was applied and reached, the original passed throughout, reports agree."""
+    if not evidence.unverified:
+        return None
+    return GateResult(Verdict.REVIEW, evidence.unverified, "4-mutants")
 
 
 def step_mutants(evidence: Evidence) -> GateResult | None:

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_quest.core.policy import GatePolicy
+
 JSON_SCHEMA = "pytest-quest/1"
 
 # A fact's field that names an arc: `path:41->44` or `path:41->exit`.
@@ -17,12 +19,17 @@ _ARC_FIELD = re.compile(r"^(.*:\d+)->(?:-?\d+|exit)$")
 
 
 class State(str, enum.Enum):
-    """The state of a quest.  PASS, REVIEW and DONE are terminal."""
+    """The state of a quest.  Every state but TODO is terminal.
+
+    EXCLUDED is a person's decision to take a function out of the work (dead
+    or untestable code), with a reason; only a person's reopen undoes it.
+    """
 
     TODO = "TODO"
     PASS = "PASS"
     REVIEW = "REVIEW"
     DONE = "DONE"
+    EXCLUDED = "EXCLUDED"
 
     @property
     def terminal(self) -> bool:
@@ -115,7 +122,7 @@ def branch_fact(file: str, arc: tuple[int, int]) -> Fact:
 class FunctionFacts:
     """What measuring says about one function of the current code.
 
-    Produced by ``measure.py`` (or a fake in unit tests); the gate compares it
+    Produced by ``engine/measure.py`` (or a fake in unit tests); the gate compares it
     with the quest's record.  `missing_lines` and `missing_branches` only count
     execution by tests that passed.
     """
@@ -153,19 +160,29 @@ def make_quest_id(file: str, qualname: str, ordinal: int) -> str:
     return base if ordinal == 1 else f"{base}@{ordinal}"
 
 
+#: The actions only a person may take (a typed confirmation at a terminal, a reason).
+PERSON_ACTIONS = ("reopen", "accept", "exclude", "policy")
+
+
 @dataclass
 class Event:
-    """One entry of a quest's history: what happened, when, by whom."""
+    """One entry of a quest's history: what happened, when, by whom.
+
+    A person action also records the `reason` given and the `fingerprint` of
+    the function's code as the person saw it.
+    """
 
     at: str
     action: str
     verdict: str = ""
     by: str = ""
     note: str = ""
+    reason: str = ""
+    fingerprint: str = ""
 
     def to_dict(self) -> dict[str, str]:
         result = {"at": self.at, "action": self.action}
-        for key in ("verdict", "by", "note"):
+        for key in ("verdict", "by", "note", "reason", "fingerprint"):
             value = getattr(self, key)
             if value:
                 result[key] = value
@@ -211,6 +228,12 @@ class Quest:
     mutation_seconds: float | None = None
     #: What the last L2 verification found (``Verification.record()``).
     verification: dict[str, Any] | None = None
+    #: The gate policy a PASS was obtained under (``GatePolicy.compact()``).
+    passed_policy: str | None = None
+    #: Digest of the coverage configuration and gate policy at issue (sealed).
+    config_digest: str | None = None
+    #: The lines coverage's partial-branch patterns matched at issue, stripped (sealed).
+    partial_lines: list[str] | None = None
     #: Anything else recorded in ``extra``, kept as found.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -228,7 +251,15 @@ class Quest:
 
 
 #: The typed fields of `Quest` that live in its ``extra`` object, by key.
-EXTRA_FIELDS = ("issued_seal", "last_run_seconds", "mutation_seconds", "verification")
+EXTRA_FIELDS = (
+    "issued_seal",
+    "last_run_seconds",
+    "mutation_seconds",
+    "verification",
+    "passed_policy",
+    "config_digest",
+    "partial_lines",
+)
 
 
 @dataclass
@@ -242,6 +273,10 @@ class Ratchet:
     removed: list[dict[str, str]] = field(default_factory=list)
     excluded_functions: list[str] = field(default_factory=list)
     scanned_at: str = ""
+    #: The gate policy (None: a file written before policies were recorded).
+    policy: GatePolicy | None = None
+    #: Person changes of the policy: at, by, key, old, new.
+    policy_history: list[dict[str, str]] = field(default_factory=list)
 
     def ordered(self) -> list[Quest]:
         return sorted(self.quests.values(), key=Quest.sort_key)

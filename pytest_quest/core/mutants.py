@@ -250,6 +250,24 @@ def mutated_tree(source: str, start: int, index: int) -> ast.Module:
     return ast.fix_missing_locations(tree)
 
 
+def probe_tree(source: str, start: int) -> ast.Module:
+    """The module `source` with the function on line `start` unchanged but for a reach mark.
+
+    The mark (a call of `REACHED`) is its first statement after the
+    docstring: swapped in, it tells which tests run the original function.
+    """
+    tree = ast.parse(source)
+    found = find_function(tree, start)
+    assert found is not None
+    function = found[1]
+    body = function.body  # type: ignore[attr-defined]
+    index = _body_start(function)
+    mark = ast.Expr(value=_reached(ast.Constant(None)))
+    ast.copy_location(mark, body[index])
+    body.insert(index, mark)
+    return ast.fix_missing_locations(tree)
+
+
 def _reached(value: ast.expr) -> ast.expr:
     return ast.Call(func=ast.Name(id=REACHED, ctx=ast.Load()), args=[value], keywords=[])
 
@@ -263,4 +281,5 @@ __all__ = [
     "find_function",
     "mutated_tree",
     "plan_mutants",
+    "probe_tree",
 ]

@@ -17,7 +17,8 @@ class RunReport:
     """What running the selected tests produced, besides coverage data.
 
     `completed` is False when the run could not finish for reasons of the
-    environment (`problem` says which: a timeout, a crashed runner).
+    environment (`problem` says which: a timeout, a crashed runner);
+    `tampered` says what was wrong when its report was not the child's own.
     `outcomes` maps node ids to ``passed``, ``failed``, ``skipped``,
     ``xfailed``, ``xpassed`` or ``error``.
     """
@@ -27,6 +28,7 @@ class RunReport:
     collection_errors: list[CollectionError] = field(default_factory=list)
     outcomes: dict[str, str] = field(default_factory=dict)
     duration: float = 0.0
+    tampered: str = ""
 
     @property
     def passed(self) -> set[str]:

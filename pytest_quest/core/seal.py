@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, Verdict
+from pytest_quest.core.policy import GatePolicy
 
 SEAL_KEY = "issued_seal"
 
@@ -26,8 +28,41 @@ def issued_seal(quest: Quest) -> str:
         "excluded": sorted(line - quest.first for line in quest.excluded_lines),
         "issued_at": quest.issued_at,
     }
+    # A seal from before the configuration was sealed has no such key, and
+    # stays valid: step 2 then compares the ratchet file's own copy (docs/gate.md).
+    if quest.config_digest is not None:
+        body["config"] = quest.config_digest
+    if quest.partial_lines is not None:
+        body["partial"] = quest.partial_lines
     text = json.dumps(body, sort_keys=True)
     return "sha256:" + hashlib.sha256(("pytest-quest-seal/1\n" + text).encode()).hexdigest()[:32]
+
+
+def config_digest(config: dict[str, Any], policy: GatePolicy | None) -> str:
+    """The judge's copy of what shapes measurement and judging: ``cfg:<digest>;pol:<digest>``.
+
+    Taken at issue and kept in the quest's seal, so editing the coverage
+    configuration and the ratchet file's top-level ``coverage_config`` (or its
+    ``policy``) together no longer passes gate step 2.
+    """
+    text = json.dumps(config, sort_keys=True, default=str)
+    cfg = hashlib.sha256(text.encode()).hexdigest()[:16]
+    pol = policy.digest() if policy is not None else "none"
+    return f"cfg:{cfg};pol:{pol}"
+
+
+def digest_parts(digest: str) -> dict[str, str]:
+    """``{"cfg": ..., "pol": ...}`` of a `config_digest`."""
+    parts: dict[str, str] = {}
+    for part in digest.split(";"):
+        key, _, value = part.partition(":")
+        parts[key] = value
+    return parts
+
+
+def policy_digest_part(digest: str, policy: GatePolicy) -> str:
+    """`digest` with its policy part for `policy` (a person changed the policy)."""
+    return f"cfg:{digest_parts(digest).get('cfg', '')};pol:{policy.digest()}"
 
 
 def seal_issued(quest: Quest) -> None:
@@ -59,4 +94,12 @@ def seal_facts(quest: Quest) -> list[tuple[Verdict, Fact]]:
     ]
 
 
-__all__ = ["SEAL_KEY", "issued_seal", "seal_facts", "seal_issued"]
+__all__ = [
+    "SEAL_KEY",
+    "config_digest",
+    "digest_parts",
+    "issued_seal",
+    "policy_digest_part",
+    "seal_facts",
+    "seal_issued",
+]

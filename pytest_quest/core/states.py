@@ -1,6 +1,6 @@
-"""The state machine of a quest, TODO -> PASS | REVIEW | DONE, as pure functions over `Quest`.
+"""The state machine of a quest, TODO -> PASS | REVIEW | DONE | EXCLUDED, as pure functions.
 
-FAIL spends a try (DONE at `max_tries`); only `reopen` or `accept` leave a terminal state.
+FAIL spends a try (DONE at `max_tries`); only a person's `reopen` or `accept` leave a terminal state.
 """
 
 from __future__ import annotations
@@ -14,13 +14,10 @@ from pytest_quest.core.seal import seal_issued
 def ensure_submittable(quest: Quest) -> None:
     """Refuse a submission for a terminal quest; nothing changes."""
     if quest.state.terminal:
+        # No hint at the person actions: an agent reads this message.
         raise QuestUsageError(
             f"quest {quest.id} is {quest.state.value} and refuses resubmission"
-            + (
-                "; a person can put it back with --quest-reopen"
-                if quest.state in (State.REVIEW, State.DONE)
-                else ""
-            )
+            + ("; it waits for a person" if quest.state is State.REVIEW else "")
         )
 
 
@@ -56,35 +53,94 @@ def record_pass_facts(quest: Quest, current: FunctionFacts) -> None:
     quest.covering_tests = list(current.covering_tests)
 
 
-def reopen(quest: Quest, by: str, now: str, fingerprint: str | None = None) -> None:
-    """A person puts a REVIEW or DONE quest back to TODO, with tries reset.
+def _person_event(
+    action: str, by: str, now: str, reason: str, fingerprint: str | None, note: str = ""
+) -> Event:
+    return Event(
+        at=now, action=action, by=by, note=note, reason=reason, fingerprint=fingerprint or ""
+    )
+
+
+def check_reopen(quest: Quest) -> None:
+    """Refuse to reopen a TODO or PASS quest (PASS is locked forever)."""
+    if quest.state not in (State.REVIEW, State.DONE, State.EXCLUDED):
+        raise QuestUsageError(
+            f"quest {quest.id} is {quest.state.value}; "
+            "only REVIEW and DONE quests can be reopened, and EXCLUDED ones"
+        )
+
+
+def check_accept(quest: Quest) -> None:
+    """Refuse to accept anything but a REVIEW quest."""
+    if quest.state is not State.REVIEW:
+        raise QuestUsageError(
+            f"quest {quest.id} is {quest.state.value}; only a REVIEW quest can be accepted"
+        )
+
+
+def check_exclude(quest: Quest) -> None:
+    """Refuse to exclude a PASS quest (locked forever) or one already excluded."""
+    if quest.state is State.PASS:
+        raise QuestUsageError(
+            f"quest {quest.id} is PASS; a PASS is locked and cannot be excluded "
+            "(`check` keeps holding it to full coverage)"
+        )
+    if quest.state is State.EXCLUDED:
+        raise QuestUsageError(f"quest {quest.id} is already EXCLUDED")
+
+
+def reopen(
+    quest: Quest, by: str, now: str, fingerprint: str | None = None, *, reason: str = ""
+) -> None:
+    """A person puts a REVIEW, DONE or EXCLUDED quest back to TODO, with tries reset.
 
     `fingerprint`, when given, re-issues the quest for the current code of
-    the function (a person has looked at the change).
+    the function (a person has looked at the change); the event records it.
     """
-    if quest.state not in (State.REVIEW, State.DONE):
-        raise QuestUsageError(
-            f"quest {quest.id} is {quest.state.value}; only REVIEW and DONE quests can be reopened"
-        )
+    check_reopen(quest)
     previous = quest.state
     quest.state = State.TODO
     quest.tries = 0
     if fingerprint:
         quest.fingerprint = fingerprint
         seal_issued(quest)
-    quest.history.append(Event(at=now, action="reopen", by=by, note=f"from {previous.value}"))
+    quest.history.append(
+        _person_event("reopen", by, now, reason, fingerprint, note=f"from {previous.value}")
+    )
 
 
-def accept(quest: Quest, by: str, now: str) -> None:
+def accept(
+    quest: Quest, by: str, now: str, *, reason: str = "", fingerprint: str | None = None
+) -> None:
     """A person settles a REVIEW quest as PASS after a look."""
-    if quest.state is not State.REVIEW:
-        raise QuestUsageError(
-            f"quest {quest.id} is {quest.state.value}; only a REVIEW quest can be accepted"
-        )
+    check_accept(quest)
     quest.state = State.PASS
     quest.passed_at = now
     quest.missing_lines = []
     quest.missing_branches = []
     if not quest.covering_tests:
         quest.covering_tests = ["(accepted by a person)"]
-    quest.history.append(Event(at=now, action="accept", by=by))
+    quest.history.append(_person_event("accept", by, now, reason, fingerprint))
+
+
+def exclude(
+    quest: Quest, by: str, now: str, *, reason: str, fingerprint: str | None = None
+) -> None:
+    """A person takes a TODO, REVIEW or DONE quest out of the work (dead or untestable code).
+
+    EXCLUDED is terminal and not remaining; a person's `reopen` undoes it.
+    """
+    check_exclude(quest)
+    previous = quest.state
+    quest.state = State.EXCLUDED
+    quest.history.append(
+        _person_event("exclude", by, now, reason, fingerprint, note=f"from {previous.value}")
+    )
+
+
+def last_person_event(quest: Quest, action: str) -> Event | None:
+    """The latest `action` event of `quest`'s history (who excluded it, and why)."""
+    for event in reversed(quest.history):
+        if event.action == action:
+            return event
+    return None

@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.core.policy import PolicyError, from_dict as policy_from_dict
 
 SCHEMA_VERSION = 1
 
@@ -47,7 +48,7 @@ def quest_to_dict(quest: Quest) -> dict[str, Any]:
 
 
 def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
-    return {
+    data = {
         "schema": SCHEMA_VERSION,
         "tool": "pytest-quest",
         "active": ratchet.active,
@@ -58,6 +59,12 @@ def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
         "removed": ratchet.removed,
         "quests": {qid: quest_to_dict(ratchet.quests[qid]) for qid in sorted(ratchet.quests)},
     }
+    # Written once known: a file from before policies were recorded stays as it was.
+    if ratchet.policy is not None:
+        data["policy"] = ratchet.policy.to_dict()
+    if ratchet.policy_history:
+        data["policy_history"] = ratchet.policy_history
+    return data
 
 
 def dumps(ratchet: Ratchet) -> str:
@@ -197,6 +204,8 @@ class _Validator:
                     verdict=self.optional_str(event, "verdict", ewhere),
                     by=self.optional_str(event, "by", ewhere),
                     note=self.optional_str(event, "note", ewhere),
+                    reason=self.optional_str(event, "reason", ewhere),
+                    fingerprint=self.optional_str(event, "fingerprint", ewhere),
                 )
             )
         tries = self.count(data, "tries", where)
@@ -276,7 +285,21 @@ class _Validator:
         for index, entry in enumerate(removed):
             if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
                 raise self.fail(f"removed[{index}]", "expected an object of strings")
+        policy = None
+        if "policy" in data:
+            try:
+                policy = policy_from_dict(data["policy"])
+            except PolicyError as exc:
+                raise self.fail(*_policy_fault(str(exc))) from None
+        history = data.get("policy_history", [])
+        if not isinstance(history, list):
+            raise self.fail("policy_history", "expected a list")
+        for index, entry in enumerate(history):
+            if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
+                raise self.fail(f"policy_history[{index}]", "expected an object of strings")
         return Ratchet(
+            policy=policy,
+            policy_history=list(history),
             quests=quests,
             active=active,
             coverage_config=self.get(data, "coverage_config", dict, ""),
@@ -295,6 +318,9 @@ _EXTRA_TYPES: dict[str, tuple[type, ...]] = {
     "last_run_seconds": (int, float),
     "mutation_seconds": (int, float),
     "verification": (dict,),
+    "passed_policy": (str,),
+    "config_digest": (str,),
+    "partial_lines": (list,),
 }
 
 
@@ -309,6 +335,14 @@ def _split_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         else:
             rest[key] = value
     return typed, rest
+
+
+def _policy_fault(message: str) -> tuple[str, str]:
+    """Where and what for a `PolicyError` message (``key: problem``, or a problem of the whole)."""
+    key, sep, problem = message.partition(": ")
+    if sep and " " not in key:
+        return f"policy.{key}", problem
+    return "policy", message
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -340,12 +374,14 @@ def _id_matches(qid: str, file: str, qualname: str) -> bool:
 
 # The fields this version writes are the fields it accepts: derived from the
 # serializer itself, so a field added there is accepted here too.
-_RATCHET_KEYS = frozenset(ratchet_to_dict(Ratchet()))
+_RATCHET_KEYS = frozenset(ratchet_to_dict(Ratchet())) | {"policy", "policy_history"}
 _QUEST_KEYS = frozenset(
     quest_to_dict(Quest(id="", file="", qualname="", first=1, last=1, fingerprint=""))
 ) | {"extra"}
 _FACT_KEYS = frozenset(Fact("", "", "", "", message="m").to_dict())
-_EVENT_KEYS = frozenset(Event(at="", action="", verdict="v", by="b", note="n").to_dict())
+_EVENT_KEYS = frozenset(
+    Event(at="", action="", verdict="v", by="b", note="n", reason="r", fingerprint="f").to_dict()
+)
 
 
 def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[str, Any]:

@@ -88,7 +88,6 @@ class MeasuredSource:
 class Measurement(Protocol):
     """What the plugin and the use cases use of a measurer: ours, or pytest-cov's borrowed."""
 
-    rootdir: Path
     #: Absolute paths of the code under test.
     sources: list[str]
     #: The private folder this measurement owns (removed at the end), or None.

@@ -5,7 +5,6 @@ One child pytest process runs every function's baseline and mutants (see plugin/
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -14,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.engine.channel import JudgeChannel
 from pytest_quest.engine.processes import child_env, run_in_own_session
-
-# The child reads its instructions from this variable (set only for it).
-SPEC_ENV = "PYTEST_QUEST_MUTATE"
+from pytest_quest.engine.runner import CHILD_PLUGIN
 
 
 @dataclass
@@ -30,6 +28,18 @@ class MutationReport:
     run_seconds: list[float] = field(default_factory=list)
     mutants: list[dict[str, Any]] = field(default_factory=list)
     duration: float = 0.0
+    # What the child's report was, when it was not its own (nothing else is then believed).
+    tampered: str = ""
+    # Covering tests that reached the original function in the probe runs,
+    # and those that failed against it there (the probe runs are among the mutants).
+    original_reached: list[str] = field(default_factory=list)
+    detects_run: list[str] = field(default_factory=list)
+    probed: bool = False
+    # The project's L1 hook results from the child, ``{"verdict", "fact"}``
+    # dicts (None: the hooks were not asked, or the child gave no answer).
+    l1: list[dict[str, Any]] | None = None
+    # The project's plugin verifiers' answers (``l1["verify"]`` asked them), as dicts.
+    answers: list[dict[str, Any]] | None = None
 
     def unstable(self, first: dict[str, str] | None = None) -> list[str]:
         """Tests whose outcome differs between runs (`first`: an earlier run's outcomes)."""
@@ -62,9 +72,11 @@ def mutation_command(
     plugin_args: list[str],
     has_xdist: bool,
     has_cov: bool,
+    channel: str = "",
 ) -> list[str]:
     # --tb=native: a killed mutant's failure report is made, never shown;
-    # pytest's own traceback rendering costs more than many a test.
+    # pytest's own traceback rendering costs more than many a test.  The
+    # measuring child (engine/runner.py) is started with the same options.
     command = [sys.executable, "-m", "pytest", "-q", "--tb=native", "-p", "no:cacheprovider"]
     command += ["--rootdir", str(rootdir)]
     if inifile is not None:
@@ -72,11 +84,13 @@ def mutation_command(
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         command += ["-p", "pytest_quest.plugin.hooks"]  # its ini options are in the user's config
     command += plugin_args
-    command += ["-p", "pytest_quest.plugin.mutation_child"]
+    command += ["-p", CHILD_PLUGIN]
     if has_xdist:
         command += ["-n", "0"]
     if has_cov:
         command += ["--no-cov"]
+    if channel:
+        command += ["--quest-channel", channel]
     return command + ["--"] + nodeids
 
 
@@ -87,6 +101,7 @@ class Target:
     file: Path
     start: int
     nodeids: tuple[str, ...]
+    seed: str = ""
 
 
 def run_mutation_check(
@@ -102,13 +117,16 @@ def run_mutation_check(
     mutants: bool = True,
     has_xdist: bool = False,
     has_cov: bool = False,
+    seed: str = "",
+    l1: dict[str, Any] | None = None,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
 
     One child pytest process (stopped at `timeout` seconds); a timeout or a
-    crash gives ``completed=False`` with the problem stated.
+    crash gives ``completed=False`` with the problem stated.  `seed` (the
+    quest id) places the original's probe runs among the mutants.
     """
-    target = Target(file, start, tuple(nodeids))
+    target = Target(file, start, tuple(nodeids), seed)
     return run_mutation_checks(
         [target],
         rootdir=rootdir,
@@ -119,6 +137,7 @@ def run_mutation_check(
         mutants=mutants,
         has_xdist=has_xdist,
         has_cov=has_cov,
+        l1=l1,
     )[0]
 
 
@@ -133,12 +152,15 @@ def run_mutation_checks(
     mutants: bool = True,
     has_xdist: bool = False,
     has_cov: bool = False,
+    l1: dict[str, Any] | None = None,
 ) -> list[MutationReport]:
     """`run_mutation_check` for several functions in ONE child process, one report each.
 
     The tests of all `targets` are collected once; each function is checked
     in turn with its own covering tests.  A timeout or crash of the child
-    leaves every report ``completed=False`` with the problem stated.
+    leaves every report ``completed=False`` with the problem stated.  With
+    `l1` (the evidence the project's ``pytest_quest_l1_check`` hooks get),
+    the child calls them too: they live in the project's code, never in the judge.
     """
 
     def failed(problem: str, duration: float) -> list[MutationReport]:
@@ -148,66 +170,106 @@ def run_mutation_checks(
 
     nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
     with tempfile.TemporaryDirectory(prefix="pytest-quest-mutants-") as workdir:
-        out = Path(workdir) / "mutants.json"
-        spec_file = Path(workdir) / "spec.json"
-        spec = {
-            "out": str(out),
-            "mutants": mutants,
-            "functions": [
-                {"file": str(t.file), "start": t.start, "nodeids": list(t.nodeids)} for t in targets
-            ],
-        }
-        spec_file.write_text(json.dumps(spec), encoding="utf-8")
-        command = mutation_command(
-            nodeids,
-            rootdir=rootdir,
-            inifile=inifile,
-            plugin_args=plugin_args or [],
-            has_xdist=has_xdist,
-            has_cov=has_cov,
+        channel = JudgeChannel(
+            {
+                "role": "check",
+                "mutants": mutants,
+                "l1": l1,
+                "functions": [
+                    {
+                        "file": str(t.file),
+                        "start": t.start,
+                        "nodeids": list(t.nodeids),
+                        "seed": t.seed or f"{t.file}:{t.start}",
+                    }
+                    for t in targets
+                ],
+            }
         )
-        env = child_env()
-        env[SPEC_ENV] = str(spec_file)
-        log_path = Path(workdir) / "output.txt"
-        started = time.monotonic()
-        returncode = run_in_own_session(
-            command, cwd=cwd, env=env, log_path=log_path, timeout=timeout
-        )
+        try:
+            command = mutation_command(
+                nodeids,
+                rootdir=rootdir,
+                inifile=inifile,
+                plugin_args=plugin_args or [],
+                has_xdist=has_xdist,
+                has_cov=has_cov,
+                channel=channel.argument,
+            )
+            log_path = Path(workdir) / "output.txt"
+            started = time.monotonic()
+            returncode = run_in_own_session(
+                command,
+                cwd=cwd,
+                env=child_env(),
+                log_path=log_path,
+                timeout=timeout,
+                pass_fds=channel.child_fds,
+                on_start=channel.started,
+            )
+            received = channel.receive()
+        finally:
+            channel.close()
         if returncode is None:
             return failed(
                 f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
                 time.monotonic() - started,
             )
         duration = time.monotonic() - started
-        if not out.exists():
+        if received.tampered:
+            reports = failed(
+                f"the mutation report was tampered with: {received.tampered}", duration
+            )
+            for report in reports:
+                report.tampered = received.tampered
+            return reports
+        if received.payload is None:
             output = log_path.read_text(encoding="utf-8", errors="replace")
             tail = " | ".join(output.strip().splitlines()[-3:])
             return failed(
                 f"the mutation runner crashed (exit status {returncode}): {tail}", duration
             )
         try:
-            data = json.loads(out.read_text(encoding="utf-8"))["functions"]
-        except (ValueError, KeyError) as exc:
-            return failed(f"the mutation report was unreadable: {exc}", duration)
-        reports = []
-        for item in data:
-            reports.append(
-                MutationReport(
-                    completed=not item["problem"],
-                    problem=item["problem"],
-                    runs=item["runs"],
-                    run_seconds=item["run_seconds"],
-                    mutants=item["mutants"],
-                    # Several functions share one child: each gets its own time
-                    # in it (the start-up is in none of them).
-                    duration=duration if len(targets) == 1 else item["seconds"],
-                )
-            )
+            reports = _reports(received.payload, len(targets), duration)
+        except (ValueError, KeyError, TypeError) as exc:
+            reports = failed(f"the mutation report was unreadable: {exc}", duration)
+            for report in reports:
+                report.tampered = f"a message of the wrong shape ({exc})"
+            return reports
+        if l1 is not None:
+            l1_results = received.payload.get("l1")
+            answers = received.payload.get("answers")
+            for report in reports:
+                report.l1 = l1_results if isinstance(l1_results, list) else None
+                report.answers = answers if isinstance(answers, list) else None
         return reports
 
 
+def _reports(payload: dict[str, Any], count: int, duration: float) -> list[MutationReport]:
+    data = payload["functions"]
+    if not isinstance(data, list) or len(data) != count:
+        raise ValueError(f"{count} function reports expected")
+    reports = []
+    for item in data:
+        reports.append(
+            MutationReport(
+                completed=not item["problem"],
+                problem=str(item["problem"]),
+                runs=list(item["runs"]),
+                run_seconds=list(item["run_seconds"]),
+                mutants=list(item["mutants"]),
+                # Several functions share one child: each gets its own time
+                # in it (the start-up is in none of them).
+                duration=duration if count == 1 else float(item["seconds"]),
+                original_reached=[str(n) for n in item["original_reached"]],
+                detects_run=[str(n) for n in item["detects_run"]],
+                probed=bool(item["probed"]),
+            )
+        )
+    return reports
+
+
 __all__ = [
-    "SPEC_ENV",
     "MutationReport",
     "Target",
     "mutation_command",

@@ -17,7 +17,6 @@ process group, which leaves a detached process alive: docs/gate.md says so.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -29,14 +28,17 @@ PR_SET_CHILD_SUBREAPER = 36
 # The shim, run as `python -I -c SHIM <judge pid> -- command...`.  It imports
 # nothing of pytest-quest (and nothing of the project) so it starts in ~20 ms.
 SHIM = r"""
-import ctypes, ctypes.util, os, signal, sys, time
+import ctypes, os, signal, sys, time
 
 def prctl(option, value):
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
+    # The program's own symbols hold libc's prctl: no `ldconfig -p` run (find_library's).
+    for name in (None, "libc.so.6"):
+        try:
+            libc = ctypes.CDLL(name, use_errno=True)
+            return libc.prctl(option, value, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            continue
+    return False
 
 def children_of(pid):
     found = []
@@ -128,11 +130,13 @@ sys.exit(code if code >= 0 else 128 - code)
 def _prctl(option: int, value: int) -> bool:
     if not sys.platform.startswith("linux"):
         return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
+    for name in (None, "libc.so.6"):
+        try:
+            libc = ctypes.CDLL(name, use_errno=True)
+            return bool(libc.prctl(option, value, 0, 0, 0) == 0)
+        except (OSError, AttributeError):
+            continue
+    return False
 
 
 def become_subreaper() -> bool:

@@ -1,11 +1,10 @@
 """The gate's test run in a child pytest process: a hang or crash there is REVIEW, not ours.
 
-The child measures like a scan (``--quest-measure-out``) and writes its facts to a private file.
+The child measures like a scan and sends its facts over the judge's channel (engine/channel.py).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -16,6 +15,7 @@ from typing import Any
 
 from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.core.model import FunctionFacts
+from pytest_quest.engine.channel import JudgeChannel
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.processes import child_env, run_in_own_session
 
@@ -50,6 +50,10 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
     return measured, run
 
 
+# Loaded in every gate child, measuring or mutating: the same ``-p`` set in both.
+CHILD_PLUGIN = "pytest_quest.plugin.mutation_child"
+
+
 def child_command(
     selection: list[str],
     *,
@@ -57,7 +61,7 @@ def child_command(
     inifile: Path | None,
     sources: list[Path],
     only_files: list[str],
-    out_file: Path,
+    channel: str,
     plugin_args: list[str],
 ) -> list[str]:
     command = [
@@ -65,6 +69,7 @@ def child_command(
         "-m",
         "pytest",
         "-q",
+        "--tb=native",
         "-p",
         "no:cacheprovider",
         "--rootdir",
@@ -75,11 +80,12 @@ def child_command(
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         command += ["-p", "pytest_quest.plugin.hooks"]
     command += plugin_args
+    command += ["-p", CHILD_PLUGIN]
     for source in sources:
         command += ["--quest-source", str(source)]
     for name in only_files:
         command += ["--quest-measure-only", name]
-    command += ["--quest-measure-out", str(out_file), "--"]
+    command += ["--quest-channel", channel, "--"]
     command += selection
     return command
 
@@ -98,24 +104,35 @@ def run_child(
     """Run `selection` (node ids or files) in a child pytest under coverage.
 
     Returns the run's report and, when it completed, its measurement.  A
-    timeout or a crash gives ``completed=False`` with the problem stated.
+    timeout or a crash gives ``completed=False`` with the problem stated; a
+    report that is not the child's one message gives ``tampered`` too.
     """
     with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
-        out_file = Path(workdir) / "facts.json"
-        command = child_command(
-            selection,
-            rootdir=rootdir,
-            inifile=inifile,
-            sources=sources,
-            only_files=only_files,
-            out_file=out_file,
-            plugin_args=plugin_args or [],
-        )
-        log_path = Path(workdir) / "output.txt"
-        started = time.monotonic()
-        returncode = run_in_own_session(
-            command, cwd=cwd, env=child_env(), log_path=log_path, timeout=timeout
-        )
+        channel = JudgeChannel({"role": "measure"})
+        try:
+            command = child_command(
+                selection,
+                rootdir=rootdir,
+                inifile=inifile,
+                sources=sources,
+                only_files=only_files,
+                channel=channel.argument,
+                plugin_args=plugin_args or [],
+            )
+            log_path = Path(workdir) / "output.txt"
+            started = time.monotonic()
+            returncode = run_in_own_session(
+                command,
+                cwd=cwd,
+                env=child_env(),
+                log_path=log_path,
+                timeout=timeout,
+                pass_fds=channel.child_fds,
+                on_start=channel.started,
+            )
+            received = channel.receive()
+        finally:
+            channel.close()
         if returncode is None:
             return (
                 RunReport(
@@ -127,7 +144,17 @@ def run_child(
             )
         duration = time.monotonic() - started
         output = log_path.read_text(encoding="utf-8", errors="replace")
-        if not out_file.exists():
+        if received.tampered:
+            return (
+                RunReport(
+                    completed=False,
+                    problem=f"the test runner's report was tampered with: {received.tampered}",
+                    tampered=received.tampered,
+                    duration=duration,
+                ),
+                None,
+            )
+        if received.payload is None:
             tail = " | ".join(line for line in output.strip().splitlines()[-3:])
             return (
                 RunReport(
@@ -138,12 +165,13 @@ def run_child(
                 None,
             )
         try:
-            measured, run = measured_from_dict(json.loads(out_file.read_text(encoding="utf-8")))
+            measured, run = measured_from_dict(received.payload)
         except (ValueError, KeyError, TypeError) as exc:
             return (
                 RunReport(
                     completed=False,
                     problem=f"the test runner's facts were unreadable: {exc}",
+                    tampered=f"a message of the wrong shape ({exc})",
                     duration=duration,
                 ),
                 None,
@@ -152,4 +180,4 @@ def run_child(
         return run, measured
 
 
-__all__ = ["child_command", "measured_from_dict", "measured_to_dict", "run_child"]
+__all__ = ["CHILD_PLUGIN", "child_command", "measured_from_dict", "measured_to_dict", "run_child"]

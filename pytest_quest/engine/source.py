@@ -206,8 +206,71 @@ def new_exclusions(
     return found
 
 
+def partial_branch_lines(
+    source_lines: list[str], first: int, last: int, patterns: list[str]
+) -> list[tuple[int, str]]:
+    """Lines `first`..`last` that coverage's ``partial_branches`` patterns match, with the pattern."""
+    found = []
+    for line in range(first, min(last, len(source_lines)) + 1):
+        text = source_lines[line - 1]
+        pattern = next((p for p in patterns if _search(p, text)), None)
+        if pattern is not None:
+            found.append((line, pattern))
+    return found
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
+def _code_part(text: str) -> str:
+    """`text` without a trailing ``#`` comment (a ``#`` inside a string literal is kept)."""
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return text[:index]
+    return text
+
+
+def new_partial_exclusions(
+    facts: FunctionFacts,
+    baseline: list[str] | None,
+    *,
+    source_lines: list[str],
+    patterns: list[str],
+) -> list[tuple[int, str]]:
+    """Partial-branch lines of a function that were not there at issue, with the pattern at fault.
+
+    `baseline` holds the stripped text of the lines matched at issue.  A quest
+    issued before they were recorded (None) counts a line as new when only its
+    comment matches: step 1 already holds the code itself unchanged.
+    """
+    remaining = list(baseline or [])
+    found = []
+    for line, pattern in partial_branch_lines(source_lines, facts.first, facts.last, patterns):
+        text = source_lines[line - 1].strip()
+        if baseline is None:
+            if not _search(pattern, _code_part(text)):
+                found.append((line, pattern))
+        elif text in remaining:
+            remaining.remove(text)
+        else:
+            found.append((line, pattern))
+    return found
+
+
 __all__ = [
     "FunctionInfo",
+    "new_partial_exclusions",
+    "partial_branch_lines",
     "check_syntax",
     "code_regions",
     "facts_from_source",

@@ -217,6 +217,10 @@ class RatchetStore:
                 "make it readable (chmod u+r)",
             ) from None
 
+    def check_writable(self) -> None:
+        """Raise `RatchetFileError` when a write would be refused (before asking anyone to act)."""
+        self._check_writable()
+
     def _check_writable(self) -> None:
         folder = self.path.parent
         if not folder.is_dir():

@@ -40,6 +40,10 @@ class SwapError(Exception):
     """A mutant could not be put in place (the reason is the message)."""
 
 
+class SwapMissError(SwapError):
+    """The function's live code was not found: nothing the tests run could be changed."""
+
+
 class CodeSwap:
     """Puts mutated code objects into the live functions of one source file, and back.
 
@@ -81,7 +85,10 @@ class CodeSwap:
             )
         outers = self.outer_codes
         if not outers:
-            raise SwapError("the function's module is not imported by the covering tests")
+            raise SwapMissError(
+                "no live function with this code (its module is not imported by the "
+                "covering tests, or its code object was renamed)"
+            )
         compiled: dict[str, types.CodeType] = {}
         replacements: dict[int, tuple[types.CodeType, types.CodeType]] = {}
         for original_outer in outers:
@@ -92,7 +99,7 @@ class CodeSwap:
             for key in self.keys[1:]:
                 inner = _find_code(originals[-1], key)
                 if inner is None:
-                    raise SwapError(f"nested function {key[0]} not found in the live code")
+                    raise SwapMissError(f"nested function {key[0]} not found in the live code")
                 originals.append(inner)
             mutated_target = _find_code(compiled[filename], self.keys[-1])
             if mutated_target is None:
@@ -164,4 +171,4 @@ def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
     ]
 
 
-__all__ = ["CodeSwap", "SwapError", "cache_wrappers"]
+__all__ = ["CodeSwap", "SwapError", "SwapMissError", "cache_wrappers"]

@@ -1,4 +1,4 @@
-"""pytest hooks of pytest-quest: thin; the work is in ``commands.py``.
+"""pytest hooks of pytest-quest: thin; the work is in ``session.py`` and ``app/``.
 
 With no quest command given, the plugin registers nothing beyond its
 options and costs nothing.
@@ -15,7 +15,7 @@ import pytest
 
 from pytest_quest.core.errors import QuestError
 from pytest_quest.core.model import JSON_SCHEMA
-from pytest_quest.plugin.options import add_options, raw_value
+from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 
 if TYPE_CHECKING:
     from pytest_quest.engine.measure import Measurement
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 
 _measurer_key: pytest.StashKey[Measurement] = pytest.StashKey()
+# The exit status of a clean judge run for an in-process ``pytest.main()`` caller.
+_judged_key: pytest.StashKey[tuple[int, str, str]] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -38,8 +40,13 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def _early_command(early_config: pytest.Config) -> str | None:
     namespace = early_config.known_args_namespace
-    if getattr(namespace, "quest_measure_out", None):
-        return "_measure"
+    channel = getattr(namespace, "quest_channel", None)
+    if channel:
+        # A gate child: what it is for comes from its judge, not from argv.
+        from pytest_quest.plugin import child_channel
+
+        role = child_channel.open_channel(str(channel)).get("role")
+        return "_measure" if role == "measure" else None
     command = getattr(namespace, "quest", None)
     if command is None:
         try:
@@ -56,6 +63,9 @@ def pytest_load_initial_conftests(
     # Measuring starts here, before conftests import the code under test
     # (as pytest-cov does); module-level lines would be lost otherwise.
     command = _early_command(early_config)
+    if command == "submit":
+        _hand_over_to_judge(early_config)
+        return
     if command not in MEASURING_COMMANDS:
         return
     from pytest_quest.plugin.pytest_cov import pytest_cov_requested
@@ -65,7 +75,7 @@ def pytest_load_initial_conftests(
     from pytest_quest.plugin.session import start_measuring
 
     if command == "_measure":
-        # The gate's run: its tests cannot write the ratchet file (issue 4).
+        # The gate's run: its tests cannot write the ratchet file.
         from pytest_quest.engine.guard import protect_from_env
 
         protect_from_env()
@@ -79,16 +89,71 @@ def pytest_load_initial_conftests(
         early_config.stash[_measurer_key] = measurer
 
 
+def _hand_over_to_judge(early_config: pytest.Config) -> None:
+    """Make sure the verdict is written by a process that loads no project code (plugin/judge.py).
+
+    Runs before any conftest is imported.  This process becomes the judge
+    when it provably is clean; otherwise it is replaced by a clean judge, or
+    (inside a ``pytest.main()`` caller) runs one and relays its output.
+    """
+    from pytest_quest.plugin import judge
+
+    reasons = judge.unclean_reasons(early_config)
+    if not reasons:
+        _become_judge()
+        judge.restore_user_env(judge.handover())
+        return
+    if judge.handover() is not None:
+        # Handed over already and still not clean: never exec again.
+        raise pytest.UsageError("the clean judge could not start clean: " + "; ".join(reasons))
+    if judge.is_main_program(early_config):
+        judge.exec_judge(early_config)
+    early_config.stash[_judged_key] = judge.run_judge(early_config)
+    # This process judges nothing: it loads no conftest either.
+    early_config.known_args_namespace.noconftest = True
+
+
+def _become_judge() -> None:
+    """The judge adopts its children's orphans and treats SIGTERM as Ctrl-C (nothing recorded)."""
+    import signal
+
+    from pytest_quest.engine.processes import become_judge
+
+    become_judge()
+
+    def terminated(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminated)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    judged = config.stash.get(_judged_key, None)
+    if judged is None:
+        return None
+    code, out, err = judged
+    sys.stderr.write(err)
+    sys.stderr.flush()
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return code
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if _judged_key in config.stash:
+        return
     command = raw_value(config, "quest") or (
         "status" if raw_value(config, "quest_status") else None
     )
     if (
         command is None
-        and not config.getoption("quest_measure_out", default=None)
+        and not measuring_child(config)
         and not raw_value(config, "quest_reopen")
         and not raw_value(config, "quest_accept")
+        and not raw_value(config, "quest_policy")
+        and not raw_value(config, "quest_exclude")
     ):
         return
     from pytest_quest.plugin.session import QuestSession
@@ -150,4 +215,9 @@ def _terminal_to_stderr(config: pytest.Config) -> None:
     config.pluginmanager.register(pytest.TerminalReporter(config, sys.stderr), "terminalreporter")
 
 
-__all__ = ["pytest_addoption", "pytest_configure", "pytest_load_initial_conftests"]
+__all__ = [
+    "pytest_addoption",
+    "pytest_cmdline_main",
+    "pytest_configure",
+    "pytest_load_initial_conftests",
+]

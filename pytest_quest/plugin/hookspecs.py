@@ -7,7 +7,7 @@ Two layers may be extended, with different authority:
 * L2, ``pytest_quest_verify``: independent verifiers (typically AI).  They run
   only when L1 would PASS, only when verification is on, and may only turn
   that PASS into REVIEW; their findings are re-checked and voted on like those
-  of ``--quest-verifier-cmd`` commands (see ``verify.py``).
+  of ``--quest-verifier-cmd`` commands (see ``verify/adapters.py``).
 
 A hook implementation may take any subset of the arguments, by name.
 """
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pytest_quest.verify.prompt import TestSource
 
 
-# Final signature (issue 5), for the caller in ``commands.QuestSession.deep_checks``:
+# Final signature, for the caller in ``app/deep_checks.py``:
 #
 #     results = config.hook.pytest_quest_l1_check(
 #         quest=evidence.quest, function=evidence.current, run=evidence.run

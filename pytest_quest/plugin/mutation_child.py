@@ -1,13 +1,13 @@
-"""The pytest plugin of the mutation child: baseline runs, then each mutant swapped in and tried.
+"""The pytest plugin of the gate's children: baseline runs, then each mutant swapped in and tried.
 
-Loaded only in that child (``-p pytest_quest.plugin.mutation_child``), which reads its spec file.
+Loaded in both children (``-p``); it checks mutants only when its judge's channel asks it to.
 """
 
 from __future__ import annotations
 
 import builtins
-import json
-import os
+import hashlib
+import random
 import signal
 import sys
 import time
@@ -18,7 +18,11 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
+from pytest_quest.core.model import Fact, FunctionFacts, Verdict
+from pytest_quest.core.run import CollectionError, RunReport
+from pytest_quest.engine.codec import loads
 from pytest_quest.engine.guard import protect_from_env
+from pytest_quest.verify.adapters import answer_to_dict, hook_verifiers, request_from_dict
 from pytest_quest.core.mutants import (
     CHANGED,
     REACHED,
@@ -26,9 +30,10 @@ from pytest_quest.core.mutants import (
     changed_value,
     mutated_tree,
     plan_mutants,
+    probe_tree,
 )
-from pytest_quest.engine.mutation import SPEC_ENV
-from pytest_quest.engine.swap import CodeSwap, SwapError, cache_wrappers
+from pytest_quest.engine.swap import CodeSwap, SwapError, SwapMissError, cache_wrappers
+from pytest_quest.plugin import child_channel
 
 
 class _MutantTimeout(BaseException):
@@ -48,19 +53,27 @@ def _outcome(reports: list[pytest.TestReport]) -> str:
 
 
 class MutationChild:
-    """The pytest plugin of the mutation child (``-p pytest_quest.plugin.mutation_child``)."""
+    """The pytest plugin of the mutation child (registered when its judge asks for a check)."""
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
+        self.results: list[dict[str, Any]] | None = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        out = Path(self.spec["out"])
         by_id = {item.nodeid: item for item in session.items}
         _quiet_hypothesis()
         results = []
         for function in self.spec["functions"]:
-            result: dict[str, Any] = {"runs": [], "run_seconds": [], "mutants": [], "problem": ""}
+            result: dict[str, Any] = {
+                "runs": [],
+                "run_seconds": [],
+                "mutants": [],
+                "problem": "",
+                "original_reached": [],
+                "detects_run": [],
+                "probed": False,
+            }
             started = time.monotonic()
             items = [by_id[n] for n in function["nodeids"] if n in by_id]
             try:
@@ -74,8 +87,22 @@ class MutationChild:
                 result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
             result["seconds"] = round(time.monotonic() - started, 4)
             results.append(result)
-        out.write_text(json.dumps({"functions": results}), encoding="utf-8")
+        self.results = results
         return True
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # The one message to the judge, then the channel is closed: nothing
+        # that runs later (atexit, other plugins' hooks) can add to it.
+        if self.results is not None:
+            message: dict[str, Any] = {"functions": self.results}
+            l1 = self.spec.get("l1")
+            if l1:
+                message["l1"] = l1_results(session.config, l1)
+                if l1.get("verify"):
+                    message["answers"] = verifier_answers(session.config, l1)
+            child_channel.send(message)
+        child_channel.close()
 
     def _run(
         self, function: dict[str, Any], items: list[pytest.Item], result: dict[str, Any]
@@ -100,72 +127,190 @@ class MutationChild:
         mutants = plan_mutants(source, start)
         swap = CodeSwap(function["file"], source, start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
-        reached: list[bool] = []
-
-        def mark(value: Any) -> Any:
-            reached.append(True)
-            return value
-
-        def changed(value: Any) -> Any:
-            reached.append(True)
-            return changed_value(value)
-
-        setattr(builtins, CHANGED, changed)
-        setattr(builtins, REACHED, mark)
+        tracker = _Reach()
+        setattr(builtins, CHANGED, tracker.changed)
+        setattr(builtins, REACHED, tracker.mark)
         try:
-            self._mutants(
-                mutants,
-                swap=swap,
-                source=source,
-                start=start,
-                stable=stable,
-                budget=budget,
-                reached=reached,
-                result=result,
-            )
+            schedule = _schedule(len(mutants), str(function.get("seed", "")))
+            for slot in schedule:
+                if slot is None:
+                    _probe(swap, source, start, stable, budget, tracker, result)
+                else:
+                    result["mutants"].append(
+                        _mutant(mutants[slot], swap, source, start, stable, budget, tracker)
+                    )
         finally:
             delattr(builtins, CHANGED)
             delattr(builtins, REACHED)
-        ran = [m for m in result["mutants"] if m["status"] != "skipped"]
-        if ran and all(m["status"] == "unreached" for m in ran):
-            result["problem"] = (
-                "the covering tests did not execute the function when run again "
-                "in one process; could not check them"
-            )
+        original = set(result["original_reached"])
+        for entry in result["mutants"]:
+            _credit(entry, original)
 
-    @staticmethod
-    def _mutants(
-        mutants: list[Mutant],
-        *,
-        swap: CodeSwap,
-        source: str,
-        start: int,
-        stable: list[pytest.Item],
-        budget: float,
-        reached: list[bool],
-        result: dict[str, Any],
-    ) -> None:
-        for mutant in mutants:
-            entry = asdict(mutant)
-            began = time.monotonic()
-            try:
-                swap.apply(mutated_tree(source, start, mutant.index))
-            except SwapError as exc:
-                swap.restore()
-                entry.update(status="skipped", reason=str(exc), seconds=0.0)
-                result["mutants"].append(entry)
-                continue
-            reached.clear()
-            try:
-                entry.update(_try_mutant(stable, budget))
-            finally:
-                swap.restore()
-            if entry["status"] == "survived" and not reached:
-                # Not run again here (state kept from an earlier run, say a warm
-                # cache): nothing is known of this mutant.
-                entry["status"] = "unreached"
-            entry["seconds"] = round(time.monotonic() - began, 4)
-            result["mutants"].append(entry)
+
+class _Reach:
+    """Which test ran the swapped-in code: the mark functions the mutated code calls."""
+
+    def __init__(self) -> None:
+        self.current = ""
+        self.by: set[str] = set()
+
+    def mark(self, value: Any) -> Any:
+        self.by.add(self.current)
+        return value
+
+    def changed(self, value: Any) -> Any:
+        self.by.add(self.current)
+        return changed_value(value)
+
+
+PROBES = 2
+
+
+def _schedule(count: int, seed: str) -> list[int | None]:
+    """The mutants' indices in order, with `PROBES` runs of the original (None) among them.
+
+    Placed at random, seeded by `seed` (the quest id): the same every time.
+    """
+    rng = random.Random(hashlib.sha256(seed.encode("utf-8")).hexdigest())
+    order: list[int | None] = list(range(count))
+    for _ in range(PROBES):
+        order.insert(rng.randint(0, len(order)), None)
+    return order
+
+
+def _probe(
+    swap: CodeSwap,
+    source: str,
+    start: int,
+    stable: list[pytest.Item],
+    budget: float,
+    tracker: _Reach,
+    result: dict[str, Any],
+) -> None:
+    """Every stable test against the original (with a reach mark): each must pass and reach it."""
+    try:
+        applied = swap.apply(probe_tree(source, start))
+    except SwapError:
+        applied = 0
+    try:
+        if not applied:
+            return  # the mutants say why (not applied)
+        result["probed"] = True
+        for item in stable:
+            tracker.current, tracker.by = item.nodeid, set()
+            outcome = _try_mutant([item], budget)
+            if outcome["status"] != "survived" and item.nodeid not in result["detects_run"]:
+                result["detects_run"].append(item.nodeid)
+            if item.nodeid in tracker.by and item.nodeid not in result["original_reached"]:
+                result["original_reached"].append(item.nodeid)
+    finally:
+        swap.restore()
+
+
+def _mutant(
+    mutant: Mutant,
+    swap: CodeSwap,
+    source: str,
+    start: int,
+    stable: list[pytest.Item],
+    budget: float,
+    tracker: _Reach,
+) -> dict[str, Any]:
+    entry = asdict(mutant)
+    began = time.monotonic()
+    try:
+        applied = swap.apply(mutated_tree(source, start, mutant.index))
+    except SwapMissError as exc:
+        swap.restore()
+        entry.update(status="not_applied", reason=str(exc), seconds=0.0, reached_by=[])
+        return entry
+    except SwapError as exc:
+        # A mutant the swap cannot express (closure variables): a limit of the plan.
+        swap.restore()
+        entry.update(status="skipped", reason=str(exc), seconds=0.0, reached_by=[])
+        return entry
+    if not applied:
+        swap.restore()
+        entry.update(
+            status="not_applied",
+            reason="no live function took the mutant",
+            seconds=0.0,
+            reached_by=[],
+        )
+        return entry
+    reached: set[str] = set()
+    try:
+        for item in stable:
+            tracker.current, tracker.by = item.nodeid, set()
+            outcome = _try_mutant([item], budget)
+            reached |= tracker.by
+            if outcome["status"] != "survived":
+                entry.update(outcome)
+                break
+        else:
+            entry.update(status="survived", killed_by="", how="")
+    finally:
+        swap.restore()
+    entry["reached_by"] = sorted(reached)
+    entry["seconds"] = round(time.monotonic() - began, 4)
+    return entry
+
+
+def _credit(entry: dict[str, Any], original: set[str]) -> None:
+    """A kill or a survival counts only by a test that ran the mutant and the original."""
+    if entry["status"] not in ("killed", "survived"):
+        return
+    witnesses = set(entry["reached_by"]) & original
+    if entry["status"] == "killed":
+        witnesses &= {entry["killed_by"]}
+    if not witnesses:
+        entry["status"] = "unreached"
+
+
+def l1_results(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str, Any]]:
+    """The project's ``pytest_quest_l1_check`` hooks on the judge's evidence, as plain dicts.
+
+    Only FAIL and REVIEW are kept (the judge keeps only those too); a hook
+    that raises is one REVIEW fact (``l1.error``).
+    """
+
+    quest_id = evidence["quest"]
+    try:
+        ratchet = loads(Path(evidence["ratchet"]).read_bytes(), evidence["ratchet"])
+        quest = ratchet.quests[quest_id]
+        function = dict(evidence["function"])
+        function["missing_branches"] = [tuple(arc) for arc in function["missing_branches"]]
+        run = dict(evidence["run"])
+        run["collection_errors"] = [CollectionError(**e) for e in run["collection_errors"]]
+        results = config.hook.pytest_quest_l1_check(
+            quest=quest, function=FunctionFacts(**function), run=RunReport(**run)
+        )
+        found = []
+        for checks in results:
+            for verdict, fact in checks or []:
+                if Verdict(verdict) is not Verdict.PASS:
+                    found.append({"verdict": Verdict(verdict).value, "fact": asdict(fact)})
+        return found
+    except Exception as exc:  # noqa: BLE001 - a broken check cannot confirm a PASS
+        error = Fact(
+            check="l1.error",
+            field=quest_id,
+            expected="the pytest_quest_l1_check hooks run",
+            actual=f"{type(exc).__name__}: {exc}",
+            message=f"could not confirm: an L1 check raised {type(exc).__name__}: {exc}",
+        )
+        return [{"verdict": Verdict.REVIEW.value, "fact": asdict(error)}]
+
+
+def verifier_answers(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str, Any]]:
+    """The project's plugin verifiers (``pytest_quest_verify``) asked here, one answer each."""
+
+    ratchet = loads(Path(evidence["ratchet"]).read_bytes(), evidence["ratchet"])
+    request, prompt = request_from_dict(evidence["verify"], ratchet.quests[evidence["quest"]])
+    rootdir = Path(str(config.rootpath))
+    return [
+        answer_to_dict(v(request, prompt)) for v in hook_verifiers(config.pluginmanager, rootdir)
+    ]
 
 
 def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
@@ -226,16 +371,24 @@ def _quiet_hypothesis() -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    # Before any conftest of the tests under judgment is imported.
-    if os.environ.get(SPEC_ENV):
+    # Before any conftest of the tests under judgment is imported: the
+    # instructions and nonce are read and their pipe closed here.
+    argument = getattr(early_config.known_args_namespace, "quest_channel", None)
+    if not argument:
+        return
+    if child_channel.open_channel(str(argument)).get("role") == "check":
         protect_from_env()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    raw = os.environ.get(SPEC_ENV)
-    if raw:
-        spec = json.loads(Path(raw).read_text(encoding="utf-8"))
+    spec = child_channel.instructions()
+    if spec.get("role") == "check":
         config.pluginmanager.register(MutationChild(spec), "quest-mutation-child")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    child_channel.close()  # never left open for atexit handlers
 
 
 __all__ = ["MutationChild", "pytest_configure", "pytest_load_initial_conftests"]

@@ -8,6 +8,7 @@ The ini name of an option is its flag without the dashes (``--quest-max-tries``:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Callable
 from functools import partial
@@ -30,6 +31,7 @@ from pytest_quest.app.options import (
     parse_text,
 )
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.policy import from_dict as policy_from_dict
 
 # pytest 8.4 types "int" and "float" ini values; before, they stay strings
 # (parse_count and parse_seconds read both).
@@ -153,6 +155,20 @@ _OPTIONS: list[_Option] = [
         help="check: functions missing from the ratchet fail the check",
     ),
     _option(
+        "--quest-base",
+        ini_type=None,
+        parse=partial(parse_text, what="git ref"),
+        metavar="REF",
+        help="check: re-judge every PASS new since the ratchet file at this git ref",
+    ),
+    _option(
+        "--quest-base-file",
+        ini_type=None,
+        parse=partial(parse_text, what="path"),
+        metavar="PATH",
+        help="check: re-judge every PASS new since this copy of the ratchet file",
+    ),
+    _option(
         "--quest-reopen",
         ini_type=None,
         parse=partial(parse_text, what="quest id"),
@@ -165,6 +181,36 @@ _OPTIONS: list[_Option] = [
         parse=partial(parse_text, what="quest id"),
         metavar="ID",
         help="person action: settle a REVIEW quest as PASS",
+    ),
+    _option(
+        "--quest-policy",
+        ini_type=None,
+        default=[],
+        parse=partial(parse_text, what="KEY=VALUE"),
+        action="append",
+        metavar="KEY=VALUE",
+        help="person action: change the gate policy recorded in the ratchet file (repeatable)",
+    ),
+    _option(
+        "--quest-since",
+        ini_type=None,
+        parse=partial(parse_text, what="date or git ref"),
+        metavar="DATE_OR_REF",
+        help="audit: only quests that passed since this ISO date or git ref's commit date",
+    ),
+    _option(
+        "--quest-exclude",
+        ini_type=None,
+        parse=partial(parse_text, what="quest id"),
+        metavar="ID",
+        help="person action: take a quest out of the work (dead or untestable code)",
+    ),
+    _option(
+        "--quest-reason",
+        ini_type=None,
+        parse=partial(parse_text, what="reason"),
+        metavar="TEXT",
+        help="person actions: why (required; recorded with who and when)",
     ),
     _option(
         "--quest-export-to",
@@ -240,6 +286,9 @@ _OPTIONS: list[_Option] = [
 
 _BY_NAME = {option.name: option for option in _OPTIONS}
 
+PERSON_COMMANDS = ("reopen", "accept", "exclude")
+"""The person actions on one quest, each its own option (``--quest-reopen ID``...)."""
+
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("quest", "pytest-quest: per-function coverage quests")
@@ -264,11 +313,22 @@ def add_options(parser: pytest.Parser) -> None:
             parser.addini(option.name, ini_help, type=option.ini_type, default=option.default)  # type: ignore[arg-type]
     for old, new in DEPRECATED_INI.items():
         parser.addini(old, f"deprecated name of {new}", type="linelist", default=[])
-    # Internal: the gate's measuring child run; not for people, so not in --help.
-    group.addoption("--quest-measure-out", dest="quest_measure_out", help=argparse.SUPPRESS)
+    # Internal: a gate child's channel to its judge (two descriptor numbers);
+    # not for people, so not in --help.
+    group.addoption("--quest-channel", dest="quest_channel", help=argparse.SUPPRESS)
     group.addoption(
         "--quest-measure-only", dest="quest_measure_only", action="append", help=argparse.SUPPRESS
     )
+
+
+def measuring_child(config: pytest.Config) -> str | None:
+    """The channel argument when this process is the gate's measuring child, else None."""
+    from pytest_quest.plugin import child_channel
+
+    argument = config.getoption("quest_channel", default=None)
+    if not argument or not child_channel.opened():
+        return None
+    return str(argument) if child_channel.instructions().get("role") == "measure" else None
 
 
 def _given(value: Any) -> bool:
@@ -357,16 +417,35 @@ def resolve(config: pytest.Config) -> QuestOptions:
         if command not in (None, "status"):
             raise QuestUsageError(f"--quest-status cannot be combined with --quest {command}")
         command = "status"
-    if values["quest_reopen"] or values["quest_accept"]:
+    person = [name for name in PERSON_COMMANDS if values[f"quest_{name}"]]
+    if person:
         if command not in (None, "status"):
-            raise QuestUsageError("--quest-reopen/--quest-accept run on their own, without --quest")
-        if values["quest_reopen"] and values["quest_accept"]:
-            raise QuestUsageError("use one of --quest-reopen and --quest-accept at a time")
-        command = "reopen" if values["quest_reopen"] else "accept"
-    measure_out = config.getoption("quest_measure_out", default=None)
+            raise QuestUsageError(
+                "--quest-reopen/--quest-accept/--quest-exclude run on their own, without --quest"
+            )
+        if len(person) > 1:
+            raise QuestUsageError(
+                "use one of --quest-reopen, --quest-accept and --quest-exclude at a time"
+            )
+        command = person[0]
+    if values["quest_policy"]:
+        if command is not None or person:
+            raise QuestUsageError(
+                "--quest-policy runs on its own, without --quest or another action"
+            )
+        command = "policy"
+    if values["quest_base"] or values["quest_base_file"]:
+        if values["quest_base"] and values["quest_base_file"]:
+            raise QuestUsageError("use one of --quest-base and --quest-base-file at a time")
+        if command != "check":
+            raise QuestUsageError(
+                "--quest-base and --quest-base-file are options of `pytest --quest check`"
+            )
+    measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
-    sources = [p if isinstance(p, Path) else Path(str(p)) for p in (values["quest_source"] or [])]
+    given_sources = values["quest_source"] or recorded_sources(config, rootdir)
+    sources = [p if isinstance(p, Path) else Path(str(p)) for p in given_sources]
     sources = [p if p.is_absolute() else rootdir / p for p in sources]
     quest_file = Path(os.fspath(values["quest_file"]))
     if not quest_file.is_absolute():
@@ -396,7 +475,55 @@ def resolve(config: pytest.Config) -> QuestOptions:
         verify_threshold=values["quest_verify_threshold"],
         verify_timeout=parse_seconds(values["quest_verify_timeout"]),
         verify_exclude=[str(p) for p in values["quest_verify_exclude"] or []],
+        given=given_options(config),
+        policy_changes=[str(c) for c in values["quest_policy"] or []],
+        since=values["quest_since"],
+        exclude=values["quest_exclude"],
+        reason=values["quest_reason"],
+        base_ref=values["quest_base"],
+        base_file=values["quest_base_file"],
     )
 
 
-__all__ = ["COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]
+def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
+    """The sources the ratchet file's gate policy remembers from its scan ([] when none)."""
+    name = getattr(early_config.known_args_namespace, "quest_file", None)
+    if not name:
+        name = early_config.getini("quest_file") or "quest.json"
+    path = Path(os.fspath(name))
+    if not path.is_absolute():
+        path = rootdir / path
+    try:
+        stat = path.stat()
+    except OSError:
+        return []  # no file yet
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _RECORDED:
+        # Only the policy is read here (start-up runs this twice); the command
+        # validates the whole file and reports a broken one.
+        try:
+            policy = policy_from_dict(json.loads(path.read_bytes()).get("policy"))
+            _RECORDED[key] = list(policy.sources)
+        except (OSError, ValueError, AttributeError):
+            _RECORDED[key] = []
+    return list(_RECORDED[key])
+
+
+_RECORDED: dict[tuple[str, int, int], list[str]] = {}
+
+
+def given_options(config: pytest.Config) -> frozenset[str]:
+    """The options set on the command line or in the ini file: a default is no request."""
+    given = set()
+    inicfg = getattr(config, "inicfg", {}) or {}
+    for option in _OPTIONS:
+        if _given(config.getoption(option.name, default=None)):
+            given.add(option.name)
+        elif option.ini_type is not None and option.name in inicfg:
+            given.add(option.name)
+    if os.environ.get("PYTEST_QUEST_VERIFY", "").strip().lower() in ("on", "off"):
+        given.add("quest_verify")
+    return frozenset(given)
+
+
+__all__ = ["COMMANDS", "PERSON_COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]

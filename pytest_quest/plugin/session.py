@@ -5,7 +5,6 @@ Registered only when a quest command is given; commands that run no test skip co
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -22,7 +21,8 @@ from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal, res
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
-from pytest_quest.app.person import accept, reopen
+from pytest_quest.app.person import accept, exclude, reopen
+from pytest_quest.app.policy import change_policy
 from pytest_quest.app.scan import scan
 from pytest_quest.app.status import status
 from pytest_quest.app.submit import submit
@@ -33,6 +33,10 @@ from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, a
 from pytest_quest.engine.runner import measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
+from pytest_quest.plugin.options import recorded_sources
+from pytest_quest.engine.tty import controlling_terminal
+from pytest_quest.plugin.judge import handover
+from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.plugin.verifiers import configured_verifiers
@@ -50,6 +54,8 @@ USE_CASES: dict[str, Callable[[Context], Output]] = {
     "export": export,
     "reopen": reopen,
     "accept": accept,
+    "policy": change_policy,
+    "exclude": exclude,
 }
 
 
@@ -60,6 +66,8 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     given = list(getattr(namespace, "quest_source", None) or [])
     if not given:
         given = list(early_config.getini("quest_source") or [])
+    if not given:
+        given = recorded_sources(early_config, rootdir)
     sources = resolve_sources(rootdir, given)
     data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-")
     measurer = Measurer(rootdir, sources, os.path.join(data_dir, ".coverage"), data_dir=data_dir)
@@ -87,7 +95,7 @@ class QuestSession:
         self.outcomes: dict[str, str] = {}
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
-        # pytest-xdist (coexist.py): a worker hands its data to `worker_dir`;
+        # pytest-xdist (xdist.py): a worker hands its data to `worker_dir`;
         # the controller combines what its workers left in `_workers_dir`.
         self.worker_dir: str | None = None
         self.worker_id = ""
@@ -237,6 +245,7 @@ class QuestSession:
             environ=os.environ,
             l1_check=config.hook.pytest_quest_l1_check,
             verifiers=verifiers,
+            person_terminal=controlling_terminal,
         )
 
     def measured_roots(self) -> list[str]:
@@ -257,15 +266,13 @@ class QuestSession:
         return analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
 
     def write_measurement(self) -> Output:
-        """The gate's child run: what it measured, into the file its parent reads."""
+        """The gate's child run: what it measured, the one message on its judge's channel."""
         assert self.measurer is not None and self.options.measure_out
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
         only = self.config.getoption("quest_measure_only", default=None)
         measured = analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
         run = RunReport(outcomes=self.outcomes, collection_errors=self.collection_errors)
-        Path(self.options.measure_out).write_text(
-            json.dumps(measured_to_dict(measured, run)), encoding="utf-8"
-        )
+        child_channel.send(measured_to_dict(measured, run))
         return Output({}, [], 0)
 
 
@@ -300,11 +307,13 @@ def search_for_tests(config: pytest.Config) -> FileSearch:
 def child_setup(config: pytest.Config) -> ChildSetup:
     """How to start a child pytest like this one."""
     inipath = config.inipath
+    # A clean judge loads no plugin: the user's process told it what it had.
+    given = handover()
     return ChildSetup(
         inifile=Path(str(inipath)) if inipath else None,
-        plugin_args=plugin_args(config),
-        has_xdist=config.pluginmanager.hasplugin("xdist"),
-        has_cov=config.pluginmanager.hasplugin("pytest_cov"),
+        plugin_args=plugin_args(config, given.args if given else None),
+        has_xdist=given.has_xdist if given else config.pluginmanager.hasplugin("xdist"),
+        has_cov=given.has_cov if given else config.pluginmanager.hasplugin("pytest_cov"),
     )
 
 
@@ -315,9 +324,9 @@ def terminal(config: pytest.Config) -> Terminal:
     return Terminal(markup=writer.hasmarkup, width=writer.fullwidth)
 
 
-def plugin_args(config: pytest.Config) -> list[str]:
-    """The ``-p`` and ``-o`` options of this invocation, for the gate's child run."""
-    args = [str(a) for a in config.invocation_params.args]
+def plugin_args(config: pytest.Config, original: list[str] | None = None) -> list[str]:
+    """The ``-p`` and ``-o`` options of this invocation (or `original`), for the gate's child run."""
+    args = original if original is not None else [str(a) for a in config.invocation_params.args]
     kept: list[str] = []
     index = 0
     while index < len(args):

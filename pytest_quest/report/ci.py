@@ -1,6 +1,6 @@
 """The CI ratchet check's report: text, JSON, GitHub annotations, step summary.
 
-``pytest --quest check`` measures the suite (``commands.py``) and asks the
+``pytest --quest check`` measures the suite (``app/check.py``) and asks the
 pure :func:`pytest_quest.core.ratchet.check_ratchet` what regressed; this module
 turns that :class:`CheckReport` into what CI shows.  Nothing here runs tests
 or writes the ratchet file.  Under GitHub Actions (``GITHUB_ACTIONS=true``)
@@ -17,6 +17,7 @@ from typing import Any
 from pytest_quest.core.run import CollectionError
 from pytest_quest.core.model import Fact, Ratchet
 from pytest_quest.core.ratchet import CheckReport, Regression, since
+from pytest_quest.core.rejudge import RejudgeReport
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
 # INTERRUPTED: a check never hides a failing suite behind a green ratchet.
@@ -75,6 +76,8 @@ def interrupted(errors: list[CollectionError], ratchet: Ratchet) -> CheckOutcome
         "collection_errors": [
             {"file": e.file, "line": e.line, "message": e.message} for e in errors
         ],
+        "rejudged": None,
+        "person_actions": [],
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
@@ -121,10 +124,83 @@ def check_outcome(
         "strict": strict,
         "tests_failed": failed,
         "collection_errors": [],
+        "rejudged": None,
+        "person_actions": [],
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
     return CheckOutcome(data, lines, EXIT_OK if ok else EXIT_FAILED)
+
+
+def add_rejudge(outcome: CheckOutcome, report: RejudgeReport | None) -> None:
+    """The re-judge of the PASS quests new since the base, into `outcome` (exit 1 if one fails)."""
+    if report is None:
+        return
+    failed = report.failed
+    outcome.data["rejudged"] = {
+        "base": report.base,
+        "base_found": report.found,
+        "mutants": report.mutants,
+        "seconds": report.seconds,
+        "count": len(report.results),
+        "failed": len(failed),
+        "quests": [result.to_dict() for result in report.results],
+    }
+    outcome.data["person_actions"] = [action.to_dict() for action in report.person_actions]
+    verdict = (
+        outcome.lines.pop() if outcome.lines and outcome.lines[-1].startswith("check: ") else ""
+    )
+    note = "" if report.found else " (no ratchet file there: every PASS is new)"
+    mutants = "" if report.mutants else ", mutants off"
+    lines = [
+        f"re-judged against {report.base}{note}: {len(report.results)} PASS new or changed "
+        f"since the base, {len(failed)} do not hold ({report.seconds:g}s{mutants})"
+    ]
+    for result in report.results:
+        lines.append(f"  {'ok' if result.holds else 'REGRESSION'} {result.id} ({result.reason})")
+        lines += [f"    {fact.text()}" for fact in result.facts]
+    if report.person_actions:
+        lines.append(f"person actions since the base ({len(report.person_actions)}): review them")
+        lines += [f"  {action.text()}" for action in report.person_actions]
+    else:
+        lines.append("person actions since the base: none")
+    if failed:
+        outcome.data["ok"] = False
+        outcome.exitcode = EXIT_FAILED
+        verdict = "check: FAILED"
+    outcome.lines += lines
+    if verdict:
+        outcome.lines.append(verdict)
+
+
+def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
+    """One ``::error`` per fact of a PASS that does not hold; a notice per person action."""
+    if report is None:
+        return []
+    commands = []
+    for result in report.failed:
+        for fact in result.facts:
+            file, line = fact_location(fact)
+            commands.append(
+                workflow_command(
+                    "error",
+                    file,
+                    line,
+                    f"pytest-quest re-judge: {result.id}",
+                    fact.message or fact.text(),
+                )
+            )
+    for action in report.person_actions:
+        commands.append(
+            workflow_command(
+                "notice",
+                action.quest_id.split("::")[0],
+                0,
+                "pytest-quest: person action since the base",
+                action.text(),
+            )
+        )
+    return commands
 
 
 # -- GitHub Actions ------------------------------------------------------------
@@ -235,7 +311,41 @@ def step_summary(outcome: CheckOutcome) -> str:
         out += ["### Failing tests", ""]
         out += [f"- `{_md(nodeid)}`" for nodeid in data["tests_failed"]]
         out.append("")
+    out += _rejudge_summary(data)
     return "\n".join(out) + "\n"
+
+
+def _rejudge_summary(data: dict[str, Any]) -> list[str]:
+    rejudged = data.get("rejudged")
+    if not rejudged:
+        return []
+    out = [
+        f"### Re-judged against `{_md(rejudged['base'])}`",
+        "",
+        f"{rejudged['count']} PASS new or changed since the base, {rejudged['failed']} do not "
+        f"hold ({rejudged['seconds']:g}s).",
+        "",
+    ]
+    if rejudged["quests"]:
+        out += ["| quest | why | verdict | fact |", "|---|---|---|---|"]
+        for quest in rejudged["quests"]:
+            verdict = "holds" if quest["holds"] else f"{quest['verdict']} ({quest['step']})"
+            facts = quest["facts"] or [{}]
+            for fact in facts:
+                text = _md(fact.get("message") or fact.get("actual") or "")
+                out.append(f"| `{_md(quest['id'])}` | {quest['reason']} | {verdict} | {text} |")
+        out.append("")
+    out += [f"### Person actions since the base ({len(data['person_actions'])})", ""]
+    for action in data["person_actions"]:
+        note = f": {_md(action['note'])}" if action.get("note") else ""
+        out.append(
+            f"- {action['action']} `{_md(action['id'])}` by {_md(action.get('by') or '?')} "
+            f"at {action['at']}{note}"
+        )
+    if not data["person_actions"]:
+        out.append("- none")
+    out.append("")
+    return out
 
 
 def append_step_summary(path: str, text: str) -> str | None:
@@ -250,6 +360,8 @@ def append_step_summary(path: str, text: str) -> str | None:
 
 __all__ = [
     "CheckOutcome",
+    "add_rejudge",
+    "rejudge_annotations",
     "append_step_summary",
     "check_outcome",
     "in_github_actions",

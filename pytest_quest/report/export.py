@@ -20,6 +20,7 @@ from typing import Any
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
+from pytest_quest.core.states import last_person_event
 
 FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif"}
 
@@ -195,7 +196,7 @@ def render_markdown(
                 for f in regression["facts"]
             ]
             out.append("")
-    for state in (State.TODO, State.REVIEW, State.DONE, State.PASS):
+    for state in (State.TODO, State.REVIEW, State.DONE, State.EXCLUDED, State.PASS):
         quests = [q for q in ratchet.ordered() if q.state is state]
         if not quests:
             continue
@@ -209,6 +210,9 @@ def render_markdown(
             facts = "; ".join(_md(fact.text()) for fact in quest.facts[:3])
             if len(quest.facts) > 3:
                 facts += f"; and {len(quest.facts) - 3} more"
+            excluded = last_person_event(quest, "exclude")
+            if quest.state is State.EXCLUDED and excluded is not None:
+                facts = _md(f"excluded by {excluded.by} at {excluded.at}: {excluded.reason}")
             out.append(
                 f"| `{_md(quest.id)}` | {quest.first}-{quest.last} | {quest.tries} | "
                 f"{missing} | {facts} |"
@@ -271,8 +275,8 @@ def render_sarif(
 
     results: list[dict[str, Any]] = []
     for quest in ratchet.ordered():
-        if quest.state is State.PASS:
-            continue
+        if quest.state in (State.PASS, State.EXCLUDED):
+            continue  # settled, or taken out of the work by a person: no finding
         missing = len(quest.missing_lines) + len(quest.missing_branches)
         text = f"{quest.state.value} quest {quest.id}"
         if missing:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.model import JSON_SCHEMA, Quest, Ratchet
+from pytest_quest.core.model import JSON_SCHEMA, Quest, Ratchet, State
+from pytest_quest.core.states import last_person_event
 from pytest_quest.engine.examples import example_for
 from pytest_quest.report import text
 
@@ -51,6 +52,14 @@ def quest_json(
     extra = quest.extra_record()
     if extra:
         data["extra"] = extra
+    if quest.state is State.EXCLUDED:
+        event = last_person_event(quest, "exclude")
+        data["excluded"] = {
+            "by": event.by if event else "",
+            "at": event.at if event else "",
+            "reason": event.reason if event else "",
+            "fingerprint": event.fingerprint if event else "",
+        }
     if full:
         data["source"] = text.source_with_marks(quest, rootdir)
         data["example"] = example_for(quest, ratchet, rootdir)

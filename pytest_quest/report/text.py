@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
+from pytest_quest.core.states import last_person_event
 
 
 def submit_command(quest_id: str) -> str:
@@ -67,7 +68,10 @@ def facts_text(facts: list[Fact]) -> list[str]:
 def progress_line(ratchet: Ratchet) -> str:
     counts = ratchet.counts()
     total = sum(counts.values())
-    parts = ", ".join(f"{counts[s.value]} {s.value}" for s in State)
+    # EXCLUDED, a person's rare decision, is named only when some quest is.
+    parts = ", ".join(
+        f"{counts[s.value]} {s.value}" for s in State if s is not State.EXCLUDED or counts[s.value]
+    )
     return f"{total} quests: {parts}; {ratchet.remaining} remaining"
 
 
@@ -130,7 +134,20 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
             )
             lines.extend(f"    {fact.text()}" for fact in quest.facts)
         buffer.write("\n".join(lines) + "\n")
+    excluded = [q for q in ratchet.ordered() if q.state is State.EXCLUDED]
+    if excluded:
+        console.print("taken out of the work by a person (EXCLUDED):")
+        buffer.write("\n".join(line for q in excluded for line in excluded_text(q)) + "\n")
     return buffer.getvalue().rstrip("\n")
+
+
+def excluded_text(quest: Quest) -> list[str]:
+    """An EXCLUDED quest as status shows it: where, who excluded it, when and why."""
+    lines = [f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last})"]
+    event = last_person_event(quest, "exclude")
+    if event is not None:
+        lines.append(f"    by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}")
+    return lines
 
 
 def arcs_text(arcs: list[tuple[int, int]]) -> str:

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import time
+from dataclasses import asdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,8 +19,9 @@ from typing import Any, Protocol
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import FunctionFacts, Quest
-from pytest_quest.engine.processes import kill_group
-from pytest_quest.verify.prompt import Request, build_prompt, build_request
+from pytest_quest.engine import reaper
+from pytest_quest.engine.processes import reap_leftovers, stop_tree
+from pytest_quest.verify.prompt import Request, TestSource, build_prompt, build_request
 from pytest_quest.verify.protocol import (
     STATUS_CLEAN,
     STATUS_CORRECTIONS,
@@ -39,6 +42,14 @@ class Verifier(Protocol):
 def _tail(text: str, lines: int = 2) -> str:
     kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
     return " | ".join(kept)[:300]
+
+
+def _not_startable(program: str, cwd: Path) -> str:
+    """`program` when it names no executable file (checked here: the shim would only exit 127)."""
+    if os.sep in program:
+        path = Path(program) if os.path.isabs(program) else cwd / program
+        return "" if os.access(path, os.X_OK) and path.is_file() else program
+    return "" if shutil.which(program) else program
 
 
 class CommandVerifier:
@@ -67,9 +78,13 @@ class CommandVerifier:
             return failed(f"cannot split the command line: {exc}")
         if not argv:
             return failed("empty command")
+        missing = _not_startable(argv[0], self.cwd)
+        if missing:
+            return failed(f"cannot start: [Errno 2] No such file or directory: {missing!r}")
         try:
             process = subprocess.Popen(
-                argv,
+                # Under the reaping shim: what the verifier starts ends with it.
+                reaper.shim_command(argv),
                 cwd=str(self.cwd),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -81,11 +96,11 @@ class CommandVerifier:
         try:
             out, err = process.communicate(prompt.encode("utf-8"), timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            kill_group(process)
+            stop_tree(process)
             return failed(f"timed out after {self.timeout:g}s (--quest-verify-timeout)")
         except BaseException:
             # Interrupted (Ctrl-C): the verifier runs in its own session.
-            kill_group(process)
+            stop_tree(process)
             raise
         seconds = time.monotonic() - started
         stdout = out.decode("utf-8", errors="replace")
@@ -193,6 +208,64 @@ def hook_verifiers(pluginmanager: Any, rootdir: Path | None = None) -> list[Hook
     return verifiers
 
 
+class AnsweredVerifier:
+    """A verifier that was asked elsewhere (a plugin hook, in a child that loads the project)."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.name = answer.verifier
+        self.answer = answer
+
+    def __call__(self, request: Request, prompt: str) -> Answer:
+        return self.answer
+
+
+def request_to_dict(request: Request, prompt: str) -> dict[str, Any]:
+    """What a child needs to ask the plugin verifiers (`files` stays with the judge's re-check)."""
+    return {
+        "quest": request.quest.id,
+        "function_file": request.function_file,
+        "function_first": request.function_first,
+        "function_source": request.function_source,
+        "tests": [asdict(test) for test in request.tests],
+        "questions": list(request.questions),
+        "prompt": prompt,
+    }
+
+
+def request_from_dict(data: dict[str, Any], quest: Quest) -> tuple[Request, str]:
+    request = Request(
+        quest=quest,
+        function_file=str(data["function_file"]),
+        function_first=int(data["function_first"]),
+        function_source=str(data["function_source"]),
+        tests=[TestSource(**test) for test in data["tests"]],
+        questions=[str(q) for q in data["questions"]],
+    )
+    return request, str(data["prompt"])
+
+
+def answer_to_dict(answer: Answer) -> dict[str, Any]:
+    data = asdict(answer)
+    data["findings"] = [asdict(finding) for finding in answer.findings]
+    return data
+
+
+def answer_from_dict(data: dict[str, Any]) -> Answer:
+    """An `Answer` a child sent; malformed parts become this verifier's error."""
+    name = str(data.get("verifier", "plugin"))
+    try:
+        return Answer(
+            verifier=name,
+            seconds=float(data["seconds"]),
+            findings=[Finding(**item) for item in data["findings"]],
+            error=str(data.get("error", "")),
+            status=str(data.get("status", "")),
+            abstained=bool(data.get("abstained", False)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        return Answer(name, 0.0, error=f"unusable answer from the child: {exc}")
+
+
 def run_verification(
     request: Request,
     verifiers: Sequence[Verifier],
@@ -217,6 +290,7 @@ def run_verification(
     else:
         for verifier in others:
             answers[id(verifier)] = verifier(request, prompt)
+    reap_leftovers()  # in the judge: what the verifier commands left behind
     ordered = [answers[id(verifier)] for verifier in verifiers]
     return vote(
         ordered,
@@ -311,6 +385,11 @@ def verify_submission(
 
 
 __all__ = [
+    "AnsweredVerifier",
+    "answer_from_dict",
+    "answer_to_dict",
+    "request_from_dict",
+    "request_to_dict",
     "CommandVerifier",
     "HookVerifier",
     "Verifier",

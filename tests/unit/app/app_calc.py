@@ -10,7 +10,8 @@ from pytest_quest.app.context import Context, RunData
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.scan import scan
 from pytest_quest.core.model import FunctionFacts
-from pytest_quest.engine.measure import MeasuredSource, source_functions
+from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.engine.source import source_functions
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 

@@ -7,7 +7,7 @@ from app_calc import CLAMP, SIGN, TEST_DOUBLE, CalcProject
 
 from pytest_quest.app.next import next_quest
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.engine.store import ratchet_to_dict
+from pytest_quest.engine.codec import ratchet_to_dict
 
 
 def test_scan_records_the_measured_functions(tmp_path):
@@ -20,7 +20,7 @@ def test_scan_records_the_measured_functions(tmp_path):
     )
     assert (data["remaining"], data["counts"]) == (
         2,
-        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0},
+        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0},
     )
     assert data["tests_not_passed"] == []
 
@@ -39,7 +39,7 @@ def test_next_shows_the_first_todo_and_makes_it_active(calc):
     data = output.data
     assert (data["remaining"], data["counts"]) == (
         2,
-        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0},
+        {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0},
     )
     quest = data["quest"]
     assert quest["id"] == SIGN

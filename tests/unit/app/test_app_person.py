@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+from types import SimpleNamespace
 
 import pytest
 from app_calc import CALC, SIGN, CalcProject
@@ -10,10 +11,11 @@ from app_calc import CALC, SIGN, CalcProject
 from pytest_quest.app.person import accept, reopen, who
 from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
+from pytest_quest.core.gate import GateResult, coverage_facts
+from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, Verdict
 from pytest_quest.core.seal import seal_facts
-from pytest_quest.engine.measure import facts_from_source
+from pytest_quest.engine.source import facts_from_source
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +25,20 @@ def git_user(monkeypatch, tmp_path):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     return config
+
+
+@pytest.fixture(autouse=True)
+def person_at_terminal(monkeypatch):
+    """A person gives a reason and types the quest id (the guard: test_person_powers.py)."""
+    context = CalcProject.context
+
+    def confirmed(self, command, run=None, **changes):
+        changes.setdefault("reason", "a person looked")
+        ctx = context(self, command, run, **changes)
+        ctx.person_terminal = lambda: SimpleNamespace(ask=lambda prompt: changes.get(command))
+        return ctx
+
+    monkeypatch.setattr(CalcProject, "context", confirmed)
 
 
 def judged(project: CalcProject, verdict: Verdict, **options: object) -> None:

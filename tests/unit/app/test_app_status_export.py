@@ -12,7 +12,8 @@ from pytest_quest.app.export import export
 from pytest_quest.app.status import status
 from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
+from pytest_quest.core.gate import GateResult, coverage_facts
+from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, Verdict
 
 SPARE = "src/pkg/calc.py::spare"
@@ -59,7 +60,7 @@ def test_status_text_and_json(tmp_path):
     assert "    src/pkg/calc.py:12: line 12 not covered" in output.lines
     assert "\x1b[" not in text
     data = output.data
-    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1}
+    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1, "EXCLUDED": 0}
     assert data["remaining"] == 1
     assert [quest["id"] for quest in data["quests"]] == [DOUBLE, SIGN, CLAMP, SPARE]
     assert all("source" not in quest and "example" not in quest for quest in data["quests"])

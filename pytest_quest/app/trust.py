@@ -1,0 +1,116 @@
+"""Cross-checks of the mutation child's report: what it could not show was tried is REVIEW, not PASS.
+
+docs/gate.md ("Evidence the tests cannot rewrite") lists each fact and its limits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_quest.core.model import Fact, FunctionFacts
+from pytest_quest.engine.mutation import MutationReport
+
+
+def tampered_facts(report: MutationReport, quest_id: str) -> list[Fact]:
+    """The report did not come as the child's one message with the judge's nonce."""
+    if not report.tampered:
+        return []
+    return [
+        Fact(
+            check="evidence.tampered",
+            field=quest_id,
+            expected="one message with the judge's nonce from the mutation run",
+            actual=report.tampered,
+            message=(
+                f"could not confirm: the mutation run's report was tampered with ({report.tampered})"
+            ),
+        )
+    ]
+
+
+def _where(function: FunctionFacts, mutant: dict[str, Any]) -> str:
+    return f"{function.file}:{int(mutant['line'])}"
+
+
+def _change(mutant: dict[str, Any]) -> str:
+    return f"`{mutant['original']}` -> `{mutant['mutated']}`"
+
+
+def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
+    """Mutants not applied or not reached, tests that fail on the original, disagreeing reports."""
+    facts = []
+    excluded = set(function.excluded_lines)
+    for mutant in report.mutants:
+        status = mutant.get("status")
+        if int(mutant["line"]) in excluded:
+            continue  # excluded from coverage: no test need run it (step 2 judges the exclusion)
+        if status == "not_applied":
+            facts.append(
+                Fact(
+                    check="mutation.not_applied",
+                    field=_where(function, mutant),
+                    expected="the mutant is swapped into the function the tests run",
+                    actual=str(mutant.get("reason") or "no live function took it"),
+                    message=(
+                        f"could not confirm: mutant {_change(mutant)} was never applied "
+                        f"({mutant.get('reason') or 'no live function took it'})"
+                    ),
+                )
+            )
+        elif status == "unreached":
+            facts.append(
+                Fact(
+                    check="mutation.unreached",
+                    field=_where(function, mutant),
+                    expected="a covering test that ran the original runs the mutant",
+                    actual="no covering test ran both",
+                    message=(
+                        f"could not confirm: mutant {_change(mutant)} was not run by a test "
+                        "that also ran the original function"
+                    ),
+                )
+            )
+    for nodeid in report.detects_run:
+        facts.append(
+            Fact(
+                check="mutation.detects_run",
+                field=nodeid,
+                expected="the test passes against the original function among the mutant runs",
+                actual="it failed there",
+                message=(
+                    f"could not confirm: {nodeid} fails against the unchanged function "
+                    "when run among the mutants (it can tell the mutation run apart)"
+                ),
+            )
+        )
+    facts += disagreement_facts(report, function)
+    return facts
+
+
+def disagreement_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
+    """Covering tests (per the measuring run) that passed but did not run the original here."""
+    if not report.probed or not report.runs:
+        return []
+    reached = set(report.original_reached)
+    stable = [
+        nodeid
+        for nodeid in function.covering_tests
+        if all(run.get(nodeid) == "passed" for run in report.runs)
+    ]
+    return [
+        Fact(
+            check="evidence.disagree",
+            field=nodeid,
+            expected="the test runs the function in the mutation run, as in the measuring run",
+            actual="it did not run the original function in the mutation run",
+            message=(
+                f"could not confirm: {nodeid} ran {function.qualname} in the measuring run "
+                "but not in the mutation run"
+            ),
+        )
+        for nodeid in stable
+        if nodeid not in reached
+    ]
+
+
+__all__ = ["disagreement_facts", "tampered_facts", "unverified_facts"]

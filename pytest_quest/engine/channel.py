@@ -1,0 +1,198 @@
+"""The judge's channel to a child pytest: a nonce in on one pipe, one framed JSON message out on another.
+
+docs/gate.md ("The evidence channel") says what it defends against and what it cannot.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+import select
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+MAGIC = b"PQC1"
+NONCE_BYTES = 16
+_LENGTH_BYTES = 8
+HEADER_BYTES = len(MAGIC) + NONCE_BYTES + _LENGTH_BYTES
+# More than this from a child is not a report of ours.
+MAX_BYTES = 256 * 1024 * 1024
+
+
+def frame(nonce: bytes, payload: dict[str, Any]) -> bytes:
+    """One message: magic, nonce, length (8 bytes, big-endian), then the JSON of `payload`."""
+    assert len(nonce) == NONCE_BYTES
+    body = json.dumps(payload).encode("utf-8")
+    return MAGIC + nonce + len(body).to_bytes(_LENGTH_BYTES, "big") + body
+
+
+@dataclass
+class Received:
+    """What came over a channel: the payload, or why it cannot be believed.
+
+    ``payload is None and not tampered``: nothing came (an incomplete run).
+    """
+
+    payload: dict[str, Any] | None = None
+    tampered: str = ""
+
+
+def _split(data: bytes) -> tuple[bytes, bytes, bytes] | str:
+    """(nonce, body, rest) of the first message in `data`, or what is wrong with it."""
+    if data[: len(MAGIC)] != MAGIC[: len(data)]:
+        return "bytes that are not a message of the judge's channel"
+    if len(data) < HEADER_BYTES:
+        return f"a truncated message ({len(data)} bytes)"
+    nonce = data[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
+    length = int.from_bytes(data[len(MAGIC) + NONCE_BYTES : HEADER_BYTES], "big")
+    end = HEADER_BYTES + length
+    if end > len(data):
+        return f"a truncated message ({len(data) - HEADER_BYTES} of {length} bytes)"
+    return nonce, data[HEADER_BYTES:end], data[end:]
+
+
+def parse(data: bytes, nonce: bytes) -> Received:
+    """The one message with `nonce` that `data` must be, nothing before or after it."""
+    if not data:
+        return Received()
+    split = _split(data)
+    if isinstance(split, str):
+        return Received(tampered=split)
+    got, body, rest = split
+    if not hmac.compare_digest(got, nonce):
+        return Received(tampered="a message with the wrong nonce")
+    if rest:
+        second = _split(rest)
+        if isinstance(second, tuple):
+            return Received(tampered="two messages")
+        return Received(tampered=f"{len(rest)} extra bytes after the message")
+    try:
+        payload = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return Received(tampered=f"a message that is not JSON ({exc})")
+    if not isinstance(payload, dict):
+        return Received(tampered="a message that is not a JSON object")
+    return Received(payload=payload)
+
+
+def parse_unchecked(data: bytes) -> tuple[bytes, dict[str, Any]]:
+    """The child's side: the nonce and payload the judge sent (ValueError if malformed)."""
+    split = _split(data)
+    if isinstance(split, str) or split[2]:
+        raise ValueError(
+            f"the judge's message is malformed: {split if isinstance(split, str) else 'extra bytes'}"
+        )
+    payload = json.loads(split[1].decode("utf-8"))
+    if not isinstance(payload, dict):
+        raise ValueError("the judge's message is not a JSON object")
+    return split[0], payload
+
+
+class JudgeChannel:
+    """Two pipes to one child: `instructions` (with a fresh nonce) in, one message back.
+
+    Use: ``channel.argument`` on the child's command line (two descriptor
+    numbers, no path), ``pass_fds=channel.child_fds``, ``channel.started()``
+    once the child is running, ``channel.receive()`` once it has ended.
+    """
+
+    def __init__(self, instructions: dict[str, Any]) -> None:
+        self.nonce = secrets.token_bytes(NONCE_BYTES)
+        self._message = frame(self.nonce, instructions)
+        self._in_read, self._in_write = os.pipe()
+        self._out_read, self._out_write = os.pipe()
+        self._data = bytearray()
+        self._eof = threading.Event()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._closed = False
+
+    @property
+    def child_fds(self) -> tuple[int, int]:
+        return (self._out_write, self._in_read)
+
+    @property
+    def argument(self) -> str:
+        return f"{self._out_write},{self._in_read}"
+
+    def started(self) -> None:
+        """The child runs: drop our copies of its ends, send the instructions, start reading."""
+        os.close(self._out_write)
+        os.close(self._in_read)
+        for target in (self._send, self._read):
+            thread = threading.Thread(target=target, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _send(self) -> None:
+        try:
+            view = memoryview(self._message)
+            while view and not self._stop.is_set():
+                written = os.write(self._in_write, view[:65536])
+                view = view[written:]
+        except OSError:
+            pass  # the child ended or closed its end without reading: it reports nothing
+        finally:
+            os.close(self._in_write)
+
+    def _read(self) -> None:
+        try:
+            while not self._stop.is_set():
+                ready, _, _ = select.select([self._out_read], [], [], 0.05)
+                if not ready:
+                    continue
+                chunk = os.read(self._out_read, 1 << 16)
+                if not chunk:
+                    self._eof.set()
+                    return
+                self._data += chunk
+                if len(self._data) > MAX_BYTES:
+                    return
+        except OSError:
+            return
+
+    def receive(self, wait: float = 5.0) -> Received:
+        """After the child ended: its one message, or what was wrong (up to `wait` s for EOF)."""
+        deadline = time.monotonic() + wait
+        while not self._eof.is_set() and time.monotonic() < deadline:
+            if len(self._data) > MAX_BYTES:
+                break
+            self._eof.wait(0.05)
+        eof = self._eof.is_set()
+        self.close()
+        data = bytes(self._data)
+        if len(data) > MAX_BYTES:
+            return Received(tampered=f"more than {MAX_BYTES} bytes")
+        if not eof:
+            # A process the tests started still holds the child's end: it
+            # could write after this verdict, so nothing of it is believed.
+            return Received(tampered="the channel was still held open after the run ended")
+        return parse(data, self.nonce)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+        os.close(self._out_read)
+        if not self._threads:  # never started: every end is still ours
+            for fd in (self._out_write, self._in_read, self._in_write):
+                os.close(fd)
+
+
+__all__ = [
+    "HEADER_BYTES",
+    "MAGIC",
+    "NONCE_BYTES",
+    "JudgeChannel",
+    "Received",
+    "frame",
+    "parse",
+    "parse_unchecked",
+]

@@ -1,0 +1,79 @@
+"""A gate child's end of the judge's channel: instructions read once, early; one message sent, then closed.
+
+The nonce stays in this module's memory only; docs/gate.md says what that does and does not stop.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pytest_quest.engine.channel import frame, parse_unchecked
+
+_state: dict[str, Any] = {}
+
+
+def open_channel(argument: str) -> dict[str, Any]:
+    """Read the judge's instructions from ``W,R`` (descriptor numbers); the same on every call.
+
+    The read end is closed at once; the write end is kept for `send`, and
+    made non-inheritable so that no program the tests start gets it.
+    """
+    if "instructions" in _state:
+        return dict(_state["instructions"])
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # A pytest-xdist worker of the measuring child: started by it, not by
+        # the judge, so the descriptors are not its own.  It hands its data to
+        # the controller (plugin/xdist.py), which reports.
+        _state["instructions"] = {"role": "measure"}
+        return {"role": "measure"}
+    write_fd, read_fd = (int(part) for part in argument.split(","))
+    chunks = []
+    try:
+        while True:
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+    nonce, instructions = parse_unchecked(b"".join(chunks))
+    os.set_inheritable(write_fd, False)
+    _state.update(fd=write_fd, nonce=nonce, instructions=instructions)
+    return dict(instructions)
+
+
+def opened() -> bool:
+    return "instructions" in _state
+
+
+def instructions() -> dict[str, Any]:
+    return dict(_state.get("instructions") or {})
+
+
+def send(payload: dict[str, Any]) -> None:
+    """Write the one message and close the channel (a second call sends nothing)."""
+    fd = _state.pop("fd", None)
+    nonce = _state.pop("nonce", None)
+    if fd is None or nonce is None:
+        return
+    try:
+        view = memoryview(frame(nonce, payload))
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def close() -> None:
+    """Close the channel without a message (the judge then sees an incomplete run)."""
+    fd = _state.pop("fd", None)
+    _state.pop("nonce", None)
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+__all__ = ["close", "instructions", "open_channel", "opened", "send"]

@@ -1,0 +1,339 @@
+"""Attacks on the children's evidence: forged reports, swaps that miss, runs told apart.
+
+Each submission here got PASS before the judge's channel and the reach checks;
+each must end FAIL or REVIEW, with no other quest's entry in quest.json changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+PYPROJECT = """\
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests"]
+quest_source = ["src/pkg"]
+
+[tool.coverage.run]
+branch = true
+source = ["src/pkg"]
+"""
+
+SOURCE = """\
+def level(x):
+    if x > 10:
+        return "high"
+    return "low"
+
+
+def sign(x):
+    if x > 0:
+        return "positive"
+    if x < 0:
+        return "negative"
+    return "zero"
+
+
+def double(x):
+    return x * 2
+"""
+
+LEVEL = "src/pkg/calc.py::level"
+SIGN = "src/pkg/calc.py::sign"
+
+
+def run_quest(path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE", "COVERAGE_"))}
+    env.pop("PYTEST_ADDOPTS", None)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    command = [sys.executable, "-m", "pytest", "-p", "pytest_quest.plugin.hooks"]
+    completed = subprocess.run(
+        [*command, "-p", "no:cacheprovider", *args, "--quest-format", "json"],
+        check=False,
+        cwd=path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    try:
+        data = json.loads(completed.stdout)
+    except ValueError:
+        raise AssertionError(f"not one JSON object:\n{completed.stdout}\n{completed.stderr}")
+    return completed.returncode, data, completed.stderr
+
+
+@pytest.fixture
+def scanned(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "src" / "pkg" / "__init__.py").write_text("")
+    (root / "src" / "pkg" / "calc.py").write_text(SOURCE)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    code, data, stderr = run_quest(root, "--quest", "scan")
+    assert code == 0, (data, stderr)
+    return root
+
+
+def attack(
+    root: Path, quest_id: str, test_source: str, allowed: tuple[str, ...] = ("FAIL", "REVIEW")
+) -> dict[str, Any]:
+    """Submit `quest_id` with the attack's tests; the other entries must be unchanged."""
+    (root / "tests" / "test_attack.py").write_text(textwrap.dedent(test_source))
+    before = json.loads((root / "quest.json").read_text())
+    _, data, stderr = run_quest(root, "--quest", "submit", "--quest-id", quest_id)
+    assert "verdict" in data, (data, stderr)
+    assert data["verdict"] in allowed, data
+    after = json.loads((root / "quest.json").read_text())
+    for other, entry in before["quests"].items():
+        if other != quest_id:
+            assert after["quests"][other] == entry, other
+    return data
+
+
+def checks(data: dict[str, Any]) -> list[str]:
+    return [fact["check"] for fact in data["quest"]["facts"]]
+
+
+FORGED = """
+    import json, os, stat
+
+    def forged():
+        facts = {"functions": [], "excluded_functions": [], "files": [], "config": {},
+                 "outcomes": {}, "collection_errors": []}
+        return json.dumps(facts).encode()
+
+    def write_everywhere(data):
+        for name in os.listdir("/proc/self/fd"):
+            try:
+                fd = int(name)
+                if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    os.write(fd, data)
+            except OSError:
+                pass
+"""
+
+
+def test_an_atexit_rewrite_of_the_old_report_path_changes_nothing(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        import atexit, json, sys
+
+        def forge():
+            argv = sys.argv
+            if "--quest-measure-out" in argv:
+                path = argv[argv.index("--quest-measure-out") + 1]
+                with open(path, "w") as f:
+                    json.dump({"forged": True}, f)
+
+        atexit.register(forge)
+
+        def test_nothing():
+            pass
+        """,
+    )
+    assert data["verdict"] == "FAIL"
+    assert "coverage.line" in checks(data)
+
+
+def test_forged_bytes_on_every_pipe_during_the_test_are_tampering(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        FORGED
+        + """
+    def test_forge():
+        write_everywhere(forged())
+    """,
+    )
+    assert (data["verdict"], checks(data)) == ("REVIEW", ["evidence.tampered"])
+
+
+def test_a_forged_frame_with_a_guessed_nonce_is_tampering(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        FORGED
+        + """
+    def test_forge():
+        body = forged()
+        write_everywhere(b"PQC1" + bytes(16) + len(body).to_bytes(8, "big") + body)
+    """,
+    )
+    assert (data["verdict"], checks(data)) == ("REVIEW", ["evidence.tampered"])
+
+
+def test_atexit_writes_on_every_descriptor_find_the_channel_closed(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        FORGED
+        + """
+    import atexit
+    from pkg.calc import level
+
+    atexit.register(lambda: write_everywhere(forged()))
+
+    def test_weak():
+        level(20)
+    """,
+    )
+    # The forgery never reaches the judge: the weak test is judged as it is.
+    assert data["verdict"] == "FAIL"
+    assert "evidence.tampered" not in checks(data)
+
+
+def test_a_renamed_code_object_makes_every_swap_miss_which_is_review(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        import pkg.calc
+        from pkg.calc import level
+
+        pkg.calc.level.__code__ = pkg.calc.level.__code__.replace(co_name="renamed")
+
+        def test_weak():
+            level(20)
+            level(1)
+        """,
+    )
+    assert data["verdict"] == "REVIEW"
+    assert "mutation.not_applied" in checks(data)
+
+
+def test_identity_mutation_builtins_leave_mutants_unreached_which_is_review(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        import builtins
+        import pytest
+        from pkg.calc import level
+
+        @pytest.fixture(autouse=True)
+        def blind():
+            for name in dir(builtins):
+                if name.startswith("pytest_quest_"):
+                    setattr(builtins, name, lambda value: value)
+            yield
+
+        def test_half():
+            assert level(20) == "high"
+            level(1)
+        """,
+    )
+    assert data["verdict"] == "REVIEW"
+    assert "mutation.unreached" in checks(data)
+
+
+def test_a_branch_run_only_on_the_first_run_of_a_process_is_review(scanned):
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        from pkg.calc import sign
+
+        RUNS = [0]
+
+        def test_sign():
+            RUNS[0] += 1
+            assert sign(5) == "positive"
+            assert sign(0) == "zero"
+            if RUNS[0] == 1:
+                sign(-5)  # executed for coverage, never checked
+        """,
+    )
+    assert data["verdict"] == "REVIEW"
+    assert "mutation.unreached" in checks(data)
+
+
+def test_a_test_honest_only_under_mutants_is_review(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        from pkg.calc import level
+
+        RUNS = [0]
+
+        def test_level():
+            RUNS[0] += 1
+            level(20)
+            level(1)
+            # Passes on the runs the gate measures and baselines; fails after,
+            # which is when the mutants are in.
+            assert RUNS[0] <= 2
+        """,
+    )
+    assert data["verdict"] == "REVIEW"
+    assert "mutation.detects_run" in checks(data)
+
+
+def test_a_test_that_checks_the_code_identity_is_review(scanned):
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        from pkg.calc import level
+
+        ORIGINAL = level.__code__
+
+        def test_level():
+            level(20)
+            level(1)
+            assert level.__code__ is ORIGINAL
+        """,
+    )
+    assert data["verdict"] == "REVIEW"
+    assert "mutation.detects_run" in checks(data)
+
+
+def test_the_children_carry_no_report_path_and_look_alike(scanned):
+    # An honest submission (PASS): both children run and record what they see.
+    (scanned / "argv").mkdir()
+    data = attack(
+        scanned,
+        LEVEL,
+        """
+        import json, os, sys, uuid
+        from pathlib import Path
+        from pkg.calc import level
+
+        out = Path(__file__).parent.parent / "argv"
+        (out / uuid.uuid4().hex).write_text(json.dumps(
+            {"argv": sys.argv, "env": sorted(k for k in os.environ if "QUEST" in k)}
+        ))
+
+        def test_level():
+            assert level(20) == "high"
+            assert level(1) == "low"
+        """,
+        allowed=("PASS",),
+    )
+    assert data["verdict"] == "PASS"
+    seen = [json.loads(p.read_text()) for p in (scanned / "argv").iterdir()]
+    children = [child for child in seen if "--quest-channel" in child["argv"]]
+    assert len(children) == 2, seen  # the measuring child and the mutation child
+    first, second = (set(child["argv"]) for child in children)
+    different = {a for a in first ^ second if not a.isdigit() and "," not in a}
+    assert different <= {"--quest-source", "--quest-measure-only"} | {
+        a for a in first ^ second if a.endswith(".py") or "/" in a
+    }, different
+    for child in children:
+        assert not [a for a in child["argv"] if a.endswith(".json")], child
+        assert not [k for k in child["env"] if "MUTAT" in k], child
+        assert "--quest-channel" in child["argv"]

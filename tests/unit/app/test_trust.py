@@ -1,0 +1,83 @@
+"""The mutation report's cross-checks (app/trust.py) and the child's crediting of mutants."""
+
+from __future__ import annotations
+
+from pytest_quest.app.trust import unverified_facts
+from pytest_quest.core.model import FunctionFacts
+from pytest_quest.engine.mutation import MutationReport
+from pytest_quest.plugin.mutation_child import PROBES, _credit, _schedule
+
+FUNCTION = FunctionFacts(
+    file="src/pkg/calc.py",
+    qualname="level",
+    ordinal=0,
+    start=1,
+    first=1,
+    last=4,
+    fingerprint="x",
+    statements=3,
+    branches=2,
+    excluded_lines=[9],
+    covering_tests=["t::a", "t::b"],
+)
+
+
+def mutant(status, line=2, **extra):
+    return {
+        "line": line,
+        "original": "if x > 10:",
+        "mutated": "if True:",
+        "status": status,
+        **extra,
+    }
+
+
+def test_the_schedule_holds_every_mutant_and_the_probes_and_is_reproducible():
+    order = _schedule(5, "src/pkg/calc.py::level")
+    assert sorted(i for i in order if i is not None) == list(range(5))
+    assert order.count(None) == PROBES
+    assert order == _schedule(5, "src/pkg/calc.py::level")
+
+
+def test_a_kill_or_survival_counts_only_by_a_test_that_ran_mutant_and_original():
+    entry = mutant("killed", killed_by="t::a", reached_by=["t::a"])
+    _credit(entry, {"t::a"})
+    assert entry["status"] == "killed"
+    entry = mutant("killed", killed_by="t::a", reached_by=[])
+    _credit(entry, {"t::a"})
+    assert entry["status"] == "unreached"
+    entry = mutant("survived", killed_by="", reached_by=["t::b"])
+    _credit(entry, {"t::a"})
+    assert entry["status"] == "unreached"
+
+
+def test_not_applied_unreached_detects_run_and_disagreement_are_facts():
+    report = MutationReport(
+        runs=[{"t::a": "passed", "t::b": "passed"}] * 2,
+        mutants=[
+            mutant("not_applied", reason="renamed"),
+            mutant("unreached", line=3),
+            mutant("unreached", line=9),  # excluded from coverage: not required
+            mutant("killed"),
+        ],
+        original_reached=["t::a"],
+        detects_run=["t::a"],
+        probed=True,
+    )
+    facts = unverified_facts(report, FUNCTION)
+    assert [(f.check, f.field) for f in facts] == [
+        ("mutation.not_applied", "src/pkg/calc.py:2"),
+        ("mutation.unreached", "src/pkg/calc.py:3"),
+        ("mutation.detects_run", "t::a"),
+        ("evidence.disagree", "t::b"),
+    ]
+
+
+def test_an_honest_report_has_no_fact():
+    report = MutationReport(
+        runs=[{"t::a": "passed", "t::b": "passed"}] * 2,
+        mutants=[mutant("killed"), mutant("survived")],
+        original_reached=["t::a", "t::b"],
+        probed=True,
+    )
+    assert unverified_facts(report, FUNCTION) == []

@@ -1,0 +1,147 @@
+"""core/policy.py: what makes a gate policy weaker, per key; the compact form; the effective policy."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.policy import (
+    KEYS,
+    OPERATORS,
+    GatePolicy,
+    PolicyError,
+    change,
+    effective,
+    from_dict,
+    is_weaker,
+    parse_assignment,
+    parse_compact,
+    weaker_keys,
+)
+
+BASE = GatePolicy(sources=("src/pkg",))
+
+policies = st.builds(
+    GatePolicy,
+    mutants=st.booleans(),
+    operators=st.lists(st.sampled_from(OPERATORS), unique=True).map(lambda x: tuple(sorted(x))),
+    max_tries=st.integers(1, 1000),
+    timeout_floor=st.floats(0.5, 10_000.0),
+    stability_reruns=st.integers(0, 5),
+    verify=st.booleans(),
+    verify_threshold=st.none() | st.integers(1, 9),
+    sources=st.lists(st.sampled_from(["src", "src/pkg", "lib"]), unique=True, min_size=1).map(
+        lambda x: tuple(sorted(x))
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("key", "weaker", "tighter"),
+    [
+        ("mutants", False, True),
+        ("max_tries", 10, 1),
+        ("timeout_floor", 5.0, 1200.0),
+        ("stability_reruns", 0, 3),
+        ("sources", ("src",), ("src/pkg",)),
+    ],
+)
+def test_weaker_and_tighter_per_key(key, weaker, tighter):
+    assert weaker_keys(BASE, replace(BASE, **{key: weaker})) == [key]
+    assert weaker_keys(BASE, replace(BASE, **{key: tighter})) == []
+
+
+def test_mutants_off_recorded_allows_on():
+    recorded = replace(BASE, mutants=False)
+    assert weaker_keys(recorded, BASE) == []
+    assert weaker_keys(BASE, recorded) == ["mutants"]
+
+
+def test_fewer_operators_are_weaker():
+    fewer = replace(BASE, operators=("body.skip",))
+    assert weaker_keys(BASE, fewer) == ["operators"]
+    assert weaker_keys(fewer, BASE) == []
+
+
+def test_verification_off_and_a_higher_threshold_are_weaker():
+    recorded = replace(BASE, verify=True, verify_threshold=2)
+    assert weaker_keys(recorded, replace(recorded, verify=False)) == ["verify"]
+    assert weaker_keys(recorded, replace(recorded, verify_threshold=3)) == ["verify_threshold"]
+    assert weaker_keys(recorded, replace(recorded, verify_threshold=None)) == ["verify_threshold"]
+    assert weaker_keys(recorded, replace(recorded, verify_threshold=1)) == []
+    # Verification off in the record: its threshold does not matter.
+    assert weaker_keys(BASE, replace(BASE, verify_threshold=5)) == []
+    assert weaker_keys(BASE, replace(BASE, verify=True)) == []
+
+
+def test_a_different_source_is_weaker_either_way():
+    assert weaker_keys(BASE, replace(BASE, sources=("src/pkg", "lib"))) == ["sources"]
+
+
+@given(policies)
+def test_a_policy_is_never_weaker_than_itself(policy):
+    assert not is_weaker(policy, policy)
+
+
+@given(policies, policies, policies)
+def test_not_weaker_is_transitive(a, b, c):
+    if not is_weaker(a, b) and not is_weaker(b, c):
+        assert not is_weaker(a, c)
+
+
+@given(policies)
+def test_compact_and_dict_forms_round_trip(policy):
+    assert parse_compact(policy.compact()) == policy
+    assert from_dict(policy.to_dict()) == policy
+
+
+def test_compact_names_every_key():
+    text = BASE.compact()
+    assert [part.split("=")[0] for part in text.split(";")] == list(KEYS)
+    assert "mutants=on" in text and "sources=src/pkg" in text
+
+
+def test_effective_keeps_what_is_not_given_and_applies_tightening():
+    recorded = replace(BASE, max_tries=5)
+    requested = replace(BASE, max_tries=2, mutants=False)
+    # mutants not given: the record holds, whatever the default says.
+    chosen = effective(recorded, requested, {"max_tries"})
+    assert chosen.max_tries == 2 and chosen.mutants is True
+
+
+def test_effective_refuses_weakening_naming_the_record_and_the_action():
+    with pytest.raises(QuestUsageError, match=r"mutants=on.*--quest-policy"):
+        effective(BASE, replace(BASE, mutants=False), {"mutants"})
+    with pytest.raises(QuestUsageError, match="max_tries=3"):
+        effective(BASE, replace(BASE, max_tries=10), {"max_tries"})
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("x", "expected an object"),
+        ({**BASE.to_dict(), "mutants": "maybe"}, "mutants: expected on or off"),
+        ({**BASE.to_dict(), "max_tries": 0}, "max_tries"),
+        ({**BASE.to_dict(), "max_tries": True}, "max_tries"),
+        ({**BASE.to_dict(), "timeout_floor": -1}, "timeout_floor"),
+        ({**BASE.to_dict(), "operators": ["nope"]}, "operators: unknown operator"),
+        ({**BASE.to_dict(), "extra": 1}, "extra: unknown field"),
+        ({k: v for k, v in BASE.to_dict().items() if k != "sources"}, "sources: missing"),
+    ],
+)
+def test_bad_policy_values_name_the_key(data, message):
+    with pytest.raises(PolicyError, match=message):
+        from_dict(data)
+
+
+def test_assignments():
+    assert parse_assignment("max-tries=5") == ("max_tries", "5")
+    assert change(BASE, [parse_assignment("mutants=off")]).mutants is False
+    assert change(BASE, [("sources", "src,lib")]).sources == ("lib", "src")
+    for bad in ("max_tries", "colour=red", "max_tries=zero"):
+        with pytest.raises(PolicyError):
+            parse_assignment(bad)

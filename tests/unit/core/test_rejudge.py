@@ -1,0 +1,197 @@
+"""The pure selection of what CI re-judges against a base ratchet (core/rejudge.py)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.core.rejudge import (
+    ABSENT,
+    CHANGED,
+    NEW,
+    Selected,
+    person_actions_since,
+    rejudge_fact,
+    select_rejudge,
+    trusted_entry,
+)
+from pytest_quest.core.seal import issued_seal, seal_issued
+
+
+def quest(qid: str = "src/a.py::f", state: State = State.TODO, **kw) -> Quest:
+    file, _, qualname = qid.partition("::")
+    made = Quest(
+        id=qid,
+        file=file,
+        qualname=qualname,
+        first=10,
+        last=20,
+        fingerprint="sha256:f0",
+        state=state,
+        statements=5,
+        branches=2,
+        issued_at="2026-01-01T00:00:00Z",
+        **kw,
+    )
+    seal_issued(made)
+    return made
+
+
+def passed(made: Quest) -> Quest:
+    made.state = State.PASS
+    made.passed_at = "2026-01-02T00:00:00Z"
+    made.covering_tests = ["tests/test_a.py::test_f"]
+    return made
+
+
+def ratchet(*quests: Quest) -> Ratchet:
+    return Ratchet(quests={q.id: q for q in quests})
+
+
+def selected(base: Ratchet, now: Ratchet) -> dict[str, str]:
+    return {s.quest.id: s.reason for s in select_rejudge(base, now)}
+
+
+def test_a_todo_become_pass_is_new():
+    base = ratchet(quest())
+    assert selected(base, ratchet(passed(quest()))) == {"src/a.py::f": NEW}
+
+
+def test_review_or_done_become_pass_is_new():
+    for state in (State.REVIEW, State.DONE):
+        base = ratchet(quest(state=state))
+        assert selected(base, ratchet(passed(quest()))) == {"src/a.py::f": NEW}
+
+
+def test_a_pass_absent_from_the_base_is_new_code():
+    assert selected(Ratchet(), ratchet(passed(quest()))) == {"src/a.py::f": ABSENT}
+
+
+def test_an_unchanged_pass_is_not_rejudged():
+    base = ratchet(passed(quest()), quest("src/a.py::g"))
+    assert selected(base, copy.deepcopy(base)) == {}
+
+
+def test_quests_that_are_not_pass_now_are_not_rejudged():
+    base = ratchet(passed(quest()))
+    now = ratchet(quest(state=State.REVIEW), quest("src/b.py::h"))
+    assert selected(base, now) == {}
+
+
+def test_every_judged_field_of_a_pass_entry_counts():
+    base = ratchet(passed(quest()))
+    edits = {
+        "fingerprint": lambda q: setattr(q, "fingerprint", "sha256:other"),
+        "seal": lambda q: setattr(q, "issued_seal", "sha256:resealed"),
+        "excluded": lambda q: setattr(q, "excluded_lines", [12]),
+        "passed_at": lambda q: setattr(q, "passed_at", "2026-02-02T00:00:00Z"),
+        "baseline": lambda q: setattr(q, "baseline", True),
+        "history": lambda q: q.history.append(Event(at="x", action="accept", by="me")),
+        "statements": lambda q: setattr(q, "statements", 1),
+        "covering_tests": lambda q: setattr(q, "covering_tests", ["tests/t.py::other"]),
+        "issued_at": lambda q: setattr(q, "issued_at", "2030-01-01T00:00:00Z"),
+        "extra": lambda q: q.extra.update(policy={"mutants": "off"}),
+    }
+    for name, edit in edits.items():
+        now = copy.deepcopy(base)
+        edit(now.quests["src/a.py::f"])
+        assert selected(base, now) == {"src/a.py::f": CHANGED}, name
+
+
+def test_a_moved_pass_and_its_timings_are_not_a_change():
+    entry = passed(quest(excluded_lines=[13]))
+    base = ratchet(entry)
+    now = copy.deepcopy(base)
+    moved = now.quests[entry.id]
+    moved.first, moved.last, moved.excluded_lines = 30, 40, [33]
+    moved.last_run_seconds = 1.5
+    moved.mutation_seconds = 2.5
+    moved.verification = {"result": "skipped"}
+    assert selected(base, now) == {}
+
+
+def test_the_selection_follows_the_ratchet_order():
+    base = ratchet(quest("src/b.py::g"), quest("src/a.py::f"))
+    now = ratchet(passed(quest("src/b.py::g")), passed(quest("src/a.py::f")))
+    assert [s.quest.id for s in select_rejudge(base, now)] == ["src/a.py::f", "src/b.py::g"]
+
+
+# -- the entry the gate compares the code with ---------------------------------------
+
+
+def test_the_trusted_entry_is_the_base_one():
+    before = quest(excluded_lines=[12])
+    forged = passed(quest())
+    forged.fingerprint = "sha256:rewritten"
+    forged.excluded_lines = [12, 14]
+    forged.first = 11
+    seal_issued(forged)
+    trusted = trusted_entry(Selected(forged, NEW, before), [])
+    assert trusted.fingerprint == "sha256:f0"
+    assert trusted.issued_seal == issued_seal(before)
+    assert trusted.excluded_lines == [13]  # the base's offset, at the current position
+    assert trusted.state is State.PASS and trusted.covering_tests == forged.covering_tests
+
+
+def test_new_code_and_a_person_reissue_trust_the_current_entry():
+    current = passed(quest())
+    current.fingerprint = "sha256:new"
+    assert trusted_entry(Selected(current, ABSENT, None), []) is current
+    before = quest(state=State.REVIEW)
+    reopen = Event(at="2026-03-01T00:00:00Z", action="reopen", by="Ada", note="from REVIEW")
+    current.history.append(reopen)
+    actions = person_actions_since(ratchet(before), ratchet(current))
+    assert trusted_entry(Selected(current, NEW, before), actions) is current
+
+
+# -- person actions since the base ---------------------------------------------------
+
+
+def test_person_actions_are_the_events_new_since_the_base():
+    old = Event(at="2026-01-05T00:00:00Z", action="reopen", by="Ada", note="from DONE")
+    submit = Event(at="2026-01-06T00:00:00Z", action="submit", verdict="PASS", note="pass")
+    base = ratchet(quest(history=[old]), quest("src/b.py::g"))
+    now = copy.deepcopy(base)
+    accept = Event(at="2026-01-07T00:00:00Z", action="accept", by="Bob")
+    again = Event(at="2026-01-04T00:00:00Z", action="reopen", by="Ada", note="from DONE")
+    now.quests["src/a.py::f"].history += [submit, accept]
+    now.quests["src/b.py::g"].history.append(again)
+    now.quests["src/c.py::h"] = quest("src/c.py::h", history=[Event(at="z", action="exclude")])
+    actions = person_actions_since(base, now)
+    assert [(a.quest_id, a.event.action, a.event.by) for a in actions] == [
+        ("src/b.py::g", "reopen", "Ada"),
+        ("src/a.py::f", "accept", "Bob"),
+        ("src/c.py::h", "exclude", ""),
+    ]
+    assert actions[1].to_dict() == {
+        "id": "src/a.py::f",
+        "at": "2026-01-07T00:00:00Z",
+        "action": "accept",
+        "by": "Bob",
+    }
+    assert actions[0].text() == "reopen src/b.py::g by Ada at 2026-01-04T00:00:00Z: from DONE"
+
+
+def test_a_repeated_event_is_matched_once():
+    event = Event(at="t", action="reopen", by="Ada")
+    base = ratchet(quest(history=[event]))
+    now = ratchet(quest(history=[event, replace(event)]))
+    assert len(person_actions_since(base, now)) == 1
+    assert person_actions_since(base, copy.deepcopy(base)) == []
+
+
+# -- facts ------------------------------------------------------------------------
+
+
+def test_a_rejudge_fact_names_the_step_the_quest_and_why():
+    fact = Fact("mutation.compare", "src/a.py:12", "a test fails", "all pass", "mutant survived")
+    chosen = Selected(passed(quest()), NEW, quest())
+    made = rejudge_fact("4-mutants", fact, chosen)
+    assert made.check == "rejudge.mutation"
+    assert made.field == "src/a.py:12"
+    assert made.message == "mutant survived (mutation.compare) [src/a.py::f, PASS since the base]"
+    assert rejudge_fact("1-identity", fact, chosen).check == "rejudge.identity"
+    assert rejudge_fact("5-stable", fact, chosen).check == "rejudge.stability"
+    absent = Selected(passed(quest()), ABSENT, None)
+    assert "new code" in rejudge_fact("3-coverage", fact, absent).message
