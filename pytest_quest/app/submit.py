@@ -72,6 +72,10 @@ def submit(ctx: Context) -> Output:
         os.environ[REFUSED_ENV] = str(guard.refusals)
         try:
             judgement = judge_quest(ctx, quest, ratchet, verifiers)
+        except BaseException:
+            # No verdict to record, but a forgery made before the failure is still undone.
+            undo_forgery(ctx, guard)
+            raise
         finally:
             os.environ.pop(PROTECT_ENV, None)
             os.environ.pop(REFUSED_ENV, None)
@@ -381,6 +385,14 @@ def record(
     return result
 
 
+def undo_forgery(ctx: Context, guard: VerdictGuard) -> None:
+    """Check the file and undo what was not pytest-quest's, recording no verdict (best effort)."""
+    try:
+        ctx.store.update(guard.repair, vet=guard.vet)
+    except Exception:  # the judge's own error is the one to report
+        pass
+
+
 def _guarded(result: GateResult, facts: list[Fact]) -> GateResult:
     """REVIEW with the guard's facts first (a FAIL's facts are kept after them)."""
     return GateResult(Verdict.REVIEW, [*facts, *result.facts], "guard")
@@ -466,6 +478,7 @@ __all__ = [
     "said",
     "submit",
     "tamper_signs",
+    "undo_forgery",
     "unmeasured_facts",
     "with_tamper_signs",
 ]

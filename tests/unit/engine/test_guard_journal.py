@@ -265,3 +265,21 @@ def test_ancestry():
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_forgery_is_undone_even_when_no_verdict_is_recorded(tmp_path):
+    from types import SimpleNamespace
+
+    from pytest_quest.app.submit import undo_forgery
+
+    store = store_with(tmp_path, "src/m.py::a", "src/m.py::b")
+    guard = VerdictGuard(store.path, "src/m.py::a", store)
+    try:
+        forge(store, "src/m.py::b")
+        undo_forgery(SimpleNamespace(store=store), guard)  # type: ignore[arg-type]
+        assert store.load().quests["src/m.py::b"].state is State.TODO
+        before = store.path.read_bytes()
+        undo_forgery(SimpleNamespace(store=store), guard)  # nothing more to undo: no write
+        assert store.path.read_bytes() == before
+    finally:
+        guard.close()
