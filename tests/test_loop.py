@@ -782,7 +782,7 @@ def test_quest_source_on_the_command_line(project):
 def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
     # The ratchet file is committed: CI or a colleague has the project elsewhere.
     calc_project(project)
-    project.run("--quest", "scan")
+    project.run("--quest", "scan", "--quest-mutants", "off")
     assert project.ratchet()["coverage_config"]["run:source"] == ["src/pkg"]
     moved = tmp_path / "elsewhere"
     shutil.copytree(project.path, moved)
