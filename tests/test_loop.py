@@ -656,7 +656,7 @@ def test_submit_of_a_changed_function_is_review(project):
 
 def test_submit_whose_run_times_out_is_review(project):
     calc_project(project)
-    project.run("--quest", "scan")
+    project.run("--quest", "scan", "--quest-timeout", "3")  # the policy's timeout floor
     project.test(
         "test_sign",
         "import time\n\nfrom pkg.calc import sign\n\n\ndef test_slow():\n"

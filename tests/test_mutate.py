@@ -513,7 +513,8 @@ def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
             return x - 1
         """,
     )
-    assert run_quest(project.path, "--quest", "scan")[0] == 0
+    # The timeout floor is the gate policy recorded at scan.
+    assert run_quest(project.path, "--quest", "scan", "--quest-timeout", "8")[0] == 0
     project.test(
         "test_env",
         """
