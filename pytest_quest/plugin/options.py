@@ -457,7 +457,10 @@ _RECORDED: dict[tuple[str, int, int], list[str]] = {}
 def given_options(config: pytest.Config) -> frozenset[str]:
     """The options set on the command line or in the ini file: a default is no request."""
     given = set()
-    inicfg = getattr(config, "inicfg", {}) or {}
+    inicfg = set(getattr(config, "inicfg", {}) or {})
+    # `-o name=value` overrides an ini value without being in inicfg.
+    for override in getattr(config, "_override_ini", ()) or ():
+        inicfg.add(str(override).partition("=")[0].strip())
     for option in _OPTIONS:
         if _given(config.getoption(option.name, default=None)):
             given.add(option.name)
