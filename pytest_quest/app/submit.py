@@ -73,6 +73,11 @@ def submit(ctx: Context) -> Output:
         guard=guard,
     )
     output = said(ctx, quest.id, judgement.result, state, written)
+    if quest.config_digest is None:
+        output.lines.append(
+            "note: this quest was issued before the coverage configuration was sealed; "
+            "step 2 compared the ratchet file's coverage_config (rescan issues new quests sealed)"
+        )
     if ratchet.policy is None and written.policy is not None:
         output.lines.append(
             ADDED_NOTE.format(policy=written.policy.compact(), action=POLICY_ACTION)
