@@ -76,7 +76,7 @@ def submit(ctx: Context) -> Output:
     if quest.config_digest is None:
         output.lines.append(
             "note: this quest was issued before the coverage configuration was sealed; "
-            "step 2 compared the ratchet file's coverage_config (rescan issues new quests sealed)"
+            "step 2 compared the ratchet file's own coverage_config"
         )
     if ratchet.policy is None and written.policy is not None:
         output.lines.append(
