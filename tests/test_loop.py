@@ -656,7 +656,7 @@ def test_submit_of_a_changed_function_is_review(project):
 
 def test_submit_whose_run_times_out_is_review(project):
     calc_project(project)
-    project.run("--quest", "scan")
+    project.run("--quest", "scan", "--quest-timeout", "3")  # the policy's timeout floor
     project.test(
         "test_sign",
         "import time\n\nfrom pkg.calc import sign\n\n\ndef test_slow():\n"
@@ -782,7 +782,7 @@ def test_quest_source_on_the_command_line(project):
 def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
     # The ratchet file is committed: CI or a colleague has the project elsewhere.
     calc_project(project)
-    project.run("--quest", "scan")
+    project.run("--quest", "scan", "--quest-mutants", "off")
     assert project.ratchet()["coverage_config"]["run:source"] == ["src/pkg"]
     moved = tmp_path / "elsewhere"
     shutil.copytree(project.path, moved)

@@ -489,7 +489,8 @@ def test_cli_mutants_off_is_respected_by_submit(tmp_path):
 
     project = Tree(tmp_path / "p")
     project.source("m", "def twice(x):\n    return 2 * x\n")
-    assert run_quest(project.path, "--quest", "scan")[0] == 0
+    # The policy is recorded at scan: mutants off there, a submit may use it.
+    assert run_quest(project.path, "--quest", "scan", "--quest-mutants", "off")[0] == 0
     project.test("test_m", "from pkg.m import twice\n\ndef test_twice():\n    twice(2)\n")
     _, data, _ = run_quest(
         project.path, "--quest", "submit", "--quest-id", qid("m", "twice"), "--quest-mutants", "off"
@@ -513,7 +514,8 @@ def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
             return x - 1
         """,
     )
-    assert run_quest(project.path, "--quest", "scan")[0] == 0
+    # The timeout floor is the gate policy recorded at scan.
+    assert run_quest(project.path, "--quest", "scan", "--quest-timeout", "8")[0] == 0
     project.test(
         "test_env",
         """

@@ -90,6 +90,11 @@ def submit(ctx: Context) -> Output:
     finally:
         guard.close()
     output = said(ctx, quest.id, judgement.result, state, written)
+    if quest.config_digest is None:
+        output.lines.append(
+            "note: this quest was issued before the coverage configuration was sealed; "
+            "step 2 compared the ratchet file's own coverage_config"
+        )
     if ratchet.policy is None and written.policy is not None:
         output.lines.append(
             ADDED_NOTE.format(policy=written.policy.compact(), action=POLICY_ACTION)

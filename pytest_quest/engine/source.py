@@ -210,13 +210,30 @@ def partial_branch_lines(
     source_lines: list[str], first: int, last: int, patterns: list[str]
 ) -> list[tuple[int, str]]:
     """Lines `first`..`last` that coverage's ``partial_branches`` patterns match, with the pattern."""
+    combined = _combined(tuple(patterns))
+    if combined is None:
+        return []
     found = []
     for line in range(first, min(last, len(source_lines)) + 1):
         text = source_lines[line - 1]
-        pattern = next((p for p in patterns if _search(p, text)), None)
-        if pattern is not None:
-            found.append((line, pattern))
+        if combined.search(text):
+            found.append((line, next(p for p in patterns if _search(p, text))))
     return found
+
+
+@functools.lru_cache(maxsize=16)
+def _combined(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex for all `patterns` (as coverage.py joins them); None when none is valid."""
+    valid = [p for p in patterns if _search(p, "") or _compiles(p)]
+    return re.compile("|".join(f"(?:{p})" for p in valid)) if valid else None
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
 
 
 def _search(pattern: str, text: str) -> bool:

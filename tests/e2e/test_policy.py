@@ -90,6 +90,12 @@ def test_ini_mutants_off_is_refused(project):
     result, data = project.run_json("--quest", "submit")
     assert result.ret == 4, data
     assert "mutants=on" in data["error"]
+    # `-o` overrides the ini: mutants back on, but more tries than recorded.
+    result, data = project.run_json(
+        "--quest", "submit", "-o", "quest_mutants=on", "-o", "quest_max_tries=10"
+    )
+    assert result.ret == 4, data
+    assert "max_tries=3" in data["error"]
 
 
 def test_more_tries_are_refused_fewer_accepted(project):
