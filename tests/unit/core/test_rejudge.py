@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import copy
 from dataclasses import replace
 
@@ -195,3 +197,29 @@ def test_a_rejudge_fact_names_the_step_the_quest_and_why():
     assert rejudge_fact("5-stable", fact, chosen).check == "rejudge.stability"
     absent = Selected(passed(quest()), ABSENT, None)
     assert "new code" in rejudge_fact("3-coverage", fact, absent).message
+
+
+# -- the policy re-judged under: the base's ------------------------------------------
+
+
+def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten():
+    from types import SimpleNamespace
+
+    from pytest_quest.app.rejudge import RejudgePolicy, base_policy
+    from pytest_quest.core.policy import GatePolicy
+
+    def ctx(mutants: bool, timeout: float, given: set[str] | None) -> Any:
+        return SimpleNamespace(
+            options=SimpleNamespace(mutants=mutants, timeout=timeout, given=given)
+        )
+
+    strict = Ratchet(policy=GatePolicy(mutants=True, timeout_floor=600.0))
+    weak = Ratchet(policy=GatePolicy(mutants=False, timeout_floor=60.0))
+    asked_off = ctx(False, 10.0, {"quest_mutants", "quest_timeout"})
+    assert base_policy(strict, asked_off) == RejudgePolicy(mutants=True, timeout=600.0)
+    assert base_policy(weak, ctx(True, 900.0, {"quest_mutants", "quest_timeout"})) == (
+        RejudgePolicy(mutants=True, timeout=900.0)
+    )
+    assert base_policy(weak, ctx(True, 600.0, set())) == RejudgePolicy(mutants=False, timeout=60.0)
+    # A base written before policies were recorded: this run's options.
+    assert base_policy(Ratchet(), asked_off) == RejudgePolicy(mutants=False, timeout=10.0)
