@@ -18,11 +18,11 @@ from pytest_quest.core.rejudge import (
     Rejudged,
     RejudgeReport,
     Selected,
-    person_actions_since,
     rejudge_fact,
     select_rejudge,
     trusted_entry,
 )
+from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.base import Base, base_from_file, base_from_ref, default_ref
@@ -74,7 +74,7 @@ def rejudge(ctx: Context, base: Base, ratchet: Ratchet, source: MeasuredSource) 
     """Re-judge every PASS of `ratchet` new or changed since `base`; changes nothing."""
     started = time.monotonic()
     policy = base_policy(base.ratchet, ctx)
-    actions = person_actions_since(base.ratchet, ratchet)
+    actions = person_actions_since(ratchet, base.ratchet if base.found else None)
     report = RejudgeReport(base.source, base.found, person_actions=actions, mutants=policy.mutants)
     # The configuration the scan recorded, from the base (the branch's copy may be edited).
     config_from = base.ratchet if base.found else ratchet

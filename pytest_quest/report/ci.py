@@ -337,10 +337,10 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
         out.append("")
     out += [f"### Person actions since the base ({len(data['person_actions'])})", ""]
     for action in data["person_actions"]:
-        note = f": {_md(action['note'])}" if action.get("note") else ""
+        reason = _md(action.get("reason") or "(no reason recorded)")
         out.append(
             f"- {action['action']} `{_md(action['id'])}` by {_md(action.get('by') or '?')} "
-            f"at {action['at']}{note}"
+            f"at {action['at']}: {reason}"
         )
     if not data["person_actions"]:
         out.append("- none")

@@ -249,7 +249,13 @@ def test_a_rewritten_function_resealed_by_hand_fails_on_identity(repo: Path) -> 
 def test_person_actions_since_the_base_are_listed(repo: Path, tmp_path: Path) -> None:
     def act(ratchet: Ratchet) -> None:
         ratchet.quests[TRUNCATE].history.append(
-            Event(at="2026-12-01T01:02:03Z", action="reopen", by="Ada Lovelace", note="from DONE")
+            Event(
+                at="2026-12-01T01:02:03Z",
+                action="reopen",
+                by="Ada Lovelace",
+                note="from DONE",
+                reason="dead code, checked by hand",
+            )
         )
 
     edit_ratchet(repo, act)
@@ -263,7 +269,7 @@ def test_person_actions_since_the_base_are_listed(repo: Path, tmp_path: Path) ->
     assert code == 0, out + err
     assert "re-judged against origin/main:quest.json: 0 PASS new or changed" in out
     assert "person actions since the base (1): review them" in out
-    line = f"reopen {TRUNCATE} by Ada Lovelace at 2026-12-01T01:02:03Z: from DONE"
+    line = f"reopen {TRUNCATE} by Ada Lovelace at 2026-12-01T01:02:03Z: dead code, checked by hand"
     assert f"  {line}" in out
     assert "::notice file=src/shop/text.py,title=pytest-quest%3A person action" in out
     text = summary.read_text()
@@ -273,10 +279,11 @@ def test_person_actions_since_the_base_are_listed(repo: Path, tmp_path: Path) ->
     assert data["person_actions"] == [
         {
             "id": TRUNCATE,
-            "at": "2026-12-01T01:02:03Z",
             "action": "reopen",
             "by": "Ada Lovelace",
-            "note": "from DONE",
+            "at": "2026-12-01T01:02:03Z",
+            "reason": "dead code, checked by hand",
+            "fingerprint": "",
         }
     ]
 
