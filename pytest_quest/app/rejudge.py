@@ -18,6 +18,7 @@ from pytest_quest.core.rejudge import (
     Rejudged,
     RejudgeReport,
     Selected,
+    policy_changes_since,
     rejudge_fact,
     select_rejudge,
     trusted_entry,
@@ -74,7 +75,9 @@ def rejudge(ctx: Context, base: Base, ratchet: Ratchet, source: MeasuredSource) 
     """Re-judge every PASS of `ratchet` new or changed since `base`; changes nothing."""
     started = time.monotonic()
     policy = base_policy(base.ratchet, ctx)
-    actions = person_actions_since(ratchet, base.ratchet if base.found else None)
+    before = base.ratchet if base.found else None
+    actions = person_actions_since(ratchet, before) + policy_changes_since(ratchet, before)
+    actions.sort(key=lambda action: (action.at, action.quest_id))
     report = RejudgeReport(base.source, base.found, person_actions=actions, mutants=policy.mutants)
     # The configuration the scan recorded, from the base (the branch's copy may be edited).
     config_from = base.ratchet if base.found else ratchet

@@ -128,6 +128,31 @@ def select_rejudge(base: Ratchet, current: Ratchet) -> list[Selected]:
     return chosen
 
 
+POLICY_ID = "(gate policy)"
+
+
+def policy_changes_since(ratchet: Ratchet, base: Ratchet | None) -> list[PersonAction]:
+    """The person changes of the gate policy in `ratchet` that `base` does not hold, oldest first."""
+    known = [dict(entry) for entry in base.policy_history] if base is not None else []
+    found = []
+    for entry in ratchet.policy_history:
+        if entry in known:
+            known.remove(entry)
+            continue
+        change = f"{entry.get('key', '?')} {entry.get('old', '?')} -> {entry.get('new', '?')}"
+        reason = entry.get("reason", "")
+        found.append(
+            PersonAction(
+                quest_id=POLICY_ID,
+                action="policy",
+                by=entry.get("by", ""),
+                at=entry.get("at", ""),
+                reason=f"{change} ({reason})" if reason else change,
+            )
+        )
+    return sorted(found, key=lambda action: action.at)
+
+
 def trusted_entry(selected: Selected, actions: list[PersonAction]) -> Quest:
     """The entry the gate compares the code with: the base's, unless a person re-issued it.
 
@@ -170,10 +195,12 @@ __all__ = [
     "ABSENT",
     "CHANGED",
     "NEW",
+    "POLICY_ID",
     "RejudgeReport",
     "Rejudged",
     "Selected",
     "judged_record",
+    "policy_changes_since",
     "rejudge_fact",
     "select_rejudge",
     "trusted_entry",

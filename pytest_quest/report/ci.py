@@ -194,7 +194,7 @@ def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
         commands.append(
             workflow_command(
                 "notice",
-                action.quest_id.split("::")[0],
+                action.quest_id.split("::")[0] if "::" in action.quest_id else "quest.json",
                 0,
                 "pytest-quest: person action since the base",
                 action.text(),

@@ -206,3 +206,16 @@ def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten():
     assert base_policy(weak, ctx(True, 600.0, set())) == RejudgePolicy(mutants=False, timeout=60.0)
     # A base written before policies were recorded: this run's options.
     assert base_policy(Ratchet(), asked_off) == RejudgePolicy(mutants=False, timeout=10.0)
+
+
+def test_policy_changes_since_the_base_are_person_actions():
+    from pytest_quest.core.rejudge import POLICY_ID, policy_changes_since
+
+    old = {"at": "2026-01-01T00:00:00Z", "by": "Ada", "key": "mutants", "old": "on", "new": "off"}
+    new = {"at": "2026-01-02T00:00:00Z", "by": "Bob", "key": "max_tries", "old": "3", "new": "5"}
+    base = Ratchet(policy_history=[old])
+    now = Ratchet(policy_history=[old, dict(new, reason="slow suite")])
+    [action] = policy_changes_since(now, base)
+    assert (action.quest_id, action.action, action.by) == (POLICY_ID, "policy", "Bob")
+    assert action.reason == "max_tries 3 -> 5 (slow suite)"
+    assert len(policy_changes_since(now, None)) == 2
