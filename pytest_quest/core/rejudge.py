@@ -172,6 +172,9 @@ def trusted_entry(selected: Selected, actions: list[PersonAction]) -> Quest:
         issued_at=before.issued_at,
         # Offsets from the base, placed at the current entry's position.
         excluded_lines=[line - before.first + quest.first for line in before.excluded_lines],
+        # What step 2 compares the configuration and partial-branch lines with (sealed).
+        config_digest=before.config_digest,
+        partial_lines=before.partial_lines,
     )
 
 

@@ -184,26 +184,37 @@ def test_a_forged_pass_is_believed_locally_and_fails_the_rejudge(repo: Path) -> 
 
 
 def test_a_pass_got_with_mutants_off_fails_the_rejudge_on_mutants(repo: Path) -> None:
-    write_test(
-        repo,
-        "test_tracking",
-        """\
+    # On a laptop: a ratchet of its own, scanned with mutants off (so its
+    # recorded policy allows it), an assertion-free test submitted to PASS...
+    laptop = repo.parent / "laptop"
+    shutil.copytree(repo, laptop)
+    (laptop / "quest.json").unlink()
+    test = """\
         from shop.shipping import Carrier
 
 
         def test_runs_tracking_url():
             Carrier.tracking_url("ab 12")
-        """,
-    )
-    code, out, err = quest(
-        repo, "--quest", "submit", "--quest-id", TRACKING, "--quest-mutants", "off"
-    )
+        """
+    quest(laptop, "--quest", "scan", "--quest-mutants", "off")
+    write_test(laptop, "test_tracking", test)
+    code, out, err = quest(laptop, "--quest", "submit", "--quest-id", TRACKING)
     assert code == 0 and f"PASS: {TRACKING} is now PASS" in out, out + err
+    # ...and its PASS entry carried into the branch's ratchet with the test.
+    write_test(repo, "test_tracking", test)
+    weak = loads((laptop / "quest.json").read_text()).quests[TRACKING]
+
+    def carry(ratchet: Ratchet) -> None:
+        ratchet.quests[TRACKING] = weak
+        if ratchet.active == TRACKING:
+            ratchet.active = None
+
+    edit_ratchet(repo, carry)
     code, data = quest_json(repo, "--quest", "check", base_file(repo))
     assert code == 1, data
     assert data["regressions"] == []  # fully covered: only the re-judge sees it
     entry = rejudged(data)[TRACKING]
-    assert entry["step"] == "4-mutants" and entry["verdict"] == "FAIL"
+    assert entry["step"] == "4-mutants" and entry["verdict"] == "FAIL", entry
     assert checks(entry) == {"rejudge.mutation"}
     assert all(fact["field"].startswith("src/shop/shipping.py:") for fact in entry["facts"])
 
