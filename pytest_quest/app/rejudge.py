@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from pytest_quest.app.context import Context
+from pytest_quest.app.policy import given_keys
 from pytest_quest.app.deep_checks import fill_mutation_evidence, l1_checks
 from pytest_quest.app.submit import gather_evidence
 from pytest_quest.core.gate import Evidence, GateResult, judge
@@ -17,11 +18,12 @@ from pytest_quest.core.rejudge import (
     Rejudged,
     RejudgeReport,
     Selected,
-    person_actions_since,
+    policy_changes_since,
     rejudge_fact,
     select_rejudge,
     trusted_entry,
 )
+from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.base import Base, base_from_file, base_from_ref, default_ref
@@ -38,13 +40,23 @@ class RejudgePolicy:
 
 
 def base_policy(base: Ratchet, ctx: Context) -> RejudgePolicy:
-    """The gate policy to re-judge under.  Hook point for the policy recorded in the ratchet.
+    """The gate policy to re-judge under: the one recorded in the BASE ratchet.
 
-    The base's recorded policy is the one to use (the current file may have
-    been edited); until the ratchet records one, today's options stand for it.
+    The current file's policy may have been edited on the branch, and so may
+    the ini: this run's options can only tighten the base's policy (mutants
+    on, a longer timeout), never weaken it.  A base that records no policy
+    (written before policies were) falls back to this run's options.
     """
-    del base  # not recorded in the ratchet yet
-    return RejudgePolicy(mutants=ctx.options.mutants, timeout=ctx.options.timeout)
+    recorded = base.policy
+    if recorded is None:
+        return RejudgePolicy(mutants=ctx.options.mutants, timeout=ctx.options.timeout)
+    given = given_keys(ctx.options)
+    return RejudgePolicy(
+        mutants=recorded.mutants or ("mutants" in given and ctx.options.mutants),
+        timeout=max(
+            recorded.timeout_floor, ctx.options.timeout if "timeout_floor" in given else 0.0
+        ),
+    )
 
 
 def load_base(ctx: Context) -> Base | None:
@@ -63,7 +75,9 @@ def rejudge(ctx: Context, base: Base, ratchet: Ratchet, source: MeasuredSource) 
     """Re-judge every PASS of `ratchet` new or changed since `base`; changes nothing."""
     started = time.monotonic()
     policy = base_policy(base.ratchet, ctx)
-    actions = person_actions_since(base.ratchet, ratchet)
+    before = base.ratchet if base.found else None
+    actions = person_actions_since(ratchet, before) + policy_changes_since(ratchet, before)
+    actions.sort(key=lambda action: (action.at, action.quest_id))
     report = RejudgeReport(base.source, base.found, person_actions=actions, mutants=policy.mutants)
     # The configuration the scan recorded, from the base (the branch's copy may be edited).
     config_from = base.ratchet if base.found else ratchet

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, Verdict
+from pytest_quest.core.model import Fact, Quest, Ratchet, State, Verdict
+from pytest_quest.core.person_log import PersonAction
 
 # Why a PASS is re-judged.
 NEW = "new"  # in the base, but not PASS there
@@ -27,9 +28,6 @@ STEP_CHECKS = {
     "l1-extra": "extra",
 }
 
-# Actions a person takes on a quest (history events); anything with `by` counts too.
-PERSON_ACTIONS = ("reopen", "accept", "exclude", "policy")
-
 
 @dataclass(frozen=True)
 class Selected:
@@ -38,25 +36,6 @@ class Selected:
     quest: Quest
     reason: str
     base: Quest | None
-
-
-@dataclass(frozen=True)
-class PersonAction:
-    """One person action recorded since the base."""
-
-    quest_id: str
-    event: Event
-
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.quest_id, **self.event.to_dict()}
-
-    def text(self) -> str:
-        event = self.event
-        by = event.by or "(nobody named)"
-        # The person's reason when one was given (every person action now needs one).
-        why = event.reason or event.note
-        note = f": {why}" if why else ""
-        return f"{event.action} {self.quest_id} by {by} at {event.at}{note}"
 
 
 @dataclass
@@ -149,24 +128,29 @@ def select_rejudge(base: Ratchet, current: Ratchet) -> list[Selected]:
     return chosen
 
 
-def person_actions_since(base: Ratchet, current: Ratchet) -> list[PersonAction]:
-    """Person actions in `current`'s histories that the base does not hold, oldest first.
+POLICY_ID = "(gate policy)"
 
-    An event counts when it names who acted (``by``) or is one of the
-    person actions; each event of the base is matched once.
-    """
+
+def policy_changes_since(ratchet: Ratchet, base: Ratchet | None) -> list[PersonAction]:
+    """The person changes of the gate policy in `ratchet` that `base` does not hold, oldest first."""
+    known = [dict(entry) for entry in base.policy_history] if base is not None else []
     found = []
-    for quest in current.ordered():
-        before = base.quests.get(quest.id)
-        seen = [event.to_dict() for event in before.history] if before else []
-        for event in quest.history:
-            record = event.to_dict()
-            if record in seen:
-                seen.remove(record)
-                continue
-            if event.by or event.action in PERSON_ACTIONS:
-                found.append(PersonAction(quest.id, event))
-    return sorted(found, key=lambda action: (action.event.at, action.quest_id))
+    for entry in ratchet.policy_history:
+        if entry in known:
+            known.remove(entry)
+            continue
+        change = f"{entry.get('key', '?')} {entry.get('old', '?')} -> {entry.get('new', '?')}"
+        reason = entry.get("reason", "")
+        found.append(
+            PersonAction(
+                quest_id=POLICY_ID,
+                action="policy",
+                by=entry.get("by", ""),
+                at=entry.get("at", ""),
+                reason=f"{change} ({reason})" if reason else change,
+            )
+        )
+    return sorted(found, key=lambda action: action.at)
 
 
 def trusted_entry(selected: Selected, actions: list[PersonAction]) -> Quest:
@@ -178,7 +162,7 @@ def trusted_entry(selected: Selected, actions: list[PersonAction]) -> Quest:
     """
     quest, before = selected.quest, selected.base
     if before is None or any(
-        action.quest_id == quest.id and action.event.action == "reopen" for action in actions
+        action.quest_id == quest.id and action.action == "reopen" for action in actions
     ):
         return quest
     return replace(
@@ -188,6 +172,9 @@ def trusted_entry(selected: Selected, actions: list[PersonAction]) -> Quest:
         issued_at=before.issued_at,
         # Offsets from the base, placed at the current entry's position.
         excluded_lines=[line - before.first + quest.first for line in before.excluded_lines],
+        # What step 2 compares the configuration and partial-branch lines with (sealed).
+        config_digest=before.config_digest,
+        partial_lines=before.partial_lines,
     )
 
 
@@ -211,12 +198,12 @@ __all__ = [
     "ABSENT",
     "CHANGED",
     "NEW",
-    "PersonAction",
+    "POLICY_ID",
     "RejudgeReport",
     "Rejudged",
     "Selected",
     "judged_record",
-    "person_actions_since",
+    "policy_changes_since",
     "rejudge_fact",
     "select_rejudge",
     "trusted_entry",

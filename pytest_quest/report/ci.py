@@ -194,7 +194,7 @@ def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
         commands.append(
             workflow_command(
                 "notice",
-                action.quest_id.split("::")[0],
+                action.quest_id.split("::")[0] if "::" in action.quest_id else "quest.json",
                 0,
                 "pytest-quest: person action since the base",
                 action.text(),
@@ -337,11 +337,10 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
         out.append("")
     out += [f"### Person actions since the base ({len(data['person_actions'])})", ""]
     for action in data["person_actions"]:
-        why = action.get("reason") or action.get("note")
-        note = f": {_md(why)}" if why else ""
+        reason = _md(action.get("reason") or "(no reason recorded)")
         out.append(
             f"- {action['action']} `{_md(action['id'])}` by {_md(action.get('by') or '?')} "
-            f"at {action['at']}{note}"
+            f"at {action['at']}: {reason}"
         )
     if not data["person_actions"]:
         out.append("- none")

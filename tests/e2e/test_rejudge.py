@@ -184,26 +184,37 @@ def test_a_forged_pass_is_believed_locally_and_fails_the_rejudge(repo: Path) -> 
 
 
 def test_a_pass_got_with_mutants_off_fails_the_rejudge_on_mutants(repo: Path) -> None:
-    write_test(
-        repo,
-        "test_tracking",
-        """\
+    # On a laptop: a ratchet of its own, scanned with mutants off (so its
+    # recorded policy allows it), an assertion-free test submitted to PASS...
+    laptop = repo.parent / "laptop"
+    shutil.copytree(repo, laptop)
+    (laptop / "quest.json").unlink()
+    test = """\
         from shop.shipping import Carrier
 
 
         def test_runs_tracking_url():
             Carrier.tracking_url("ab 12")
-        """,
-    )
-    code, out, err = quest(
-        repo, "--quest", "submit", "--quest-id", TRACKING, "--quest-mutants", "off"
-    )
+        """
+    quest(laptop, "--quest", "scan", "--quest-mutants", "off")
+    write_test(laptop, "test_tracking", test)
+    code, out, err = quest(laptop, "--quest", "submit", "--quest-id", TRACKING)
     assert code == 0 and f"PASS: {TRACKING} is now PASS" in out, out + err
+    # ...and its PASS entry carried into the branch's ratchet with the test.
+    write_test(repo, "test_tracking", test)
+    weak = loads((laptop / "quest.json").read_text()).quests[TRACKING]
+
+    def carry(ratchet: Ratchet) -> None:
+        ratchet.quests[TRACKING] = weak
+        if ratchet.active == TRACKING:
+            ratchet.active = None
+
+    edit_ratchet(repo, carry)
     code, data = quest_json(repo, "--quest", "check", base_file(repo))
     assert code == 1, data
     assert data["regressions"] == []  # fully covered: only the re-judge sees it
     entry = rejudged(data)[TRACKING]
-    assert entry["step"] == "4-mutants" and entry["verdict"] == "FAIL"
+    assert entry["step"] == "4-mutants" and entry["verdict"] == "FAIL", entry
     assert checks(entry) == {"rejudge.mutation"}
     assert all(fact["field"].startswith("src/shop/shipping.py:") for fact in entry["facts"])
 
@@ -249,7 +260,13 @@ def test_a_rewritten_function_resealed_by_hand_fails_on_identity(repo: Path) -> 
 def test_person_actions_since_the_base_are_listed(repo: Path, tmp_path: Path) -> None:
     def act(ratchet: Ratchet) -> None:
         ratchet.quests[TRUNCATE].history.append(
-            Event(at="2026-12-01T01:02:03Z", action="reopen", by="Ada Lovelace", note="from DONE")
+            Event(
+                at="2026-12-01T01:02:03Z",
+                action="reopen",
+                by="Ada Lovelace",
+                note="from DONE",
+                reason="dead code, checked by hand",
+            )
         )
 
     edit_ratchet(repo, act)
@@ -263,7 +280,7 @@ def test_person_actions_since_the_base_are_listed(repo: Path, tmp_path: Path) ->
     assert code == 0, out + err
     assert "re-judged against origin/main:quest.json: 0 PASS new or changed" in out
     assert "person actions since the base (1): review them" in out
-    line = f"reopen {TRUNCATE} by Ada Lovelace at 2026-12-01T01:02:03Z: from DONE"
+    line = f"reopen {TRUNCATE} by Ada Lovelace at 2026-12-01T01:02:03Z: dead code, checked by hand"
     assert f"  {line}" in out
     assert "::notice file=src/shop/text.py,title=pytest-quest%3A person action" in out
     text = summary.read_text()
@@ -273,10 +290,11 @@ def test_person_actions_since_the_base_are_listed(repo: Path, tmp_path: Path) ->
     assert data["person_actions"] == [
         {
             "id": TRUNCATE,
-            "at": "2026-12-01T01:02:03Z",
             "action": "reopen",
             "by": "Ada Lovelace",
-            "note": "from DONE",
+            "at": "2026-12-01T01:02:03Z",
+            "reason": "dead code, checked by hand",
+            "fingerprint": "",
         }
     ]
 

@@ -20,7 +20,7 @@ from pytest_quest.app.submit import Judgement, claim_quest, record, said
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
 from pytest_quest.core.model import Fact, State, Verdict
-from pytest_quest.core.rejudge import person_actions_since
+from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.engine.source import facts_from_source
 from pytest_quest.report.json import dumps
 
@@ -268,8 +268,8 @@ def test_accept_and_reopen_record_reason_and_fingerprint(calc):
     assert (event.action, event.reason) == ("accept", "the changed body is the bug fix")
     assert event.fingerprint == current_fingerprint(calc, SIGN)
     act(calc, "exclude", CLAMP)
-    listed = person_actions_since(base, calc.context("next").store.load())
-    assert sorted((a.quest_id, a.event.action, a.event.by, a.event.reason) for a in listed) == [
+    listed = person_actions_since(calc.context("next").store.load(), base)
+    assert sorted((a.quest_id, a.action, a.by, a.reason) for a in listed) == [
         (CLAMP, "exclude", "Quest Tester", REASON),
         (SIGN, "accept", "Quest Tester", "the changed body is the bug fix"),
     ]

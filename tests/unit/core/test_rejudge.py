@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import copy
-from dataclasses import replace
 
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
 from pytest_quest.core.rejudge import (
@@ -11,11 +12,11 @@ from pytest_quest.core.rejudge import (
     CHANGED,
     NEW,
     Selected,
-    person_actions_since,
     rejudge_fact,
     select_rejudge,
     trusted_entry,
 )
+from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.core.seal import issued_seal, seal_issued
 
 
@@ -141,44 +142,28 @@ def test_new_code_and_a_person_reissue_trust_the_current_entry():
     before = quest(state=State.REVIEW)
     reopen = Event(at="2026-03-01T00:00:00Z", action="reopen", by="Ada", note="from REVIEW")
     current.history.append(reopen)
-    actions = person_actions_since(ratchet(before), ratchet(current))
+    actions = person_actions_since(ratchet(current), ratchet(before))
     assert trusted_entry(Selected(current, NEW, before), actions) is current
 
 
-# -- person actions since the base ---------------------------------------------------
+# -- person actions since the base (core/person_log.py) ----------------------------
 
 
 def test_person_actions_are_the_events_new_since_the_base():
-    old = Event(at="2026-01-05T00:00:00Z", action="reopen", by="Ada", note="from DONE")
+    old = Event(at="2026-01-05T00:00:00Z", action="reopen", by="Ada", reason="dead code")
     submit = Event(at="2026-01-06T00:00:00Z", action="submit", verdict="PASS", note="pass")
     base = ratchet(quest(history=[old]), quest("src/b.py::g"))
     now = copy.deepcopy(base)
-    accept = Event(at="2026-01-07T00:00:00Z", action="accept", by="Bob")
-    again = Event(at="2026-01-04T00:00:00Z", action="reopen", by="Ada", note="from DONE")
+    accept = Event(at="2026-01-07T00:00:00Z", action="accept", by="Bob", reason="looked")
+    again = Event(at="2026-01-04T00:00:00Z", action="reopen", by="Ada", reason="again")
     now.quests["src/a.py::f"].history += [submit, accept]
     now.quests["src/b.py::g"].history.append(again)
-    now.quests["src/c.py::h"] = quest("src/c.py::h", history=[Event(at="z", action="exclude")])
-    actions = person_actions_since(base, now)
-    assert [(a.quest_id, a.event.action, a.event.by) for a in actions] == [
+    actions = person_actions_since(now, base)
+    assert [(a.quest_id, a.action, a.by) for a in actions] == [
         ("src/b.py::g", "reopen", "Ada"),
         ("src/a.py::f", "accept", "Bob"),
-        ("src/c.py::h", "exclude", ""),
     ]
-    assert actions[1].to_dict() == {
-        "id": "src/a.py::f",
-        "at": "2026-01-07T00:00:00Z",
-        "action": "accept",
-        "by": "Bob",
-    }
-    assert actions[0].text() == "reopen src/b.py::g by Ada at 2026-01-04T00:00:00Z: from DONE"
-
-
-def test_a_repeated_event_is_matched_once():
-    event = Event(at="t", action="reopen", by="Ada")
-    base = ratchet(quest(history=[event]))
-    now = ratchet(quest(history=[event, replace(event)]))
-    assert len(person_actions_since(base, now)) == 1
-    assert person_actions_since(base, copy.deepcopy(base)) == []
+    assert person_actions_since(copy.deepcopy(base), base) == []
 
 
 # -- facts ------------------------------------------------------------------------
@@ -195,3 +180,42 @@ def test_a_rejudge_fact_names_the_step_the_quest_and_why():
     assert rejudge_fact("5-stable", fact, chosen).check == "rejudge.stability"
     absent = Selected(passed(quest()), ABSENT, None)
     assert "new code" in rejudge_fact("3-coverage", fact, absent).message
+
+
+# -- the policy re-judged under: the base's ------------------------------------------
+
+
+def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten():
+    from types import SimpleNamespace
+
+    from pytest_quest.app.rejudge import RejudgePolicy, base_policy
+    from pytest_quest.core.policy import GatePolicy
+
+    def ctx(mutants: bool, timeout: float, given: set[str] | None) -> Any:
+        return SimpleNamespace(
+            options=SimpleNamespace(mutants=mutants, timeout=timeout, given=given)
+        )
+
+    strict = Ratchet(policy=GatePolicy(mutants=True, timeout_floor=600.0))
+    weak = Ratchet(policy=GatePolicy(mutants=False, timeout_floor=60.0))
+    asked_off = ctx(False, 10.0, {"quest_mutants", "quest_timeout"})
+    assert base_policy(strict, asked_off) == RejudgePolicy(mutants=True, timeout=600.0)
+    assert base_policy(weak, ctx(True, 900.0, {"quest_mutants", "quest_timeout"})) == (
+        RejudgePolicy(mutants=True, timeout=900.0)
+    )
+    assert base_policy(weak, ctx(True, 600.0, set())) == RejudgePolicy(mutants=False, timeout=60.0)
+    # A base written before policies were recorded: this run's options.
+    assert base_policy(Ratchet(), asked_off) == RejudgePolicy(mutants=False, timeout=10.0)
+
+
+def test_policy_changes_since_the_base_are_person_actions():
+    from pytest_quest.core.rejudge import POLICY_ID, policy_changes_since
+
+    old = {"at": "2026-01-01T00:00:00Z", "by": "Ada", "key": "mutants", "old": "on", "new": "off"}
+    new = {"at": "2026-01-02T00:00:00Z", "by": "Bob", "key": "max_tries", "old": "3", "new": "5"}
+    base = Ratchet(policy_history=[old])
+    now = Ratchet(policy_history=[old, dict(new, reason="slow suite")])
+    [action] = policy_changes_since(now, base)
+    assert (action.quest_id, action.action, action.by) == (POLICY_ID, "policy", "Bob")
+    assert action.reason == "max_tries 3 -> 5 (slow suite)"
+    assert len(policy_changes_since(now, None)) == 2

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import Event, Fact, Ratchet, Verdict
+from pytest_quest.core.model import Fact, Ratchet, Verdict
 from pytest_quest.core.ratchet import CheckReport
-from pytest_quest.core.rejudge import PersonAction, RejudgeReport, Rejudged
+from pytest_quest.core.person_log import PersonAction
+from pytest_quest.core.rejudge import RejudgeReport, Rejudged
 from pytest_quest.plugin.options import resolve
 from pytest_quest.report import ci
 
@@ -18,7 +19,7 @@ FACT = Fact(
     actual="every covering test passes",
     message="mutant survived: `a < b` -> `a >= b` (mutation.compare) [src/a.py::f, PASS since the base]",
 )
-ACTION = PersonAction("src/a.py::g", Event(at="2026-12-01T00:00:00Z", action="accept", by="Ada"))
+ACTION = PersonAction("src/a.py::g", "accept", "Ada", "2026-12-01T00:00:00Z", "looked at it")
 
 
 def outcome() -> ci.CheckOutcome:
@@ -51,12 +52,19 @@ def test_a_pass_that_does_not_hold_fails_the_check():
     )
     assert "  REGRESSION src/a.py::f (new)\n    src/a.py:12: mutant survived" in text
     assert "  ok src/a.py::h (absent)" in text
-    assert "  accept src/a.py::g by Ada at 2026-12-01T00:00:00Z" in text
+    assert "  accept src/a.py::g by Ada at 2026-12-01T00:00:00Z: looked at it" in text
     data = failed.data["rejudged"]
     assert (data["count"], data["failed"], data["seconds"]) == (2, 1, 1.5)
     assert data["quests"][1]["facts"][0]["check"] == "rejudge.mutation"
     assert failed.data["person_actions"] == [
-        {"id": "src/a.py::g", "at": "2026-12-01T00:00:00Z", "action": "accept", "by": "Ada"}
+        {
+            "id": "src/a.py::g",
+            "action": "accept",
+            "by": "Ada",
+            "at": "2026-12-01T00:00:00Z",
+            "reason": "looked at it",
+            "fingerprint": "",
+        }
     ]
     commands = ci.rejudge_annotations(report(holds=False))
     assert commands[0].startswith("::error file=src/a.py,line=12,title=pytest-quest re-judge%3A ")
@@ -64,7 +72,7 @@ def test_a_pass_that_does_not_hold_fails_the_check():
     summary = ci.step_summary(failed)
     assert "### Re-judged against `origin/main:quest.json`" in summary
     assert "| `src/a.py::f` | new | FAIL (4-mutants) | mutant survived" in summary
-    assert "- accept `src/a.py::g` by Ada at 2026-12-01T00:00:00Z" in summary
+    assert "- accept `src/a.py::g` by Ada at 2026-12-01T00:00:00Z: looked at it" in summary
 
 
 def test_passes_that_hold_keep_the_check_green():
