@@ -1,7 +1,7 @@
 """End-to-end tests of the quest loop: scan, next, submit, status.
 
 Every command runs in a pytest subprocess on a throwaway project (the
-``project`` fixture of ``conftest.py``), as a user or an agent runs it.
+``project`` fixture of ``tests/conftest.py``), as a user or an agent runs it.
 Each test is a short scenario, so that the whole file starts as few
 processes as it can.
 """
@@ -9,13 +9,13 @@ processes as it can.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
+
+from tests.support import projects
+from tests.support.runner import run_pytest
 
 SHAPES = """\
 def plain(x):
@@ -192,16 +192,9 @@ def test_xpass():
     assert by_xpass(1) == 9
 """
 
-CALC = """\
-def double(x):
-    return x * 2
-
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-
+CALC = (
+    projects.CALC
+    + """
 
 def clamp(x, low, high):
     if x < low:
@@ -210,6 +203,7 @@ def clamp(x, low, high):
         return high
     return x
 """
+)
 
 CALC_TESTS = """\
 from pkg.calc import double
@@ -245,28 +239,6 @@ def test_clamp():
     assert clamp(11, 0, 10) == 10
     assert clamp(5, 0, 10) == 5
 """
-
-# Plugins of this venv the projects under test do not need: loading them
-# (hypothesis above all) costs most of a subprocess's start-up time.  The
-# `-p` options reach the gate's child run too.
-FAST = (
-    "-p",
-    "no:hypothesispytest",
-    "-p",
-    "no:xdist",
-    "-p",
-    "no:xdist.looponfail",
-    "-p",
-    "no:pytest_cov",
-)
-
-
-@pytest.fixture
-def project(project):
-    run = project.run
-    project.run = lambda *args: run(*FAST, *args)
-    return project
-
 
 SIGN = "src/pkg/calc.py::sign"
 CLAMP = "src/pkg/calc.py::clamp"
@@ -787,20 +759,10 @@ def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
     moved = tmp_path / "elsewhere"
     shutil.copytree(project.path, moved)
     (moved / "tests" / "test_sign.py").write_text(SIGN_TEST)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "PYTEST_"))}
-    result = subprocess.run(
-        # The mutation step is not what this test is about: spare its runs.
-        [sys.executable, "-m", "pytest", *FAST, "--quest", "submit", "--quest-id", SIGN]
-        + ["--quest-mutants", "off"],
-        check=False,
-        cwd=moved,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert f"PASS: {SIGN} is now PASS" in result.stdout
+    # The mutation step is not what this test is about: spare its runs.
+    result = run_pytest(moved, "--quest", "submit", "--quest-id", SIGN, "--quest-mutants", "off")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert f"PASS: {SIGN} is now PASS" in result.stdout.str()
 
 
 def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch):

@@ -14,31 +14,13 @@ from typing import Any
 
 import pytest
 
+from tests.support.projects import CALC, DOUBLE, SIGN
+from tests.support.projects import TEST_DOUBLE as TEST_CALC
+
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
 from pytest_quest.engine.store import dumps, loads
 
-SIGN = "src/pkg/calc.py::sign"
-DOUBLE = "src/pkg/calc.py::double"
-
-CALC = """\
-def double(x):
-    return x * 2
-
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
-
-TEST_CALC = """\
-from pkg.calc import double
-
-
-def test_double():
-    assert double(3) == 6
-"""
 
 
 def valid_ratchet() -> Ratchet:

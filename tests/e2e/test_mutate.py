@@ -14,6 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.projects import Project, qid
+from tests.support.runner import run_quest
+
 from pytest_quest.core.gate import Evidence, RunReport, judge
 from pytest_quest.core.model import Quest, State, Verdict
 from pytest_quest.app.mutants_gate import (
@@ -493,9 +496,7 @@ def test_the_issued_baseline_is_sealed(tmp_path):
 
 
 def test_cli_mutants_off_is_respected_by_submit(tmp_path):
-    from test_cheese import Tree, qid, run_quest
-
-    project = Tree(tmp_path / "p")
+    project = Project(tmp_path / "p")
     project.source("m", "def twice(x):\n    return 2 * x\n")
     assert run_quest(project.path, "--quest", "scan")[0] == 0
     project.test("test_m", "from pkg.m import twice\n\ndef test_twice():\n    twice(2)\n")
@@ -507,9 +508,7 @@ def test_cli_mutants_off_is_respected_by_submit(tmp_path):
 
 
 def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
-    from test_cheese import Tree, qid, run_quest
-
-    project = Tree(tmp_path / "p")
+    project = Project(tmp_path / "p")
     project.source(
         "env",
         """
@@ -572,9 +571,7 @@ def test_a_guarded_adjustment_is_not_forced_true():
 
 
 def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path):
-    from test_cheese import Tree, qid, run_quest
-
-    project = Tree(tmp_path / "p")
+    project = Project(tmp_path / "p")
     project.source(
         "seal", "def level(x):\n    if x > 10:\n        return 'high'\n    return 'low'\n"
     )

@@ -6,33 +6,10 @@ import getpass
 
 import pytest
 
-CALC = """
-def double(x):
-    return x * 2
+from tests.support import projects
+from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN
 
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
-
-TEST_DOUBLE = """
-from pkg.calc import double
-
-def test_double():
-    assert double(3) == 6
-"""
-
-TEST_SIGN = """
-from pkg.calc import sign
-
-def test_sign():
-    assert sign(-5) == -1
-    assert sign(5) == 1
-"""
-
-SIGN = "src/pkg/calc.py::sign"
+CALC = "\n" + projects.CALC
 
 
 @pytest.fixture(autouse=True)

@@ -4,39 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
-CALC = """
-def double(x):
-    return x * 2
+from tests.support import projects
+from tests.support.paths import EXAMPLE_PROJECT as EXAMPLE
+from tests.support.projects import TEST_DOUBLE, TEST_SIGN
+from tests.support.runner import run_pytest
 
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-
-
-def untested(x):
-    return x + 1
-"""
-
-TEST_DOUBLE = """
-from pkg.calc import double
-
-def test_double():
-    assert double(3) == 6
-"""
-
-TEST_SIGN = """
-from pkg.calc import sign
-
-def test_sign():
-    assert sign(-5) == -1
-    assert sign(5) == 1
-"""
+# `double` and `sign` one line lower than in projects.CALC, and `untested`.
+CALC = "\n" + projects.CALC + "\n\ndef untested(x):\n    return x + 1\n"
 
 
 @pytest.fixture(autouse=True)
@@ -291,7 +268,6 @@ def test_github_actions_annotations_and_summary(project, monkeypatch, tmp_path):
 
 # -- the issue's "done means", on example_project -------------------------------
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "example_project"
 
 APPLY_PERCENT_TEST = """
 import pytest
@@ -313,20 +289,21 @@ REMOVE = "src/shop/cart.py::Cart.remove"
 
 
 def checked(pytester, *args):
-    result = pytester.runpytest_subprocess("--quest", "check", "--quest-format", "json", *args)
+    result = run_pytest(pytester.path, "--quest", "check", "--quest-format", "json", *args, autoload=True)
     return result, json.loads(result.stdout.str())
 
 
 @pytest.mark.slow
 def test_example_project_ratchet_serial_and_xdist(pytester):
     shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True)
-    result = pytester.runpytest_subprocess("--quest", "scan", "-q")
+    result = run_pytest(pytester.path, "--quest", "scan", "-q", autoload=True)
     assert result.ret == 0
     # Work a quest: a new test, submitted through the gate.
     new_test = pytester.path / "tests" / "test_pricing_quest.py"
     new_test.write_text(APPLY_PERCENT_TEST)
-    result = pytester.runpytest_subprocess(
-        "--quest", "submit", "--quest-id", APPLY, "--quest-format", "json"
+    result = run_pytest(
+        pytester.path, "--quest", "submit", "--quest-id", APPLY, "--quest-format", "json",
+        autoload=True,
     )
     assert json.loads(result.stdout.str())["verdict"] == "PASS", result.stdout.str()
     ratchet = pytester.path / "quest.json"
