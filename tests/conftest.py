@@ -7,6 +7,8 @@ with the coverage measuring this suite.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import settings
 
@@ -19,10 +21,13 @@ settings.register_profile("pytest-quest", derandomize=True, database=None, deadl
 settings.load_profile("pytest-quest")
 
 
-@pytest.fixture(autouse=True)
-def _no_inherited_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in SETTINGS:
-        monkeypatch.delenv(name, raising=False)
+@pytest.fixture(autouse=True, scope="session")
+def _no_inherited_settings() -> Iterator[None]:
+    """Only what a test sets of SETTINGS reaches its child pytest (module templates too)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in SETTINGS:
+            patch.delenv(name, raising=False)
+        yield
 
 
 @pytest.fixture

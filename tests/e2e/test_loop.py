@@ -15,6 +15,7 @@ import shutil
 import pytest
 
 from tests.support import projects
+from tests.support.projects import scanned_template
 from tests.support.runner import run_pytest
 
 SHAPES = """\
@@ -275,6 +276,12 @@ def calc_project(project):
     return project
 
 
+@pytest.fixture(scope="module")
+def calc_template(tmp_path_factory):
+    """`calc_project` scanned once; tests copy it with `project.fill_from`."""
+    return scanned_template(tmp_path_factory, calc_project)[0]
+
+
 def quest_section(result) -> list[str]:
     """The lines of the plugin's own section of the text output."""
     lines = result.stdout.lines
@@ -416,9 +423,8 @@ def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project):
 # -- next -------------------------------------------------------------------------------
 
 
-def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project, calc_template):
+    project.fill_from(calc_template)
     before = project.ratchet()
     result = project.run("--quest", "next")
     assert result.ret == 0
@@ -514,9 +520,8 @@ def test_next_when_nothing_remains(project):
 # -- submit -------------------------------------------------------------------------------
 
 
-def test_submit_pass_then_fail_then_done(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_submit_pass_then_fail_then_done(project, calc_template):
+    project.fill_from(calc_template)
     project.run("--quest", "next")
     project.test("test_sign", SIGN_TEST)
     result = project.run("--quest", "submit")
@@ -568,9 +573,8 @@ def test_submit_pass_then_fail_then_done(project):
     assert project.ratchet()["quests"][CLAMP]["state"] == "DONE"
 
 
-def test_max_tries_ini_option(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_max_tries_ini_option(project, calc_template):
+    project.fill_from(calc_template)
     project.test("test_sign", SIGN_HALF_TEST)
     # The ini option: one try only.
     pyproject = project.path / "pyproject.toml"
@@ -587,9 +591,8 @@ def test_max_tries_ini_option(project):
     assert data["quest"]["max_tries"] == 1
 
 
-def test_submit_refuses_terminal_quests_and_changes_nothing(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_submit_refuses_terminal_quests_and_changes_nothing(project, calc_template):
+    project.fill_from(calc_template)
     before = ratchet_bytes(project)
     result = project.run("--quest", "submit", "--quest-id", DOUBLE)
     assert result.ret == 4
@@ -611,9 +614,8 @@ def test_submit_refuses_terminal_quests_and_changes_nothing(project):
     assert ratchet_bytes(project) == before
 
 
-def test_submit_of_a_changed_function_is_review(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_submit_of_a_changed_function_is_review(project, calc_template):
+    project.fill_from(calc_template)
     project.source("calc", CALC.replace("return -1", "return -2"))
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert result.ret == 0
@@ -626,9 +628,8 @@ def test_submit_of_a_changed_function_is_review(project):
     assert project.ratchet()["active"] == CLAMP
 
 
-def test_submit_whose_run_times_out_is_review(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_submit_whose_run_times_out_is_review(project, calc_template):
+    project.fill_from(calc_template)
     project.test(
         "test_sign",
         "import time\n\nfrom pkg.calc import sign\n\n\ndef test_slow():\n"
@@ -696,9 +697,8 @@ def test_status_text_json_and_both_spellings(project):
     assert ratchet_bytes(project) == before
 
 
-def test_status_colour_follows_pytest(project, monkeypatch):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_status_colour_follows_pytest(project, monkeypatch, calc_template):
+    project.fill_from(calc_template)
     monkeypatch.setenv("NO_COLOR", "1")
     plain = project.run("--quest", "status")
     assert "\x1b[" not in plain.stdout.str()
@@ -751,10 +751,9 @@ def test_quest_source_on_the_command_line(project):
     assert data["remaining"] == 4
 
 
-def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
+def test_a_checkout_in_another_folder_keeps_working(project, tmp_path, calc_template):
     # The ratchet file is committed: CI or a colleague has the project elsewhere.
-    calc_project(project)
-    project.run("--quest", "scan")
+    project.fill_from(calc_template)
     assert project.ratchet()["coverage_config"]["run:source"] == ["src/pkg"]
     moved = tmp_path / "elsewhere"
     shutil.copytree(project.path, moved)
@@ -765,10 +764,9 @@ def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
     assert f"PASS: {SIGN} is now PASS" in result.stdout.str()
 
 
-def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch):
+def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch, calc_template):
     # Node ids are relative to the rootdir; run from tests/ they must still resolve.
-    calc_project(project)
-    project.run("--quest", "scan")
+    project.fill_from(calc_template)
     project.test("test_sign", SIGN_TEST)
     monkeypatch.chdir(project.path / "tests")
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
@@ -776,11 +774,10 @@ def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch):
     assert project.ratchet()["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
 
 
-def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project):
+def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project, calc_template):
     # DESIGN: a collection error caused by the submission is FAIL with the
     # error's file and line (a try spent), never REVIEW.
-    calc_project(project)
-    project.run("--quest", "scan")
+    project.fill_from(calc_template)
     project.test("test_sign", "from pkg.calc import sign\n\n\ndef test_sign(:\n    pass\n")
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert result.ret == 1, data

@@ -21,19 +21,26 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import DOCS
-from tests.support.projects import CALC, SIGN
+from tests.support.projects import CALC, SIGN, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.runner import child_environ, popen_pytest
 
 
 
-@pytest.fixture
-def scanned(project):
+def calc_project(project):
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)
-    result = project.run("--quest", "scan")
-    assert result.ret == 0, result.stdout.str()
-    return project
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return scanned_template(tmp_path_factory, calc_project)[0]
+
+
+@pytest.fixture
+def scanned(project, template):
+    """The project scanned (a copy of the module's template)."""
+    return project.fill_from(template)
 
 
 def error_line(result) -> str:
