@@ -24,3 +24,21 @@ def make_quest(state: State = State.TODO, tries: int = 0, **changes: Any) -> Que
     }
     values.update(changes)
     return Quest(**values)
+
+
+def double_pass(fingerprint: str) -> Quest:
+    """The PASS baseline quest of `double` in tests.support.projects.CALC (lines 1-2)."""
+    return Quest(
+        id="src/pkg/calc.py::double",
+        file="src/pkg/calc.py",
+        qualname="double",
+        first=1,
+        last=2,
+        fingerprint=fingerprint,
+        state=State.PASS,
+        statements=1,
+        covering_tests=["tests/test_calc.py::test_double"],
+        issued_at="2026-01-01T00:00:00Z",
+        passed_at="2026-01-01T00:00:00Z",
+        baseline=True,
+    )
