@@ -7,7 +7,7 @@ import getpass
 import pytest
 
 from tests.support import projects
-from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN
+from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN, built_template
 
 CALC = "\n" + projects.CALC
 
@@ -48,8 +48,20 @@ def review_quest(project):
     assert project.ratchet()["quests"][SIGN]["state"] == "REVIEW"
 
 
-def test_reopen_done_quest_resets_tries_and_records_who_and_when(project):
-    done_quest(project)
+@pytest.fixture(scope="module")
+def done_template(tmp_path_factory):
+    """A project with `sign` DONE, built once; tests copy it with `project.fill_from`."""
+    return built_template(tmp_path_factory, done_quest)
+
+
+@pytest.fixture(scope="module")
+def review_template(tmp_path_factory):
+    """A project with `sign` REVIEW, built once."""
+    return built_template(tmp_path_factory, review_quest)
+
+
+def test_reopen_done_quest_resets_tries_and_records_who_and_when(project, done_template):
+    project.fill_from(done_template)
     result, data = project.run_json("--quest-reopen", SIGN)
     assert result.ret == 0, data
     assert data["command"] == "reopen"
@@ -66,8 +78,8 @@ def test_reopen_done_quest_resets_tries_and_records_who_and_when(project):
     assert data["remaining"] == 1
 
 
-def test_who_falls_back_to_the_os_user(project, monkeypatch, tmp_path):
-    done_quest(project)
+def test_who_falls_back_to_the_os_user(project, done_template, monkeypatch, tmp_path):
+    project.fill_from(done_template)
     empty = tmp_path / "empty-gitconfig"
     empty.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
@@ -77,8 +89,8 @@ def test_who_falls_back_to_the_os_user(project, monkeypatch, tmp_path):
     assert project.ratchet()["quests"][SIGN]["history"][-1]["by"] == getpass.getuser()
 
 
-def test_accept_review_quest_then_check_holds_it(project):
-    review_quest(project)
+def test_accept_review_quest_then_check_holds_it(project, review_template):
+    project.fill_from(review_template)
     result, data = project.run_json("--quest-accept", SIGN)
     assert result.ret == 0, data
     entry = project.ratchet()["quests"][SIGN]
@@ -95,8 +107,8 @@ def test_accept_review_quest_then_check_holds_it(project):
     assert [r["id"] for r in data["regressions"]] == [SIGN]
 
 
-def test_reopen_review_reissues_for_current_code(project):
-    review_quest(project)
+def test_reopen_review_reissues_for_current_code(project, review_template):
+    project.fill_from(review_template)
     result, data = project.run_json("--quest-reopen", SIGN)
     assert result.ret == 0, data
     assert project.ratchet()["quests"][SIGN]["history"][-1]["note"] == "from REVIEW"
@@ -116,8 +128,8 @@ BAD_INPUT = [
 ]
 
 
-def test_bad_person_actions_exit_4_and_write_nothing(project):
-    done_quest(project)
+def test_bad_person_actions_exit_4_and_write_nothing(project, done_template):
+    project.fill_from(done_template)
     before = (project.path / "quest.json").read_bytes()
     for args, message in BAD_INPUT:
         result = project.run(*args)

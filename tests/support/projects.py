@@ -102,13 +102,19 @@ class Project:
         return self
 
 
+def built_template(factory: pytest.TempPathFactory, build: Callable[[Project], object]) -> Project:
+    """A project brought to some state by `build` once, for module-scoped fixtures to copy
+    into each test's project with `Project.fill_from`."""
+    project = Project(factory.mktemp("template") / "project")
+    build(project)
+    return project
+
+
 def scanned_template(
     factory: pytest.TempPathFactory, build: Callable[[Project], object]
 ) -> tuple[Project, dict[str, Any]]:
-    """A project built by `build` and scanned once (module-scoped fixtures copy it per
-    test with `Project.fill_from`); the scan's JSON output with it."""
-    project = Project(factory.mktemp("template") / "project")
-    build(project)
+    """A project built by `build` and scanned once; the scan's JSON output with it."""
+    project = built_template(factory, build)
     result, data = project.run_json("--quest", "scan")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     return project, data
