@@ -3,9 +3,13 @@
 #
 #   bash run-tests.sh            (extra arguments go to pytest, e.g. -m "not slow")
 #
-# 1. the whole suite under coverage.py, subprocesses included; fails under 90%
+# 1. the whole suite under coverage.py, on every core (pytest-xdist), the xdist
+#    workers and every pytest the tests start measured too; fails under 90%
 #    statement coverage of pytest_quest/;
 # 2. the project's own ratchet: `pytest --quest check` against the committed quest.json.
+#
+# The fast loop while developing (no coverage, no slow or stress tests):
+#   .venv/bin/python -m pytest -m "not slow and not stress" -n auto
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-python3}
@@ -20,9 +24,11 @@ fi
 rm -f .coverage .coverage.*
 # COVERAGE_COVERAGE keeps coverage.py's subprocess measurement saving in processes
 # that start a Coverage object of their own (the plugin's scan does);
-# PYTEST_QUEST_SELFCOV keeps it on in the gate's child processes (runner.child_env).
+# PYTEST_QUEST_SELFCOV keeps it on in the pytest processes the tests start
+# (tests/support/runner.py) and in the gate's child processes (engine.runner.child_env).
+# coverage.py's `patch = subprocess` (pyproject.toml) measures the xdist workers.
 COVERAGE_COVERAGE=1 PYTEST_QUEST_SELFCOV=1 \
-    "$venv/bin/python" -m coverage run -m pytest -p no:cacheprovider "$@"
+    "$venv/bin/python" -m coverage run -m pytest -p no:cacheprovider -n auto --dist worksteal "$@"
 "$venv/bin/python" -m coverage combine -q
 "$venv/bin/python" -m coverage report --skip-covered
 # The bar is statement coverage (the report's total above also counts branches).
@@ -37,10 +43,8 @@ sys.exit(0 if statements >= 90 else f"statement coverage {statements:.1f}% is un
 PY
 rm -f .coverage .coverage.* .coverage-summary.json
 
-# The ratchet covers what runs in-process: the unit tests of the pure core and the
-# edges. (End-to-end tests run the plugin in subprocesses, which an in-process
-# measurement cannot see.) quest.json was made by `pytest --quest scan` with the same files.
+# The ratchet covers what runs in-process: the unit tests (tests/unit).
+# (End-to-end tests run the plugin in subprocesses, which an in-process
+# measurement cannot see.) quest.json was made by `pytest --quest scan` with the same tests.
 echo "--- the project's own ratchet: pytest --quest check"
-"$venv/bin/python" -m pytest --quest check -p no:cacheprovider -q \
-    tests/test_gate.py tests/test_states.py tests/test_model.py tests/test_measure.py \
-    tests/test_store.py tests/test_ci.py tests/test_verify_parser.py tests/test_store_properties.py
+"$venv/bin/python" -m pytest --quest check -p no:cacheprovider -q tests/unit

@@ -1,74 +1,37 @@
-"""Shared fixtures: small projects for end-to-end runs of the plugin.
+"""Shared fixtures; the helpers themselves live in ``tests/support``.
 
-End-to-end tests run pytest in a subprocess (``runpytest_subprocess``):
+End-to-end tests run pytest in a child process (``tests.support.runner``):
 the plugin starts coverage.py, and two tracers must never share a process
 with the coverage measuring this suite.
 """
 
 from __future__ import annotations
 
-import json
-import textwrap
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+
+from tests.support.projects import Project
+from tests.support.runner import SETTINGS
 
 # Derandomized: the same examples every run, so the project's own ratchet
 # check (`pytest --quest check` on this suite) sees the same coverage each time.
 settings.register_profile("pytest-quest", derandomize=True, database=None, deadline=None)
 settings.load_profile("pytest-quest")
 
-PYPROJECT = """\
-[tool.pytest.ini_options]
-pythonpath = ["src"]
-testpaths = ["tests"]
-quest_source = ["src/pkg"]
 
-[tool.coverage.run]
-branch = true
-source = ["src/pkg"]
-"""
-
-
-class Project:
-    """A throwaway project in a pytester folder: ``src/pkg`` and ``tests``."""
-
-    def __init__(self, pytester: pytest.Pytester) -> None:
-        self.pytester = pytester
-        self.path = Path(pytester.path)
-        (self.path / "src" / "pkg").mkdir(parents=True)
-        (self.path / "src" / "pkg" / "__init__.py").write_text("")
-        (self.path / "tests").mkdir()
-        (self.path / "pyproject.toml").write_text(PYPROJECT)
-
-    def source(self, name: str, text: str) -> Path:
-        path = self.path / "src" / "pkg" / f"{name}.py"
-        path.write_text(textwrap.dedent(text))
-        return path
-
-    def test(self, name: str, text: str) -> Path:
-        path = self.path / "tests" / f"{name}.py"
-        path.write_text(textwrap.dedent(text))
-        return path
-
-    def run(self, *args: str) -> pytest.RunResult:
-        return self.pytester.runpytest_subprocess(*args)
-
-    def run_json(self, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-        result = self.run(*args, "--quest-format", "json")
-        text = result.stdout.str()
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise AssertionError(f"stdout is not one JSON object:\n{text}\n{result.stderr.str()}")
-        return result, data
-
-    def ratchet(self) -> dict[str, Any]:
-        return json.loads((self.path / "quest.json").read_text())
+@pytest.fixture(autouse=True, scope="session")
+def _no_inherited_settings() -> Iterator[None]:
+    """Only what a test sets of SETTINGS reaches its child pytest (module templates too)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in SETTINGS:
+            patch.delenv(name, raising=False)
+        yield
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester) -> Project:
-    return Project(pytester)
+def project(pytester: pytest.Pytester, request: pytest.FixtureRequest) -> Project:
+    """A throwaway project in the pytester folder (the current directory)."""
+    autoload = request.node.get_closest_marker("all_plugins") is not None
+    return Project(pytester.path, autoload=autoload)

@@ -6,35 +6,12 @@ import getpass
 import json
 
 import pytest
-from e2e.test_person_powers import run_in_tty
+from tests.e2e.test_person_powers import run_in_tty
 
-CALC = """
-def double(x):
-    return x * 2
+from tests.support import projects
+from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN, built_template
 
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
-
-TEST_DOUBLE = """
-from pkg.calc import double
-
-def test_double():
-    assert double(3) == 6
-"""
-
-TEST_SIGN = """
-from pkg.calc import sign
-
-def test_sign():
-    assert sign(-5) == -1
-    assert sign(5) == 1
-"""
-
-SIGN = "src/pkg/calc.py::sign"
+CALC = "\n" + projects.CALC
 
 
 @pytest.fixture(autouse=True)
@@ -80,8 +57,20 @@ def as_person(project, *args):
     return run.ret, json.loads(run.stdout), run
 
 
-def test_reopen_done_quest_resets_tries_and_records_who_and_when(project):
-    done_quest(project)
+@pytest.fixture(scope="module")
+def done_template(tmp_path_factory):
+    """A project with `sign` DONE, built once; tests copy it with `project.fill_from`."""
+    return built_template(tmp_path_factory, done_quest)
+
+
+@pytest.fixture(scope="module")
+def review_template(tmp_path_factory):
+    """A project with `sign` REVIEW, built once."""
+    return built_template(tmp_path_factory, review_quest)
+
+
+def test_reopen_done_quest_resets_tries_and_records_who_and_when(project, done_template):
+    project.fill_from(done_template)
     ret, data, run = as_person(project, "--quest-reopen", SIGN)
     assert ret == 0, data
     assert data["command"] == "reopen"
@@ -100,8 +89,8 @@ def test_reopen_done_quest_resets_tries_and_records_who_and_when(project):
     assert data["remaining"] == 1
 
 
-def test_who_falls_back_to_the_os_user(project, monkeypatch, tmp_path):
-    done_quest(project)
+def test_who_falls_back_to_the_os_user(project, done_template, monkeypatch, tmp_path):
+    project.fill_from(done_template)
     empty = tmp_path / "empty-gitconfig"
     empty.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
@@ -111,8 +100,8 @@ def test_who_falls_back_to_the_os_user(project, monkeypatch, tmp_path):
     assert project.ratchet()["quests"][SIGN]["history"][-1]["by"] == getpass.getuser()
 
 
-def test_accept_review_quest_then_check_holds_it(project):
-    review_quest(project)
+def test_accept_review_quest_then_check_holds_it(project, review_template):
+    project.fill_from(review_template)
     ret, data, _ = as_person(project, "--quest-accept", SIGN)
     assert ret == 0, data
     entry = project.ratchet()["quests"][SIGN]
@@ -129,8 +118,8 @@ def test_accept_review_quest_then_check_holds_it(project):
     assert [r["id"] for r in data["regressions"]] == [SIGN]
 
 
-def test_reopen_review_reissues_for_current_code(project):
-    review_quest(project)
+def test_reopen_review_reissues_for_current_code(project, review_template):
+    project.fill_from(review_template)
     ret, data, _ = as_person(project, "--quest-reopen", SIGN)
     assert ret == 0, data
     assert project.ratchet()["quests"][SIGN]["history"][-1]["note"] == "from REVIEW"
@@ -150,8 +139,8 @@ BAD_INPUT = [
 ]
 
 
-def test_bad_person_actions_exit_4_and_write_nothing(project):
-    done_quest(project)
+def test_bad_person_actions_exit_4_and_write_nothing(project, done_template):
+    project.fill_from(done_template)
     before = (project.path / "quest.json").read_bytes()
     for args, message in BAD_INPUT:
         result = project.run(*args)

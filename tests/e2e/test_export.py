@@ -5,36 +5,27 @@ from __future__ import annotations
 import csv
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-CALC = """
-def double(x):
-    return x * 2
+from tests.support.paths import DOCS
+from tests.support.projects import CALC, TEST_DOUBLE, scanned_template
+
+def calc_project(project):
+    project.source("calc", "\n" + CALC)
+    project.test("test_double", TEST_DOUBLE)
 
 
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
-
-TEST_DOUBLE = """
-from pkg.calc import double
-
-def test_double():
-    assert double(3) == 6
-"""
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    template, data = scanned_template(tmp_path_factory, calc_project)
+    assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
+    return template
 
 
 @pytest.fixture
-def scanned(project):
-    project.source("calc", CALC)
-    project.test("test_double", TEST_DOUBLE)
-    _result, data = project.run_json("--quest", "scan")
-    assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
-    return project
+def scanned(template, project):
+    return project.fill_from(template)
 
 
 def export(project, name, *extra):
@@ -158,7 +149,7 @@ def test_refusals_exit_4_and_write_nothing(scanned):
 
 # -- docs/json-schema.md is the contract: every key printed is documented --------
 
-SCHEMA_DOC = Path(__file__).resolve().parent.parent / "docs" / "json-schema.md"
+SCHEMA_DOC = DOCS / "json-schema.md"
 COMMON = {"schema", "command", "counts", "remaining", "error"}
 
 
@@ -177,7 +168,7 @@ def documented_keys():
 
 
 def test_json_keys_are_documented(project):
-    project.source("calc", CALC)
+    project.source("calc", "\n" + CALC)
     project.test("test_double", TEST_DOUBLE)
     docs = documented_keys()
     quest_keys = docs["Rules"]

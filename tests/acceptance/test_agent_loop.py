@@ -11,21 +11,6 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "agent_loop.py"
 
-# Plugins of this venv example_project does not need; they only slow each run.
-FAST = [
-    "-p",
-    "no:hypothesispytest",
-    "-p",
-    "no:xdist",
-    "-p",
-    "no:xdist.looponfail",
-    "-p",
-    "no:pytest_cov",
-    "-p",
-    "no:cacheprovider",
-]
-
-
 def load_script():
     spec = importlib.util.spec_from_file_location("quest_agent_loop", SCRIPT)
     assert spec is not None and spec.loader is not None
@@ -48,7 +33,7 @@ def test_every_prepared_test_names_a_function_of_example_project():
 @pytest.mark.slow
 def test_agent_loop_brings_example_project_to_zero(tmp_path):
     agent = load_script()
-    summary = agent.run_loop(tmp_path / "example_project", FAST)
+    summary = agent.run_loop(tmp_path / "example_project")
     assert summary["remaining"] == 0
     assert summary["counts"]["TODO"] == 0
     assert set(summary["states"].values()) == {"PASS"}, summary["states"]

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
-from e2e.test_person_powers import run_in_tty
+from tests.e2e.test_person_powers import run_in_tty
 from hypothesis import strategies as st
+
+from tests.support.projects import Project, qid
+from tests.support.runner import run_quest
 
 from pytest_quest.core.gate import Evidence, judge
 from pytest_quest.core.run import RunReport
@@ -485,9 +488,7 @@ def test_the_issued_baseline_is_sealed(tmp_path):
 
 
 def test_cli_mutants_off_is_respected_by_submit(tmp_path):
-    from test_cheese import Tree, qid, run_quest
-
-    project = Tree(tmp_path / "p")
+    project = Project(tmp_path / "p")
     project.source("m", "def twice(x):\n    return 2 * x\n")
     # The policy is recorded at scan: mutants off there, a submit may use it.
     assert run_quest(project.path, "--quest", "scan", "--quest-mutants", "off")[0] == 0
@@ -500,9 +501,7 @@ def test_cli_mutants_off_is_respected_by_submit(tmp_path):
 
 
 def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
-    from test_cheese import Tree, qid, run_quest
-
-    project = Tree(tmp_path / "p")
+    project = Project(tmp_path / "p")
     project.source(
         "env",
         """
@@ -567,9 +566,7 @@ def test_a_guarded_adjustment_is_not_forced_true():
 
 
 def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path):
-    from test_cheese import Tree, qid, run_quest
-
-    project = Tree(tmp_path / "p")
+    project = Project(tmp_path / "p")
     project.source(
         "seal", "def level(x):\n    if x > 10:\n        return 'high'\n    return 'low'\n"
     )

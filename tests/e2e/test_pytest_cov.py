@@ -6,18 +6,12 @@ import json
 
 import pytest
 
+from tests.support import projects
+
 pytest.importorskip("pytest_cov")
+pytestmark = pytest.mark.all_plugins
 
-CALC = """
-def double(x):
-    return x * 2
-
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
+CALC = "\n" + projects.CALC
 
 TESTS = """
 from pkg.calc import double, sign
@@ -29,12 +23,7 @@ def test_sign_negative():
     assert sign(-5) == -1
 """
 
-NO_BRANCH_PYPROJECT = """\
-[tool.pytest.ini_options]
-pythonpath = ["src"]
-testpaths = ["tests"]
-quest_source = ["src/pkg"]
-"""
+NO_BRANCH_PYPROJECT = projects.PYPROJECT_NO_COVERAGE
 
 
 def quests(project, name):

@@ -11,7 +11,10 @@ import copy
 
 import pytest
 
+from tests.support import quests
+
 from pytest_quest.core.gate import Evidence, GateResult, coverage_facts, judge
+from pytest_quest.core.run import CollectionError, RunReport, SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
 from pytest_quest.core.run import CollectionError, RunReport, SurvivingMutant
 
@@ -20,21 +23,23 @@ PRINT = "sha256:" + "a" * 32
 OTHER_PRINT = "sha256:" + "b" * 32
 
 
+# The quest of these tests: Cart.add, lines 30-50, one line and one branch missing.
+CART_ADD = {
+    "id": f"{FILE}::Cart.add",
+    "file": FILE,
+    "qualname": "Cart.add",
+    "first": 30,
+    "last": 50,
+    "fingerprint": PRINT,
+    "statements": 9,
+    "branches": 4,
+    "missing_lines": [41],
+    "missing_branches": [(41, 44)],
+}
+
+
 def make_quest(**changes) -> Quest:
-    values = {
-        "id": f"{FILE}::Cart.add",
-        "file": FILE,
-        "qualname": "Cart.add",
-        "first": 30,
-        "last": 50,
-        "fingerprint": PRINT,
-        "statements": 9,
-        "branches": 4,
-        "missing_lines": [41],
-        "missing_branches": [(41, 44)],
-    }
-    values.update(changes)
-    return Quest(**values)
+    return quests.make_quest(**{**CART_ADD, **changes})
 
 
 def make_current(**changes) -> FunctionFacts:

@@ -17,9 +17,11 @@ from hypothesis.stateful import (
     rule,
 )
 
+from tests.support.quests import make_quest
+
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
-from pytest_quest.core.model import Event, Fact, FunctionFacts, Quest, Ratchet, State, Verdict
+from pytest_quest.core.model import Event, Fact, FunctionFacts, Ratchet, State, Verdict
 from pytest_quest.core.ratchet import merge_scan
 from pytest_quest.core.states import accept, apply_verdict, ensure_submittable, record_pass_facts, reopen
 from pytest_quest.engine.codec import quest_to_dict
@@ -37,25 +39,6 @@ FAIL = GateResult(Verdict.FAIL, [FACT], "3-coverage")
 PASS = GateResult(Verdict.PASS, [], "pass")
 REVIEW_FACT = Fact("identity.changed", "src/pkg/m.py:3", "code as issued", "changed code")
 REVIEW = GateResult(Verdict.REVIEW, [REVIEW_FACT], "1-identity")
-
-
-def make_quest(state: State = State.TODO, tries: int = 0, **changes) -> Quest:
-    values = {
-        "id": "src/pkg/m.py::f",
-        "file": "src/pkg/m.py",
-        "qualname": "f",
-        "first": 3,
-        "last": 6,
-        "fingerprint": "sha256:" + "0" * 32,
-        "state": state,
-        "tries": tries,
-        "statements": 3,
-        "branches": 2,
-        "missing_lines": [5],
-        "missing_branches": [(4, 5)],
-    }
-    values.update(changes)
-    return Quest(**values)
 
 
 # -- apply_verdict ----------------------------------------------------------------

@@ -11,24 +11,24 @@ The prepared tests are honest: they check exact return values and
 exceptions on both sides of every branch, so they would also survive the
 mutation step of the gate.
 
-Usage: python tests/agent_loop.py [--workdir DIR] [-- PYTEST_ARGS...]
+Usage (from the repository root): python -m tests.acceptance.agent_loop [--workdir DIR] [-- PYTEST_ARGS...]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-EXAMPLE_PROJECT = Path(__file__).resolve().parent.parent / "example_project"
+from tests.support.paths import EXAMPLE_PROJECT
+from tests.support.runner import run_pytest
+
 
 CART = "src/shop/cart.py::"
 INVENTORY = "src/shop/inventory.py::"
@@ -570,34 +570,17 @@ class AgentLoopError(AssertionError):
     """The loop could not bring the project to zero remaining quests."""
 
 
-def _environment() -> dict[str, str]:
-    # A clean pytest: no coverage or options inherited from whoever runs us.
-    return {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("COVERAGE_", "COV_CORE_")) and key != "PYTEST_ADDOPTS"
-    }
-
-
 def pytest_json(workdir: Path, pytest_args: list[str], *args: str) -> tuple[int, dict[str, Any]]:
     """Run one quest command in `workdir`; return its exit status and its JSON object."""
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", *pytest_args, *args, "--quest-format", "json"],
-        cwd=workdir,
-        env=_environment(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    result = run_pytest(workdir, *pytest_args, *args, "--quest-format", "json", timeout=600)
     try:
-        data = json.loads(result.stdout)
+        data = json.loads(result.stdout.str())
     except ValueError:
         raise AgentLoopError(
-            f"`pytest {' '.join(args)}` printed no JSON object (exit {result.returncode}):\n"
-            f"{result.stdout}\n{result.stderr}"
+            f"`pytest {' '.join(args)}` printed no JSON object (exit {result.ret}):\n"
+            f"{result.stdout.str()}\n{result.stderr.str()}"
         ) from None
-    return result.returncode, data
+    return int(result.ret), data
 
 
 def file_for_quest(quest_id: str) -> str:

@@ -1,7 +1,7 @@
 """End-to-end tests of the quest loop: scan, next, submit, status.
 
 Every command runs in a pytest subprocess on a throwaway project (the
-``project`` fixture of ``conftest.py``), as a user or an agent runs it.
+``project`` fixture of ``tests/conftest.py``), as a user or an agent runs it.
 Each test is a short scenario, so that the whole file starts as few
 processes as it can.
 """
@@ -9,13 +9,14 @@ processes as it can.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
+
+from tests.support import projects
+from tests.support.projects import scanned_template
+from tests.support.runner import run_pytest
 
 SHAPES = """\
 def plain(x):
@@ -192,16 +193,9 @@ def test_xpass():
     assert by_xpass(1) == 9
 """
 
-CALC = """\
-def double(x):
-    return x * 2
-
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-
+CALC = (
+    projects.CALC
+    + """
 
 def clamp(x, low, high):
     if x < low:
@@ -210,6 +204,7 @@ def clamp(x, low, high):
         return high
     return x
 """
+)
 
 CALC_TESTS = """\
 from pkg.calc import double
@@ -246,28 +241,6 @@ def test_clamp():
     assert clamp(5, 0, 10) == 5
 """
 
-# Plugins of this venv the projects under test do not need: loading them
-# (hypothesis above all) costs most of a subprocess's start-up time.  The
-# `-p` options reach the gate's child run too.
-FAST = (
-    "-p",
-    "no:hypothesispytest",
-    "-p",
-    "no:xdist",
-    "-p",
-    "no:xdist.looponfail",
-    "-p",
-    "no:pytest_cov",
-)
-
-
-@pytest.fixture
-def project(project):
-    run = project.run
-    project.run = lambda *args: run(*FAST, *args)
-    return project
-
-
 SIGN = "src/pkg/calc.py::sign"
 CLAMP = "src/pkg/calc.py::clamp"
 DOUBLE = "src/pkg/calc.py::double"
@@ -301,6 +274,12 @@ def calc_project(project):
     project.source("calc", CALC)
     project.test("test_calc", CALC_TESTS)
     return project
+
+
+@pytest.fixture(scope="module")
+def calc_template(tmp_path_factory):
+    """`calc_project` scanned once; tests copy it with `project.fill_from`."""
+    return scanned_template(tmp_path_factory, calc_project)[0]
 
 
 def quest_section(result) -> list[str]:
@@ -444,9 +423,8 @@ def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project):
 # -- next -------------------------------------------------------------------------------
 
 
-def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project, calc_template):
+    project.fill_from(calc_template)
     before = project.ratchet()
     result = project.run("--quest", "next")
     assert result.ret == 0
@@ -542,9 +520,8 @@ def test_next_when_nothing_remains(project):
 # -- submit -------------------------------------------------------------------------------
 
 
-def test_submit_pass_then_fail_then_done(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_submit_pass_then_fail_then_done(project, calc_template):
+    project.fill_from(calc_template)
     project.run("--quest", "next")
     project.test("test_sign", SIGN_TEST)
     result = project.run("--quest", "submit")
@@ -596,9 +573,8 @@ def test_submit_pass_then_fail_then_done(project):
     assert project.ratchet()["quests"][CLAMP]["state"] == "DONE"
 
 
-def test_max_tries_ini_option(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_max_tries_ini_option(project, calc_template):
+    project.fill_from(calc_template)
     project.test("test_sign", SIGN_HALF_TEST)
     # The ini option: one try only.
     pyproject = project.path / "pyproject.toml"
@@ -615,9 +591,8 @@ def test_max_tries_ini_option(project):
     assert data["quest"]["max_tries"] == 1
 
 
-def test_submit_refuses_terminal_quests_and_changes_nothing(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_submit_refuses_terminal_quests_and_changes_nothing(project, calc_template):
+    project.fill_from(calc_template)
     before = ratchet_bytes(project)
     result = project.run("--quest", "submit", "--quest-id", DOUBLE)
     assert result.ret == 4
@@ -639,9 +614,8 @@ def test_submit_refuses_terminal_quests_and_changes_nothing(project):
     assert ratchet_bytes(project) == before
 
 
-def test_submit_of_a_changed_function_is_review(project):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_submit_of_a_changed_function_is_review(project, calc_template):
+    project.fill_from(calc_template)
     project.source("calc", CALC.replace("return -1", "return -2"))
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert result.ret == 0
@@ -724,9 +698,8 @@ def test_status_text_json_and_both_spellings(project):
     assert ratchet_bytes(project) == before
 
 
-def test_status_colour_follows_pytest(project, monkeypatch):
-    calc_project(project)
-    project.run("--quest", "scan")
+def test_status_colour_follows_pytest(project, monkeypatch, calc_template):
+    project.fill_from(calc_template)
     monkeypatch.setenv("NO_COLOR", "1")
     plain = project.run("--quest", "status")
     assert "\x1b[" not in plain.stdout.str()
@@ -779,7 +752,7 @@ def test_quest_source_on_the_command_line(project):
     assert data["remaining"] == 4
 
 
-def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
+def test_a_checkout_in_another_folder_keeps_working(project, tmp_path, calc_template):
     # The ratchet file is committed: CI or a colleague has the project elsewhere.
     calc_project(project)
     project.run("--quest", "scan", "--quest-mutants", "off")
@@ -787,26 +760,15 @@ def test_a_checkout_in_another_folder_keeps_working(project, tmp_path):
     moved = tmp_path / "elsewhere"
     shutil.copytree(project.path, moved)
     (moved / "tests" / "test_sign.py").write_text(SIGN_TEST)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "PYTEST_"))}
-    result = subprocess.run(
-        # The mutation step is not what this test is about: spare its runs.
-        [sys.executable, "-m", "pytest", *FAST, "--quest", "submit", "--quest-id", SIGN]
-        + ["--quest-mutants", "off"],
-        check=False,
-        cwd=moved,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert f"PASS: {SIGN} is now PASS" in result.stdout
+    # The mutation step is not what this test is about: spare its runs.
+    result = run_pytest(moved, "--quest", "submit", "--quest-id", SIGN, "--quest-mutants", "off")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert f"PASS: {SIGN} is now PASS" in result.stdout.str()
 
 
-def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch):
+def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch, calc_template):
     # Node ids are relative to the rootdir; run from tests/ they must still resolve.
-    calc_project(project)
-    project.run("--quest", "scan")
+    project.fill_from(calc_template)
     project.test("test_sign", SIGN_TEST)
     monkeypatch.chdir(project.path / "tests")
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
@@ -814,11 +776,10 @@ def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch):
     assert project.ratchet()["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
 
 
-def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project):
+def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project, calc_template):
     # DESIGN: a collection error caused by the submission is FAIL with the
     # error's file and line (a try spent), never REVIEW.
-    calc_project(project)
-    project.run("--quest", "scan")
+    project.fill_from(calc_template)
     project.test("test_sign", "from pkg.calc import sign\n\n\ndef test_sign(:\n    pass\n")
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert result.ret == 1, data

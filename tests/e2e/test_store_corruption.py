@@ -14,31 +14,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.projects import CALC, DOUBLE, SIGN
+from tests.support.projects import TEST_DOUBLE as TEST_CALC
+from tests.support.quests import double_pass
+
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
 from pytest_quest.engine.codec import dumps, loads
 
-SIGN = "src/pkg/calc.py::sign"
-DOUBLE = "src/pkg/calc.py::double"
-
-CALC = """\
-def double(x):
-    return x * 2
-
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
-
-TEST_CALC = """\
-from pkg.calc import double
-
-
-def test_double():
-    assert double(3) == 6
-"""
 
 
 def valid_ratchet() -> Ratchet:
@@ -58,20 +41,7 @@ def valid_ratchet() -> Ratchet:
         issued_at="2026-01-01T00:00:00Z",
         history=[Event(at="2026-01-01T00:00:00Z", action="scan")],
     )
-    double = Quest(
-        id=DOUBLE,
-        file="src/pkg/calc.py",
-        qualname="double",
-        first=1,
-        last=2,
-        fingerprint="fp-double",
-        state=State.PASS,
-        statements=1,
-        covering_tests=["tests/test_calc.py::test_double"],
-        issued_at="2026-01-01T00:00:00Z",
-        passed_at="2026-01-01T00:00:00Z",
-        baseline=True,
-    )
+    double = double_pass("fp-double")
     return Ratchet(
         quests={SIGN: sign, DOUBLE: double},
         active=SIGN,

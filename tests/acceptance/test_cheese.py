@@ -10,92 +10,23 @@ cannot help or hurt each other.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.projects import Project, qid
+from tests.support.runner import run_quest
+
 pytestmark = pytest.mark.slow
 
 WORKERS = 3
 
 
-PYPROJECT = """\
-[tool.pytest.ini_options]
-pythonpath = ["src"]
-testpaths = ["tests"]
-quest_source = ["src/pkg"]
-
-[tool.coverage.run]
-branch = true
-source = ["src/pkg"]
-"""
-
-
-class Tree:
-    """A throwaway project: ``src/pkg`` and ``tests`` under `path`."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        (path / "src" / "pkg").mkdir(parents=True)
-        (path / "src" / "pkg" / "__init__.py").write_text("")
-        (path / "tests").mkdir()
-        (path / "pyproject.toml").write_text(PYPROJECT)
-
-    def source(self, name: str, text: str) -> Path:
-        path = self.path / "src" / "pkg" / f"{name}.py"
-        path.write_text(textwrap.dedent(text))
-        return path
-
-    def test(self, name: str, text: str) -> Path:
-        path = self.path / "tests" / f"{name}.py"
-        path.write_text(textwrap.dedent(text))
-        return path
-
-    def ratchet(self) -> dict[str, Any]:
-        return json.loads((self.path / "quest.json").read_text())
-
-
 @pytest.fixture
-def project(tmp_path: Path) -> Tree:
-    return Tree(tmp_path / "project")
-
-
-def run_quest(path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
-    """One ``pytest --quest ...`` in `path`, JSON output; (exit status, data, stderr)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE", "COVERAGE_"))}
-    env.pop("PYTEST_ADDOPTS", None)
-    # Only the plugins these projects use: three pytest processes start per
-    # submit, and the autoloaded ones (hypothesis, xdist, cov) double that cost.
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "pytest_quest.plugin.hooks",
-        "-p",
-        "no:cacheprovider",
-    ]
-    completed = subprocess.run(
-        [*command, *args, "--quest-format", "json"],
-        check=False,
-        cwd=path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    try:
-        data = json.loads(completed.stdout)
-    except ValueError:
-        raise AssertionError(f"not one JSON object:\n{completed.stdout}\n{completed.stderr}")
-    return completed.returncode, data, completed.stderr
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "project")
 
 
 def submit_all(path: Path, quest_ids: list[str], *extra: str) -> dict[str, dict[str, Any]]:
@@ -112,10 +43,6 @@ def submit_all(path: Path, quest_ids: list[str], *extra: str) -> dict[str, dict[
 
 def checks(data: dict[str, Any]) -> list[str]:
     return [fact["check"] for fact in data["quest"]["facts"]]
-
-
-def qid(module: str, name: str) -> str:
-    return f"src/pkg/{module}.py::{name}"
 
 
 # -- cheats ----------------------------------------------------------------------
@@ -1044,7 +971,7 @@ def test_same_submission_twice_same_verdict_and_facts(tmp_path):
     outcomes = []
     test = CHEATS["no_assert"][1].replace("grade(10)", "assert grade(10) == 'C'")
     for copy in ("first", "second"):
-        project = Tree(tmp_path / copy)
+        project = Project(tmp_path / copy)
         project.source("no_assert", CHEATS["no_assert"][0])
         assert run_quest(project.path, "--quest", "scan")[0] == 0
         project.test("test_no_assert", test)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from test_cheese import Tree, qid, run_quest
+
+from tests.support.projects import Project, qid
+from tests.support.runner import run_pytest, run_quest
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +41,7 @@ def test_unchecked_runs():
 
 @pytest.fixture
 def audited(tmp_path):
-    project = Tree(tmp_path / "project")
+    project = Project(tmp_path / "project")
     project.source("audited", SOURCE)
     project.test("test_audited", TESTS)
     code, data, stderr = run_quest(project.path, "--quest", "scan")
@@ -69,22 +71,12 @@ def test_audit_lists_baseline_functions_run_but_not_checked(audited):
 
 
 def test_audit_text_output_and_mutants_off(audited):
-    import subprocess
-    import sys
-
-    completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "--quest", "audit", "-p", "no:cacheprovider"],
-        cwd=audited.path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert completed.returncode == 0
-    assert "audit: 2 PASS functions checked, 1 run without being checked" in (
-        completed.stdout
-    )
-    assert "src/pkg/audited.py:11: mutant survived: `return 'neg'`" not in completed.stdout
-    assert 'src/pkg/audited.py:11: mutant survived: `return "neg"`' in completed.stdout
+    completed = run_pytest(audited.path, "--quest", "audit")
+    stdout = completed.stdout.str()
+    assert completed.ret == 0
+    assert "audit: 2 PASS functions checked, 1 run without being checked" in (stdout)
+    assert "src/pkg/audited.py:11: mutant survived: `return 'neg'`" not in stdout
+    assert 'src/pkg/audited.py:11: mutant survived: `return "neg"`' in stdout
     code, data, _ = run_quest(audited.path, "--quest", "audit", "--quest-mutants", "off")
     assert code == 4
     assert "--quest-mutants is off" in data["error"]

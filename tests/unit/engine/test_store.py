@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+from tests.support.quests import double_pass
+
 from pytest_quest.engine import codec, store
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
@@ -37,20 +39,7 @@ def sample_ratchet() -> Ratchet:
         issued_at="2026-01-01T00:00:00Z",
         history=[Event(at="2026-01-01T00:00:01Z", action="submit", verdict="FAIL")],
     )
-    passed = Quest(
-        id="src/pkg/calc.py::double",
-        file="src/pkg/calc.py",
-        qualname="double",
-        first=1,
-        last=2,
-        fingerprint="f-double",
-        state=State.PASS,
-        statements=1,
-        covering_tests=["tests/test_calc.py::test_double"],
-        issued_at="2026-01-01T00:00:00Z",
-        passed_at="2026-01-01T00:00:00Z",
-        baseline=True,
-    )
+    passed = double_pass("f-double")
     twin = Quest(
         id="src/pkg/calc.py::Box.x@2",
         file="src/pkg/calc.py",

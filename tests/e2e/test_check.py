@@ -4,39 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
-CALC = """
-def double(x):
-    return x * 2
+from tests.support import projects
+from tests.support.paths import EXAMPLE_PROJECT as EXAMPLE
+from tests.support.projects import TEST_DOUBLE, TEST_SIGN, scanned_template
+from tests.support.runner import run_pytest
 
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-
-
-def untested(x):
-    return x + 1
-"""
-
-TEST_DOUBLE = """
-from pkg.calc import double
-
-def test_double():
-    assert double(3) == 6
-"""
-
-TEST_SIGN = """
-from pkg.calc import sign
-
-def test_sign():
-    assert sign(-5) == -1
-    assert sign(5) == 1
-"""
+# `double` and `sign` one line lower than in projects.CALC, and `untested`.
+CALC = "\n" + projects.CALC + "\n\ndef untested(x):\n    return x + 1\n"
 
 
 @pytest.fixture(autouse=True)
@@ -45,21 +22,32 @@ def _no_github(monkeypatch):
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
-def scanned(project):
+def calc_project(project):
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     project.test("test_sign", TEST_SIGN)
-    result, data = project.run_json("--quest", "scan")
-    assert result.ret == 0
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    """The project scanned once; each test copies it (`scanned`)."""
+    template, data = scanned_template(tmp_path_factory, calc_project)
     assert data["counts"]["PASS"] == 2 and data["counts"]["TODO"] == 1
-    return (project.path / "quest.json").read_bytes()
+    return template
+
+
+@pytest.fixture
+def scanned(project, template):
+    """Copies the scanned project into `project`; returns a function giving its ratchet bytes."""
+    project.fill_from(template)
+    return lambda project: (project.path / "quest.json").read_bytes()
 
 
 def by_id(data):
     return {r["id"]: r for r in data["regressions"]}
 
 
-def test_check_passes_then_fails_on_deleted_test_then_passes_again(project):
+def test_check_passes_then_fails_on_deleted_test_then_passes_again(project, scanned):
     before = scanned(project)
     result, data = project.run_json("--quest", "check")
     assert result.ret == 0, data
@@ -94,7 +82,7 @@ def test_check_passes_then_fails_on_deleted_test_then_passes_again(project):
     assert (project.path / "quest.json").read_bytes() == before
 
 
-def test_check_text_output_names_quest_and_lines(project):
+def test_check_text_output_names_quest_and_lines(project, scanned):
     scanned(project)
     (project.path / "tests" / "test_sign.py").write_text(
         "from pkg.calc import sign\n\ndef test_sign():\n    assert sign(5) == 1\n"
@@ -114,7 +102,7 @@ def test_check_text_output_names_quest_and_lines(project):
     assert "::error" not in result.stdout.str()
 
 
-def test_hand_edited_pass_entry_is_caught(project):
+def test_hand_edited_pass_entry_is_caught(project, scanned):
     scanned(project)
     path = project.path / "quest.json"
     ratchet = json.loads(path.read_text())
@@ -137,7 +125,7 @@ def test_hand_edited_pass_entry_is_caught(project):
     assert path.read_bytes() == before
 
 
-def test_changed_body_is_held_to_full_coverage_and_reported(project):
+def test_changed_body_is_held_to_full_coverage_and_reported(project, scanned):
     before = scanned(project)
     # Still fully covered after the change: not a regression, but reported.
     project.source("calc", CALC.replace("return x * 2", "return 2 * x"))
@@ -162,7 +150,7 @@ def test_changed_body_is_held_to_full_coverage_and_reported(project):
     assert (project.path / "quest.json").read_bytes() == before
 
 
-def test_vanished_pass_function_fails_with_how_to_record_it(project):
+def test_vanished_pass_function_fails_with_how_to_record_it(project, scanned):
     before = scanned(project)
     project.source("calc", CALC.replace("def double(x):\n    return x * 2\n", ""))
     project.test("test_double", "def test_nothing():\n    pass\n")
@@ -180,7 +168,7 @@ def test_vanished_pass_function_fails_with_how_to_record_it(project):
     assert result.ret == 0, data
 
 
-def test_module_no_test_imports_any_more_regresses_line_by_line(project):
+def test_module_no_test_imports_any_more_regresses_line_by_line(project, scanned):
     scanned(project)
     project.source("lonely", "def alone(x):\n    if x:\n        return 1\n    return 2\n")
     project.test(
@@ -203,7 +191,7 @@ def test_module_no_test_imports_any_more_regresses_line_by_line(project):
     ]
 
 
-def test_untracked_functions_listed_and_fail_only_when_strict(project):
+def test_untracked_functions_listed_and_fail_only_when_strict(project, scanned):
     scanned(project)
     project.source("calc", CALC + "\n\ndef brand_new(x):\n    return x - 1\n")
     result, data = project.run_json("--quest", "check")
@@ -216,7 +204,7 @@ def test_untracked_functions_listed_and_fail_only_when_strict(project):
     assert data["regressions"] == []
 
 
-def test_failing_test_fails_the_check_without_regression(project):
+def test_failing_test_fails_the_check_without_regression(project, scanned):
     scanned(project)
     project.test("test_other", "def test_broken():\n    assert 1 == 2\n")
     result, data = project.run_json("--quest", "check")
@@ -226,7 +214,7 @@ def test_failing_test_fails_the_check_without_regression(project):
     assert data["ok"] is False
 
 
-def test_failing_covering_test_is_a_regression(project):
+def test_failing_covering_test_is_a_regression(project, scanned):
     scanned(project)
     project.test("test_sign", TEST_SIGN.replace("== 1\n", "== 2\n"))
     result, data = project.run_json("--quest", "check")
@@ -235,7 +223,7 @@ def test_failing_covering_test_is_a_regression(project):
     assert data["tests_failed"] == ["tests/test_sign.py::test_sign"]
 
 
-def test_collection_error_interrupts_the_check(project):
+def test_collection_error_interrupts_the_check(project, scanned):
     before = scanned(project)
     project.test("test_bad", "def test_x(:\n    pass\n")
     result, data = project.run_json("--quest", "check", "--quest-export-to", "r.sarif")
@@ -256,7 +244,7 @@ def test_check_without_ratchet_file_is_a_usage_error(project):
     assert not (project.path / "quest.json").exists()
 
 
-def test_github_actions_annotations_and_summary(project, monkeypatch, tmp_path):
+def test_github_actions_annotations_and_summary(project, scanned, monkeypatch, tmp_path):
     scanned(project)
     (project.path / "tests" / "test_sign.py").unlink()
     summary = tmp_path / "summary.md"
@@ -291,7 +279,6 @@ def test_github_actions_annotations_and_summary(project, monkeypatch, tmp_path):
 
 # -- the issue's "done means", on example_project -------------------------------
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "example_project"
 
 APPLY_PERCENT_TEST = """
 import pytest
@@ -313,20 +300,21 @@ REMOVE = "src/shop/cart.py::Cart.remove"
 
 
 def checked(pytester, *args):
-    result = pytester.runpytest_subprocess("--quest", "check", "--quest-format", "json", *args)
+    result = run_pytest(pytester.path, "--quest", "check", "--quest-format", "json", *args, autoload=True)
     return result, json.loads(result.stdout.str())
 
 
 @pytest.mark.slow
 def test_example_project_ratchet_serial_and_xdist(pytester):
     shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True)
-    result = pytester.runpytest_subprocess("--quest", "scan", "-q")
+    result = run_pytest(pytester.path, "--quest", "scan", "-q", autoload=True)
     assert result.ret == 0
     # Work a quest: a new test, submitted through the gate.
     new_test = pytester.path / "tests" / "test_pricing_quest.py"
     new_test.write_text(APPLY_PERCENT_TEST)
-    result = pytester.runpytest_subprocess(
-        "--quest", "submit", "--quest-id", APPLY, "--quest-format", "json"
+    result = run_pytest(
+        pytester.path, "--quest", "submit", "--quest-id", APPLY, "--quest-format", "json",
+        autoload=True,
     )
     assert json.loads(result.stdout.str())["verdict"] == "PASS", result.stdout.str()
     ratchet = pytester.path / "quest.json"

@@ -9,78 +9,21 @@ process each.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-# Plugins of this venv the projects do not need (hypothesis above all is slow
-# to import); see test_loop.py.
-FAST = [
-    "-p",
-    "no:hypothesispytest",
-    "-p",
-    "no:xdist",
-    "-p",
-    "no:xdist.looponfail",
-    "-p",
-    "no:pytest_cov",
-    "-p",
-    "no:cacheprovider",
-]
+from tests.support.projects import CALC, PYPROJECT_NO_COVERAGE, SIGN, TEST_DOUBLE, Project
+from tests.support.runner import run_pytest as run
 
-PYPROJECT = """\
-[tool.pytest.ini_options]
-pythonpath = ["src"]
-testpaths = ["tests"]
-quest_source = ["src/pkg"]
-"""
-
-CALC = """\
-def double(x):
-    return x * 2
-
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
-
-TEST_CALC = """\
-from pkg.calc import double
-
-
-def test_double():
-    assert double(3) == 6
-"""
-
-SIGN = "src/pkg/calc.py::sign"
-
-
-def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COVERAGE_", "PYTEST_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", *FAST, *args],
-        check=False,
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+PYPROJECT = PYPROJECT_NO_COVERAGE
 
 
 def make_project(folder: Path, pyproject: str = PYPROJECT) -> Path:
-    (folder / "src" / "pkg").mkdir(parents=True)
-    (folder / "src" / "pkg" / "__init__.py").write_text("")
-    (folder / "src" / "pkg" / "calc.py").write_text(CALC)
-    (folder / "tests").mkdir()
-    (folder / "tests" / "test_calc.py").write_text(TEST_CALC)
-    (folder / "pyproject.toml").write_text(pyproject)
+    project = Project(folder, pyproject)
+    project.source("calc", CALC)
+    project.test("test_calc", TEST_DOUBLE)
     return folder
 
 
@@ -88,7 +31,7 @@ def make_project(folder: Path, pyproject: str = PYPROJECT) -> Path:
 def template(tmp_path_factory) -> Path:
     folder = make_project(tmp_path_factory.mktemp("scanned"))
     result = run(folder, "--quest", "scan")
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
     return folder
 
 
@@ -100,8 +43,8 @@ def scanned(template, tmp_path) -> Path:
 
 
 def assert_usage_error(result, expected: str) -> None:
-    output = result.stdout + result.stderr
-    assert result.returncode == 4, output
+    output = result.stdout.str() + "\n" + result.stderr.str()
+    assert result.ret == 4, output
     # The whole message sits on one line.
     assert any(expected in line for line in output.splitlines()), output
     assert "Traceback (most recent call last)" not in output
@@ -190,8 +133,8 @@ def test_bad_ini_value_is_a_usage_error(scanned, setting, expected):
 def test_json_mode_reports_the_error_as_one_object(scanned):
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, "--quest", "next", "--quest-id", "nope", "--quest-format", "json")
-    assert result.returncode == 4
-    data = json.loads(result.stdout)
+    assert result.ret == 4
+    data = json.loads(result.stdout.str())
     assert data == {
         "schema": "pytest-quest/1",
         "command": "next",

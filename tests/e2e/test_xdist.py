@@ -7,6 +7,7 @@ import json
 import pytest
 
 pytest.importorskip("xdist")
+pytestmark = pytest.mark.all_plugins
 
 SOURCES = {
     "shapes": """

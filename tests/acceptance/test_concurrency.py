@@ -9,7 +9,6 @@ by side on one project.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -17,6 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.runner import child_environ, popen_pytest
 
 from pytest_quest.engine.codec import loads
 
@@ -50,12 +51,6 @@ WRITERS = 8
 ROUNDS = 40
 
 
-def clean_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("PYTEST_ADDOPTS", None)
-    return env
-
-
 @pytest.mark.parametrize("repeat", range(3))
 def test_eight_writers_lose_no_update(tmp_path, repeat):
     path = tmp_path / "quest.json"
@@ -67,7 +62,7 @@ def test_eight_writers_lose_no_update(tmp_path, repeat):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=clean_env(),
+            env=child_environ(),
         )
         for qid in ids
     ]
@@ -123,7 +118,7 @@ def test_scans_and_verdicts_at_once_keep_both(tmp_path):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=clean_env(),
+            env=child_environ(),
         )
         for command in commands
     ]
@@ -168,30 +163,19 @@ def test_f{n}():
 
 
 def submit(project, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "--quest",
-            "submit",
-            "--quest-format",
-            "json",
-            "--quest-lock-timeout",
-            "60",
-            # Gate step 4 reruns the tests under mutants: costly, and not
-            # what these tests are about.
-            "--quest-mutants",
-            "off",
-            *args,
-        ],
-        cwd=project.path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=clean_env(),
+    return popen_pytest(
+        project.path,
+        "--quest",
+        "submit",
+        "--quest-format",
+        "json",
+        "--quest-lock-timeout",
+        "60",
+        # Gate step 4 reruns the tests under mutants: costly, and not
+        # what these tests are about.
+        "--quest-mutants",
+        "off",
+        *args,
     )
 
 

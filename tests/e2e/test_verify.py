@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import paths
+from tests.support.paths import VERIFIERS
+from tests.support.projects import CALC
+
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
@@ -26,7 +30,6 @@ from pytest_quest.verify.prompt import (
 from pytest_quest.verify.protocol import Finding, parse_reply
 from pytest_quest.verify.vote import Answer, excluded_by, recheck, vote
 
-VERIFIERS = Path(__file__).parent / "verifiers"
 
 
 def script(name: str, *args: object) -> str:
@@ -509,17 +512,6 @@ def test_verify_submission_excluded_runs_nothing(tmp_path):
 
 # -- end to end: pytest --quest submit -------------------------------------------------
 
-CALC = """\
-def double(x):
-    return x * 2
-
-
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
-
 # Honest tests: every return value is checked, the boundary too (so that
 # they pass the gate's mutation step as well).
 TEST_SIGN = """\
@@ -671,7 +663,7 @@ def test_e2e_a_failing_verifier_and_a_plugin_verifier(project, monkeypatch):
 
 # -- docs/verification.md stays true ------------------------------------------------------
 
-DOCS = Path(__file__).parent.parent / "docs" / "verification.md"
+DOCS = paths.DOCS / "verification.md"
 
 
 def test_docs_prompt_example_is_what_build_prompt_writes(tmp_path):

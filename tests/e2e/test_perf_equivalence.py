@@ -17,6 +17,7 @@ import sys
 import pytest
 
 pytest.importorskip("pytest_cov")
+pytestmark = pytest.mark.all_plugins
 
 TRICKY = """
 import threading

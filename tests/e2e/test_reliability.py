@@ -20,35 +20,27 @@ from pathlib import Path
 
 import pytest
 
-CALC = """\
-def double(x):
-    return x * 2
+from tests.support.paths import DOCS
+from tests.support.projects import CALC, SIGN, scanned_template
+from tests.support.projects import TEST_DOUBLE as TEST_CALC
+from tests.support.runner import child_environ, popen_pytest
 
 
-def sign(x):
-    if x < 0:
-        return -1
-    return 1
-"""
 
-TEST_CALC = """\
-from pkg.calc import double
+def calc_project(project):
+    project.source("calc", CALC)
+    project.test("test_calc", TEST_CALC)
 
 
-def test_double():
-    assert double(3) == 6
-"""
-
-SIGN = "src/pkg/calc.py::sign"
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    return scanned_template(tmp_path_factory, calc_project)[0]
 
 
 @pytest.fixture
-def scanned(project):
-    project.source("calc", CALC)
-    project.test("test_calc", TEST_CALC)
-    result = project.run("--quest", "scan")
-    assert result.ret == 0, result.stdout.str()
-    return project
+def scanned(project, template):
+    """The project scanned (a copy of the module's template)."""
+    return project.fill_from(template)
 
 
 def error_line(result) -> str:
@@ -154,6 +146,7 @@ def lock_holder(scanned):
         [sys.executable, "-c", HOLD_LOCK, str(Path(scanned.path) / "quest.json.lock")],
         stdout=subprocess.PIPE,
         text=True,
+        env=child_environ(),
     )
     assert process.stdout is not None
     assert process.stdout.readline().strip() == "locked"
@@ -298,15 +291,7 @@ def test_sign():
 
 def interrupt_when_started(project, pid_file: Path, *args: str) -> tuple[int, str]:
     """Run pytest with `args`, press Ctrl-C (SIGINT) once the endless test runs."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-        cwd=project.path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = popen_pytest(project.path, *args, merge_stderr=True)
     deadline = time.monotonic() + 60
     while not pid_file.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -354,7 +339,7 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned, command):
 def test_every_option_has_a_row_in_the_bad_input_table():
     from pytest_quest.plugin.options import _OPTIONS
 
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "reliability.md").read_text()
+    doc = (DOCS / "reliability.md").read_text()
     table = doc.split("## Bad input: every command and option", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     for _, flags, *_ in _OPTIONS:

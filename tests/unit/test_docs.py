@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.support import paths
+
 from pytest_quest.plugin.options import _OPTIONS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = paths.ROOT
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -1,0 +1,120 @@
+"""Throwaway projects for end-to-end runs: the layout, the sources they share, a builder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.runner import parse_json, run_pytest
+
+PYPROJECT = """\
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests"]
+quest_source = ["src/pkg"]
+
+[tool.coverage.run]
+branch = true
+source = ["src/pkg"]
+"""
+
+# The same project without a coverage section (coverage.py's defaults: no branches).
+PYPROJECT_NO_COVERAGE = PYPROJECT.split("\n\n")[0] + "\n"
+
+# `double` (lines 1-2) is tested by TEST_DOUBLE, `sign` (lines 5-8) by nothing.
+CALC = """\
+def double(x):
+    return x * 2
+
+
+def sign(x):
+    if x < 0:
+        return -1
+    return 1
+"""
+
+TEST_DOUBLE = """\
+from pkg.calc import double
+
+
+def test_double():
+    assert double(3) == 6
+"""
+
+TEST_SIGN = """\
+from pkg.calc import sign
+
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(5) == 1
+"""
+
+SIGN = "src/pkg/calc.py::sign"
+DOUBLE = "src/pkg/calc.py::double"
+
+
+def qid(module: str, name: str) -> str:
+    return f"src/pkg/{module}.py::{name}"
+
+
+class Project:
+    """A throwaway project: ``src/pkg`` and ``tests`` under `path`, run in a child pytest."""
+
+    def __init__(self, path: Path, pyproject: str = PYPROJECT, *, autoload: bool = False) -> None:
+        self.path = path
+        self.autoload = autoload
+        (path / "src" / "pkg").mkdir(parents=True)
+        (path / "src" / "pkg" / "__init__.py").write_text("")
+        (path / "tests").mkdir()
+        (path / "pyproject.toml").write_text(pyproject)
+
+    def source(self, name: str, text: str) -> Path:
+        path = self.path / "src" / "pkg" / f"{name}.py"
+        path.write_text(textwrap.dedent(text))
+        return path
+
+    def test(self, name: str, text: str) -> Path:
+        path = self.path / "tests" / f"{name}.py"
+        path.write_text(textwrap.dedent(text))
+        return path
+
+    def run(self, *args: str) -> pytest.RunResult:
+        return run_pytest(self.path, *args, autoload=self.autoload)
+
+    def run_json(self, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+        result = self.run(*args, "--quest-format", "json")
+        return result, parse_json(result)
+
+    def ratchet(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.path / "quest.json").read_text())
+        return data
+
+    def fill_from(self, template: Project) -> Project:
+        """This project made a copy of `template` (its ratchet file too)."""
+        shutil.copytree(template.path, self.path, symlinks=True, dirs_exist_ok=True)
+        return self
+
+
+def built_template(factory: pytest.TempPathFactory, build: Callable[[Project], object]) -> Project:
+    """A project brought to some state by `build` once, for module-scoped fixtures to copy
+    into each test's project with `Project.fill_from`."""
+    project = Project(factory.mktemp("template") / "project")
+    build(project)
+    return project
+
+
+def scanned_template(
+    factory: pytest.TempPathFactory, build: Callable[[Project], object]
+) -> tuple[Project, dict[str, Any]]:
+    """A project built by `build` and scanned once; the scan's JSON output with it."""
+    project = built_template(factory, build)
+    result, data = project.run_json("--quest", "scan")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    return project, data

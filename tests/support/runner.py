@@ -1,0 +1,122 @@
+"""The one way tests start pytest in a child process: one environment rule, one set of flags.
+
+The child sees none of this run's own pytest, xdist or coverage settings, except
+the self-coverage variables when ``PYTEST_QUEST_SELFCOV=1`` (run-tests.sh): then
+coverage.py's subprocess measurement follows the child and the gate's children.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Cleared from a child's environment: they would change how the child runs.
+CLEARED_PREFIXES = ("COVERAGE_", "COV_CORE_", "PYTEST_XDIST_", "PYTEST_QUEST_")
+CLEARED = frozenset(
+    {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_CURRENT_TEST"}
+)
+# Kept when this run measures itself (run-tests.sh sets PYTEST_QUEST_SELFCOV=1).
+SELF_COVERAGE = frozenset({"COVERAGE_PROCESS_CONFIG", "COVERAGE_COVERAGE", "PYTEST_QUEST_SELFCOV"})
+# Settings a test may give a child on purpose (monkeypatch.setenv): passed on, and
+# removed from the outer environment before each test (tests/conftest.py), so a
+# child sees only what its test set.
+SETTINGS = ("PYTEST_QUEST_VERIFY", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")
+
+# The child loads only pytest-quest (no hypothesis, xdist or pytest-cov: importing
+# them is most of a child's start-up) and writes no cache.  The gate's own
+# children follow PYTEST_DISABLE_PLUGIN_AUTOLOAD too (engine.runner.child_command).
+FAST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+FAST = ["-p", "pytest_quest.plugin.hooks", "-p", "no:cacheprovider"]
+# With every installed plugin (xdist, pytest-cov): only the cache is off.
+FULL: list[str] = ["-p", "no:cacheprovider"]
+
+
+def child_environ(
+    environ: Mapping[str, str] | None = None, *, autoload: bool = False
+) -> dict[str, str]:
+    """The environment of a child pytest: `environ` (default os.environ) under the rule."""
+    environ = os.environ if environ is None else environ
+    selfcov = environ.get("PYTEST_QUEST_SELFCOV") == "1"
+    env = {
+        key: value
+        for key, value in environ.items()
+        if (selfcov and key in SELF_COVERAGE)
+        or key in SETTINGS
+        or not (key in CLEARED or key.startswith(CLEARED_PREFIXES))
+    }
+    if not autoload:
+        env.update(FAST_ENV)
+    return env
+
+
+def pytest_command(*args: str, autoload: bool = False) -> list[str]:
+    return [sys.executable, "-m", "pytest", *(FULL if autoload else FAST), *args]
+
+
+def run_pytest(
+    folder: Path, *args: str, autoload: bool = False, timeout: float = 300
+) -> pytest.RunResult:
+    """``pytest *args`` in `folder`; the result as pytester gives it."""
+    start = time.monotonic()
+    completed = subprocess.run(
+        pytest_command(*args, autoload=autoload),
+        cwd=folder,
+        env=child_environ(autoload=autoload),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    ret: int | pytest.ExitCode
+    try:
+        ret = pytest.ExitCode(completed.returncode)
+    except ValueError:
+        ret = completed.returncode
+    return pytest.RunResult(
+        ret,
+        completed.stdout.splitlines(),
+        completed.stderr.splitlines(),
+        time.monotonic() - start,
+    )
+
+
+def popen_pytest(
+    folder: Path, *args: str, autoload: bool = False, merge_stderr: bool = False
+) -> subprocess.Popen[str]:
+    """``pytest *args`` started in `folder`, its output on pipes (stderr into stdout if asked)."""
+    return subprocess.Popen(
+        pytest_command(*args, autoload=autoload),
+        cwd=folder,
+        env=child_environ(autoload=autoload),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+        text=True,
+    )
+
+
+def parse_json(result: pytest.RunResult) -> dict[str, Any]:
+    """The one JSON object a ``--quest-format json`` run printed."""
+    text = result.stdout.str()
+    try:
+        data: dict[str, Any] = json.loads(text)
+    except ValueError:
+        raise AssertionError(
+            f"stdout is not one JSON object:\n{text}\n{result.stderr.str()}"
+        ) from None
+    return data
+
+
+def run_quest(path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    """One ``pytest --quest ...`` in `path`, JSON output; (exit status, data, stderr)."""
+    result = run_pytest(path, *args, "--quest-format", "json")
+    return int(result.ret), parse_json(result), result.stderr.str()
