@@ -191,7 +191,7 @@ def finish(process: subprocess.Popen[str]) -> tuple[int, dict, str]:
 def test_four_submit_processes_all_recorded(project):
     for n in range(4):
         project.source(f"mod{n}", FUNCS.format(n=n))
-    result, data = project.run_json("--quest", "scan")
+    result, data = project.run_json("--quest", "scan", "--quest-mutants", "off")
     assert result.ret == 0
     assert data["remaining"] == 4
     # Two quests get tests that cover them fully (PASS), two only half (FAIL).
@@ -230,7 +230,7 @@ def test_f0():
 
 def test_two_submits_of_one_quest_one_wins_the_other_is_told(project):
     project.source("mod0", FUNCS.format(n=0))
-    result, _ = project.run_json("--quest", "scan")
+    result, _ = project.run_json("--quest", "scan", "--quest-mutants", "off")
     assert result.ret == 0
     project.test("test_mod0", SLOW_TEST)
     qid = "src/pkg/mod0.py::f0"
@@ -275,7 +275,7 @@ def test_lock_is_not_held_while_tests_run(project):
     project.source("mod0", FUNCS.format(n=0))
     lock = str(Path(project.path) / "quest.json.lock")
     project.test("test_probe", LOCK_PROBE_TEST.format(lock=lock))
-    result, data = project.run_json("--quest", "scan")
+    result, data = project.run_json("--quest", "scan", "--quest-mutants", "off")
     assert result.ret == 0
     assert data["tests_not_passed"] == []  # scan ran the probe without the lock held
     project.test(
