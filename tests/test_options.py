@@ -141,7 +141,7 @@ def test_every_ini_name_is_the_flag_without_dashes():
 
 def test_person_actions_have_no_ini_twin():
     no_ini = {option.flags[0] for option in _OPTIONS if option.ini_type is None}
-    assert no_ini == {"--quest-reopen", "--quest-accept"}
+    assert no_ini == {"--quest-reopen", "--quest-accept", "--quest-policy", "--quest-since"}
 
 
 def test_numbers_are_typed_ini_options():
