@@ -253,26 +253,32 @@ def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
 _RECORDED: dict[tuple[str, int, int], list[str]] = {}
 
 
-def _ini_set(config: pytest.Config, option: _Option) -> bool:
-    """Whether the ini file gives `option` a value other than its default."""
-    try:
-        value = config.getini(option.name)
-    except ValueError:
-        return True  # a value pytest cannot read: resolve() reports it
-    return _given(value) and value != option.default
-
-
 def given_options(config: pytest.Config) -> frozenset[str]:
-    """The options set on the command line or in the ini file: a default is no request."""
+    """The options set on the command line or in the ini file (``-o`` too): a default is no request."""
     given = set()
     for option in _OPTIONS:
         if _given(config.getoption(option.name, default=None)):
             given.add(option.name)
-        elif option.ini_type is not None and _ini_set(config, option):
-            given.add(option.name)
+        elif option.ini_type is not None:
+            try:
+                value = config.getini(option.name)
+                if _given(value) and _normal(option, value) != _normal(option, option.default):
+                    given.add(option.name)
+            except (ValueError, TypeError, pytest.UsageError):
+                given.add(option.name)  # a bad value is reported by `resolve`
     if os.environ.get("PYTEST_QUEST_VERIFY", "").strip().lower() in ("on", "off"):
         given.add("quest_verify")
     return frozenset(given)
+
+
+def _normal(option: _Option, value: Any) -> Any:
+    """`value` as `option` reads it, so an ini value equal to the default is no request."""
+    if option.parse is None or value is None or isinstance(value, list):
+        return value
+    try:
+        return option.parse(value)
+    except ValueError:
+        return value
 
 
 __all__ = ["COMMANDS", "PERSON_COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]
