@@ -268,13 +268,13 @@ def suite_configs(py: Path, folder: Path, source: str) -> list[tuple[str, list[s
     pytest = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     configs = [
         ("pytest (no coverage)", pytest),
-        ("pytest --cov --cov-branch", pytest + [f"--cov={source}", "--cov-branch"]),
+        ("pytest --cov --cov-branch", [*pytest, f"--cov={source}", "--cov-branch"]),
         (
             "pytest-cov --cov-context=test",
-            pytest + [f"--cov={source}", "--cov-branch", "--cov-context=test"],
+            [*pytest, f"--cov={source}", "--cov-branch", "--cov-context=test"],
         ),
-        ("--quest scan", pytest + ["--quest", "scan", "--quest-file", "bench-scan.json"]),
-        ("--quest check", pytest + ["--quest", "check", "--quest-file", "bench-base.json"]),
+        ("--quest scan", [*pytest, "--quest", "scan", "--quest-file", "bench-scan.json"]),
+        ("--quest check", [*pytest, "--quest", "check", "--quest-file", "bench-base.json"]),
     ]
     return configs
 
@@ -328,7 +328,7 @@ def measure_suite(
     if not base.exists():
         log(f"[{name}] baseline scan")
         _, _, _, code, text = run(
-            pytest + ["--quest", "scan", "--quest-file", str(base)], folder, env
+            [*pytest, "--quest", "scan", "--quest-file", str(base)], folder, env
         )
         if code != 0:
             raise SystemExit(f"baseline scan of {name} failed:\n{text[-3000:]}")
@@ -345,16 +345,7 @@ def measure_suite(
             configs.append(
                 (
                     f"--quest submit (1 quest + new test file) mutants {flags[1]}",
-                    pytest
-                    + [
-                        "--quest",
-                        "submit",
-                        "--quest-id",
-                        qid,
-                        "--quest-file",
-                        str(submit_file),
-                        *flags,
-                    ],
+                    [*pytest, "--quest", "submit", "--quest-id", qid, "--quest-file", str(submit_file), *flags],
                 )
             )
     samples = {label: Sample() for label, _ in configs}
@@ -411,7 +402,7 @@ def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, S
     submit_file = folder / "bench-mutants.json"
     new_test = folder / "tests" / "test_bench_mutants_new.py"
     status = subprocess.run(
-        pytest + ["--quest-status", "--quest-format", "json", "--quest-file", str(base)],
+        [*pytest, "--quest-status", "--quest-format", "json", "--quest-file", str(base)],
         check=True,
         capture_output=True,
         text=True,
@@ -441,19 +432,7 @@ def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, S
         new_test.write_text(GRID_TEST.format(module=module, name=quest["qualname"], cases=cases))
         submit_file.write_bytes(saved)
         out = subprocess.run(
-            pytest
-            + [
-                "--quest",
-                "submit",
-                "--quest-id",
-                quest["id"],
-                "--quest-file",
-                str(submit_file),
-                "--quest-mutants",
-                "off",
-                "--quest-format",
-                "json",
-            ],
+            [*pytest, "--quest", "submit", "--quest-id", quest["id"], "--quest-file", str(submit_file), "--quest-mutants", "off", "--quest-format", "json"],
             check=False,
             capture_output=True,
             text=True,
@@ -469,17 +448,7 @@ def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, S
     configs = [
         (
             f"submit {chosen['id']} PASS, mutants {flag}",
-            pytest
-            + [
-                "--quest",
-                "submit",
-                "--quest-id",
-                chosen["id"],
-                "--quest-file",
-                str(submit_file),
-                "--quest-mutants",
-                flag,
-            ],
+            [*pytest, "--quest", "submit", "--quest-id", chosen["id"], "--quest-file", str(submit_file), "--quest-mutants", flag],
         )
         for flag in ("off", "on")
     ]
@@ -525,11 +494,11 @@ def status_rows(py: Path, repeats: int, count: int) -> list[tuple[str, Sample]]:
     env = child_env()
     pytest = [str(py), "-m", "pytest", "-p", "no:cacheprovider"]
     configs = [
-        ("pytest --version", pytest + ["--version"]),
-        (f"--quest-status ({count} quests)", pytest + ["--quest-status"]),
+        ("pytest --version", [*pytest, "--version"]),
+        (f"--quest-status ({count} quests)", [*pytest, "--quest-status"]),
         (
             f"--quest-status --quest-format json ({count} quests)",
-            pytest + ["--quest-status", "--quest-format", "json"],
+            [*pytest, "--quest-status", "--quest-format", "json"],
         ),
     ]
     samples = {label: Sample() for label, _ in configs}
@@ -569,7 +538,7 @@ def table(title: str, rows: list[tuple[str, Sample]], baseline: str) -> list[str
             f"| {label} | {wall:.2f} | {wall / base_wall:.2f} | {cpu:.2f} | {cpu / base_cpu:.2f} | "
             f"{rss / 1024:.0f} | {rss / base_rss:.2f} | {len(s.wall)} | {codes} |"
         )
-    return lines + [""]
+    return [*lines, ""]
 
 
 def verdicts(suite: str, rows: list[tuple[str, Sample]]) -> list[str]:
@@ -683,7 +652,7 @@ def main() -> int:
         f"- ratchet load+save ({args.status_quests} quests): {timing['update_ms']:.0f} ms (target <= 100) "
         f"{'MET' if timing['update_ms'] <= 100 else 'MISSED'}"
     )
-    report += ["", "targets:"] + targets
+    report += ["", "targets:", *targets]
     text = "\n".join(report)
     print(text)
     if args.out:

@@ -34,7 +34,7 @@ base = [
     "--quest-format",
     "json",
 ]
-subprocess.run(base + ["--quest", "scan"], cwd=root, env=env, capture_output=True, check=True)
+subprocess.run([*base, "--quest", "scan"], cwd=root, env=env, capture_output=True, check=True)
 (root / "tests/test_calc.py").write_text(
     "from pkg.calc import sign\n\ndef test_sign():\n    assert sign(5) == 'positive'\n    assert sign(-5) == 'negative'\n    assert sign(0) == 'zero'\n"
 )
@@ -45,7 +45,7 @@ for _ in range(n):
     shutil.copy(root / "quest.json", root / "q.bak")
     t = time.monotonic()
     out = subprocess.run(
-        base + ["--quest", "submit", "--quest-id", "src/pkg/calc.py::sign"],
+        [*base, "--quest", "submit", "--quest-id", "src/pkg/calc.py::sign"],
         cwd=root,
         env=env,
         capture_output=True,

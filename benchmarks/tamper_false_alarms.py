@@ -92,8 +92,7 @@ class Blobs:
 def history(name: str, git_dir: str, commits: int) -> tuple[int, list[Finding]]:
     """Judge each of the last `commits` non-merge commits as a submission."""
     log = subprocess.run(
-        ["git", "--git-dir", git_dir, "log", "--no-merges", "-n", str(commits)]
-        + ["--format=@%H", "--name-status", "--find-renames"],
+        ["git", "--git-dir", git_dir, "log", "--no-merges", "-n", str(commits), "--format=@%H", "--name-status", "--find-renames"],
         capture_output=True,
         text=True,
         check=True,

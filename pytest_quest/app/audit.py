@@ -15,8 +15,8 @@ from pytest_quest.core.gate import (
     step_tampered,
     step_unverified,
 )
-from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
+from pytest_quest.core.run import RunReport
 from pytest_quest.engine.mutation import Target, run_mutation_checks
 from pytest_quest.report.json import Output
 

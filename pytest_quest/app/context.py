@@ -10,8 +10,8 @@ from typing import Any, Protocol
 
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.run import CollectionError
 from pytest_quest.core.model import Ratchet
+from pytest_quest.core.run import CollectionError
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.source import check_syntax
 from pytest_quest.engine.store import RatchetStore

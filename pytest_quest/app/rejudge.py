@@ -8,12 +8,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
 from pytest_quest.app.context import Context
-from pytest_quest.app.policy import given_keys
 from pytest_quest.app.deep_checks import fill_mutation_evidence, l1_checks
+from pytest_quest.app.policy import given_keys
 from pytest_quest.app.submit import gather_evidence
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.model import Ratchet, Verdict
+from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.core.rejudge import (
     Rejudged,
     RejudgeReport,
@@ -23,7 +25,6 @@ from pytest_quest.core.rejudge import (
     select_rejudge,
     trusted_entry,
 )
-from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.base import Base, base_from_file, base_from_ref, default_ref

@@ -16,16 +16,17 @@ from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sou
 from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
-from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
-from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
-from pytest_quest.core.tamper import find_tamper_signs
+from pytest_quest.core.policy import POLICY_ACTION
+from pytest_quest.core.run import RunReport
+from pytest_quest.core.seal import config_digest
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
+from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
-from pytest_quest.core.seal import config_digest
+from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.source import (
     check_syntax,
     facts_from_source,
@@ -34,7 +35,6 @@ from pytest_quest.engine.source import (
     read_source,
 )
 from pytest_quest.engine.submitted import own_packages, submitted_files
-from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json

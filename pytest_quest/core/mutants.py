@@ -81,7 +81,7 @@ def find_function(tree: ast.Module, start: int) -> tuple[list[ast.AST], ast.AST]
             if isinstance(child, _FunctionNode):
                 if child.lineno == start:
                     return chain, child
-                found = visit(child, chain + [child])
+                found = visit(child, [*chain, child])
             else:
                 found = visit(child, chain)
             if found is not None:

@@ -132,7 +132,7 @@ def _names(key: str, value: Any) -> tuple[str, ...]:
 
 def parse_value(key: str, value: Any) -> Any:
     """One policy value from JSON or from ``--quest-policy KEY=VALUE`` text."""
-    if key == "mutants" or key == "verify":
+    if key in {"mutants", "verify"}:
         return _bool(key, value)
     if key == "operators":
         if value == "all":
@@ -207,12 +207,11 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("stability_reruns")
     if recorded.verify and not requested.verify:
         found.append("verify")
-    if recorded.verify and recorded.verify_threshold is not None:
-        if (
-            requested.verify_threshold is None
-            or requested.verify_threshold > recorded.verify_threshold
-        ):
-            found.append("verify_threshold")
+    if recorded.verify and recorded.verify_threshold is not None and (
+        requested.verify_threshold is None
+        or requested.verify_threshold > recorded.verify_threshold
+    ):
+        found.append("verify_threshold")
     if set(recorded.sources) != set(requested.sources):
         found.append("sources")
     return found
@@ -238,7 +237,7 @@ def effective(
         raise QuestUsageError(
             f"the gate policy recorded in the ratchet file has {recorded.shown(key)}; "
             f"{candidate.shown(key)} would weaken it. Only a person changes the policy: "
-            f"{POLICY_ACTION} (for example `{POLICY_ACTION.split(' KEY')[0]} {recorded.shown(key)}`)"
+            f"{POLICY_ACTION} (for example `{POLICY_ACTION.split(' KEY', maxsplit=1)[0]} {recorded.shown(key)}`)"
         )
     return candidate
 

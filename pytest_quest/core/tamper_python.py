@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pytest_quest.core import tamper_rules as rules
-from pytest_quest.core.tamper_ratchet import RatchetPaths, ratchet_write
 from pytest_quest.core.tamper_names import (
     BUILTIN_NAMES,
     Names,
@@ -20,6 +19,7 @@ from pytest_quest.core.tamper_names import (
     literal_text,
     prefixes,
 )
+from pytest_quest.core.tamper_ratchet import RatchetPaths, ratchet_write
 
 _MAX_NESTING = 3  # exec("exec('...')"): deep enough for any honest reason to nest
 _CONSTRUCT_WIDTH = 80
@@ -104,7 +104,7 @@ class _Scan:
         self.signs.append(Sign(kind, line, end, construct or code_text(node), why))
 
     def own(self, module: str) -> bool:
-        return module.split(".")[0] in self.settings.own_packages
+        return module.split(".", maxsplit=1)[0] in self.settings.own_packages
 
     def run(self) -> list[Sign]:
         self._module_level()

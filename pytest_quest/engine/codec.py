@@ -13,7 +13,8 @@ from typing import Any
 
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.core.policy import PolicyError, from_dict as policy_from_dict
+from pytest_quest.core.policy import PolicyError
+from pytest_quest.core.policy import from_dict as policy_from_dict
 
 SCHEMA_VERSION = 1
 

@@ -89,10 +89,7 @@ def skeleton(quest: Quest, rootdir: Path) -> str:
     parts = quest.qualname.split(".")
     top = parts[0]
     test_name = "test_" + "_".join(re.sub(r"\W", "_", p).strip("_").lower() for p in parts)
-    if len(parts) == 1:
-        call = f"{top}(...)"
-    else:
-        call = f"{top}(...).{parts[-1]}(...)"
+    call = f"{top}(...)" if len(parts) == 1 else f"{top}(...).{parts[-1]}(...)"
     return (
         f"from {module} import {top}\n\n\n"
         f"def {test_name}():\n"

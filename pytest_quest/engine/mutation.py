@@ -91,7 +91,7 @@ def mutation_command(
         command += ["--no-cov"]
     if channel:
         command += ["--quest-channel", channel]
-    return command + ["--"] + nodeids
+    return [*command, "--", *nodeids]
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.core.model import FunctionFacts
+from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.channel import JudgeChannel
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.processes import child_env, run_in_own_session

@@ -286,13 +286,13 @@ def new_partial_exclusions(
 
 __all__ = [
     "FunctionInfo",
-    "new_partial_exclusions",
-    "partial_branch_lines",
     "check_syntax",
     "code_regions",
     "facts_from_source",
     "fingerprint_node",
     "new_exclusions",
+    "new_partial_exclusions",
+    "partial_branch_lines",
     "read_source",
     "relpath",
     "source_functions",

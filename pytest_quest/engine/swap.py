@@ -61,7 +61,7 @@ class CodeSwap:
         if found is None:
             raise SwapError(f"no function defined on line {start} of {path}")
         chain, target = found
-        self.keys = [_key(node) for node in chain + [target]]
+        self.keys = [_key(node) for node in [*chain, target]]
         self.swapped: list[tuple[types.FunctionType, types.CodeType]] = []
         self.outer_codes: list[types.CodeType] | None = None
         self.holders: list[types.FunctionType] | None = None

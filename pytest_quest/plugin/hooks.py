@@ -156,8 +156,8 @@ def pytest_configure(config: pytest.Config) -> None:
         and not raw_value(config, "quest_exclude")
     ):
         return
-    from pytest_quest.plugin.session import QuestSession
     from pytest_quest.plugin.options import resolve
+    from pytest_quest.plugin.session import QuestSession
 
     try:
         options = resolve(config)

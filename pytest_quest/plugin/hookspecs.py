@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_quest.core.run import RunReport
     from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
+    from pytest_quest.core.run import RunReport
     from pytest_quest.verify.prompt import TestSource
 
 

@@ -67,10 +67,7 @@ def unclean_reasons(early_config: pytest.Config) -> list[str]:
 
 
 def _is_own(plugin: object) -> bool:
-    if isinstance(plugin, types.ModuleType):
-        name = plugin.__name__
-    else:
-        name = type(plugin).__module__
+    name = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
     return name in _OWN_MODULES or name.startswith(_OWN_PREFIXES)
 
 

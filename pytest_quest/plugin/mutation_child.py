@@ -19,10 +19,6 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from pytest_quest.core.model import Fact, FunctionFacts, Verdict
-from pytest_quest.core.run import CollectionError, RunReport
-from pytest_quest.engine.codec import loads
-from pytest_quest.engine.guard import protect_from_env
-from pytest_quest.verify.adapters import answer_to_dict, hook_verifiers, request_from_dict
 from pytest_quest.core.mutants import (
     CHANGED,
     REACHED,
@@ -32,8 +28,12 @@ from pytest_quest.core.mutants import (
     plan_mutants,
     probe_tree,
 )
+from pytest_quest.core.run import CollectionError, RunReport
+from pytest_quest.engine.codec import loads
+from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.engine.swap import CodeSwap, SwapError, SwapMissError, cache_wrappers
 from pytest_quest.plugin import child_channel
+from pytest_quest.verify.adapters import answer_to_dict, hook_verifiers, request_from_dict
 
 
 class _MutantTimeout(BaseException):
@@ -83,7 +83,7 @@ class MutationChild:
                     result["problem"] = "some covering tests were not found again"
                 else:
                     self._run(function, items, result)
-            except Exception as exc:  # noqa: BLE001 - reported to the parent as an environment problem
+            except Exception as exc:
                 result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
             result["seconds"] = round(time.monotonic() - started, 4)
             results.append(result)
@@ -291,7 +291,7 @@ def l1_results(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str
                 if Verdict(verdict) is not Verdict.PASS:
                     found.append({"verdict": Verdict(verdict).value, "fact": asdict(fact)})
         return found
-    except Exception as exc:  # noqa: BLE001 - a broken check cannot confirm a PASS
+    except Exception as exc:
         error = Fact(
             check="l1.error",
             field=quest_id,

@@ -33,13 +33,13 @@ from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, a
 from pytest_quest.engine.runner import measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
-from pytest_quest.plugin.options import recorded_sources
 from pytest_quest.engine.tty import controlling_terminal
-from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin import child_channel
+from pytest_quest.plugin.judge import handover
+from pytest_quest.plugin.options import recorded_sources
+from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.json import Output, dumps, envelope, error_output
-from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.verify.adapters import Verifier
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
@@ -179,9 +179,8 @@ class QuestSession:
         return self._workers_dir
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self.measurer is not None:
-            if self.measurer.data_dir:
-                shutil.rmtree(self.measurer.data_dir, ignore_errors=True)
+        if self.measurer is not None and self.measurer.data_dir:
+            shutil.rmtree(self.measurer.data_dir, ignore_errors=True)
         if self.output is not None and self.options.json:
             sys.stdout.write(dumps(self.output.data))
             sys.stdout.flush()

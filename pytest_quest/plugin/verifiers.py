@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.app.options import QuestOptions
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import FunctionFacts, Quest
-from pytest_quest.app.options import QuestOptions
 from pytest_quest.verify.adapters import (
     Verifier,
     checked_verifiers,

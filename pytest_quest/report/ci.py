@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_quest.core.run import CollectionError
 from pytest_quest.core.model import Fact, Ratchet
 from pytest_quest.core.ratchet import CheckReport, Regression, since
 from pytest_quest.core.rejudge import RejudgeReport
+from pytest_quest.core.run import CollectionError
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
 # INTERRUPTED: a check never hides a failing suite behind a green ratchet.
@@ -361,11 +361,11 @@ def append_step_summary(path: str, text: str) -> str | None:
 __all__ = [
     "CheckOutcome",
     "add_rejudge",
-    "rejudge_annotations",
     "append_step_summary",
     "check_outcome",
     "in_github_actions",
     "interrupted",
+    "rejudge_annotations",
     "step_summary",
     "workflow_annotations",
 ]

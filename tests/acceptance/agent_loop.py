@@ -29,7 +29,6 @@ from typing import Any
 from tests.support.paths import EXAMPLE_PROJECT
 from tests.support.runner import run_pytest
 
-
 CART = "src/shop/cart.py::"
 INVENTORY = "src/shop/inventory.py::"
 PRICING = "src/shop/pricing.py::"

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.runner import child_environ, popen_pytest
-
 from pytest_quest.engine.codec import loads
+from tests.support.runner import child_environ, popen_pytest
 
 pytestmark = pytest.mark.stress
 

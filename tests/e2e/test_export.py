@@ -11,6 +11,7 @@ import pytest
 from tests.support.paths import DOCS
 from tests.support.projects import CALC, TEST_DOUBLE, scanned_template
 
+
 def calc_project(project):
     project.source("calc", "\n" + CALC)
     project.test("test_double", TEST_DOUBLE)
@@ -304,8 +305,8 @@ def test_csv_and_markdown_renderers():
 
 
 def test_target_refusals(tmp_path):
-    from pytest_quest.report import export as export_module
     from pytest_quest.core.errors import QuestUsageError
+    from pytest_quest.report import export as export_module
 
     source = tmp_path / "src"
     source.mkdir()

@@ -12,21 +12,20 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
-from tests.e2e.test_person_powers import run_in_tty
 from hypothesis import strategies as st
 
-from tests.support.projects import Project, qid
-from tests.support.runner import run_quest
-
-from pytest_quest.core.gate import Evidence, judge
-from pytest_quest.core.run import RunReport
-from pytest_quest.core.model import Quest, State, Verdict
 from pytest_quest.app.deep_checks import survivors
+from pytest_quest.core.gate import Evidence, judge
+from pytest_quest.core.model import Quest, State, Verdict
 from pytest_quest.core.mutants import MAX_MUTANTS, changed_value, mutated_tree, plan_mutants
+from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import issued_seal, seal_facts
 from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 from pytest_quest.engine.swap import CodeSwap
+from tests.e2e.test_person_powers import run_in_tty
+from tests.support.projects import Project, qid
+from tests.support.runner import run_quest
 
 SAMPLE = textwrap.dedent(
     """\

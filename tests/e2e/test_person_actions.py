@@ -6,8 +6,8 @@ import getpass
 import json
 
 import pytest
-from tests.e2e.test_person_powers import run_in_tty
 
+from tests.e2e.test_person_powers import run_in_tty
 from tests.support import projects
 from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN, built_template
 
@@ -71,7 +71,7 @@ def review_template(tmp_path_factory):
 
 def test_reopen_done_quest_resets_tries_and_records_who_and_when(project, done_template):
     project.fill_from(done_template)
-    ret, data, run = as_person(project, "--quest-reopen", SIGN)
+    ret, data, _run = as_person(project, "--quest-reopen", SIGN)
     assert ret == 0, data
     assert data["command"] == "reopen"
     assert data["by"] == "Quest Tester"
@@ -124,7 +124,7 @@ def test_reopen_review_reissues_for_current_code(project, review_template):
     assert ret == 0, data
     assert project.ratchet()["quests"][SIGN]["history"][-1]["note"] == "from REVIEW"
     # Re-issued for the changed body: the same tests now PASS the gate.
-    result, data = project.run_json(
+    _result, data = project.run_json(
         "--quest", "submit", "--quest-id", SIGN, "--quest-mutants", "off"
     )
     assert data["verdict"] == "PASS", data

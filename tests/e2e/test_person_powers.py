@@ -253,7 +253,7 @@ def test_the_terminal_is_only_the_foreground_controlling_terminal(tmp_path):
     os.close(master)
     assert proc.stdout.split("\n")[:2] == ["foreground True", "background False"], proc.stderr
     alone = subprocess.run(
-        [sys.executable, "-c", FOREGROUND_AND_BACKGROUND.split("pid =")[0]],
+        [sys.executable, "-c", FOREGROUND_AND_BACKGROUND.split("pid =", maxsplit=1)[0]],
         capture_output=True, text=True, timeout=60, start_new_session=True, check=False,
     )  # fmt: skip
     assert alone.stdout == "foreground False\n", alone.stderr

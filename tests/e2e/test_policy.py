@@ -128,7 +128,7 @@ def test_pragma_no_branch_is_a_new_exclusion(project):
     scanned(project)
     project.source("calc", CLAMP.replace("if x < 0:", "if x < 0:  # pragma: no branch"))
     project.test("test_calc", TEST_NEGATIVE)
-    result, data = project.run_json("--quest", "submit")
+    _result, data = project.run_json("--quest", "submit")
     assert data["verdict"] == "FAIL", data
     checks = {fact["check"] for fact in data["quest"]["facts"]}
     assert "exclusion.new" in checks, data["quest"]["facts"]
@@ -142,7 +142,7 @@ def test_config_and_ratchet_copy_edited_together_fail(project):
     ratchet["coverage_config"]["run:branch"] = False
     (project.path / "quest.json").write_text(json.dumps(ratchet, indent=2, sort_keys=True))
     project.test("test_calc", TEST_NEGATIVE)
-    result, data = project.run_json("--quest", "submit")
+    _result, data = project.run_json("--quest", "submit")
     assert data["verdict"] == "FAIL", data
     checks = {fact["check"] for fact in data["quest"]["facts"]}
     assert "exclusion.config" in checks, data["quest"]["facts"]
@@ -154,7 +154,7 @@ def test_policy_edited_in_the_file_fails_step_2(project):
     ratchet["policy"]["mutants"] = "off"
     (project.path / "quest.json").write_text(json.dumps(ratchet, indent=2, sort_keys=True))
     project.test("test_calc", TEST_NO_ASSERT)
-    result, data = project.run_json("--quest", "submit")
+    _result, data = project.run_json("--quest", "submit")
     assert data["verdict"] == "FAIL", data
     checks = {fact["check"] for fact in data["quest"]["facts"]}
     assert "exclusion.policy" in checks, data["quest"]["facts"]

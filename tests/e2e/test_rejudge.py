@@ -81,7 +81,7 @@ def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
         EXAMPLE, repo, ignore=shutil.ignore_patterns("quest.json*", "__pycache__", ".pytest_cache")
     )
     git(repo, "init", "-q", "-b", "main")
-    code, out, err = quest(repo, "--quest", "scan")
+    _code, out, err = quest(repo, "--quest", "scan")
     assert (repo / "quest.json").exists(), out + err
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base: example_project scanned")

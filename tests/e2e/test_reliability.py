@@ -26,7 +26,6 @@ from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.runner import child_environ, popen_pytest
 
 
-
 def calc_project(project):
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)

@@ -14,14 +14,12 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.core.errors import RatchetFileError
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet
+from pytest_quest.engine.codec import dumps, loads
 from tests.support.projects import CALC, DOUBLE, SIGN
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import double_pass
-
-from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.engine.codec import dumps, loads
-
 
 
 def valid_ratchet() -> Ratchet:

@@ -9,14 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import paths
-from tests.support.paths import VERIFIERS
-from tests.support.projects import CALC
-
+from pytest_quest.app.options import QuestOptions
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
-from pytest_quest.app.options import QuestOptions
 from pytest_quest.plugin.options import _verify_mode
 from pytest_quest.plugin.verifiers import verify_configured
 from pytest_quest.verify.adapters import CommandVerifier, HookVerifier, run_verification
@@ -29,7 +25,9 @@ from pytest_quest.verify.prompt import (
 )
 from pytest_quest.verify.protocol import Finding, parse_reply
 from pytest_quest.verify.vote import Answer, excluded_by, recheck, vote
-
+from tests.support import paths
+from tests.support.paths import VERIFIERS
+from tests.support.projects import CALC
 
 
 def script(name: str, *args: object) -> str:

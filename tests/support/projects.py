@@ -25,7 +25,7 @@ source = ["src/pkg"]
 """
 
 # The same project without a coverage section (coverage.py's defaults: no branches).
-PYPROJECT_NO_COVERAGE = PYPROJECT.split("\n\n")[0] + "\n"
+PYPROJECT_NO_COVERAGE = PYPROJECT.split("\n\n", maxsplit=1)[0] + "\n"
 
 # `double` (lines 1-2) is tested by TEST_DOUBLE, `sign` (lines 5-8) by nothing.
 CALC = """\

@@ -6,9 +6,8 @@ import re
 
 import pytest
 
-from tests.support import paths
-
 from pytest_quest.plugin.options import _OPTIONS
+from tests.support import paths
 
 ROOT = paths.ROOT
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,8 +12,8 @@ from pytest_quest.app.person import accept, reopen, who
 from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult, coverage_facts
-from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, Verdict
+from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.source import facts_from_source
 

@@ -13,8 +13,8 @@ from pytest_quest.app.status import status
 from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult, coverage_facts
-from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import Fact, Verdict
+from pytest_quest.core.run import RunReport
 
 SPARE = "src/pkg/calc.py::spare"
 

@@ -12,8 +12,8 @@ from pytest_quest.app.next import next_quest
 from pytest_quest.app.submit import Judgement, record, submit
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
-from pytest_quest.core.run import RunReport
 from pytest_quest.core.model import FunctionFacts, Verdict
+from pytest_quest.core.run import RunReport
 from pytest_quest.engine.measure import MeasuredSource
 
 TEST_LOW = "tests/test_clamp.py::test_low"

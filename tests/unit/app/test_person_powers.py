@@ -135,7 +135,7 @@ def test_a_missing_reason_is_refused_before_anyone_is_asked(calc, reason):
     before = quest_file(calc)
     for action in ("exclude", "accept", "reopen"):
         with pytest.raises(QuestUsageError, match=f"--quest-{action} needs a reason") as error:
-            _, terminal = act(calc, action, SIGN, reason=reason)
+            _, _terminal = act(calc, action, SIGN, reason=reason)
         assert '--quest-reason "..."' in str(error.value)
     assert quest_file(calc) == before
 

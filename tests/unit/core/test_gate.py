@@ -11,12 +11,10 @@ import copy
 
 import pytest
 
-from tests.support import quests
-
 from pytest_quest.core.gate import Evidence, GateResult, coverage_facts, judge
-from pytest_quest.core.run import CollectionError, RunReport, SurvivingMutant
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
 from pytest_quest.core.run import CollectionError, RunReport, SurvivingMutant
+from tests.support import quests
 
 FILE = "src/shop/cart.py"
 PRINT = "sha256:" + "a" * 32

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-import copy
-
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.core.rejudge import (
     ABSENT,
     CHANGED,
@@ -16,7 +16,6 @@ from pytest_quest.core.rejudge import (
     select_rejudge,
     trusted_entry,
 )
-from pytest_quest.core.person_log import person_actions_since
 from pytest_quest.core.seal import issued_seal, seal_issued
 
 

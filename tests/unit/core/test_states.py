@@ -17,14 +17,19 @@ from hypothesis.stateful import (
     rule,
 )
 
-from tests.support.quests import make_quest
-
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, Fact, FunctionFacts, Ratchet, State, Verdict
 from pytest_quest.core.ratchet import merge_scan
-from pytest_quest.core.states import accept, apply_verdict, ensure_submittable, record_pass_facts, reopen
+from pytest_quest.core.states import (
+    accept,
+    apply_verdict,
+    ensure_submittable,
+    record_pass_facts,
+    reopen,
+)
 from pytest_quest.engine.codec import quest_to_dict
+from tests.support.quests import make_quest
 
 NOW = "2026-11-30T06:00:00Z"
 LATER = "2026-11-30T07:00:00Z"

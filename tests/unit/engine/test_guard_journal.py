@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from pytest_quest.core.journal import (
     ABSENT,
     Entry,
@@ -18,8 +20,6 @@ from pytest_quest.core.journal import (
     unaccounted,
 )
 from pytest_quest.core.model import Quest, Ratchet, State
-import pytest
-
 from pytest_quest.engine import store as store_module
 from pytest_quest.engine import witness
 from pytest_quest.engine.guard import VerdictGuard, changed_entries, undo

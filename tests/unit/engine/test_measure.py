@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.engine.source import fingerprint_node, new_exclusions, source_functions
 from pytest_quest.core.model import FunctionFacts, make_quest_id
+from pytest_quest.engine.source import fingerprint_node, new_exclusions, source_functions
 
 SHAPES = textwrap.dedent(
     """\

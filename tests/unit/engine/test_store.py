@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from tests.support.quests import double_pass
-
-from pytest_quest.engine import codec, store
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.engine import codec, store
 from pytest_quest.engine.codec import SCHEMA_VERSION, dumps, loads
 from pytest_quest.engine.store import RatchetStore
+from tests.support.quests import double_pass
 
 
 def sample_ratchet() -> Ratchet:

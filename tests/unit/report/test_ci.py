@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_quest.report import ci
-from pytest_quest.core.run import CollectionError
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.ratchet import check_ratchet
+from pytest_quest.core.run import CollectionError
+from pytest_quest.report import ci
 
 FILE = "src/pkg/calc.py"
 

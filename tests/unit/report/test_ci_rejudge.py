@@ -6,9 +6,9 @@ import pytest
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Fact, Ratchet, Verdict
-from pytest_quest.core.ratchet import CheckReport
 from pytest_quest.core.person_log import PersonAction
-from pytest_quest.core.rejudge import RejudgeReport, Rejudged
+from pytest_quest.core.ratchet import CheckReport
+from pytest_quest.core.rejudge import Rejudged, RejudgeReport
 from pytest_quest.plugin.options import resolve
 from pytest_quest.report import ci
 

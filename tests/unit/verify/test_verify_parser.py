@@ -268,7 +268,7 @@ def test_protocol_like_text_never_crashes(text):
         st.none() | st.booleans() | st.integers() | st.text(),
         lambda inner: (
             st.lists(inner, max_size=4)
-            | st.dictionaries(st.sampled_from(TAGS + ["file", "line"]), inner, max_size=6)
+            | st.dictionaries(st.sampled_from([*TAGS, "file", "line"]), inner, max_size=6)
         ),
         max_leaves=20,
     )
