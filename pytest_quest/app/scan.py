@@ -25,8 +25,9 @@ def scan(ctx: Context) -> Output:
     notes: list[str] = []
 
     def change(ratchet: Ratchet) -> tuple[ScanReport, Ratchet]:
+        existing = bool(ratchet.quests)  # a new file is created with its policy: nothing to say
         note = ensure_policy(ratchet, ctx.options, ctx.rootdir)
-        if note:
+        if note and existing:
             notes.append(note)
         report = merge_scan(
             ratchet,

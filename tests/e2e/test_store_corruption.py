@@ -122,7 +122,7 @@ CORRUPTIONS: dict[str, tuple[bytes, str]] = {
     "schema-zero": (edit(set_in(("schema",), 0)), "schema: unknown version 0"),
     "unknown-state": (
         edit(set_in(("quests", SIGN, "state"), "MAYBE")),
-        rf"quests\['{SIGN}'\]\.state: unknown state 'MAYBE' \(allowed: TODO, PASS, REVIEW, DONE\)",
+        rf"quests\['{SIGN}'\]\.state: unknown state 'MAYBE' \(allowed: TODO, PASS, REVIEW, DONE, EXCLUDED\)",
     ),
     "missing-field": (
         edit(delete(("quests", SIGN, "fingerprint"))),
