@@ -285,9 +285,13 @@ def pytest_quest_l1_check(quest, function, run):
 
 @pytest.mark.slow
 def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project):
+    # The project's own L1 hooks are there when the ratchet is made: only what a
+    # submission adds is judged for tamper signs (a new conftest naming
+    # pytest_quest would be one).
+    (project.path / "tests").mkdir(exist_ok=True)
+    (project.path / "tests" / "conftest.py").write_text(L1_CONFTEST)
     scanned(project)
     project.test("test_sign", HONEST_TEST)
-    (project.path / "tests" / "conftest.py").write_text(L1_CONFTEST)
     _, data = submit(project)
     assert data["verdict"] == "REVIEW", data
     assert [f["check"] for f in data["quest"]["facts"]] == ["project.rule"]
