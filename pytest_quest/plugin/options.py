@@ -182,6 +182,8 @@ def resolve(config: pytest.Config) -> QuestOptions:
             raise QuestUsageError(
                 "--quest-base and --quest-base-file are options of `pytest --quest check`"
             )
+    if values["quest_dispute"] and command != "submit":
+        raise QuestUsageError("--quest-dispute is an option of `pytest --quest submit`")
     measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
@@ -221,6 +223,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
         since=values["quest_since"],
         exclude=values["quest_exclude"],
         reason=values["quest_reason"],
+        dispute=values["quest_dispute"],
         base_ref=values["quest_base"],
         base_file=values["quest_base_file"],
     )
