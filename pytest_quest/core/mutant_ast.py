@@ -39,7 +39,14 @@ def reached(value: ast.expr) -> ast.expr:
 
 
 def marked(value: ast.expr, mark: bool) -> ast.expr:
-    return reached(value) if mark else value
+    """`value`, with the reach mark called *before* it is evaluated (``reached(None) or value``).
+
+    Before: a mutated expression that raises (`"a" - "!"`) still marks its test.
+    """
+    if not mark:
+        return value
+    first = ast.BoolOp(op=ast.Or(), values=[reached(ast.Constant(None)), value])
+    return ast.copy_location(first, value) if hasattr(value, "lineno") else first
 
 
 def line_text(lines: list[str], line: int) -> str:

@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
 
@@ -116,11 +117,14 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
             row = files[name]
             table.add_row(name, *(str(row[s.value]) for s in State), str(sum(row.values())))
         console.print(table)
-    for state, title in (
-        (State.REVIEW, "waiting for a person (REVIEW)"),
-        (State.DONE, "closed after max tries (DONE)"),
+    for state, title, disputed in (
+        (State.REVIEW, "waiting for a person (REVIEW)", False),
+        (State.REVIEW, "disputed mutants, waiting for a person (REVIEW)", True),
+        (State.DONE, "closed after max tries (DONE)", False),
     ):
-        quests = [q for q in ratchet.ordered() if q.state is state]
+        quests = [
+            q for q in ratchet.ordered() if q.state is state and is_dispute(q) is disputed
+        ]
         if not quests:
             continue
         console.print(f"{title}:")

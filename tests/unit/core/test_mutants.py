@@ -280,3 +280,14 @@ def test_numbers_compared_by_order_are_boundaries_not_constants():
     found = plan(source, DEFAULT_OPERATORS)
     assert ("constant.number", "if x == 0:", "if x == 1:") in found
     assert not [m for o, _, m in found if m == "if x < 1:"]
+
+
+def test_the_reach_mark_comes_before_a_mutated_expression_that_raises():
+    source = 'def f(t):\n    return t.upper() + "!"\n'
+    (mutant,) = [m for m in plan_mutants(source, 1) if m.operator == "arith.replace"]
+    marks = []
+    namespace: dict = {"pytest_quest_reached": lambda value: marks.append(1) or value}
+    exec(compile(mutated_tree(source, 1, mutant.index), "<m>", "exec"), namespace)
+    with pytest.raises(TypeError):
+        namespace["f"]("a")
+    assert marks == [1]
