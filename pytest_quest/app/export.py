@@ -11,6 +11,7 @@ from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.report import export as formats
 from pytest_quest.report.json import Output, quest_json
+from pytest_quest.report.text import counted
 
 
 def export(ctx: Context) -> Output:
@@ -28,7 +29,7 @@ def export(ctx: Context) -> Output:
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
-    return Output(data, [f"export: {len(ratchet.quests)} quests written to {written}"])
+    return Output(data, [f"export: {counted(len(ratchet.quests), 'quest')} written to {written}"])
 
 
 def export_target(ctx: Context) -> tuple[Path, str]:
