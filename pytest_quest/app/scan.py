@@ -58,6 +58,7 @@ def scan(ctx: Context) -> Output:
         )
     if not_passed:
         lines.append(f"  {len(not_passed)} tests did not pass; what they executed does not count")
+    lines += [f"  left out: {note}" for note in source.notes]
     lines.append("next: pytest --quest next")
     return Output(
         {
