@@ -69,6 +69,7 @@ def scan(ctx: Context) -> Output:
             f"  {text.counted(len(not_passed), 'test')} did not pass; "
             f"what {they} executed does not count"
         )
+    lines += [f"  left out: {note}" for note in source.notes]
     lines.append("next: pytest --quest next")
     return Output(
         {

@@ -92,7 +92,7 @@ class QuestSession:
         self.options = options
         self.measurer = measurer
         self.rootdir = Path(str(config.rootpath))
-        self.store = RatchetStore(options.quest_file, options.lock_timeout)
+        self.store = RatchetStore(options.quest_file, options.lock_timeout, self.rootdir)
         self.outcomes: dict[str, str] = {}
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
@@ -278,14 +278,16 @@ class QuestSession:
         only = self.config.getoption("quest_measure_only", default=None)
         if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
-        return analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
+        notes = getattr(self.measurer, "notes", [])
+        return analyze(self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes)
 
     def write_measurement(self) -> Output:
         """The gate's child run: what it measured, the one message on its judge's channel."""
         assert self.measurer is not None and self.options.measure_out
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
         only = self.config.getoption("quest_measure_only", default=None)
-        measured = analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
+        notes = getattr(self.measurer, "notes", [])
+        measured = analyze(self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes)
         run = RunReport(outcomes=self.outcomes, collection_errors=self.collection_errors)
         child_channel.send(measured_to_dict(measured, run))
         return Output({}, [], 0)

@@ -178,6 +178,42 @@ def add_rejudge(outcome: CheckOutcome, report: RejudgeReport | None) -> None:
         outcome.lines.append(verdict)
 
 
+def add_since(outcome: CheckOutcome, since: dict[str, Any], head: str) -> None:
+    """The functions changed since ``--quest-since`` that are not PASS (exit 1 with --quest-require-pass)."""
+    outcome.data["since"] = since
+    failing = since["not_pass"]
+    verdict = (
+        outcome.lines.pop() if outcome.lines and outcome.lines[-1].startswith("check: ") else ""
+    )
+    required = "required" if since["require_pass"] else "not required (--quest-require-pass)"
+    lines = [f"{head}; {len(failing)} not PASS (PASS {required})"]
+    for item in failing:
+        lines.append(f"  NOT PASS {item['id']} ({item['state']})")
+        lines += [f"    {Fact.from_dict(fact).text()}" for fact in item["facts"]]
+    if failing and since["require_pass"]:
+        outcome.data["ok"] = False
+        outcome.exitcode = EXIT_FAILED
+        verdict = "check: FAILED"
+    outcome.lines += lines
+    if verdict:
+        outcome.lines.append(verdict)
+
+
+def since_annotations(since: dict[str, Any] | None) -> list[str]:
+    """One ``::error`` (``::warning`` when not required) per changed function that is not PASS."""
+    if not since:
+        return []
+    level = "error" if since["require_pass"] else "warning"
+    commands = []
+    for item in since["not_pass"]:
+        for fact in item["facts"]:
+            file, line = fact_location(Fact.from_dict(fact))
+            commands.append(
+                workflow_command(level, file, line, f"pytest-quest: {item['id']}", fact["message"])
+            )
+    return commands
+
+
 def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
     """One ``::error`` per fact of a PASS that does not hold; a notice per person action."""
     if report is None:
@@ -286,6 +322,7 @@ def step_summary(outcome: CheckOutcome) -> str:
         f"{counts.get('REVIEW', 0)} REVIEW, {counts.get('DONE', 0)} DONE."
     )
     out.append("")
+    out += totals_pie(counts)
     if data["collection_errors"]:
         out += ["### Collection errors", ""]
         for error in data["collection_errors"]:
@@ -318,6 +355,19 @@ def step_summary(outcome: CheckOutcome) -> str:
         out.append("")
     out += _rejudge_summary(data)
     return "\n".join(out) + "\n"
+
+
+def totals_pie(counts: dict[str, int]) -> list[str]:
+    """The quests by state as a Mermaid pie chart (GitHub renders it in a step summary).
+
+    States with no quest are left out; nothing at all when there is no quest.
+    """
+    slices = [(state, n) for state, n in counts.items() if n > 0]
+    if not slices:
+        return []
+    out = ["```mermaid", "pie showData title Quests by state"]
+    out += [f'    "{_md(state).replace(chr(34), chr(39))}" : {n}' for state, n in slices]
+    return [*out, "```", ""]
 
 
 def _rejudge_summary(data: dict[str, Any]) -> list[str]:
@@ -372,5 +422,6 @@ __all__ = [
     "interrupted",
     "rejudge_annotations",
     "step_summary",
+    "totals_pie",
     "workflow_annotations",
 ]
