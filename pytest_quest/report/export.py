@@ -27,7 +27,8 @@ FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif", ".htm
 """The export formats by suffix; ``html`` is rendered by ``report/html.py``."""
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/pytest-quest/"
+# No `informationUri` (optional in SARIF 2.1.0): pytest-quest has no public
+# address yet (not on PyPI, no public repository); add it when it has one.
 
 CSV_COLUMNS = (
     "id",
@@ -345,7 +346,6 @@ def render_sarif(
                     "driver": {
                         "name": "pytest-quest",
                         "version": version,
-                        "informationUri": INFORMATION_URI,
                         "rules": SARIF_RULES,
                     }
                 },
