@@ -14,6 +14,7 @@ from pytest_quest.engine.source import read_source
 from pytest_quest.report import export as formats
 from pytest_quest.report.html import render_html
 from pytest_quest.report.json import Output, quest_json
+from pytest_quest.report.text import counted
 
 
 def export(ctx: Context) -> Output:
@@ -32,7 +33,7 @@ def export(ctx: Context) -> Output:
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
-    lines = [f"export: {len(ratchet.quests)} quests written to {written}"]
+    lines = [f"export: {counted(len(ratchet.quests), 'quest')} written to {written}"]
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         lines.insert(0, since_line(changes, ratchet))
