@@ -19,12 +19,14 @@ from pytest_quest.app.options import (
     COMMANDS,
     VERIFY_MODES,
     QuestOptions,
+    check_since_option,
     parse_choice,
     parse_count,
     parse_seconds,
 )
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.policy import from_dict as policy_from_dict
+from pytest_quest.engine.store import read_regular
 from pytest_quest.plugin.option_table import _ALLOWED, _BY_NAME, _OPTIONS, DEPRECATED_INI, _Option
 
 PERSON_COMMANDS = ("reopen", "accept", "exclude")
@@ -184,6 +186,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
             )
     if values["quest_dispute"] and command != "submit":
         raise QuestUsageError("--quest-dispute is an option of `pytest --quest submit`")
+    check_since_option(command, values["quest_since"], bool(values["quest_require_pass"]))
     measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
@@ -221,6 +224,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
         given=given_options(config),
         policy_changes=[str(c) for c in values["quest_policy"] or []],
         since=values["quest_since"],
+        require_pass=bool(values["quest_require_pass"]),
         exclude=values["quest_exclude"],
         reason=values["quest_reason"],
         dispute=values["quest_dispute"],
@@ -246,9 +250,9 @@ def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
         # Only the policy is read here (start-up runs this twice); the command
         # validates the whole file and reports a broken one.
         try:
-            policy = policy_from_dict(json.loads(path.read_bytes()).get("policy"))
+            policy = policy_from_dict(json.loads(read_regular(path)).get("policy"))
             _RECORDED[key] = list(policy.sources)
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, QuestError):  # a FIFO is never read
             _RECORDED[key] = []
     return list(_RECORDED[key])
 
