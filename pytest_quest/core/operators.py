@@ -269,11 +269,15 @@ def _not(node: ast.UnaryOp, parent: ast.AST, lines: list[str]) -> Iterator[Candi
 
 
 def _constant(
-    node: ast.Constant, parent: ast.AST, lines: list[str], in_raise: bool
+    node: ast.Constant, parent: ast.AST, lines: list[str], in_raise: bool, initial: bool
 ) -> Iterator[Candidate]:
     value = node.value
-    if isinstance(parent, ast.Return):
-        return  # return.changed changes it already
+    if isinstance(parent, ast.Return) or initial:
+        # return.changed changes it already; a variable starting from zero
+        # or empty at the top of the body (`count = 0`, `a, b = '', 0`) is
+        # most often overwritten or internal bookkeeping: measured
+        # equivalent too often (docs/gate.md).
+        return
     if isinstance(value, bool) or value is None or value is Ellipsis:
         return
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -297,6 +301,8 @@ def _slice(node: ast.Slice, lines: list[str]) -> Iterator[Candidate]:
     if not field:
         return
     bound = getattr(node, field)
+    if field == "lower" and isinstance(bound, ast.Constant) and bound.value == 0:
+        return  # `s[0:n]` is `s[:n]`
     original, mutated = spliced(lines, bound, "None")
 
     def apply(mark: bool) -> None:
@@ -352,12 +358,19 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     start = body_start(function)
     docstring = function.body[0] if start else None  # type: ignore[attr-defined]
     raising: set[int] = set()
+    initial: set[int] = set()  # constants a variable starts from
     annotations: set[int] = set()
     for node, _ in nodes:
         if isinstance(node, ast.Raise):
             raising.update(id(n) for n in ast.walk(node))
         if isinstance(node, ast.AnnAssign):
             annotations.update(id(n) for n in ast.walk(node.annotation))
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node in function.body:  # type: ignore[attr-defined]
+            # A variable starting from zero or empty at the top of the body.
+            value = node.value
+            parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+            if all(isinstance(p, ast.Constant) and p.value in (0, "", b"") for p in parts):
+                initial.update(id(part) for part in parts)
     for node, parent in nodes:
         if node is docstring or id(node) in annotations:
             continue
@@ -378,7 +391,7 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
         elif isinstance(node, ast.Constant) and not _skip_constants(parent):
             if isinstance(parent, ast.Expr):
                 continue  # a bare string statement (a comment in disguise)
-            yield from _constant(node, parent, lines, id(node) in raising)
+            yield from _constant(node, parent, lines, id(node) in raising, id(node) in initial)
         elif isinstance(node, ast.Slice):
             yield from _slice(node, lines)
         elif (

@@ -66,12 +66,12 @@ def test_identity_arithmetic_and_string_formatting_are_left_alone():
 def test_numbers_move_by_one_and_strings_are_framed():
     source = """
     def f(x):
-        limit = 10
-        label = "big"
+        limit = x + 10
+        label = "big:" + x
         return (limit, label, x)
     """
-    assert only("constant.number", source) == [("constant.number", "limit = 11")]
-    assert only("constant.string", source) == [("constant.string", "label = 'XXbigXX'")]
+    assert only("constant.number", source) == [("constant.number", "limit = x + 11")]
+    assert only("constant.string", source) == [("constant.string", "label = 'XXbig:XX' + x")]
 
 
 def test_docstrings_returns_and_logging_are_not_constants_to_change():
@@ -291,3 +291,24 @@ def test_the_reach_mark_comes_before_a_mutated_expression_that_raises():
     with pytest.raises(TypeError):
         namespace["f"]("a")
     assert marks == [1]
+
+
+def test_initial_values_and_a_zero_lower_bound_are_not_mutated():
+    source = """
+    def f(items, n):
+        count, label = 0, ""
+        total: int = 5
+        head = items[0:n]
+        if n:
+            label = ""
+        count += len(head) * 3
+        return count, label, total
+    """
+    found = plan(source)
+    assert [m for o, _, m in found if o.startswith("constant.")] == [
+        "total: int = 6",
+        "head = items[1:n]",
+        "label = 'XXXX'",
+        "count += len(head) * 4",
+    ]
+    assert not [o for o, _, _ in found if o == "slice.bounds"]
