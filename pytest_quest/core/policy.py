@@ -29,7 +29,12 @@ KEYS = (
     "verify",
     "verify_threshold",
     "sources",
+    "subprocesses",
 )
+
+#: Keys a ratchet file written before them may lack: their value then (issue 19's
+#: `subprocesses`, written only when off, so older policies keep their digest).
+DEFAULTS: dict[str, Any] = {"subprocesses": True}
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ class GatePolicy:
     verify: bool = False
     verify_threshold: int | None = None
     sources: tuple[str, ...] = field(default_factory=tuple)
+    #: Measure the processes the tests start and apply mutants there (issue 19).
+    subprocesses: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,11 +67,12 @@ class GatePolicy:
             "verify": "on" if self.verify else "off",
             "verify_threshold": self.verify_threshold,
             "sources": list(self.sources),
+            **({} if self.subprocesses else {"subprocesses": "off"}),
         }
 
     def shown(self, key: str) -> str:
         """One value as a message quotes it (``mutants=on``)."""
-        value = self.to_dict()[key]
+        value: Any = self.to_dict().get(key, "on" if key == "subprocesses" else None)
         if key == "operators" and tuple(value) == OPERATORS:
             value = "all"  # the planner's whole set: the common case, kept short
         elif isinstance(value, list):
@@ -77,7 +85,8 @@ class GatePolicy:
 
     def compact(self) -> str:
         """The policy as one short line, stored with every PASS (`parse_compact` reads it)."""
-        return ";".join(self.shown(key) for key in KEYS)
+        written = self.to_dict()
+        return ";".join(self.shown(key) for key in KEYS if key in written)
 
     def digest(self) -> str:
         text = json.dumps(self.to_dict(), sort_keys=True)
@@ -132,7 +141,7 @@ def _names(key: str, value: Any) -> tuple[str, ...]:
 
 def parse_value(key: str, value: Any) -> Any:
     """One policy value from JSON or from ``--quest-policy KEY=VALUE`` text."""
-    if key in {"mutants", "verify"}:
+    if key in {"mutants", "verify", "subprocesses"}:
         return _bool(key, value)
     if key == "operators":
         if value == "all":
@@ -164,10 +173,10 @@ def from_dict(data: Any) -> GatePolicy:
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise PolicyError(f"{unknown[0]}: unknown field (known: {', '.join(KEYS)})")
-    missing = [key for key in KEYS if key not in data]
+    missing = [key for key in KEYS if key not in data and key not in DEFAULTS]
     if missing:
         raise PolicyError(f"{missing[0]}: missing field")
-    return GatePolicy(**{key: parse_value(key, data[key]) for key in KEYS})
+    return GatePolicy(**{key: parse_value(key, data.get(key, DEFAULTS.get(key))) for key in KEYS})
 
 
 def parse_compact(text: str) -> GatePolicy:
@@ -180,7 +189,7 @@ def parse_compact(text: str) -> GatePolicy:
         if key in ("operators", "sources"):
             value = "" if value == "(none)" else value
         values[key] = parse_value(key, value)
-    missing = [key for key in KEYS if key not in values]
+    missing = [key for key in KEYS if key not in values and key not in DEFAULTS]
     if missing:
         raise PolicyError(f"{missing[0]}: missing in compact policy")
     return GatePolicy(**values)
@@ -218,6 +227,8 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("verify_threshold")
     if set(recorded.sources) != set(requested.sources):
         found.append("sources")
+    if recorded.subprocesses and not requested.subprocesses:
+        found.append("subprocesses")
     return found
 
 

@@ -20,6 +20,7 @@ from pytest_quest.core.policy import (
     is_weaker,
     parse_assignment,
     parse_compact,
+    parse_value,
     weaker_keys,
 )
 
@@ -37,6 +38,7 @@ policies = st.builds(
     sources=st.lists(st.sampled_from(["src", "src/pkg", "lib"]), unique=True, min_size=1).map(
         lambda x: tuple(sorted(x))
     ),
+    subprocesses=st.booleans(),
 )
 
 
@@ -101,8 +103,24 @@ def test_compact_and_dict_forms_round_trip(policy):
 
 def test_compact_names_every_key():
     text = BASE.compact()
-    assert [part.split("=")[0] for part in text.split(";")] == list(KEYS)
+    # `subprocesses` (issue 19) is written only when off: older records keep their digest.
+    assert [part.split("=")[0] for part in text.split(";")] == list(KEYS[:-1])
     assert "mutants=on" in text and "sources=src/pkg" in text
+    off = replace(BASE, subprocesses=False)
+    assert off.compact() == text + ";subprocesses=off"
+    assert parse_compact(off.compact()) == off and from_dict(off.to_dict()) == off
+
+
+def test_subprocess_measurement_off_is_weaker_and_a_record_without_it_is_on():
+    off = replace(BASE, subprocesses=False)
+    assert weaker_keys(BASE, off) == ["subprocesses"]
+    assert weaker_keys(off, BASE) == []
+    assert "subprocesses" not in BASE.to_dict()
+    assert from_dict(BASE.to_dict()).subprocesses is True
+    assert BASE.shown("subprocesses") == "subprocesses=on"
+    assert parse_value("subprocesses", "off") is False
+    with pytest.raises(QuestUsageError, match="subprocesses=on"):
+        effective(BASE, off, {"subprocesses"})
 
 
 def test_effective_keeps_what_is_not_given_and_applies_tightening():
