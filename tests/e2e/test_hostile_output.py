@@ -147,10 +147,12 @@ def test_status_text(judged):
 
 def test_exports(judged):
     folder = Path(judged.path)
-    for suffix in ("md", "csv", "sarif", "json"):
+    for suffix in ("md", "csv", "sarif", "json", "html"):
         target = folder / f"report.{suffix}"
         result = judged.run("--quest", "export", f"--quest-export-to={target}")
         assert result.ret == 0, result.stdout.str()
+    page = (folder / "report.html").read_text()
+    assert "<img src=x" not in page and "\x1b" not in page  # HTML-escaped (report/html.py)
     markdown = (folder / "report.md").read_text()
     assert_markdown_safe(markdown, ("# pytest-quest report", "## "))
     assert r"\_under\_score\_" in markdown or "`src/pkg/calc.py::_under_score_`" in markdown
