@@ -18,7 +18,7 @@ from pytest_quest.core.model import Fact, Ratchet
 from pytest_quest.core.ratchet import CheckReport, Regression, since
 from pytest_quest.core.rejudge import RejudgeReport
 from pytest_quest.core.run import CollectionError
-from pytest_quest.report.escape import escape_data, escape_property, md_code, md_text
+from pytest_quest.report.escape import escape_data, escape_property, md_code, md_text, visible
 from pytest_quest.report.text import counted
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
@@ -362,7 +362,7 @@ def totals_pie(counts: dict[str, int]) -> list[str]:
     if not slices:
         return []
     out = ["```mermaid", "pie showData title Quests by state"]
-    out += [f'    "{_md(state).replace(chr(34), chr(39))}" : {n}' for state, n in slices]
+    out += [f'    "{visible(state).replace(chr(34), chr(39))}" : {n}' for state, n in slices]
     return [*out, "```", ""]
 
 
