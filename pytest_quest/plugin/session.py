@@ -37,8 +37,11 @@ from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
+from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
+from pytest_quest.report.ci import in_github_actions
+from pytest_quest.report.escape import github_json, github_line, terminal_line
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.verify.adapters import Verifier
 
@@ -174,6 +177,13 @@ class QuestSession:
             if session.exitstatus == pytest.ExitCode.INTERRUPTED and not self.collection_errors:
                 # Ctrl-C stopped the run half-way: what it measured is partial.
                 raise KeyboardInterrupt
+            if (
+                session.exitstatus == pytest.ExitCode.USAGE_ERROR
+                and self.options.command in RUNNING_COMMANDS
+                and not self.collection_errors
+            ):
+                # pytest refused its arguments (a node id not found...): nothing ran.
+                raise QuestUsageError("pytest stopped with a usage error; nothing was recorded")
             output = self.run_command()
         except QuestError as exc:
             output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
@@ -191,6 +201,13 @@ class QuestSession:
             )
         output.data = envelope(self.options.command, output.data)
         self.output = output
+        if (
+            self.options.command == "scan"
+            and output.exitcode == 0
+            and session.exitstatus == pytest.ExitCode.TESTS_FAILED
+        ):
+            # The quests are recorded, and the suite still failed: say so as pytest does.
+            output.exitcode = int(pytest.ExitCode.TESTS_FAILED)
         session.exitstatus = output.exitcode
         if output.stderr:
             self.write_stderr(output.stderr)
@@ -207,12 +224,14 @@ class QuestSession:
         if self.measurer is not None and self.measurer.data_dir:
             shutil.rmtree(self.measurer.data_dir, ignore_errors=True)
         if self.output is not None and self.options.json:
-            sys.stdout.write(dumps(self.output.data))
+            text = dumps(self.output.data)
+            sys.stdout.write(github_json(text) if in_github_actions(os.environ) else text)
             sys.stdout.flush()
 
     # -- output --
 
     def write_text(self, lines: list[str]) -> None:
+        lines = self.safe_lines(lines, markup=self.config.get_terminal_writer().hasmarkup)
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
             for line in lines:
@@ -220,7 +239,8 @@ class QuestSession:
             return
         if self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")  # the `[100%]` progress line is still open
-        reporter.write_sep("=", "pytest-quest", bold=True)
+        if not is_quiet(self.config):  # after a test run: set apart from pytest's report
+            reporter.write_sep("=", "pytest-quest", bold=True)
         for line in lines:
             reporter.write_line(line)
 
@@ -229,9 +249,16 @@ class QuestSession:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")
-        for line in lines:
+        for line in self.safe_lines(lines, markup=False):
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
+
+    def safe_lines(self, lines: list[str], *, markup: bool) -> list[str]:
+        """Each line escaped for the terminal and, in GitHub Actions, for the runner's log."""
+        safe = [terminal_line(line, markup=markup) for line in lines]
+        if in_github_actions(os.environ):
+            safe = [github_line(line) for line in safe]
+        return safe
 
     # -- dispatch --
 

@@ -14,6 +14,19 @@ from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.report.escape import visible
+
+
+def counted(number: int, noun: str, plural: str = "") -> str:
+    """`number` and its noun, plural unless it is 1: ``1 test``, ``2 tests``, ``0 tests``."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def summarised(items: list[str], *, first: int = 5, width: int = 200) -> str:
+    """The first few `items`, each cut at `width` characters, and how many more: one short line."""
+    shown = [item if len(item) <= width else item[: width - 3] + "..." for item in items[:first]]
+    rest = len(items) - len(shown)
+    return "; ".join(shown + ([f"and {rest} more"] if rest else []))
 
 
 def submit_command(quest_id: str) -> str:
@@ -45,7 +58,7 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
     ]
     if quest.facts:
         out.append("  facts :")
-        out += [f"    {fact.text()}" for fact in quest.facts]
+        out += [f"    {visible(fact.text())}" for fact in quest.facts]
     source = data.get("source") or ""
     if source:
         out.append("  source (> line not covered, ~ branch not taken):")
@@ -62,7 +75,7 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
 
 
 def facts_text(facts: list[Fact]) -> list[str]:
-    return [f"  {fact.text()}" for fact in facts]
+    return [f"  {visible(fact.text())}" for fact in facts]
 
 
 def progress_line(ratchet: Ratchet) -> str:
@@ -72,7 +85,7 @@ def progress_line(ratchet: Ratchet) -> str:
     parts = ", ".join(
         f"{counts[s.value]} {s.value}" for s in State if s is not State.EXCLUDED or counts[s.value]
     )
-    return f"{total} quests: {parts}; {ratchet.remaining} remaining"
+    return f"{counted(total, 'quest')}: {parts}; {ratchet.remaining} remaining"
 
 
 def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> str:
@@ -132,7 +145,7 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
             lines.append(
                 f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{max_tries})"
             )
-            lines.extend(f"    {fact.text()}" for fact in quest.facts)
+            lines.extend(f"    {visible(fact.text())}" for fact in quest.facts)
         buffer.write("\n".join(lines) + "\n")
     excluded = [q for q in ratchet.ordered() if q.state is State.EXCLUDED]
     if excluded:
@@ -146,7 +159,8 @@ def excluded_text(quest: Quest) -> list[str]:
     lines = [f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last})"]
     event = last_person_event(quest, "exclude")
     if event is not None:
-        lines.append(f"    by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}")
+        said = f"by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}"
+        lines.append(f"    {visible(said)}")
     return lines
 
 
