@@ -349,8 +349,33 @@ def step_summary(outcome: CheckOutcome) -> str:
         out += ["### Failing tests", ""]
         out += [f"- {md_code(nodeid, cell=False)}" for nodeid in data["tests_failed"]]
         out.append("")
+    out += _since_summary(data.get("since"))
     out += _rejudge_summary(data)
     return "\n".join(out) + "\n"
+
+
+def _since_summary(since: dict[str, Any] | None) -> list[str]:
+    """The functions changed since ``--quest-since`` that are not PASS, as a table."""
+    if not since:
+        return []
+    failing = since["not_pass"]
+    required = " (required to be PASS)" if since["require_pass"] else ""
+    out = [
+        f"### Changed since `{_md(since['ref'])}`{required}",
+        "",
+        f"{len(since['changed'])} functions changed, {len(failing)} not PASS.",
+        "",
+    ]
+    if failing:
+        out += ["| quest | state | where | fact |", "|---|---|---|---|"]
+        for item in failing:
+            for fact in item["facts"]:
+                out.append(
+                    f"| `{_md(item['id'])}` | {item['state']} | `{_md(fact['field'])}` | "
+                    f"{_md(fact['actual'])} |"
+                )
+        out.append("")
+    return out
 
 
 def totals_pie(counts: dict[str, int]) -> list[str]:

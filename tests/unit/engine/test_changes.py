@@ -113,6 +113,8 @@ def test_a_deleted_file_adds_nothing(repo: Path) -> None:
 def test_an_unknown_ref_and_a_folder_outside_git_are_usage_errors(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     with pytest.raises(QuestUsageError, match=r"--quest-since nope: no such commit.*fetch-depth: 0"):
         changed(repo, "nope")
+    with pytest.raises(QuestUsageError, match="a git ref does not start with '-'"):
+        changed(repo, "--output=/tmp/x")
     outside = tmp_path_factory.mktemp("nogit")
     with pytest.raises(QuestUsageError, match="is not inside a git repository"):
         changed_since("main", outside, [outside])
@@ -129,3 +131,15 @@ def test_compare_is_by_fingerprint_and_qualname() -> None:
     assert (found, new) == ([], set())
     found, new = compare(elsewhere, [], {("other", elsewhere[0].fingerprint)})
     assert [info.quest_id for info in found] == ["n.py::h"] and new == {"n.py::h"}
+
+
+def test_sources_outside_the_repository_have_no_changes(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    write(repo / "src" / "geo" / "extra.py", "def extra():\n    return 1\n")
+    outside = tmp_path_factory.mktemp("elsewhere")
+    found = changed_since("main", repo, [outside])
+    assert found.changed == {} and found.commit == git(repo, "rev-parse", "main").strip()
+    # A single file as the source works as a folder does.
+    found = changed_since("main", repo, [repo / "src" / "geo" / "extra.py"])
+    assert sorted(found.changed) == ["src/geo/extra.py::extra"]
