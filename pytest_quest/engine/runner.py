@@ -27,6 +27,7 @@ def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]
         "files": measured.files,
         "config": measured.config,
         "outcomes": run.outcomes,
+        "errors": run.errors,
         "collection_errors": [asdict(error) for error in run.collection_errors],
     }
 
@@ -36,6 +37,7 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
     for item in data["functions"]:
         item = dict(item)
         item["missing_branches"] = [tuple(arc) for arc in item["missing_branches"]]
+        item["failing_branches"] = [tuple(arc) for arc in item.get("failing_branches", [])]
         functions.append(FunctionFacts(**item))
     measured = MeasuredSource(
         functions=functions,
@@ -45,6 +47,7 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
     )
     run = RunReport(
         outcomes=dict(data["outcomes"]),
+        errors={str(k): str(v) for k, v in dict(data.get("errors") or {}).items()},
         collection_errors=[CollectionError(**error) for error in data["collection_errors"]],
     )
     return measured, run
