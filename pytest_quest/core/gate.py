@@ -205,7 +205,7 @@ def step_environment(evidence: Evidence) -> GateResult | None:
             Verdict.REVIEW,
             [
                 Fact(
-                    check="environment",
+                    check="environment.outside" if run.environment else "environment",
                     field=evidence.quest.id,
                     expected="the test run completes",
                     actual=run.problem or "the run did not complete",

@@ -31,6 +31,11 @@ class RunReport:
     duration: float = 0.0
     tampered: str = ""
     errors: dict[str, str] = field(default_factory=dict)
+    #: Why the run could not complete, when the reason lies outside the
+    #: submission (core/environment.py); "" otherwise.
+    environment: str = ""
+    #: The last lines of an incomplete run's output (stdout and stderr).
+    output_tail: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> set[str]:

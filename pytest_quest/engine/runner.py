@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.environment import environment_cause
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.channel import JudgeChannel
@@ -158,12 +159,20 @@ def run_child(
                 None,
             )
         if received.payload is None:
-            tail = " | ".join(line for line in output.strip().splitlines()[-3:])
+            rows = [line for line in output.strip().splitlines() if line.strip()]
+            tail = " | ".join(rows[-3:])
+            cause = environment_cause(returncode, output)
             return (
                 RunReport(
                     completed=False,
-                    problem=f"the test runner crashed (exit status {returncode}): {tail}",
+                    problem=(
+                        f"the test run could not complete: {cause}; last output: {tail or '(none)'}"
+                        if cause
+                        else f"the test runner crashed (exit status {returncode}): {tail}"
+                    ),
                     duration=duration,
+                    environment=cause,
+                    output_tail=rows[-5:],
                 ),
                 None,
             )
