@@ -27,7 +27,8 @@ rm -f .coverage .coverage.*
 # that start a Coverage object of their own (the plugin's scan does);
 # PYTEST_QUEST_SELFCOV keeps it on in the pytest processes the tests start
 # (tests/support/runner.py) and in the gate's child processes (engine.runner.child_env).
-# coverage.py's `patch = subprocess` (pyproject.toml) measures the xdist workers.
+# coverage.py's `patch = subprocess` (pyproject.toml) measures the xdist workers;
+# `patch = execv` saves what a submit ran before it execs the clean judge (plugin/judge.py).
 COVERAGE_COVERAGE=1 PYTEST_QUEST_SELFCOV=1 \
     "$venv/bin/python" -m coverage run -m pytest -p no:cacheprovider -n auto --dist worksteal "$@"
 "$venv/bin/python" -m coverage combine -q

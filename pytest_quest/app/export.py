@@ -1,4 +1,4 @@
-"""`pytest --quest export`: a report of every quest as recorded (JSON, CSV, Markdown, SARIF)."""
+"""`pytest --quest export`: a report of every quest as recorded (JSON, CSV, Markdown, SARIF, HTML)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pytest_quest.app.context import Context, load_ratchet, now_utc
 from pytest_quest.app.policy import weaker_passes
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
+from pytest_quest.engine.source import read_source
 from pytest_quest.report import export as formats
+from pytest_quest.report.html import render_html
 from pytest_quest.report.json import Output, quest_json
 
 
@@ -17,7 +19,7 @@ def export(ctx: Context) -> Output:
     """Write the report to ``--quest-export-to``; runs no test."""
     if not ctx.options.export_to:
         raise QuestUsageError(
-            "--quest export needs --quest-export-to PATH (.json, .csv, .md, .sarif)"
+            "--quest export needs --quest-export-to PATH (.json, .csv, .md, .sarif, .html)"
         )
     ratchet = load_ratchet(ctx)
     target = export_target(ctx)
@@ -58,8 +60,24 @@ def write_export(
     for quest in quests:
         if quest["id"] in weaker:
             quest["weaker_policy"] = weaker[quest["id"]]
-    formats.write(path, formats.render(fmt, ratchet, quests, regressions, ctx.rootdir, now_utc()))
+    if fmt == "html":
+        sources = _sources(ctx.rootdir, {quest.file for quest in ratchet.quests.values()})
+        text = render_html(ratchet, quests, regressions, sources, now_utc())
+    else:
+        text = formats.render(fmt, ratchet, quests, regressions, ctx.rootdir, now_utc())
+    formats.write(path, text)
     return str(path)
+
+
+def _sources(rootdir: Path, files: set[str]) -> dict[str, list[str]]:
+    """The lines of each file the HTML report shows; only files inside `rootdir` are read."""
+    root = rootdir.resolve()
+    sources = {}
+    for file in sorted(files):
+        path = (root / file).resolve()
+        if path.is_relative_to(root) and path.is_file():
+            sources[file] = read_source(path).splitlines()
+    return sources
 
 
 __all__ = ["export", "export_target", "write_export"]

@@ -223,9 +223,13 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("stability_reruns")
     if recorded.verify and not requested.verify:
         found.append("verify")
-    if recorded.verify and recorded.verify_threshold is not None and (
-        requested.verify_threshold is None
-        or requested.verify_threshold > recorded.verify_threshold
+    if (
+        recorded.verify
+        and recorded.verify_threshold is not None
+        and (
+            requested.verify_threshold is None
+            or requested.verify_threshold > recorded.verify_threshold
+        )
     ):
         found.append("verify_threshold")
     if set(recorded.sources) != set(requested.sources):

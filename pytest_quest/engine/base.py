@@ -10,6 +10,7 @@ from pathlib import Path
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import loads
+from pytest_quest.engine.store import read_regular
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def base_from_ref(ref: str, quest_file: Path) -> Base:
 
 def base_from_file(path: Path) -> Base:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise QuestUsageError(
             f"--quest-base-file {path}: cannot read it ({exc.strerror})"

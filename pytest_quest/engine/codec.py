@@ -11,10 +11,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from pytest_quest.core import grammar
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
 from pytest_quest.core.policy import PolicyError
 from pytest_quest.core.policy import from_dict as policy_from_dict
+from pytest_quest.engine import strict_json
 
 SCHEMA_VERSION = 1
 
@@ -74,7 +76,8 @@ def dumps(ratchet: Ratchet) -> str:
     # ~8 MB per 1,000 quests (measured: scan's peak memory, docs/performance.md).
     buffer = io.StringIO()
     write = buffer.write
-    for chunk in json.JSONEncoder(indent=2, sort_keys=True).iterencode(ratchet_to_dict(ratchet)):
+    encoder = json.JSONEncoder(indent=2, sort_keys=True, allow_nan=False)
+    for chunk in encoder.iterencode(ratchet_to_dict(ratchet)):
         write(chunk)
     write("\n")
     return buffer.getvalue()
@@ -135,6 +138,13 @@ class _Validator:
             if not isinstance(value, str):
                 raise self.fail(f"{where}.{key}[{index}]", "expected a string")
         return list(values)
+
+    def ids(self, obj: dict[str, Any], key: str) -> list[str]:
+        values = self.str_list(obj, key, "")
+        for index, value in enumerate(values):
+            if grammar.id_problem(value):
+                raise self.fail(f"{key}[{index}]", grammar.id_problem(value))
+        return values
 
     def known_keys(self, obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
         # A field this version does not know would be silently dropped by the
@@ -237,6 +247,10 @@ class _Validator:
             extra=rest,
             **typed,
         )
+        for name in ("file", "qualname"):
+            problem = getattr(grammar, f"{name}_problem")(getattr(quest, name))
+            if problem:
+                raise self.fail(f"{where}.{name}", problem)
         if not _id_matches(qid, quest.file, quest.qualname):
             raise self.fail(
                 where,
@@ -280,8 +294,10 @@ class _Validator:
             raise self.fail("active", f"names {active!r}, which is not a quest")
         test_files = self.get(data, "test_files", dict, "")
         for name, digest in test_files.items():
-            if not isinstance(digest, str):
-                raise self.fail(f"test_files[{name!r}]", "expected a string")
+            if not isinstance(digest, str) or grammar.file_problem(name):
+                raise self.fail(
+                    f"test_files[{name!r}]", grammar.file_problem(name) or "expected a string"
+                )
         removed = self.get(data, "removed", list, "")
         for index, entry in enumerate(removed):
             if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
@@ -306,7 +322,7 @@ class _Validator:
             coverage_config=self.get(data, "coverage_config", dict, ""),
             test_files=dict(test_files),
             removed=list(removed),
-            excluded_functions=self.str_list(data, "excluded_functions", ""),
+            excluded_functions=self.ids(data, "excluded_functions"),
             scanned_at=self.get(data, "scanned_at", str, ""),
         )
 
@@ -429,21 +445,6 @@ def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[st
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 
 
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
 def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
     """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect."""
     if isinstance(text, bytes):
@@ -458,8 +459,10 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
     if not text.strip():
         raise RatchetFileError(path, "the file is empty", _RESTORE)
     try:
-        data = json.loads(text, object_pairs_hook=_reject_duplicates)
-    except _DuplicateKey as exc:
+        data = strict_json.parse(text)
+    except strict_json.BadNumber as exc:
+        raise RatchetFileError(path, f"{exc.where}: {exc.problem}", _RESTORE) from None
+    except strict_json.DuplicateKey as exc:
         raise RatchetFileError(
             path,
             f"duplicate key {exc.key!r}{_second_occurrence(text, exc.key)}: a quest id or a "

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_quest.core.errors import MeasurementError
+from pytest_quest.core.grammar import file_problem
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.engine.harvest import Harvest, failing_arcs, passing_arcs
 from pytest_quest.engine.source import read_source, relpath, source_functions
@@ -269,7 +270,9 @@ def analyze(
         if not filename.endswith(".py"):
             continue
         rel = relpath(filename, rootdir)
-        if wanted is not None and rel not in wanted:
+        if file_problem(rel) or (wanted is not None and rel not in wanted):
+            # Outside the rootdir (a link out of the project) or a name no
+            # ratchet file may hold: not the project's code, never recorded.
             continue
         source = read_source(Path(filename))
         functions = source_functions(rel, source)

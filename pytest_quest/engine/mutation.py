@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.engine.channel import JudgeChannel
-from pytest_quest.engine.processes import child_env, run_in_own_session
-from pytest_quest.engine.runner import CHILD_PLUGIN
+from pytest_quest.engine.runner import CHILD_PLUGIN, run_over_channel
 
 
 @dataclass
@@ -169,80 +165,64 @@ def run_mutation_checks(
         ]
 
     nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
-    with tempfile.TemporaryDirectory(prefix="pytest-quest-mutants-") as workdir:
-        channel = JudgeChannel(
+    handshake = {
+        "role": "check",
+        "mutants": mutants,
+        "l1": l1,
+        "functions": [
             {
-                "role": "check",
-                "mutants": mutants,
-                "l1": l1,
-                "functions": [
-                    {
-                        "file": str(t.file),
-                        "start": t.start,
-                        "nodeids": list(t.nodeids),
-                        "seed": t.seed or f"{t.file}:{t.start}",
-                    }
-                    for t in targets
-                ],
+                "file": str(t.file),
+                "start": t.start,
+                "nodeids": list(t.nodeids),
+                "seed": t.seed or f"{t.file}:{t.start}",
             }
+            for t in targets
+        ],
+    }
+    ran = run_over_channel(
+        handshake,
+        lambda channel: mutation_command(
+            nodeids,
+            rootdir=rootdir,
+            inifile=inifile,
+            plugin_args=plugin_args or [],
+            has_xdist=has_xdist,
+            has_cov=has_cov,
+            channel=channel,
+        ),
+        cwd=cwd,
+        timeout=timeout,
+        prefix="pytest-quest-mutants-",
+    )
+    duration, received = ran.duration, ran.received
+    if ran.returncode is None:
+        return failed(
+            f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
+            duration,
         )
-        try:
-            command = mutation_command(
-                nodeids,
-                rootdir=rootdir,
-                inifile=inifile,
-                plugin_args=plugin_args or [],
-                has_xdist=has_xdist,
-                has_cov=has_cov,
-                channel=channel.argument,
-            )
-            log_path = Path(workdir) / "output.txt"
-            started = time.monotonic()
-            returncode = run_in_own_session(
-                command,
-                cwd=cwd,
-                env=child_env(),
-                log_path=log_path,
-                timeout=timeout,
-                pass_fds=channel.child_fds,
-                on_start=channel.started,
-            )
-            received = channel.receive()
-        finally:
-            channel.close()
-        if returncode is None:
-            return failed(
-                f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
-                time.monotonic() - started,
-            )
-        duration = time.monotonic() - started
-        if received.tampered:
-            reports = failed(
-                f"the mutation report was tampered with: {received.tampered}", duration
-            )
-            for report in reports:
-                report.tampered = received.tampered
-            return reports
-        if received.payload is None:
-            output = log_path.read_text(encoding="utf-8", errors="replace")
-            tail = " | ".join(output.strip().splitlines()[-3:])
-            return failed(
-                f"the mutation runner crashed (exit status {returncode}): {tail}", duration
-            )
-        try:
-            reports = _reports(received.payload, len(targets), duration)
-        except (ValueError, KeyError, TypeError) as exc:
-            reports = failed(f"the mutation report was unreadable: {exc}", duration)
-            for report in reports:
-                report.tampered = f"a message of the wrong shape ({exc})"
-            return reports
-        if l1 is not None:
-            l1_results = received.payload.get("l1")
-            answers = received.payload.get("answers")
-            for report in reports:
-                report.l1 = l1_results if isinstance(l1_results, list) else None
-                report.answers = answers if isinstance(answers, list) else None
+    if received.tampered:
+        reports = failed(f"the mutation report was tampered with: {received.tampered}", duration)
+        for report in reports:
+            report.tampered = received.tampered
         return reports
+    if received.payload is None:
+        return failed(
+            f"the mutation runner crashed (exit status {ran.returncode}): {ran.tail()}", duration
+        )
+    try:
+        reports = _reports(received.payload, len(targets), duration)
+    except (ValueError, KeyError, TypeError) as exc:
+        reports = failed(f"the mutation report was unreadable: {exc}", duration)
+        for report in reports:
+            report.tampered = f"a message of the wrong shape ({exc})"
+        return reports
+    if l1 is not None:
+        l1_results = received.payload.get("l1")
+        answers = received.payload.get("answers")
+        for report in reports:
+            report.l1 = l1_results if isinstance(l1_results, list) else None
+            report.answers = answers if isinstance(answers, list) else None
+    return reports
 
 
 def _reports(payload: dict[str, Any], count: int, duration: float) -> list[MutationReport]:

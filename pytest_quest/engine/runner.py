@@ -9,14 +9,15 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import asdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.environment import environment_cause
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.core.run import CollectionError, RunReport
-from pytest_quest.engine.channel import JudgeChannel
+from pytest_quest.engine.channel import JudgeChannel, Received
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.processes import child_env, run_in_own_session
 
@@ -94,6 +95,57 @@ def child_command(
     return command
 
 
+@dataclass
+class ChannelRun:
+    """One gate child run over the judge's channel: how it ended and what it sent."""
+
+    returncode: int | None  # None: it exceeded the timeout and its tree was killed
+    received: Received
+    output: str
+    duration: float
+
+    def tail(self) -> str:
+        """The last three lines of the child's output, for a crash's problem text."""
+        return " | ".join(self.output.strip().splitlines()[-3:])
+
+
+def run_over_channel(
+    handshake: dict[str, Any],
+    command: Callable[[str], list[str]],
+    *,
+    cwd: Path,
+    timeout: float,
+    prefix: str,
+) -> ChannelRun:
+    """Run the gate child `command(channel argument)` in its own session, its channel open.
+
+    The child gets `handshake` over a fresh judge channel (engine/channel.py),
+    the gate child's environment and at most `timeout` seconds; its output
+    goes to a log in a temporary folder named with `prefix`.
+    """
+    with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+        channel = JudgeChannel(handshake)
+        try:
+            argv = command(channel.argument)
+            log_path = Path(workdir) / "output.txt"
+            started = time.monotonic()
+            returncode = run_in_own_session(
+                argv,
+                cwd=cwd,
+                env=child_env(),
+                log_path=log_path,
+                timeout=timeout,
+                pass_fds=channel.child_fds,
+                on_start=channel.started,
+            )
+            received = channel.receive()
+        finally:
+            channel.close()
+        duration = time.monotonic() - started
+        output = log_path.read_text(encoding="utf-8", errors="replace")
+    return ChannelRun(returncode, received, output, duration)
+
+
 def run_child(
     selection: list[str],
     *,
@@ -111,85 +163,80 @@ def run_child(
     timeout or a crash gives ``completed=False`` with the problem stated; a
     report that is not the child's one message gives ``tampered`` too.
     """
-    with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
-        channel = JudgeChannel({"role": "measure"})
-        try:
-            command = child_command(
-                selection,
-                rootdir=rootdir,
-                inifile=inifile,
-                sources=sources,
-                only_files=only_files,
-                channel=channel.argument,
-                plugin_args=plugin_args or [],
-            )
-            log_path = Path(workdir) / "output.txt"
-            started = time.monotonic()
-            returncode = run_in_own_session(
-                command,
-                cwd=cwd,
-                env=child_env(),
-                log_path=log_path,
-                timeout=timeout,
-                pass_fds=channel.child_fds,
-                on_start=channel.started,
-            )
-            received = channel.receive()
-        finally:
-            channel.close()
-        if returncode is None:
-            return (
-                RunReport(
-                    completed=False,
-                    problem=f"the test run exceeded --quest-timeout ({timeout:g}s) and was stopped",
-                    duration=time.monotonic() - started,
+    ran = run_over_channel(
+        {"role": "measure"},
+        lambda channel: child_command(
+            selection,
+            rootdir=rootdir,
+            inifile=inifile,
+            sources=sources,
+            only_files=only_files,
+            channel=channel,
+            plugin_args=plugin_args or [],
+        ),
+        cwd=cwd,
+        timeout=timeout,
+        prefix="pytest-quest-gate-",
+    )
+    duration, received = ran.duration, ran.received
+    if ran.returncode is None:
+        return (
+            RunReport(
+                completed=False,
+                problem=f"the test run exceeded --quest-timeout ({timeout:g}s) and was stopped",
+                duration=duration,
+            ),
+            None,
+        )
+    if received.tampered:
+        return (
+            RunReport(
+                completed=False,
+                problem=f"the test runner's report was tampered with: {received.tampered}",
+                tampered=received.tampered,
+                duration=duration,
+            ),
+            None,
+        )
+    if received.payload is None:
+        cause = environment_cause(ran.returncode, ran.output)
+        rows = [line for line in ran.output.strip().splitlines() if line.strip()]
+        return (
+            RunReport(
+                completed=False,
+                problem=(
+                    f"the test run could not complete: {cause}; last output: {ran.tail() or '(none)'}"
+                    if cause
+                    else f"the test runner crashed (exit status {ran.returncode}): {ran.tail()}"
                 ),
-                None,
-            )
-        duration = time.monotonic() - started
-        output = log_path.read_text(encoding="utf-8", errors="replace")
-        if received.tampered:
-            return (
-                RunReport(
-                    completed=False,
-                    problem=f"the test runner's report was tampered with: {received.tampered}",
-                    tampered=received.tampered,
-                    duration=duration,
-                ),
-                None,
-            )
-        if received.payload is None:
-            rows = [line for line in output.strip().splitlines() if line.strip()]
-            tail = " | ".join(rows[-3:])
-            cause = environment_cause(returncode, output)
-            return (
-                RunReport(
-                    completed=False,
-                    problem=(
-                        f"the test run could not complete: {cause}; last output: {tail or '(none)'}"
-                        if cause
-                        else f"the test runner crashed (exit status {returncode}): {tail}"
-                    ),
-                    duration=duration,
-                    environment=cause,
-                    output_tail=rows[-5:],
-                ),
-                None,
-            )
-        try:
-            measured, run = measured_from_dict(received.payload)
-        except (ValueError, KeyError, TypeError) as exc:
-            return (
-                RunReport(
-                    completed=False,
-                    problem=f"the test runner's facts were unreadable: {exc}",
-                    tampered=f"a message of the wrong shape ({exc})",
-                    duration=duration,
-                ),
-                None,
-            )
-        run.duration = duration
-        return run, measured
+                duration=duration,
+                environment=cause,
+                output_tail=rows[-5:],
+            ),
+            None,
+        )
+    try:
+        measured, run = measured_from_dict(received.payload)
+    except (ValueError, KeyError, TypeError) as exc:
+        return (
+            RunReport(
+                completed=False,
+                problem=f"the test runner's facts were unreadable: {exc}",
+                tampered=f"a message of the wrong shape ({exc})",
+                duration=duration,
+            ),
+            None,
+        )
+    run.duration = duration
+    return run, measured
 
 
-__all__ = ["CHILD_PLUGIN", "child_command", "measured_from_dict", "measured_to_dict", "run_child"]
+__all__ = [
+    "CHILD_PLUGIN",
+    "ChannelRun",
+    "child_command",
+    "measured_from_dict",
+    "measured_to_dict",
+    "run_child",
+    "run_over_channel",
+]

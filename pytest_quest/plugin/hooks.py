@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 
-from pytest_quest.core.errors import QuestError
+from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA
+from pytest_quest.core.platforms import unsupported_reason
 from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ def pytest_load_initial_conftests(
     # Measuring starts here, before conftests import the code under test
     # (as pytest-cov does); module-level lines would be lost otherwise.
     command = _early_command(early_config)
+    if command is not None:
+        _refuse_unsupported_platform(command, _early_json(early_config))
     if command == "submit":
         _hand_over_to_judge(early_config)
         return
@@ -82,9 +85,7 @@ def pytest_load_initial_conftests(
     try:
         measurer = start_measuring(early_config, command)
     except QuestError as exc:
-        namespace = early_config.known_args_namespace
-        json_mode = (getattr(namespace, "quest_format", None) or _ini(early_config)) == "json"
-        _usage_error(exc, command, json_mode)
+        _usage_error(exc, command, _early_json(early_config))
     if measurer is not None:
         early_config.stash[_measurer_key] = measurer
 
@@ -156,6 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
         and not raw_value(config, "quest_exclude")
     ):
         return
+    _refuse_unsupported_platform(command, raw_value(config, "quest_format") == "json")
     from pytest_quest.plugin.options import resolve
     from pytest_quest.plugin.session import QuestSession
 
@@ -182,6 +184,18 @@ def pytest_configure(config: pytest.Config) -> None:
     xdist.register(config, session)
     if options.json:
         _terminal_to_stderr(config)
+
+
+def _refuse_unsupported_platform(command: str | None, json_mode: bool) -> None:
+    """Exit 4 with a clear message on a system the judge cannot run on (core/platforms.py)."""
+    reason = unsupported_reason(sys.platform)
+    if reason is not None:
+        _usage_error(QuestUsageError(reason), command, json_mode)
+
+
+def _early_json(early_config: pytest.Config) -> bool:
+    namespace = early_config.known_args_namespace
+    return (getattr(namespace, "quest_format", None) or _ini(early_config)) == "json"
 
 
 def _ini(early_config: pytest.Config) -> str:

@@ -205,7 +205,7 @@ _OPTIONS: list[_Option] = [
         ini_type="string",
         parse=partial(parse_text, what="path"),
         metavar="PATH",
-        help="export: the report file (.json, .csv, .md or .sarif)",
+        help="export: the report file (.json, .csv, .md, .sarif or .html)",
     ),
     _option(
         "--quest-export-force",

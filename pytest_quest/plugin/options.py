@@ -23,8 +23,9 @@ from pytest_quest.app.options import (
     parse_count,
     parse_seconds,
 )
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.policy import from_dict as policy_from_dict
+from pytest_quest.engine.store import read_regular
 from pytest_quest.plugin.option_table import _ALLOWED, _BY_NAME, _OPTIONS, DEPRECATED_INI, _Option
 
 PERSON_COMMANDS = ("reopen", "accept", "exclude")
@@ -243,9 +244,9 @@ def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
         # Only the policy is read here (start-up runs this twice); the command
         # validates the whole file and reports a broken one.
         try:
-            policy = policy_from_dict(json.loads(path.read_bytes()).get("policy"))
+            policy = policy_from_dict(json.loads(read_regular(path)).get("policy"))
             _RECORDED[key] = list(policy.sources)
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, QuestError):  # a FIFO is never read
             _RECORDED[key] = []
     return list(_RECORDED[key])
 

@@ -91,7 +91,7 @@ class QuestSession:
         self.options = options
         self.measurer = measurer
         self.rootdir = Path(str(config.rootpath))
-        self.store = RatchetStore(options.quest_file, options.lock_timeout)
+        self.store = RatchetStore(options.quest_file, options.lock_timeout, self.rootdir)
         self.outcomes: dict[str, str] = {}
         self.errors: dict[str, str] = {}  # a test that did not pass -> its error's first lines
         self.collection_errors: list[CollectionError] = []

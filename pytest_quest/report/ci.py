@@ -281,6 +281,7 @@ def step_summary(outcome: CheckOutcome) -> str:
         f"{counts.get('REVIEW', 0)} REVIEW, {counts.get('DONE', 0)} DONE."
     )
     out.append("")
+    out += totals_pie(counts)
     if data["collection_errors"]:
         out += ["### Collection errors", ""]
         for error in data["collection_errors"]:
@@ -313,6 +314,19 @@ def step_summary(outcome: CheckOutcome) -> str:
         out.append("")
     out += _rejudge_summary(data)
     return "\n".join(out) + "\n"
+
+
+def totals_pie(counts: dict[str, int]) -> list[str]:
+    """The quests by state as a Mermaid pie chart (GitHub renders it in a step summary).
+
+    States with no quest are left out; nothing at all when there is no quest.
+    """
+    slices = [(state, n) for state, n in counts.items() if n > 0]
+    if not slices:
+        return []
+    out = ["```mermaid", "pie showData title Quests by state"]
+    out += [f'    "{_md(state).replace(chr(34), chr(39))}" : {n}' for state, n in slices]
+    return [*out, "```", ""]
 
 
 def _rejudge_summary(data: dict[str, Any]) -> list[str]:
@@ -367,5 +381,6 @@ __all__ = [
     "interrupted",
     "rejudge_annotations",
     "step_summary",
+    "totals_pie",
     "workflow_annotations",
 ]

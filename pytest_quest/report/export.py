@@ -1,4 +1,4 @@
-"""Reports of all quests for people and tools: JSON, CSV, Markdown and SARIF 2.1.0.
+"""Reports of all quests for people and tools: JSON, CSV, Markdown and SARIF 2.1.0 (and HTML).
 
 ``pytest --quest export --quest-export-to PATH`` runs no test: it reports the
 ratchet file as it is.  ``pytest --quest check --quest-export-to PATH`` writes
@@ -22,7 +22,8 @@ from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
 
-FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif"}
+FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif", ".html": "html"}
+"""The export formats by suffix; ``html`` is rendered by ``report/html.py``."""
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/pytest-quest/"

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.runner import FAST, child_environ
+
 CALC = """
 def double(x):
     return x * 2
@@ -35,12 +37,6 @@ def test_double():
 SIGN = "src/pkg/calc.py::sign"
 REASON = "a person looked at the changed body: it is the fix"
 
-# The child loads only pytest-quest and writes no cache; this run's own
-# pytest and coverage settings are not passed on.
-_CLEARED = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_CURRENT_TEST")
-_CLEARED_PREFIXES = ("COVERAGE_", "COV_CORE_", "PYTEST_XDIST_", "PYTEST_QUEST_")
-_FAST = ["-p", "pytest_quest.plugin.hooks", "-p", "no:cacheprovider"]
-
 # Started with the pseudo-terminal as its stdin and in a new session: makes it
 # the controlling terminal (TIOCSCTTY), then becomes pytest.
 _TAKE_TTY = (
@@ -48,16 +44,6 @@ _TAKE_TTY = (
     "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
 )
 PROMPT_END = b"(anything else cancels): "
-
-
-def child_env() -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in _CLEARED and not key.startswith(_CLEARED_PREFIXES)
-    }
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    return env
 
 
 @dataclass
@@ -83,9 +69,9 @@ def run_in_tty(folder: Path, *args: str, typed: str | None, timeout: float = 120
     """
     master, slave = os.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-c", _TAKE_TTY, "-m", "pytest", *_FAST, *args],
+        [sys.executable, "-c", _TAKE_TTY, "-m", "pytest", *FAST, *args],
         cwd=folder,
-        env=child_env(),
+        env=child_environ(),
         stdin=slave,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -124,9 +110,9 @@ def run_without_tty(folder: Path, *args: str, stdin_text: str) -> subprocess.Com
     """``pytest *args`` as a script or an agent's shell runs it: a new session (no
     controlling terminal), and `stdin_text` piped in (``echo ID | pytest ...``)."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest", *_FAST, *args],
+        [sys.executable, "-m", "pytest", *FAST, *args],
         cwd=folder,
-        env=child_env(),
+        env=child_environ(),
         input=stdin_text,
         capture_output=True,
         text=True,
@@ -247,7 +233,7 @@ def test_the_terminal_is_only_the_foreground_controlling_terminal(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-c", _TAKE_TTY, "-c", FOREGROUND_AND_BACKGROUND],
         stdin=slave, capture_output=True, text=True, timeout=60, start_new_session=True,
-        env=child_env(), check=False,
+        env=child_environ(), check=False,
     )  # fmt: skip
     os.close(slave)
     os.close(master)

@@ -448,10 +448,10 @@ def test_unreadable_file(tmp_path, monkeypatch):
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
 
-    def refuse(self):
+    def refuse(path):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(store, "read_regular", refuse)
     with pytest.raises(RatchetFileError) as info:
         RatchetStore(path).load()
     assert (

@@ -1,0 +1,179 @@
+"""A gate child over the judge's channel (engine/runner.py), and how the parents read its end.
+
+The child here is a small script, not pytest: what is under test is the
+parent's side (timeout, crash, tampering, an unreadable message), the same for
+the measuring run (`run_child`) and the mutation check (`run_mutation_checks`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_quest.core.model import FunctionFacts
+from pytest_quest.core.run import RunReport
+from pytest_quest.engine import mutation, runner
+from pytest_quest.engine.measure import MeasuredSource
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from pytest_quest.plugin import child_channel
+
+    channel, mode = sys.argv[1], sys.argv[2]
+    instructions = child_channel.open_channel(channel)
+    print("line one")
+    print("line two")
+    if mode == "echo":
+        child_channel.send({"echo": instructions})
+    elif mode == "send":
+        child_channel.send(json.loads(sys.argv[3]))
+    elif mode == "forge":
+        os.write(int(channel.split(",")[0]), b"not a message")
+    elif mode == "sleep":
+        time.sleep(60)
+    print("last words")
+    sys.exit(3)
+    """
+)
+
+
+@pytest.fixture
+def child(tmp_path: Path):
+    """The command of the script child in `mode` (extra arguments after it)."""
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+
+    def command(mode: str, *extra: str):
+        return lambda channel: [sys.executable, str(script), channel, mode, *extra]
+
+    return command
+
+
+def test_a_child_gets_the_handshake_and_its_output_is_kept(child, tmp_path):
+    ran = runner.run_over_channel(
+        {"role": "measure", "n": 1}, child("echo"), cwd=tmp_path, timeout=60, prefix="t-"
+    )
+    assert ran.returncode == 3
+    assert ran.received.payload == {"echo": {"role": "measure", "n": 1}}
+    assert ran.output.split() == ["line", "one", "line", "two", "last", "words"]
+    assert ran.tail() == "line one | line two | last words"
+    assert ran.duration > 0
+
+
+def test_a_child_over_its_time_is_stopped(child, tmp_path):
+    ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=0.5, prefix="t-")
+    assert ran.returncode is None
+    assert ran.received.payload is None
+    assert 0.5 <= ran.duration < 30
+
+
+def _run_child(command, tmp_path: Path, monkeypatch, timeout: float = 60):
+    monkeypatch.setattr(runner, "child_command", lambda *a, channel, **k: command(channel))
+    return runner.run_child(
+        ["tests"], rootdir=tmp_path, inifile=None, sources=[], only_files=[],
+        timeout=timeout, cwd=tmp_path,
+    )  # fmt: skip
+
+
+def test_the_measuring_run_reads_the_facts_it_was_sent(child, tmp_path, monkeypatch):
+    facts = FunctionFacts(
+        file="src/m.py", qualname="f", ordinal=0, start=2, first=3, last=4,
+        fingerprint="abc", statements=2, branches=2, missing_branches=[(3, 4)],
+    )  # fmt: skip
+    sent = runner.measured_to_dict(
+        MeasuredSource(functions=[facts], files=["src/m.py"]),
+        RunReport(outcomes={"t.py::test": "passed"}),
+    )
+    run, measured = _run_child(child("send", json.dumps(sent)), tmp_path, monkeypatch)
+    assert run.completed and run.outcomes == {"t.py::test": "passed"}
+    assert run.duration > 0
+    assert measured is not None
+    assert measured.functions == [facts]
+    assert measured.files == ["src/m.py"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra", "problem", "tampered"),
+    [
+        ("sleep", (), "the test run exceeded --quest-timeout (1s) and was stopped", ""),
+        ("forge", (), "the test runner's report was tampered with: bytes that are not", "bytes"),
+        ("crash", (), "the test runner crashed (exit status 3): line one | line two | last", ""),
+        ("send", ('{"functions": 1}',), "the test runner's facts were unreadable", "a message"),
+    ],
+)
+def test_the_measuring_run_that_did_not_end_well_is_incomplete(
+    child, tmp_path, monkeypatch, mode, extra, problem, tampered
+):
+    run, measured = _run_child(child(mode, *extra), tmp_path, monkeypatch, timeout=1)
+    assert measured is None
+    assert not run.completed
+    assert run.problem.startswith(problem), run.problem
+    assert run.tampered.startswith(tampered) and bool(run.tampered) == bool(tampered)
+
+
+def _check(command, tmp_path: Path, monkeypatch, *, l1=None, timeout: float = 60):
+    monkeypatch.setattr(mutation, "mutation_command", lambda *a, channel, **k: command(channel))
+    targets = [
+        mutation.Target(tmp_path / "m.py", 2, ("t.py::a",)),
+        mutation.Target(tmp_path / "m.py", 9, ("t.py::b",), seed="s"),
+    ]
+    return mutation.run_mutation_checks(
+        targets, rootdir=tmp_path, inifile=None, timeout=timeout, cwd=tmp_path, l1=l1
+    )
+
+
+def _function_report(problem: str, seconds: float) -> dict[str, object]:
+    return {
+        "problem": problem, "runs": [{"t.py::a": "passed"}], "run_seconds": [0.5],
+        "mutants": [{"line": 3}], "seconds": seconds, "original_reached": ["t.py::a"],
+        "detects_run": [], "probed": True,
+    }  # fmt: skip
+
+
+def test_the_mutation_child_reports_one_entry_per_function(child, tmp_path, monkeypatch):
+    sent = {
+        "functions": [_function_report("", 1.5), _function_report("no baseline", 2.0)],
+        "l1": [{"verdict": "PASS", "fact": "ok"}],
+        "answers": "not a list",
+    }
+    reports = _check(child("send", json.dumps(sent)), tmp_path, monkeypatch, l1={"verify": []})
+    assert [(r.completed, r.problem, r.duration) for r in reports] == [
+        (True, "", 1.5), (False, "no baseline", 2.0)
+    ]  # fmt: skip
+    assert reports[0].runs == [{"t.py::a": "passed"}] and reports[0].mutants == [{"line": 3}]
+    assert reports[0].original_reached == ["t.py::a"] and reports[0].probed
+    assert reports[1].l1 == [{"verdict": "PASS", "fact": "ok"}]
+    assert reports[1].answers is None
+    # Without `l1` the hooks' results are not taken, whatever the child said.
+    plain = _check(child("send", json.dumps(sent)), tmp_path, monkeypatch)
+    assert plain[0].l1 is None
+
+
+def test_the_mutation_childs_unreadable_report_is_tampering(child, tmp_path, monkeypatch):
+    reports = _check(child("echo"), tmp_path, monkeypatch)
+    assert [r.completed for r in reports] == [False, False]
+    assert reports[0].problem.startswith("the mutation report was unreadable")
+    assert reports[0].tampered.startswith("a message of the wrong shape")
+    short = {"functions": [_function_report("", 1.0)]}
+    reports = _check(child("send", json.dumps(short)), tmp_path, monkeypatch)
+    assert reports[1].problem == "the mutation report was unreadable: 2 function reports expected"
+
+
+def test_the_mutation_child_that_did_not_end_well(child, tmp_path, monkeypatch):
+    slow = _check(child("sleep"), tmp_path, monkeypatch, timeout=1)
+    assert [r.problem for r in slow] == [
+        "the mutation check exceeded --quest-timeout (1s) and was stopped"
+    ] * 2
+    forged = _check(child("forge"), tmp_path, monkeypatch)
+    assert all(r.tampered.startswith("bytes that are not") for r in forged)
+    assert forged[0].problem.startswith("the mutation report was tampered with: bytes")
+    crashed = _check(child("crash"), tmp_path, monkeypatch)
+    assert crashed[1].problem == (
+        "the mutation runner crashed (exit status 3): line one | line two | last words"
+    )
+    assert not any(r.tampered for r in slow + crashed)
