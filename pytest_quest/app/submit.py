@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.app import submit_output
 from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
 from pytest_quest.app.deep_checks import deep_checks
+from pytest_quest.app.environment import outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
-from pytest_quest.app.submit_output import said
-from pytest_quest.core.environment import STREAK_KEY, record_environment_failure
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
@@ -366,8 +366,11 @@ def record(
             return State.TODO, fresh
         assert target is not None
         ensure_policy(fresh, ctx.options, ctx.rootdir)
-        if outside_cause(judgement):
-            return environment_failure(ctx, target, judgement, now), fresh
+        if outside_cause(judgement.run, judgement.result):
+            state, judgement.result, judgement.environment = record_outside_failure(
+                ctx, target, judgement.run, judgement.result, now
+            )
+            return state, fresh
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
         current = judgement.current
         if state is State.PASS and ctx.options.policy is not None:
@@ -395,28 +398,6 @@ def record(
     if refused:
         raise QuestUsageError(refused[0])
     return result
-
-
-def outside_cause(judgement: Judgement) -> bool:
-    """The run could not complete for a reason outside the submission (and nothing else decided)."""
-    return bool(judgement.run.environment) and judgement.result.step == "environment"
-
-
-def environment_failure(ctx: Context, target: Quest, judgement: Judgement, now: str) -> State:
-    """No verdict, no try: one more such run in a row (REVIEW at the policy's limit)."""
-    policy = ctx.options.policy
-    limit = policy.environment_failures if policy is not None else 3
-    streak = int(target.extra.get(STREAK_KEY, 0) or 0) + 1
-    state = record_environment_failure(target, judgement.result, limit=limit, now=now)
-    judgement.environment = {
-        "cause": judgement.run.environment,
-        "output_tail": list(judgement.run.output_tail),
-        "in_a_row": streak,
-        "limit": limit,
-    }
-    if state is State.REVIEW:
-        judgement.result = GateResult(Verdict.REVIEW, list(target.facts), "environment")
-    return state
 
 
 def undo_forgery(ctx: Context, guard: VerdictGuard) -> None:
@@ -473,6 +454,19 @@ def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
     if result.verdict is Verdict.PASS:
         return GateResult(Verdict.REVIEW, list(signs), "tamper")
     return GateResult(result.verdict, [*result.facts, *signs], result.step)
+
+
+def said(
+    ctx: Context,
+    quest_id: str,
+    result: GateResult,
+    state: State,
+    ratchet: Ratchet,
+    *,
+    environment: dict[str, Any] | None = None,
+) -> Output:
+    """The verdict, the quest as recorded, and the next quest (app/submit_output.py)."""
+    return submit_output.said(ctx, quest_id, result, state, ratchet, environment=environment)
 
 
 __all__ = [

@@ -80,3 +80,66 @@ def test_a_failing_new_test_is_named_with_its_error_before_coverage(project, lri
         in text
     )
     assert text.index("test_eq_cycle failed") < text.index("line 8 not covered")
+
+
+# -- item 6: a test is credited only for its own threads, and threads it started ----------
+
+THREADS = """\
+import threading
+import time
+
+
+def late():
+    return "late"
+
+
+def joined():
+    return "joined"
+
+
+def leave_behind(delay):
+    def run():
+        time.sleep(delay)
+        late()
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def start_and_join():
+    thread = threading.Thread(target=joined)
+    thread.start()
+    thread.join()
+"""
+
+TEST_THREADS = """\
+import time
+
+from pkg.threads import leave_behind, start_and_join
+
+
+def test_a_leaves_a_thread_behind():
+    leave_behind(0.5)
+
+
+def test_b_merely_runs_meanwhile():
+    time.sleep(1.5)
+
+
+def test_c_joins_its_thread():
+    start_and_join()
+"""
+
+
+def test_arcs_of_a_leftover_thread_are_credited_to_no_test(project):
+    project.source("threads", THREADS)
+    project.test("test_threads", TEST_THREADS)
+    result, data = project.run_json("--quest", "scan")
+    assert result.ret == 0, result.stderr.str()
+    quests = project.ratchet()["quests"]
+    late = quests["src/pkg/threads.py::late"]
+    # `late` ran while test_b ran, in a thread test_a started: nobody's.
+    assert late["state"] == "TODO", late
+    assert late["covering_tests"] == []
+    joined = quests["src/pkg/threads.py::joined"]
+    assert joined["state"] == "PASS"
+    assert joined["covering_tests"] == ["tests/test_threads.py::test_c_joins_its_thread"]
