@@ -1,7 +1,7 @@
 """MkDocs hook: the configuration reference, generated from the options' own definitions.
 
 ``docs/configuration.md`` holds the marker ``<!-- quest-options -->``; at build
-time it is replaced by one entry per option of
+time it is replaced by one section per option of
 ``pytest_quest.plugin.option_table._OPTIONS`` (flags, metavar, ini name and type,
 default, whether it repeats, help), so the page cannot drift from the code.
 The records are read generically (by field name, with fallbacks), so fields
@@ -29,10 +29,6 @@ def _fields(option: Any) -> dict[str, Any]:
 
 def _code(text: object) -> str:
     return "`" + str(text).replace("`", "'") + "`"
-
-
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _default(value: Any) -> str:
@@ -82,36 +78,29 @@ def _notes(fields: dict[str, Any]) -> str:
 
 
 def render() -> str:
-    """The reference as Markdown: one table row per option, then the deprecated ini names."""
-    rows = [
-        "| option | ini option (type) | default | notes | what it does |",
-        "|---|---|---|---|---|",
-    ]
+    """The reference as Markdown: one section per option, then typed values and deprecated names."""
+    out: list[str] = []
     for option in option_table._OPTIONS:
         fields = _fields(option)
-        rows.append(
-            "| "
-            + " | ".join(
-                _cell(part)
-                for part in (
-                    _flag(fields),
-                    _ini(fields),
-                    _default(fields.get("default")),
-                    _notes(fields),
-                    fields.get("help") or "",
-                )
-            )
-            + " |"
-        )
+        out += [f"### {_flag(fields)}", "", str(fields.get("help") or ""), ""]
+        out.append(f"* ini option: {_ini(fields)}")
+        default = _default(fields.get("default"))
+        if default:
+            out.append(f"* default: {default}")
+        notes = _notes(fields)
+        if notes:
+            out.append(f"* {notes}")
+        out.append("")
     allowed = getattr(option_table, "_ALLOWED", {})
     if allowed:
-        rows += ["", "Values of typed options:", ""]
-        rows += [f"* {ini_type}: {text}" for ini_type, text in sorted(allowed.items())]
+        out += ["### Values of typed options", ""]
+        out += [f"* {ini_type}: {text}" for ini_type, text in sorted(allowed.items())]
+        out.append("")
     deprecated = getattr(option_table, "DEPRECATED_INI", {})
     if deprecated:
-        rows += ["", "Deprecated ini names, still read:", ""]
-        rows += [f"* {_code(old)}: use {_code(new)}" for old, new in sorted(deprecated.items())]
-    return "\n".join(rows) + "\n"
+        out += ["### Deprecated ini names, still read", ""]
+        out += [f"* {_code(old)}: use {_code(new)}" for old, new in sorted(deprecated.items())]
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

@@ -19,6 +19,7 @@ from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.run import RunReport
 from pytest_quest.engine.mutation import Target, run_mutation_checks
 from pytest_quest.report.json import Output
+from pytest_quest.report.text import counted
 
 
 @dataclass
@@ -69,7 +70,7 @@ def audit(ctx: Context) -> Output:
     }
     lines = [
         (
-            f"audit: {len(report.audited)} PASS functions checked, "
+            f"audit: {counted(len(report.audited), 'PASS function')} checked, "
             f"{len(report.findings)} run without being checked (or could not be confirmed)"
         )
     ]

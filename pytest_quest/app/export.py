@@ -7,12 +7,14 @@ from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet, now_utc
 from pytest_quest.app.policy import weaker_passes
+from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.source import read_source
 from pytest_quest.report import export as formats
 from pytest_quest.report.html import render_html
 from pytest_quest.report.json import Output, quest_json
+from pytest_quest.report.text import counted
 
 
 def export(ctx: Context) -> Output:
@@ -21,16 +23,21 @@ def export(ctx: Context) -> Output:
         raise QuestUsageError(
             "--quest export needs --quest-export-to PATH (.json, .csv, .md, .sarif, .html)"
         )
-    ratchet = load_ratchet(ctx)
+    changes = load_changes(ctx)
+    ratchet = narrowed(load_ratchet(ctx), changes)
     target = export_target(ctx)
     written = write_export(ctx, ratchet, target, None)
-    data = {
+    data: dict[str, Any] = {
         "export": written,
         "format": target[1],
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
-    return Output(data, [f"export: {len(ratchet.quests)} quests written to {written}"])
+    lines = [f"export: {counted(len(ratchet.quests), 'quest')} written to {written}"]
+    if changes is not None:
+        data["since"] = since_data(changes, ratchet)
+        lines.insert(0, since_line(changes, ratchet))
+    return Output(data, lines)
 
 
 def export_target(ctx: Context) -> tuple[Path, str]:

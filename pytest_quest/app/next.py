@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet
+from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest, Ratchet, State
 from pytest_quest.report import text
@@ -30,7 +31,13 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
 
 def next_quest(ctx: Context) -> Output:
     """Show the quest to work on and record it as the active one."""
-    ratchet = load_ratchet(ctx)
+    changes = load_changes(ctx)
+    ratchet = narrowed(load_ratchet(ctx), changes)
+    if changes is not None and ctx.options.quest_id and ctx.options.quest_id not in ratchet.quests:
+        raise QuestUsageError(
+            f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "
+            "drop --quest-since to work on it"
+        )
     quest = pick(ratchet, ctx.options.quest_id)
     if quest is not None and quest.state.terminal:
         raise QuestUsageError(
@@ -38,6 +45,7 @@ def next_quest(ctx: Context) -> Output:
             "(PASS, REVIEW and DONE are settled)"
         )
     target = quest.id if quest else None
+    # Narrowed by --quest-since, `ratchet.active` is None when the active quest did not change.
     if ratchet.active != target:
 
         def set_active(fresh: Ratchet) -> None:
@@ -52,13 +60,15 @@ def next_quest(ctx: Context) -> Output:
         "counts": ratchet.counts(),
         "quest": None,
     }
+    head = [text.progress_line(ratchet)]
+    if changes is not None:
+        data["since"] = since_data(changes, ratchet)
+        head.insert(0, since_line(changes, ratchet))
     if quest is None:
-        return Output(
-            data, [text.progress_line(ratchet), "nothing remains: every quest is settled"]
-        )
+        return Output(data, [*head, "nothing remains: every quest is settled"])
     data["quest"] = quest_json(quest, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir)
     lines = [
-        text.progress_line(ratchet),
+        *head,
         *text.quest_text(quest, ctx.options.max_tries, data["quest"]),
     ]
     return Output(data, lines)

@@ -8,12 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.policy import GatePolicy
 
 COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
 FORMATS = ("text", "json")
 VERIFY_MODES = ("on", "off", "auto")
 MUTANT_MODES = ("on", "off")
+SINCE_COMMANDS = ("next", "status", "check", "export")
+"""The commands ``--quest-since REF`` limits to the functions changed since the ref."""
 
 MAX_COUNT = 1000
 """The largest count an option takes (tries, questions, a threshold)."""
@@ -54,8 +57,11 @@ class QuestOptions:
     given: frozenset[str] | None = None
     #: ``--quest-policy KEY=VALUE`` (the person action changing the gate policy).
     policy_changes: list[str] = field(default_factory=list)
-    #: ``--quest-since DATE_OR_REF`` (audit: only quests that passed since then).
+    #: ``--quest-since DATE_OR_REF`` (audit: only quests that passed since then;
+    #: next, status, check, export: only functions changed since the git ref).
     since: str | None = None
+    #: ``--quest-require-pass`` (check: every function changed since the ref must be PASS).
+    require_pass: bool = False
     #: The gate policy this run judges under (set by app/policy.py for submit).
     policy: GatePolicy | None = None
     # Person actions beside reopen and accept: exclude a quest; the reason of any.
@@ -142,6 +148,17 @@ def parse_text(value: object, what: str) -> str:
     return text
 
 
+def check_since_option(command: str | None, since: str | None, require_pass: bool) -> None:
+    """Usage errors for ``--quest-since``/``--quest-require-pass`` on a command they do not fit."""
+    if require_pass and command != "check":
+        raise QuestUsageError("--quest-require-pass is an option of `pytest --quest check`")
+    if since and command not in (*SINCE_COMMANDS, "audit"):
+        raise QuestUsageError(
+            "--quest-since is an option of next, status, check, export (a git ref) and audit "
+            "(a date or a git ref)"
+        )
+
+
 __all__ = [
     "COMMANDS",
     "COUNT_RANGE",
@@ -150,8 +167,10 @@ __all__ = [
     "MAX_SECONDS",
     "MUTANT_MODES",
     "SECONDS_RANGE",
+    "SINCE_COMMANDS",
     "VERIFY_MODES",
     "QuestOptions",
+    "check_since_option",
     "parse_choice",
     "parse_count",
     "parse_seconds",

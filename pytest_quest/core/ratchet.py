@@ -18,6 +18,9 @@ class ScanReport:
     added_pass: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     config_changes: list[str] = field(default_factory=list)
+    # PASS functions this scan measured as no longer fully covered: named, not
+    # changed (`pytest --quest check` is the gate that fails on them).
+    regressed: list[str] = field(default_factory=list)
 
 
 def new_quest(facts: FunctionFacts, now: str) -> Quest:
@@ -85,6 +88,8 @@ def merge_scan(
                 quest.covering_tests = list(facts.covering_tests)
                 if facts.statements:
                     quest.facts = coverage_facts(facts)
+            elif quest.state is State.PASS and not facts.fully_covered:
+                report.regressed.append(qid)
         seen.add(qid)
     for qid in sorted(set(ratchet.quests) - seen):
         if qid in excluded:

@@ -28,6 +28,7 @@ def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]
         "excluded_functions": measured.excluded_functions,
         "files": measured.files,
         "config": measured.config,
+        "notes": measured.notes,
         "outcomes": run.outcomes,
         "errors": run.errors,
         "collection_errors": [asdict(error) for error in run.collection_errors],
@@ -46,6 +47,7 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
         excluded_functions=list(data["excluded_functions"]),
         files=list(data["files"]),
         config=dict(data["config"]),
+        notes=[str(note) for note in data.get("notes", [])],
     )
     run = RunReport(
         outcomes=dict(data["outcomes"]),

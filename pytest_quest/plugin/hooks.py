@@ -159,10 +159,14 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     _refuse_unsupported_platform(command, raw_value(config, "quest_format") == "json")
     from pytest_quest.plugin.options import resolve
+    from pytest_quest.plugin.quiet import check_positional_paths, use_quiet_reporter
     from pytest_quest.plugin.session import QuestSession
 
     try:
         options = resolve(config)
+        quiet = options.command not in MEASURING_COMMANDS
+        if options.command != "_measure":
+            check_positional_paths(config)
     except QuestError as exc:
         measurer = config.stash.get(_measurer_key, None)
         if measurer is not None:
@@ -182,7 +186,10 @@ def pytest_configure(config: pytest.Config) -> None:
     session = QuestSession(config, options, measurer)
     config.pluginmanager.register(session, "quest-session")
     xdist.register(config, session)
-    if options.json:
+    if quiet:
+        # No test runs here: no session header, no "no tests ran" line.
+        use_quiet_reporter(config, sys.stderr if options.json else None)
+    elif options.json:
         _terminal_to_stderr(config)
 
 

@@ -184,7 +184,17 @@ _OPTIONS: list[_Option] = [
         ini_type=None,
         parse=partial(parse_text, what="date or git ref"),
         metavar="DATE_OR_REF",
-        help="audit: only quests that passed since this ISO date or git ref's commit date",
+        help=(
+            "next, status, check, export: only functions changed since this git ref; "
+            "audit: only quests that passed since this ISO date or git ref's commit date"
+        ),
+    ),
+    _option(
+        "--quest-require-pass",
+        ini_type=None,
+        default=False,
+        action="store_true",
+        help="check: fail unless every function changed since --quest-since is PASS",
     ),
     _option(
         "--quest-exclude",

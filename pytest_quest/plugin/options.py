@@ -19,6 +19,7 @@ from pytest_quest.app.options import (
     COMMANDS,
     VERIFY_MODES,
     QuestOptions,
+    check_since_option,
     parse_choice,
     parse_count,
     parse_seconds,
@@ -183,6 +184,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
             raise QuestUsageError(
                 "--quest-base and --quest-base-file are options of `pytest --quest check`"
             )
+    check_since_option(command, values["quest_since"], bool(values["quest_require_pass"]))
     measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
@@ -220,6 +222,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
         given=given_options(config),
         policy_changes=[str(c) for c in values["quest_policy"] or []],
         since=values["quest_since"],
+        require_pass=bool(values["quest_require_pass"]),
         exclude=values["quest_exclude"],
         reason=values["quest_reason"],
         base_ref=values["quest_base"],

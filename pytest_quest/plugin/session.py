@@ -37,6 +37,7 @@ from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.options import recorded_sources
+from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.json import Output, dumps, envelope, error_output
@@ -153,6 +154,13 @@ class QuestSession:
             if session.exitstatus == pytest.ExitCode.INTERRUPTED and not self.collection_errors:
                 # Ctrl-C stopped the run half-way: what it measured is partial.
                 raise KeyboardInterrupt
+            if (
+                session.exitstatus == pytest.ExitCode.USAGE_ERROR
+                and self.options.command in RUNNING_COMMANDS
+                and not self.collection_errors
+            ):
+                # pytest refused its arguments (a node id not found...): nothing ran.
+                raise QuestUsageError("pytest stopped with a usage error; nothing was recorded")
             output = self.run_command()
         except QuestError as exc:
             output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
@@ -170,6 +178,13 @@ class QuestSession:
             )
         output.data = envelope(self.options.command, output.data)
         self.output = output
+        if (
+            self.options.command == "scan"
+            and output.exitcode == 0
+            and session.exitstatus == pytest.ExitCode.TESTS_FAILED
+        ):
+            # The quests are recorded, and the suite still failed: say so as pytest does.
+            output.exitcode = int(pytest.ExitCode.TESTS_FAILED)
         session.exitstatus = output.exitcode
         if output.stderr:
             self.write_stderr(output.stderr)
@@ -199,7 +214,8 @@ class QuestSession:
             return
         if self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")  # the `[100%]` progress line is still open
-        reporter.write_sep("=", "pytest-quest", bold=True)
+        if not is_quiet(self.config):  # after a test run: set apart from pytest's report
+            reporter.write_sep("=", "pytest-quest", bold=True)
         for line in lines:
             reporter.write_line(line)
 
@@ -267,7 +283,10 @@ class QuestSession:
         only = self.config.getoption("quest_measure_only", default=None)
         if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
-        return analyze(self.measurer.cov, self.rootdir, passed, only_files=only, failed=failed)
+        notes = getattr(self.measurer, "notes", [])
+        return analyze(
+            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
+        )
 
     def write_measurement(self) -> Output:
         """The gate's child run: what it measured, the one message on its judge's channel."""
@@ -275,7 +294,10 @@ class QuestSession:
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
         failed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
         only = self.config.getoption("quest_measure_only", default=None)
-        measured = analyze(self.measurer.cov, self.rootdir, passed, only_files=only, failed=failed)
+        notes = getattr(self.measurer, "notes", [])
+        measured = analyze(
+            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
+        )
         run = RunReport(
             outcomes=self.outcomes, collection_errors=self.collection_errors, errors=self.errors
         )

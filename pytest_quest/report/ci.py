@@ -18,6 +18,7 @@ from pytest_quest.core.model import Fact, Ratchet
 from pytest_quest.core.ratchet import CheckReport, Regression, since
 from pytest_quest.core.rejudge import RejudgeReport
 from pytest_quest.core.run import CollectionError
+from pytest_quest.report.text import counted
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
 # INTERRUPTED: a check never hides a failing suite behind a green ratchet.
@@ -60,11 +61,14 @@ def interrupted(errors: list[CollectionError], ratchet: Ratchet) -> CheckOutcome
     where = [f"{e.file}:{e.line}" if e.line else e.file for e in errors]
     lines = [
         (
-            f"check: not run: {len(errors)} collection error(s) stopped the suite; "
+            f"check: not run: {counted(len(errors), 'collection error')} stopped the suite; "
             "fix them and run the check again"
         )
     ]
-    lines += [f"  {place}: {error.message}" for place, error in zip(where, errors)]
+    shown = 10  # a long list is summarised; the JSON output keeps every error
+    lines += [f"  {place}: {error.message}" for place, error in zip(where[:shown], errors)]
+    if len(errors) > shown:
+        lines.append(f"  ... and {len(errors) - shown} more")
     data = {
         "ok": False,
         "checked": 0,
@@ -95,7 +99,7 @@ def check_outcome(
     strict_failure = strict and bool(report.untracked)
     ok = not report.regressions and not failed and not strict_failure
     lines = [
-        f"check: {report.checked} PASS functions re-measured, {len(report.regressions)} regressed"
+        f"check: {counted(report.checked, 'PASS function')} re-measured, {len(report.regressions)} regressed"
     ]
     for regression in report.regressions:
         quest = regression.quest
@@ -107,12 +111,13 @@ def check_outcome(
     if report.untracked:
         verdict = "fail the check (--quest-strict)" if strict else "not checked"
         lines.append(
-            f"untracked: {len(report.untracked)} functions are not in the ratchet file "
+            f"untracked: {counted(len(report.untracked), 'function')} "
+            f"{'is' if len(report.untracked) == 1 else 'are'} not in the ratchet file "
             f"({verdict}); `pytest --quest scan` adds them:"
         )
         lines += [f"  {qid}" for qid in report.untracked]
     if failed:
-        lines.append(f"{len(failed)} tests failed: the check fails with them")
+        lines.append(f"{counted(len(failed), 'test')} failed: the check fails with them")
         lines += [f"  {nodeid}" for nodeid in failed]
     lines.append("check: OK" if ok else "check: FAILED")
     data = {
@@ -171,6 +176,42 @@ def add_rejudge(outcome: CheckOutcome, report: RejudgeReport | None) -> None:
     outcome.lines += lines
     if verdict:
         outcome.lines.append(verdict)
+
+
+def add_since(outcome: CheckOutcome, since: dict[str, Any], head: str) -> None:
+    """The functions changed since ``--quest-since`` that are not PASS (exit 1 with --quest-require-pass)."""
+    outcome.data["since"] = since
+    failing = since["not_pass"]
+    verdict = (
+        outcome.lines.pop() if outcome.lines and outcome.lines[-1].startswith("check: ") else ""
+    )
+    required = "required" if since["require_pass"] else "not required (--quest-require-pass)"
+    lines = [f"{head}; {len(failing)} not PASS (PASS {required})"]
+    for item in failing:
+        lines.append(f"  NOT PASS {item['id']} ({item['state']})")
+        lines += [f"    {Fact.from_dict(fact).text()}" for fact in item["facts"]]
+    if failing and since["require_pass"]:
+        outcome.data["ok"] = False
+        outcome.exitcode = EXIT_FAILED
+        verdict = "check: FAILED"
+    outcome.lines += lines
+    if verdict:
+        outcome.lines.append(verdict)
+
+
+def since_annotations(since: dict[str, Any] | None) -> list[str]:
+    """One ``::error`` (``::warning`` when not required) per changed function that is not PASS."""
+    if not since:
+        return []
+    level = "error" if since["require_pass"] else "warning"
+    commands = []
+    for item in since["not_pass"]:
+        for fact in item["facts"]:
+            file, line = fact_location(Fact.from_dict(fact))
+            commands.append(
+                workflow_command(level, file, line, f"pytest-quest: {item['id']}", fact["message"])
+            )
+    return commands
 
 
 def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
@@ -276,7 +317,7 @@ def step_summary(outcome: CheckOutcome) -> str:
     out = [f"## pytest-quest check {status}", ""]
     counts = data["counts"]
     out.append(
-        f"{data['checked']} PASS functions re-measured, {len(data['regressions'])} regressed; "
+        f"{counted(data['checked'], 'PASS function')} re-measured, {len(data['regressions'])} regressed; "
         f"ratchet: {counts.get('PASS', 0)} PASS, {counts.get('TODO', 0)} TODO, "
         f"{counts.get('REVIEW', 0)} REVIEW, {counts.get('DONE', 0)} DONE."
     )

@@ -21,12 +21,14 @@ from typing import Any
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.report.text import counted
 
 FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif", ".html": "html"}
 """The export formats by suffix; ``html`` is rendered by ``report/html.py``."""
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/pytest-quest/"
+# No `informationUri` (optional in SARIF 2.1.0): pytest-quest has no public
+# address yet (not on PyPI, no public repository); add it when it has one.
 
 CSV_COLUMNS = (
     "id",
@@ -281,7 +283,11 @@ def render_sarif(
         missing = len(quest.missing_lines) + len(quest.missing_branches)
         text = f"{quest.state.value} quest {quest.id}"
         if missing:
-            text += f": {len(quest.missing_lines)} lines and {len(quest.missing_branches)} branches not covered by passing tests"
+            text += (
+                f": {counted(len(quest.missing_lines), 'line')} and "
+                f"{counted(len(quest.missing_branches), 'branch', 'branches')} "
+                "not covered by passing tests"
+            )
         if quest.state is State.REVIEW and quest.facts:
             text += f"; waiting for a person: {quest.facts[0].text()}"
         results.append(
@@ -340,7 +346,6 @@ def render_sarif(
                     "driver": {
                         "name": "pytest-quest",
                         "version": version,
-                        "informationUri": INFORMATION_URI,
                         "rules": SARIF_RULES,
                     }
                 },

@@ -16,6 +16,18 @@ from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
 
 
+def counted(number: int, noun: str, plural: str = "") -> str:
+    """`number` and its noun, plural unless it is 1: ``1 test``, ``2 tests``, ``0 tests``."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def summarised(items: list[str], *, first: int = 5, width: int = 200) -> str:
+    """The first few `items`, each cut at `width` characters, and how many more: one short line."""
+    shown = [item if len(item) <= width else item[: width - 3] + "..." for item in items[:first]]
+    rest = len(items) - len(shown)
+    return "; ".join(shown + ([f"and {rest} more"] if rest else []))
+
+
 def submit_command(quest_id: str) -> str:
     return f"pytest --quest submit --quest-id {shlex.quote(quest_id)}"
 
@@ -72,7 +84,7 @@ def progress_line(ratchet: Ratchet) -> str:
     parts = ", ".join(
         f"{counts[s.value]} {s.value}" for s in State if s is not State.EXCLUDED or counts[s.value]
     )
-    return f"{total} quests: {parts}; {ratchet.remaining} remaining"
+    return f"{counted(total, 'quest')}: {parts}; {ratchet.remaining} remaining"
 
 
 def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> str:

@@ -151,6 +151,7 @@ def test_person_actions_have_no_ini_twin():
         "--quest-base-file",
         "--quest-policy",
         "--quest-since",
+        "--quest-require-pass",
     }
 
 

@@ -52,11 +52,14 @@ def test_the_configuration_reference_is_generated_from_every_option():
     assert hook.MARKER in page
     rendered = hook.on_page_markdown(page, None, None, None)
     assert hook.MARKER not in rendered
-    rows = [line for line in rendered.splitlines() if line.startswith("| `--quest")]
-    assert len(rows) == len(_OPTIONS)
-    for option, row in zip(_OPTIONS, rows):
-        assert f"`{option.flags[0]}" in row
-        assert (f"`{option.name}`" in row) == (option.ini_type is not None), row
+    sections = rendered.split("\n### ")[1:]
+    options = [s for s in sections if s.startswith("`--quest")]
+    assert len(options) == len(_OPTIONS)
+    for option, section in zip(_OPTIONS, options):
+        assert section.startswith(f"`{option.flags[0]}")
+        assert option.help in section
+        ini = f"* ini option: `{option.name}` ({option.ini_type})"
+        assert (ini in section) == (option.ini_type is not None), section
     # A page without the marker is left alone.
     assert hook.on_page_markdown("# other", None, None, None) == "# other"
 
