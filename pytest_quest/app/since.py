@@ -70,7 +70,11 @@ def since_data(changes: Changes, ratchet: Ratchet) -> dict[str, Any]:
 
 def since_line(changes: Changes, ratchet: Ratchet) -> str:
     missing = untracked(changes, ratchet)
-    note = f"; {len(missing)} not in the ratchet file (`pytest --quest scan` adds them)" if missing else ""
+    note = (
+        f"; {len(missing)} not in the ratchet file (`pytest --quest scan` adds them)"
+        if missing
+        else ""
+    )
     return (
         f"since {changes.ref} ({changes.commit[:12]}): {len(changes.changed)} functions "
         f"changed{note}"

@@ -65,6 +65,9 @@ def compare(
 
 def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
     """The functions under `sources` whose code changed since `ref` (see the module docstring)."""
+    if ref.startswith("-"):
+        # git would read it as an option.
+        raise QuestUsageError(f"{OPTION} {ref}: a git ref does not start with '-'")
     top = toplevel(rootdir, OPTION)
     commit = commit_of(ref, rootdir, OPTION)
     merged = git(["merge-base", commit, "HEAD"], top, OPTION)

@@ -7,6 +7,7 @@ options and costs nothing.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from typing import TYPE_CHECKING, NoReturn
@@ -214,6 +215,9 @@ def _ini(early_config: pytest.Config) -> str:
 
 def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoReturn:
     """Stop with pytest's usage error (exit 4); in JSON mode stdout still gets its one object."""
+    from pytest_quest.report.ci import in_github_actions
+    from pytest_quest.report.escape import github_json, github_plain, visible
+
     if json_mode:
         from pytest_quest.plugin.options import COMMANDS
 
@@ -222,9 +226,13 @@ def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoRet
             "command": command if command in COMMANDS else None,
             "error": str(exc),
         }
-        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        sys.stdout.write(github_json(text) if in_github_actions(os.environ) else text)
         sys.stdout.flush()
-    raise pytest.UsageError(str(exc)) from None
+    message = visible(str(exc))  # one line, no control character of a stranger's
+    raise pytest.UsageError(
+        github_plain(message) if in_github_actions(os.environ) else message
+    ) from None
 
 
 def _terminal_to_stderr(config: pytest.Config) -> None:

@@ -40,6 +40,8 @@ from pytest_quest.plugin.options import recorded_sources
 from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
+from pytest_quest.report.ci import in_github_actions
+from pytest_quest.report.escape import github_json, github_line, terminal_line
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.verify.adapters import Verifier
 
@@ -201,12 +203,14 @@ class QuestSession:
         if self.measurer is not None and self.measurer.data_dir:
             shutil.rmtree(self.measurer.data_dir, ignore_errors=True)
         if self.output is not None and self.options.json:
-            sys.stdout.write(dumps(self.output.data))
+            text = dumps(self.output.data)
+            sys.stdout.write(github_json(text) if in_github_actions(os.environ) else text)
             sys.stdout.flush()
 
     # -- output --
 
     def write_text(self, lines: list[str]) -> None:
+        lines = self.safe_lines(lines, markup=self.config.get_terminal_writer().hasmarkup)
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
             for line in lines:
@@ -224,9 +228,16 @@ class QuestSession:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")
-        for line in lines:
+        for line in self.safe_lines(lines, markup=False):
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
+
+    def safe_lines(self, lines: list[str], *, markup: bool) -> list[str]:
+        """Each line escaped for the terminal and, in GitHub Actions, for the runner's log."""
+        safe = [terminal_line(line, markup=markup) for line in lines]
+        if in_github_actions(os.environ):
+            safe = [github_line(line) for line in safe]
+        return safe
 
     # -- dispatch --
 

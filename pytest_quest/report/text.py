@@ -14,6 +14,7 @@ from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.report.escape import visible
 
 
 def counted(number: int, noun: str, plural: str = "") -> str:
@@ -57,7 +58,7 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
     ]
     if quest.facts:
         out.append("  facts :")
-        out += [f"    {fact.text()}" for fact in quest.facts]
+        out += [f"    {visible(fact.text())}" for fact in quest.facts]
     source = data.get("source") or ""
     if source:
         out.append("  source (> line not covered, ~ branch not taken):")
@@ -74,7 +75,7 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
 
 
 def facts_text(facts: list[Fact]) -> list[str]:
-    return [f"  {fact.text()}" for fact in facts]
+    return [f"  {visible(fact.text())}" for fact in facts]
 
 
 def progress_line(ratchet: Ratchet) -> str:
@@ -144,7 +145,7 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
             lines.append(
                 f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{max_tries})"
             )
-            lines.extend(f"    {fact.text()}" for fact in quest.facts)
+            lines.extend(f"    {visible(fact.text())}" for fact in quest.facts)
         buffer.write("\n".join(lines) + "\n")
     excluded = [q for q in ratchet.ordered() if q.state is State.EXCLUDED]
     if excluded:
@@ -158,7 +159,8 @@ def excluded_text(quest: Quest) -> list[str]:
     lines = [f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last})"]
     event = last_person_event(quest, "exclude")
     if event is not None:
-        lines.append(f"    by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}")
+        said = f"by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}"
+        lines.append(f"    {visible(said)}")
     return lines
 
 

@@ -13,6 +13,8 @@ from tests.support import projects
 from tests.support.gitrepo import commit_all, git, init_repo
 from tests.support.projects import DOUBLE, SIGN, TEST_DOUBLE, TEST_SIGN, Project, scanned_template
 
+pytestmark = pytest.mark.slow
+
 UNTESTED = "src/pkg/calc.py::untested"
 FRESH = "src/pkg/calc.py::fresh"
 CALC = projects.CALC + "\n\ndef untested(x):\n    return x + 1\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_calc import CALC, CLAMP, DOUBLE, SIGN, TEST_DOUBLE, CalcProject
@@ -15,6 +16,8 @@ from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import check_since_option
 from pytest_quest.app.status import status
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.model import State
+from pytest_quest.report.ci import CheckOutcome, step_summary
 from tests.support.gitrepo import git, init_repo
 
 # sign's body changed; clamp only gains comments and blank lines; double moves to the end.
@@ -123,6 +126,10 @@ def test_a_regressed_pass_is_not_pass_and_github_gets_annotations(repo: CalcProj
         line.startswith("::error file=src/pkg/calc.py,line=1,title=pytest-quest%3A src/pkg/calc.py%3A%3Adouble::")
         for line in output.lines
     )
+    summary = step_summary(CheckOutcome(output.data))
+    assert "### Changed since `origin/main` (required to be PASS)" in summary
+    assert "1 functions changed, 1 not PASS." in summary
+    assert "| `src/pkg/calc.py::double` | PASS | `src/pkg/calc.py:1` | PASS, but regressed" in summary
 
 
 def test_require_pass_needs_a_ref_outside_a_pull_request(repo: CalcProject) -> None:
@@ -157,3 +164,15 @@ def test_the_untracked_note(repo: CalcProject, tmp_path: Path) -> None:
     assert output.lines[0].endswith(
         "1 functions changed; 1 not in the ratchet file (`pytest --quest scan` adds them)"
     )
+
+
+def test_a_changed_quest_waiting_for_a_person_is_not_pass(repo: CalcProject) -> None:
+    def review(ratchet: Any) -> None:
+        ratchet.quests[SIGN].state = State.REVIEW
+
+    repo.context("status").store.update(review)
+    repo.write_source(CHANGED_SIGN)
+    output = check(repo.context("check", run=check_run(repo), since="main", require_pass=True))
+    (item,) = output.data["since"]["not_pass"]
+    assert (item["id"], item["state"]) == (SIGN, "REVIEW")
+    assert item["facts"][0]["actual"] == "REVIEW: a person settles it (docs/ci.md#person-actions)"

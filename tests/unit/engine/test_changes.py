@@ -113,6 +113,8 @@ def test_a_deleted_file_adds_nothing(repo: Path) -> None:
 def test_an_unknown_ref_and_a_folder_outside_git_are_usage_errors(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     with pytest.raises(QuestUsageError, match=r"--quest-since nope: no such commit.*fetch-depth: 0"):
         changed(repo, "nope")
+    with pytest.raises(QuestUsageError, match="a git ref does not start with '-'"):
+        changed(repo, "--output=/tmp/x")
     outside = tmp_path_factory.mktemp("nogit")
     with pytest.raises(QuestUsageError, match="is not inside a git repository"):
         changed_since("main", outside, [outside])
