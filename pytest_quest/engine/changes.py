@@ -73,13 +73,24 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
     merged = git(["merge-base", commit, "HEAD"], top, OPTION)
     if merged.returncode == 0 and merged.stdout.strip():
         commit = merged.stdout.decode().strip()
-    renamed_from, touched_before = _diff(commit, top)
     roots = [Path(s).resolve() for s in sources]
+    # Only the sources: an untracked virtualenv in the project is never listed.
+    pathspecs = [root.relative_to(top).as_posix() or "." for root in roots if _under(root, [top])]
+    if not pathspecs:
+        return Changes(ref=ref, commit=commit)
+    renamed_from, touched_before = _diff(commit, top, pathspecs)
     root = rootdir.resolve()
+    shown: dict[str, bytes | None] = {}
+
+    def at_ref(path: str) -> bytes | None:
+        if path not in shown:
+            shown[path] = show_at(commit, path, top, OPTION)
+        return shown[path]
+
     moved_from: set[tuple[str, str]] = set()
     for touched in touched_before:
         if touched.endswith(".py"):
-            moved_from |= _names(show_at(commit, touched, top, OPTION), touched)
+            moved_from |= _names(at_ref(touched), touched)
     changes: dict[str, FunctionInfo] = {}
     new: set[str] = set()
     for path, old_path in sorted(renamed_from.items()):
@@ -91,7 +102,7 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
         except ValueError:
             continue  # a source outside the rootdir is named as scan names it: skipped here
         now = _functions(absolute.read_bytes(), rel)
-        before_bytes = show_at(commit, old_path, top, OPTION) if old_path else None
+        before_bytes = at_ref(old_path) if old_path else None
         before = _functions(before_bytes, rel) if before_bytes is not None else []
         found, fresh = compare(now, before, moved_from)
         changes.update((info.quest_id, info) for info in found)
@@ -99,9 +110,15 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
     return Changes(ref=ref, commit=commit, changed=changes, new=frozenset(new))
 
 
-def _diff(commit: str, top: Path) -> tuple[dict[str, str | None], list[str]]:
+def _diff(
+    commit: str, top: Path, pathspecs: list[str]
+) -> tuple[dict[str, str | None], list[str]]:
     """Files changed since `commit` (path now -> path at the commit, None: new) and old paths touched."""
-    out = git(["diff", "--name-status", "-z", "-M", "--no-ext-diff", commit, "--"], top, OPTION)
+    out = git(
+        ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", commit, "--", *pathspecs],
+        top,
+        OPTION,
+    )
     if out.returncode != 0:
         message = out.stderr.decode(errors="replace").strip()
         raise QuestUsageError(f"{OPTION}: git diff against {commit[:12]} failed: {message}")
@@ -127,7 +144,7 @@ def _diff(commit: str, top: Path) -> tuple[dict[str, str | None], list[str]]:
         else:  # M, T: the same path before and now
             now[path] = path
             touched.append(path)
-    untracked = git(["ls-files", "--others", "--exclude-standard", "-z"], top, OPTION)
+    untracked = git(["ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs], top, OPTION)
     for path in untracked.stdout.decode(errors="surrogateescape").split("\0"):
         if path:
             now.setdefault(path, None)

@@ -111,6 +111,10 @@ class ChannelRun:
         return " | ".join(self.output.strip().splitlines()[-3:])
 
 
+#: Where a gate child makes its temporary data folder (the judge's work folder for it).
+DATA_PARENT_ENV = "PYTEST_QUEST_DATA_PARENT"
+
+
 def run_over_channel(
     handshake: dict[str, Any],
     command: Callable[[str], list[str]],
@@ -131,10 +135,14 @@ def run_over_channel(
             argv = command(channel.argument)
             log_path = Path(workdir) / "output.txt"
             started = time.monotonic()
+            env = child_env()
+            # The child's coverage data folder goes in here: removed with it even
+            # when the child is killed (a timeout, SIGTERM to the judge).
+            env[DATA_PARENT_ENV] = workdir
             returncode = run_in_own_session(
                 argv,
                 cwd=cwd,
-                env=child_env(),
+                env=env,
                 log_path=log_path,
                 timeout=timeout,
                 pass_fds=channel.child_fds,

@@ -30,7 +30,7 @@ from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport
 from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
-from pytest_quest.engine.runner import measured_to_dict
+from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
@@ -72,7 +72,8 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     if not given:
         given = recorded_sources(early_config, rootdir)
     sources = resolve_sources(rootdir, given)
-    data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-")
+    parent = os.environ.get(DATA_PARENT_ENV) if command == "_measure" else None
+    data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-", dir=parent or None)
     measurer = Measurer(rootdir, sources, os.path.join(data_dir, ".coverage"), data_dir=data_dir)
     if not sources and not measurer.cov.get_option("run:source"):
         shutil.rmtree(data_dir, ignore_errors=True)
