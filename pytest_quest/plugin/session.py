@@ -359,10 +359,16 @@ def child_setup(config: pytest.Config) -> ChildSetup:
 
 
 def terminal(config: pytest.Config) -> Terminal:
-    if config.pluginmanager.get_plugin("terminalreporter") is None:
-        return Terminal()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return Terminal(ascii=True)  # -p no:terminal: plain lines
     writer = config.get_terminal_writer()
-    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth)
+    plain = (
+        not bool(reporter.isatty)  # a bool before pytest 8.1, callable since
+        or bool(os.environ.get("NO_COLOR"))
+        or os.environ.get("TERM") == "dumb"
+    )
+    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth, ascii=plain)
 
 
 def plugin_args(config: pytest.Config, original: list[str] | None = None) -> list[str]:
