@@ -72,6 +72,8 @@ def pytest_load_initial_conftests(
         return
     if command not in MEASURING_COMMANDS:
         return
+    if command != "_measure":
+        _sigterm_is_ctrl_c()  # the gate's own child is stopped by its shim instead
     from pytest_quest.plugin.pytest_cov import pytest_cov_requested
 
     if pytest_cov_requested(early_config):
@@ -117,16 +119,28 @@ def _hand_over_to_judge(early_config: pytest.Config) -> None:
 
 def _become_judge() -> None:
     """The judge adopts its children's orphans and treats SIGTERM as Ctrl-C (nothing recorded)."""
-    import signal
-
     from pytest_quest.engine.processes import become_judge
 
     become_judge()
+    _sigterm_is_ctrl_c()
+
+
+def _sigterm_is_ctrl_c() -> None:
+    """SIGTERM (a CI job cancelled, ``kill``) stops the command as Ctrl-C does: nothing recorded.
+
+    pytest turns the KeyboardInterrupt into an interrupted session; the
+    session's end says ``INTERRUPTED``, exits 2, kills the gate's children
+    and removes the temporary data folder (plugin/session.py).
+    """
+    import signal
 
     def terminated(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, terminated)
+    try:
+        signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # pytest.main() in a thread other than the main one: left as it was
+        pass
 
 
 @pytest.hookimpl(tryfirst=True)
