@@ -57,7 +57,7 @@ class RemoteMutants:
         self.root = root or tempfile.mkdtemp(prefix="pytest-quest-remote-")
         self.owned = root is None
         os.makedirs(os.path.join(self.root, "nothing"), exist_ok=True)
-        self.rcfile = os.path.join(self.root, "child.rc")
+        self.rcfile = os.path.join(self.root, "pytest-quest-child.rc")
         self.runs = 0
         self._write(rcfile_text(self.root))
 
