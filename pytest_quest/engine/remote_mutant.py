@@ -54,7 +54,7 @@ class RemoteMutants:
 
     def __init__(self, root: str | None = None) -> None:
         # The judge makes the folder (and removes it however the child ends).
-        self.root = root or tempfile.mkdtemp(prefix="pytest-quest-remote-")
+        self.root = root or tempfile.mkdtemp(prefix="pytest-quest-children-")
         self.owned = root is None
         os.makedirs(os.path.join(self.root, "nothing"), exist_ok=True)
         self.rcfile = os.path.join(self.root, "pytest-quest-child.rc")
