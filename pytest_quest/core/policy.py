@@ -29,7 +29,11 @@ KEYS = (
     "verify",
     "verify_threshold",
     "sources",
+    "environment_failures",
 )
+
+#: Keys added after policies were first recorded, with the value a policy without them has.
+LATER_KEYS = {"environment_failures": 3}
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,9 @@ class GatePolicy:
     verify: bool = False
     verify_threshold: int | None = None
     sources: tuple[str, ...] = field(default_factory=tuple)
+    #: Runs in a row that cannot complete for reasons outside the submission
+    #: (core/environment.py) before the quest is REVIEW.
+    environment_failures: int = 3
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,6 +67,7 @@ class GatePolicy:
             "verify": "on" if self.verify else "off",
             "verify_threshold": self.verify_threshold,
             "sources": list(self.sources),
+            "environment_failures": self.environment_failures,
         }
 
     def shown(self, key: str) -> str:
@@ -80,7 +88,12 @@ class GatePolicy:
         return ";".join(self.shown(key) for key in KEYS)
 
     def digest(self) -> str:
-        text = json.dumps(self.to_dict(), sort_keys=True)
+        data = self.to_dict()
+        # A later key at its old implicit value leaves the digest as sealed before it existed.
+        for key, value in LATER_KEYS.items():
+            if data[key] == value:
+                del data[key]
+        text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -146,7 +159,7 @@ def parse_value(key: str, value: Any) -> Any:
         return names
     if key == "sources":
         return _names(key, value)
-    if key in ("max_tries", "stability_reruns"):
+    if key in ("max_tries", "stability_reruns", "environment_failures"):
         return _int(key, value, low=0 if key == "stability_reruns" else 1)
     if key == "timeout_floor":
         return _float(key, value)
@@ -164,6 +177,7 @@ def from_dict(data: Any) -> GatePolicy:
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise PolicyError(f"{unknown[0]}: unknown field (known: {', '.join(KEYS)})")
+    data = {**LATER_KEYS, **data}
     missing = [key for key in KEYS if key not in data]
     if missing:
         raise PolicyError(f"{missing[0]}: missing field")
@@ -180,6 +194,7 @@ def parse_compact(text: str) -> GatePolicy:
         if key in ("operators", "sources"):
             value = "" if value == "(none)" else value
         values[key] = parse_value(key, value)
+    values = {**LATER_KEYS, **values}
     missing = [key for key in KEYS if key not in values]
     if missing:
         raise PolicyError(f"{missing[0]}: missing in compact policy")
@@ -192,7 +207,8 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
     Weaker: mutants off when on, fewer operators, more tries, a lower timeout
     floor (a gate run stopped sooner has less to show), fewer stability reruns,
     verification off when on, a higher verification threshold (or the majority
-    instead of a number), different sources (other code is judged).
+    instead of a number), different sources (other code is judged), more
+    environment failures in a row before REVIEW.
     """
     found = []
     if recorded.mutants and not requested.mutants:
@@ -218,6 +234,8 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("verify_threshold")
     if set(recorded.sources) != set(requested.sources):
         found.append("sources")
+    if requested.environment_failures > recorded.environment_failures:
+        found.append("environment_failures")
     return found
 
 
@@ -264,6 +282,7 @@ def parse_assignment(text: str) -> tuple[str, str]:
 
 __all__ = [
     "KEYS",
+    "LATER_KEYS",
     "OPERATORS",
     "POLICY_ACTION",
     "GatePolicy",

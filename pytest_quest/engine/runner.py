@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.environment import environment_cause
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.channel import JudgeChannel, Received
@@ -29,6 +30,7 @@ def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]
         "config": measured.config,
         "notes": measured.notes,
         "outcomes": run.outcomes,
+        "errors": run.errors,
         "collection_errors": [asdict(error) for error in run.collection_errors],
     }
 
@@ -38,6 +40,7 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
     for item in data["functions"]:
         item = dict(item)
         item["missing_branches"] = [tuple(arc) for arc in item["missing_branches"]]
+        item["failing_branches"] = [tuple(arc) for arc in item.get("failing_branches", [])]
         functions.append(FunctionFacts(**item))
     measured = MeasuredSource(
         functions=functions,
@@ -48,6 +51,7 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
     )
     run = RunReport(
         outcomes=dict(data["outcomes"]),
+        errors={str(k): str(v) for k, v in dict(data.get("errors") or {}).items()},
         collection_errors=[CollectionError(**error) for error in data["collection_errors"]],
     )
     return measured, run
@@ -205,11 +209,19 @@ def run_child(
             None,
         )
     if received.payload is None:
+        cause = environment_cause(ran.returncode, ran.output)
+        rows = [line for line in ran.output.strip().splitlines() if line.strip()]
         return (
             RunReport(
                 completed=False,
-                problem=f"the test runner crashed (exit status {ran.returncode}): {ran.tail()}",
+                problem=(
+                    f"the test run could not complete: {cause}; last output: {ran.tail() or '(none)'}"
+                    if cause
+                    else f"the test runner crashed (exit status {ran.returncode}): {ran.tail()}"
+                ),
                 duration=duration,
+                environment=cause,
+                output_tail=rows[-5:],
             ),
             None,
         )

@@ -89,7 +89,15 @@ def _ini(config: pytest.Config, name: str) -> Any:
         raise QuestUsageError(f"ini option {name}: {exc}{hint}") from None
     deprecated = next((old for old, new in DEPRECATED_INI.items() if new == name), None)
     if deprecated is not None and not _given(value):
-        return _ini(config, deprecated)
+        old = _ini(config, deprecated)
+        if _given(old):
+            config.issue_config_time_warning(
+                pytest.PytestDeprecationWarning(
+                    f"the ini option {deprecated} is deprecated: rename it {name}"
+                ),
+                stacklevel=2,
+            )
+        return old
     return value
 
 

@@ -27,7 +27,7 @@ from pytest_quest.app.scan import scan
 from pytest_quest.app.status import status
 from pytest_quest.app.submit import submit
 from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.run import CollectionError, RunReport
+from pytest_quest.core.run import FAILED, CollectionError, RunReport
 from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
@@ -97,6 +97,7 @@ class QuestSession:
         self.rootdir = Path(str(config.rootpath))
         self.store = RatchetStore(options.quest_file, options.lock_timeout, self.rootdir)
         self.outcomes: dict[str, str] = {}
+        self.errors: dict[str, str] = {}  # a test that did not pass -> its error's first lines
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
         # pytest-xdist (xdist.py): a worker hands its data to `worker_dir`;
@@ -127,10 +128,13 @@ class QuestSession:
             return (yield)
         finally:
             if self.measurer is not None:
-                self.measurer.end_test(self.outcomes.get(item.nodeid) == "passed")
+                outcome = self.outcomes.get(item.nodeid)
+                self.measurer.end_test(outcome == "passed", failed=outcome in FAILED)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.outcomes[report.nodeid] = combine_outcome(self.outcomes.get(report.nodeid), report)
+        if report.failed and report.nodeid not in self.errors:
+            self.errors[report.nodeid] = error_summary(report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -287,20 +291,28 @@ class QuestSession:
         """What the passing tests of this run executed, function by function."""
         assert self.measurer is not None
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+        failed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
         only = self.config.getoption("quest_measure_only", default=None)
         if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
         notes = getattr(self.measurer, "notes", [])
-        return analyze(self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes)
+        return analyze(
+            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
+        )
 
     def write_measurement(self) -> Output:
         """The gate's child run: what it measured, the one message on its judge's channel."""
         assert self.measurer is not None and self.options.measure_out
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+        failed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
         only = self.config.getoption("quest_measure_only", default=None)
         notes = getattr(self.measurer, "notes", [])
-        measured = analyze(self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes)
-        run = RunReport(outcomes=self.outcomes, collection_errors=self.collection_errors)
+        measured = analyze(
+            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
+        )
+        run = RunReport(
+            outcomes=self.outcomes, collection_errors=self.collection_errors, errors=self.errors
+        )
         child_channel.send(measured_to_dict(measured, run))
         return Output({}, [], 0)
 
@@ -347,10 +359,16 @@ def child_setup(config: pytest.Config) -> ChildSetup:
 
 
 def terminal(config: pytest.Config) -> Terminal:
-    if config.pluginmanager.get_plugin("terminalreporter") is None:
-        return Terminal()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return Terminal(ascii=True)  # -p no:terminal: plain lines
     writer = config.get_terminal_writer()
-    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth)
+    plain = (
+        not bool(reporter.isatty)  # a bool before pytest 8.1, callable since
+        or bool(os.environ.get("NO_COLOR"))
+        or os.environ.get("TERM") == "dumb"
+    )
+    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth, ascii=plain)
 
 
 def plugin_args(config: pytest.Config, original: list[str] | None = None) -> list[str]:
@@ -403,6 +421,22 @@ def combine_outcome(previous: str | None, report: pytest.TestReport) -> str:
     if previous == "setup-passed":
         return "error"
     return previous or "error"
+
+
+def error_summary(report: pytest.TestReport, lines: int = 3) -> str:
+    """The first lines of a failed report's error (``RecursionError: ...``), one line."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = str(getattr(crash, "message", "") or "")
+    if not text:
+        rows = [row for row in str(report.longrepr or "").splitlines() if row.strip()]
+        text = "\n".join(row[2:] for row in rows if row.startswith("E ")) or (
+            rows[-1] if rows else ""
+        )
+    kept = [row.strip() for row in text.splitlines() if row.strip()][:lines]
+    said = " | ".join(kept)
+    if report.when != "call" and said:
+        said = f"in {report.when}: {said}"
+    return said[:300]
 
 
 def collection_error(report: pytest.CollectReport, rootdir: Path) -> CollectionError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import shlex
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -88,19 +89,33 @@ def progress_line(ratchet: Ratchet) -> str:
     return f"{counted(total, 'quest')}: {parts}; {ratchet.remaining} remaining"
 
 
-def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> str:
-    """The status view: counts, a progress bar, a table per file, REVIEW and DONE quests."""
+class _AsciiBuffer(io.StringIO):
+    """A buffer rich sees as ASCII-only: tables get ``|``/``-`` edges, the bar ``-``."""
+
+    encoding = "ascii"
+
+
+def status_text(
+    ratchet: Ratchet, max_tries: int, markup: bool, width: int, *, ascii: bool = False
+) -> str:
+    """The status view: counts, a progress bar, a table per file, REVIEW and DONE quests.
+
+    It fits `width` (40 columns at least): a table too wide for it becomes one
+    line per file and one of counts.  `ascii` (output not to a terminal, or
+    ``NO_COLOR``/``TERM=dumb``) draws with ASCII only.
+    """
     from rich.console import Console
     from rich.progress_bar import ProgressBar
     from rich.table import Table
 
-    buffer = io.StringIO()
+    width = max(width, 40)
+    buffer = _AsciiBuffer() if ascii else io.StringIO()
     console = Console(
         file=buffer,
         force_terminal=markup,
         no_color=not markup,
         color_system="standard" if markup else None,
-        width=max(width, 60),
+        width=width,
         highlight=False,
         emoji=False,
     )
@@ -110,8 +125,15 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
     console.print(progress_line(ratchet))
     if total:
         bar = Table.grid(padding=(0, 1))
+        # Settled work is progress, not an alarm: green, never rich's default red.
         bar.add_row(
-            ProgressBar(total=total, completed=settled, width=min(width - 30, 50)),
+            ProgressBar(
+                total=total,
+                completed=settled,
+                width=max(min(width - 30, 50), 10),
+                complete_style="green",
+                finished_style="green",
+            ),
             f"{settled}/{total} settled ({100 * settled // total}%)",
         )
         console.print(bar)
@@ -120,15 +142,23 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
         row = files.setdefault(quest.file, {s.value: 0 for s in State})
         row[quest.state.value] += 1
     if files:
-        table = Table(title=None, show_edge=False, pad_edge=False)
-        table.add_column("file")
-        for state in State:
-            table.add_column(state.value, justify="right")
-        table.add_column("total", justify="right")
-        for name in sorted(files):
-            row = files[name]
-            table.add_row(name, *(str(row[s.value]) for s in State), str(sum(row.values())))
-        console.print(table)
+        header = ["file", *(s.value for s in State), "total"]
+        rows = [
+            [name, *(str(files[name][s.value]) for s in State), str(sum(files[name].values()))]
+            for name in sorted(files)
+        ]
+        # Columns apart by " | " (no outer edge): its natural width, cells uncut.
+        columns = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+        if sum(columns) + 3 * (len(columns) - 1) <= width:
+            table = Table(title=None, show_edge=False, pad_edge=False)
+            table.add_column("file", no_wrap=True)
+            for title in header[1:]:
+                table.add_column(title, justify="right", no_wrap=True)
+            for cells in rows:
+                table.add_row(*cells)
+            console.print(table)
+        else:
+            buffer.write("\n".join(_narrow_rows(files, width)) + "\n")
     for state, title in (
         (State.REVIEW, "waiting for a person (REVIEW)"),
         (State.DONE, "closed after max tries (DONE)"),
@@ -152,6 +182,19 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
         console.print("taken out of the work by a person (EXCLUDED):")
         buffer.write("\n".join(line for q in excluded for line in excluded_text(q)) + "\n")
     return buffer.getvalue().rstrip("\n")
+
+
+def _narrow_rows(files: dict[str, dict[str, int]], width: int) -> list[str]:
+    """Each file's counts for a narrow terminal: its name, then the states it has (and all)."""
+    lines = []
+    for name in sorted(files):
+        row = files[name]
+        counts = ", ".join(f"{row[s.value]} {s.value}" for s in State if row[s.value])
+        lines += [name[start : start + width] for start in range(0, len(name), width)]
+        lines += textwrap.wrap(
+            f"{counts} ({sum(row.values())})", width, initial_indent="  ", subsequent_indent="  "
+        )
+    return lines
 
 
 def excluded_text(quest: Quest) -> list[str]:
