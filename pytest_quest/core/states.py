@@ -8,7 +8,7 @@ from __future__ import annotations
 from pytest_quest.core.environment import STREAK_KEY
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
-from pytest_quest.core.model import Event, FunctionFacts, Quest, State, Verdict
+from pytest_quest.core.model import Event, Fact, FunctionFacts, Quest, Ratchet, State, Verdict
 from pytest_quest.core.seal import seal_issued
 
 
@@ -31,6 +31,7 @@ def apply_verdict(quest: Quest, result: GateResult, max_tries: int, now: str) ->
     ensure_submittable(quest)
     quest.facts = list(result.facts)
     quest.extra.pop(STREAK_KEY, None)  # a verdict ends a streak of environment failures
+    quest.extra.pop(GATE_FACTS_KEY, None)  # its facts are the gate's last word now
     if result.verdict is Verdict.PASS:
         quest.state = State.PASS
         quest.passed_at = now
@@ -138,6 +139,42 @@ def exclude(
     quest.history.append(
         _person_event("exclude", by, now, reason, fingerprint, note=f"from {previous.value}")
     )
+
+
+#: The quest's ``extra`` key keeping the last gate facts a rescan replaced.
+GATE_FACTS_KEY = "gate_facts"
+
+
+def facts_origin(quest: Quest, ratchet: Ratchet) -> tuple[str, str]:
+    """Where `quest.facts` come from: ``("submit", when)`` or ``("scan", when)``.
+
+    The facts are the last submit's when it came after the last scan (a
+    scan replaces a TODO quest's facts), else the last scan's.
+    """
+    for event in reversed(quest.history):
+        if event.action == "submit" and event.verdict:
+            if event.at >= ratchet.scanned_at or not ratchet.scanned_at:
+                return "submit", event.at
+            break
+    return "scan", ratchet.scanned_at or quest.issued_at
+
+
+def keep_gate_facts(quest: Quest, ratchet: Ratchet, facts: list[Fact]) -> None:
+    """Before a rescan gives a TODO quest `facts`: keep the gate's last facts when they differ."""
+    kind, at = facts_origin(quest, ratchet)
+    if kind != "submit":
+        return  # no submit since the last scan: what was kept, if anything, stays
+    if quest.facts == facts:
+        quest.extra.pop(GATE_FACTS_KEY, None)
+        return
+    verdict = next(
+        (e.verdict for e in reversed(quest.history) if e.action == "submit" and e.verdict), ""
+    )
+    quest.extra[GATE_FACTS_KEY] = {
+        "at": at,
+        "verdict": verdict,
+        "facts": [fact.to_dict() for fact in quest.facts],
+    }
 
 
 def last_person_event(quest: Quest, action: str) -> Event | None:
