@@ -100,6 +100,12 @@ def not_pass(changes: Changes, ratchet: Ratchet, regressed: set[str]) -> list[di
                 f"TODO ({gaps} lines and branches not covered, {quest.tries} tries): "
                 f"`pytest --quest next --quest-id {qid}`"
             )
+            if quest.fingerprint and quest.fingerprint != info.fingerprint:
+                # Gate step 1 holds a quest to the code it was issued for (docs/gate.md).
+                actual += (
+                    "; it was issued for the code before this change, so a submit is REVIEW "
+                    "(identity.changed) until a person re-issues it with --quest-reopen"
+                )
         else:
             actual = f"{quest.state.value}: a person settles it (docs/ci.md#person-actions)"
         what = "new" if qid in changes.new else "changed"

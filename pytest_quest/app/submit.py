@@ -271,10 +271,17 @@ def run_selection(
             # Node ids are relative to the rootdir, whatever folder pytest was run from.
             cwd=ctx.rootdir,
             plugin_args=ctx.child.plugin_args,
+            subprocesses=subprocesses_on(ctx),
         )
     finally:
         if empty_dir:
             shutil.rmtree(empty_dir, ignore_errors=True)
+
+
+def subprocesses_on(ctx: Context) -> bool:
+    """Whether the gate measures (and mutates) the processes the tests start: the policy's say."""
+    policy = ctx.options.policy
+    return policy.subprocesses if policy is not None else True
 
 
 def plugin_verify_request(

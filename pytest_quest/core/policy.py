@@ -30,10 +30,12 @@ KEYS = (
     "verify_threshold",
     "sources",
     "environment_failures",
+    "subprocesses",
 )
 
 #: Keys added after policies were first recorded, with the value a policy without them has.
-LATER_KEYS = {"environment_failures": 3}
+#: (as `to_dict` writes them).
+LATER_KEYS: dict[str, Any] = {"environment_failures": 3, "subprocesses": "on"}
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class GatePolicy:
     #: Runs in a row that cannot complete for reasons outside the submission
     #: (core/environment.py) before the quest is REVIEW.
     environment_failures: int = 3
+    #: Measure the processes the tests start and apply mutants there (issue 19).
+    subprocesses: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,11 +72,12 @@ class GatePolicy:
             "verify_threshold": self.verify_threshold,
             "sources": list(self.sources),
             "environment_failures": self.environment_failures,
+            "subprocesses": "on" if self.subprocesses else "off",
         }
 
     def shown(self, key: str) -> str:
         """One value as a message quotes it (``mutants=on``)."""
-        value = self.to_dict()[key]
+        value: Any = self.to_dict()[key]
         if key == "operators" and tuple(value) == OPERATORS:
             value = "all"  # the planner's whole set: the common case, kept short
         elif isinstance(value, list):
@@ -145,7 +150,7 @@ def _names(key: str, value: Any) -> tuple[str, ...]:
 
 def parse_value(key: str, value: Any) -> Any:
     """One policy value from JSON or from ``--quest-policy KEY=VALUE`` text."""
-    if key in {"mutants", "verify"}:
+    if key in {"mutants", "verify", "subprocesses"}:
         return _bool(key, value)
     if key == "operators":
         if value == "all":
@@ -194,7 +199,7 @@ def parse_compact(text: str) -> GatePolicy:
         if key in ("operators", "sources"):
             value = "" if value == "(none)" else value
         values[key] = parse_value(key, value)
-    values = {**LATER_KEYS, **values}
+    values = {**{key: parse_value(key, value) for key, value in LATER_KEYS.items()}, **values}
     missing = [key for key in KEYS if key not in values]
     if missing:
         raise PolicyError(f"{missing[0]}: missing in compact policy")
@@ -236,6 +241,8 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("sources")
     if requested.environment_failures > recorded.environment_failures:
         found.append("environment_failures")
+    if recorded.subprocesses and not requested.subprocesses:
+        found.append("subprocesses")
     return found
 
 

@@ -133,6 +133,7 @@ class Measurer:
         data_suffix: str | bool | None = None,
         data_dir: str | None = None,
         children: bool = True,
+        children_root: str | None = None,
     ) -> None:
         import coverage  # start-up time (see quiet_coverage)
 
@@ -162,7 +163,7 @@ class Measurer:
         self.children: ChildMeasurement | None = None
         if children and data_dir is not None:
             self.children = ChildMeasurement(
-                root=os.path.join(data_dir, "children"),
+                root=children_root or os.path.join(data_dir, "children"),
                 source=self._child_list("run:source", sources),
                 source_pkgs=self._child_list("run:source_pkgs", []),
                 omit=self._child_list("run:omit", []),

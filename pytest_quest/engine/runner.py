@@ -6,6 +6,7 @@ The child measures like a scan and sends its facts over the judge's channel (eng
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -166,6 +167,7 @@ def run_child(
     timeout: float,
     cwd: Path,
     plugin_args: list[str] | None = None,
+    subprocesses: bool = True,
 ) -> tuple[RunReport, MeasuredSource | None]:
     """Run `selection` (node ids or files) in a child pytest under coverage.
 
@@ -173,8 +175,40 @@ def run_child(
     timeout or a crash gives ``completed=False`` with the problem stated; a
     report that is not the child's one message gives ``tampered`` too.
     """
-    ran = run_over_channel(
-        {"role": "measure"},
+    # The folder the processes the tests start write their data into: made
+    # here (the judge), named to the child over the channel, removed here.
+    children_dir = tempfile.mkdtemp(prefix="pytest-quest-children-")
+    try:
+        ran = _run_measuring(
+            selection,
+            {"role": "measure", "subprocesses": subprocesses, "children_dir": children_dir},
+            rootdir=rootdir,
+            inifile=inifile,
+            sources=sources,
+            only_files=only_files,
+            timeout=timeout,
+            cwd=cwd,
+            plugin_args=plugin_args,
+        )
+    finally:
+        shutil.rmtree(children_dir, ignore_errors=True)
+    return _measured(ran, timeout)
+
+
+def _run_measuring(
+    selection: list[str],
+    handshake: dict[str, Any],
+    *,
+    rootdir: Path,
+    inifile: Path | None,
+    sources: list[Path],
+    only_files: list[str],
+    timeout: float,
+    cwd: Path,
+    plugin_args: list[str] | None,
+) -> ChannelRun:
+    return run_over_channel(
+        handshake,
         lambda channel: child_command(
             selection,
             rootdir=rootdir,
@@ -188,6 +222,9 @@ def run_child(
         timeout=timeout,
         prefix="pytest-quest-gate-",
     )
+
+
+def _measured(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSource | None]:
     duration, received = ran.duration, ran.received
     if ran.returncode is None:
         return (

@@ -36,7 +36,7 @@ from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.judge import handover
-from pytest_quest.plugin.options import recorded_sources
+from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
 from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
@@ -74,7 +74,15 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     sources = resolve_sources(rootdir, given)
     parent = os.environ.get(DATA_PARENT_ENV) if command == "_measure" else None
     data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-", dir=parent or None)
-    measurer = Measurer(rootdir, sources, os.path.join(data_dir, ".coverage"), data_dir=data_dir)
+    children, children_root = measure_children(early_config, command, rootdir)
+    measurer = Measurer(
+        rootdir,
+        sources,
+        os.path.join(data_dir, ".coverage"),
+        data_dir=data_dir,
+        children=children,
+        children_root=children_root,
+    )
     if not sources and not measurer.cov.get_option("run:source"):
         shutil.rmtree(data_dir, ignore_errors=True)
         raise QuestUsageError(
@@ -83,6 +91,23 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
         )
     measurer.start()
     return measurer
+
+
+def measure_children(
+    early_config: pytest.Config, command: str, rootdir: Path
+) -> tuple[bool, str | None]:
+    """Whether to measure the processes the tests start, and the folder the judge made for them.
+
+    The gate's measuring run takes both from its judge's instructions; the
+    other commands from the gate policy recorded in the ratchet file.
+    """
+    if command == "_measure":
+        instructions = child_channel.instructions()
+        folder = instructions.get("children_dir")
+        return bool(instructions.get("subprocesses", True)), (
+            folder if isinstance(folder, str) and os.path.isdir(folder) else None
+        )
+    return recorded_subprocesses(early_config, rootdir), None
 
 
 class QuestSession:

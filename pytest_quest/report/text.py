@@ -140,19 +140,26 @@ def status_text(
     settled = total - ratchet.remaining
     console.print(progress_line(ratchet))
     if total:
-        bar = Table.grid(padding=(0, 1))
-        # Settled work is progress, not an alarm: green, never rich's default red.
-        bar.add_row(
-            ProgressBar(
-                total=total,
-                completed=settled,
-                width=max(min(width - 30, 50), 10),
-                complete_style="green",
-                finished_style="green",
-            ),
-            f"{settled}/{total} settled ({100 * settled // total}%)",
-        )
-        console.print(bar)
+        size = max(min(width - 30, 50), 10)
+        label = f"{settled}/{total} settled ({100 * settled // total}%)"
+        if ascii:
+            # rich's ASCII bar leaves the unsettled part blank; this one shows both.
+            done = size * settled // total
+            buffer.write(f"[{'#' * done}{'-' * (size - done)}] {label}\n")
+        else:
+            bar = Table.grid(padding=(0, 1))
+            # Settled work is progress, not an alarm: green, never rich's default red.
+            bar.add_row(
+                ProgressBar(
+                    total=total,
+                    completed=settled,
+                    width=size,
+                    complete_style="green",
+                    finished_style="green",
+                ),
+                label,
+            )
+            console.print(bar)
     files: dict[str, dict[str, int]] = {}
     for quest in ratchet.quests.values():
         row = files.setdefault(quest.file, {s.value: 0 for s in State})

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -208,3 +210,56 @@ def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
         time.sleep(0.1)
     assert processes_in(project, temp) == []
     assert sorted(p.name for p in temp.iterdir()) == []  # no pytest-quest-data-*, no workdir
+
+
+# -- verifiers: bounded -----------------------------------------------------------------------
+
+GATE_MARKER = """
+def pytest_configure(config):
+    if config.getoption("quest_measure_only", default=None):
+        open("gate-run.txt", "w").close()
+"""
+
+
+def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(project):
+    from tests.e2e.test_verify import scanned as verify_scanned
+    from tests.e2e.test_verify import submit
+
+    verify_scanned(project)
+    project.test("conftest", GATE_MARKER)
+    path = Path(project.path) / "quest.json"
+    before = path.read_bytes()
+    result, data = submit(
+        project, "--quest-verify", "on", "--quest-verifier-cmd", "no-such-verifier --model x"
+    )
+    assert result.ret == 4, data
+    assert data["error"] == (
+        "verifier command 'no-such-verifier --model x' cannot be started: no program "
+        "'no-such-verifier' (on PATH or from the rootdir); fix --quest-verifier-cmd or "
+        "quest_verifier_cmd"
+    )
+    assert path.read_bytes() == before
+    assert not (Path(project.path) / "gate-run.txt").exists()  # no test ran
+
+
+def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project):
+    from tests.e2e.test_verify import SIGN_ID, submit
+    from tests.e2e.test_verify import scanned as verify_scanned
+
+    verify_scanned(project)
+    flood = shlex.join(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nb = b'x' * 1_000_000\nfor _ in range(100):\n    sys.stdout.buffer.write(b)",
+        ]
+    )
+    result, data = submit(project, "--quest-verify", "on", "--quest-verifier-cmd", flood)
+    assert result.ret == 0, data
+    assert data["verdict"] == "REVIEW", data  # could not confirm
+    record = project.ratchet()["quests"][SIGN_ID]["extra"]["verification"]
+    errors = [call.get("error", "") for call in record["calls"]]
+    assert errors == [
+        "its output exceeded the cap of 1048576 bytes (1 MB) and it was stopped; "
+        "a verifier replies in a few kilobytes"
+    ], record

@@ -93,6 +93,10 @@ def test_check_require_pass_fails_with_one_fact_per_changed_function(repo: CalcP
         assert len(item["facts"]) == 1 and item["facts"][0]["check"] == "since.require_pass"
     assert failing[SIGN]["facts"][0]["field"] == "src/pkg/calc.py:1"
     assert failing[SIGN]["facts"][0]["expected"] == "PASS (changed since main)"
+    assert failing[SIGN]["facts"][0]["actual"].endswith(
+        "it was issued for the code before this change, so a submit is REVIEW "
+        "(identity.changed) until a person re-issues it with --quest-reopen"
+    )
     assert "not in the ratchet file" in failing["src/pkg/calc.py::triple"]["facts"][0]["actual"]
     assert f"  NOT PASS {SIGN} (TODO)" in output.lines and output.lines[-1] == "check: FAILED"
     # Without --quest-require-pass the same facts are shown and the check passes.
