@@ -32,6 +32,7 @@ def apply_verdict(quest: Quest, result: GateResult, max_tries: int, now: str) ->
     quest.facts = list(result.facts)
     quest.extra.pop(STREAK_KEY, None)  # a verdict ends a streak of environment failures
     quest.extra.pop(GATE_FACTS_KEY, None)  # its facts are the gate's last word now
+    quest.extra.pop(RESCANNED_KEY, None)
     if result.verdict is Verdict.PASS:
         quest.state = State.PASS
         quest.passed_at = now
@@ -143,36 +144,47 @@ def exclude(
 
 #: The quest's ``extra`` key keeping the last gate facts a rescan replaced.
 GATE_FACTS_KEY = "gate_facts"
+#: Set on a quest whose facts a rescan replaced after a verdict (cleared by the next verdict).
+RESCANNED_KEY = "facts_rescanned"
+
+
+def _last_verdict(quest: Quest) -> Event | None:
+    for event in reversed(quest.history):
+        if event.action == "submit" and event.verdict:
+            return event
+    return None
 
 
 def facts_origin(quest: Quest, ratchet: Ratchet) -> tuple[str, str]:
     """Where `quest.facts` come from: ``("submit", when)`` or ``("scan", when)``.
 
-    The facts are the last submit's when it came after the last scan (a
-    scan replaces a TODO quest's facts), else the last scan's.
+    A scan replaces a TODO quest's facts (and marks it, `RESCANNED_KEY`); a
+    verdict replaces them again (and clears the mark).
     """
-    for event in reversed(quest.history):
-        if event.action == "submit" and event.verdict:
-            if event.at >= ratchet.scanned_at or not ratchet.scanned_at:
-                return "submit", event.at
-            break
-    return "scan", ratchet.scanned_at or quest.issued_at
+    last = _last_verdict(quest)
+    scanned = ratchet.scanned_at or quest.issued_at
+    if last is None or quest.extra.get(RESCANNED_KEY):
+        return "scan", scanned
+    if last.at >= ratchet.scanned_at:
+        return "submit", last.at
+    return "scan", scanned  # rescanned by a version that did not mark it
 
 
 def keep_gate_facts(quest: Quest, ratchet: Ratchet, facts: list[Fact]) -> None:
     """Before a rescan gives a TODO quest `facts`: keep the gate's last facts when they differ."""
     kind, at = facts_origin(quest, ratchet)
+    last = _last_verdict(quest)
+    if last is None:
+        return
+    quest.extra[RESCANNED_KEY] = True
     if kind != "submit":
-        return  # no submit since the last scan: what was kept, if anything, stays
+        return  # the facts were already the scan's: what was kept, if anything, stays
     if quest.facts == facts:
         quest.extra.pop(GATE_FACTS_KEY, None)
         return
-    verdict = next(
-        (e.verdict for e in reversed(quest.history) if e.action == "submit" and e.verdict), ""
-    )
     quest.extra[GATE_FACTS_KEY] = {
         "at": at,
-        "verdict": verdict,
+        "verdict": last.verdict,
         "facts": [fact.to_dict() for fact in quest.facts],
     }
 

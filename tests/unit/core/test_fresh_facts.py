@@ -66,3 +66,14 @@ def test_a_new_verdict_replaces_the_kept_gate_facts():
     quest = ratchet.quests[QID]
     apply_verdict(quest, GateResult(Verdict.FAIL, [LINE], "3-coverage"), 3, "2026-12-01T12:00:00Z")
     assert GATE_FACTS_KEY not in quest.extra
+
+
+def test_a_rescan_in_the_same_second_as_the_submit_is_still_the_scan():
+    ratchet = failed_once()
+    merge_scan(ratchet, [function()], [], {}, {}, SUBMIT)
+    assert facts_origin(ratchet.quests[QID], ratchet) == ("scan", SUBMIT)
+    assert ratchet.quests[QID].extra[GATE_FACTS_KEY]["at"] == SUBMIT
+    apply_verdict(
+        ratchet.quests[QID], GateResult(Verdict.FAIL, [LINE], "3-coverage"), 3, SUBMIT
+    )
+    assert facts_origin(ratchet.quests[QID], ratchet) == ("submit", SUBMIT)
