@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -312,3 +313,28 @@ def test_an_export_outside_the_rootdir_needs_force_and_says_where(scanned, tmp_p
     assert lines == [
         f"export: 2 quests written to {outside} (outside the rootdir {Path(scanned.path).resolve()})"
     ]
+
+
+# -- the docs ---------------------------------------------------------------------------------
+
+
+def test_the_hostile_input_table_names_tests_that_exist():
+    from tests.e2e.test_store_corruption import CORRUPTIONS
+    from tests.support.paths import DOCS
+
+    doc = (DOCS / "reliability.md").read_text()
+    table = doc.split("## Hostile input: one table", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) > 20
+    tests = Path(__file__).resolve().parents[1]
+    for row in rows[1:]:
+        proof = row.rstrip(" |").rsplit(" | ", 1)[1]
+        named = re.findall(r"`((?:unit|e2e|acceptance)/[\w/]+\.py)(?:::(\w+))?`", proof)
+        assert named, row
+        for file, test in named:
+            text = (tests / file).read_text()
+            assert not test or f"def {test}(" in text, (file, test)
+        for kind in (
+            re.findall(r"`([a-z0-9-]+)`", proof.split("kinds", 1)[-1]) if "kinds" in proof else []
+        ):
+            assert kind in CORRUPTIONS, kind
