@@ -42,23 +42,25 @@ def compare(
 ) -> tuple[list[FunctionInfo], set[str]]:
     """The functions of `now` that changed against `before` (the same file at the ref).
 
-    `moved_from` holds (qualname, fingerprint) of every function at the ref in
-    the files the change touched: a function found there unchanged was moved,
-    not written.  Returns the changed functions and the ids of the new ones.
+    Functions are matched by qualified name and ordinal (a renamed file keeps
+    them).  `moved_from` holds (qualname, fingerprint) of every function at
+    the ref in the files the change touched: a function found there unchanged
+    was moved, not written.  Returns the changed functions and the ids of the
+    new ones.
     """
-    old = {info.quest_id: info.fingerprint for info in before}
+    old = {(info.qualname, info.ordinal): info.fingerprint for info in before}
     old_names = {(info.qualname, info.fingerprint) for info in before}
     changed: list[FunctionInfo] = []
     new: set[str] = set()
     for info in now:
         if not info.lines:
             continue  # nothing to measure: never a quest
-        if old.get(info.quest_id) == info.fingerprint:
+        if old.get((info.qualname, info.ordinal)) == info.fingerprint:
             continue
         if (info.qualname, info.fingerprint) in old_names | moved_from:
             continue  # moved (a twin reordered, or from another file)
         changed.append(info)
-        if info.quest_id not in old:
+        if (info.qualname, info.ordinal) not in old:
             new.add(info.quest_id)
     return changed, new
 
@@ -80,17 +82,18 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
         return Changes(ref=ref, commit=commit)
     renamed_from, touched_before = _diff(commit, top, pathspecs)
     root = rootdir.resolve()
-    shown: dict[str, bytes | None] = {}
+    parsed: dict[str, list[FunctionInfo]] = {}
 
-    def at_ref(path: str) -> bytes | None:
-        if path not in shown:
-            shown[path] = show_at(commit, path, top, OPTION)
-        return shown[path]
+    def at_ref(path: str) -> list[FunctionInfo]:
+        """The functions of `path` at the commit, read and parsed once."""
+        if path not in parsed:
+            parsed[path] = _functions(show_at(commit, path, top, OPTION), path)
+        return parsed[path]
 
     moved_from: set[tuple[str, str]] = set()
     for touched in touched_before:
         if touched.endswith(".py"):
-            moved_from |= _names(at_ref(touched), touched)
+            moved_from |= {(info.qualname, info.fingerprint) for info in at_ref(touched)}
     changes: dict[str, FunctionInfo] = {}
     new: set[str] = set()
     for path, old_path in sorted(renamed_from.items()):
@@ -102,8 +105,7 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
         except ValueError:
             continue  # a source outside the rootdir is named as scan names it: skipped here
         now = _functions(absolute.read_bytes(), rel)
-        before_bytes = at_ref(old_path) if old_path else None
-        before = _functions(before_bytes, rel) if before_bytes is not None else []
+        before = at_ref(old_path) if old_path else []
         found, fresh = compare(now, before, moved_from)
         changes.update((info.quest_id, info) for info in found)
         new |= fresh
@@ -158,11 +160,6 @@ def _functions(data: bytes | None, rel: str) -> list[FunctionInfo]:
         return source_functions(rel, data.decode("utf-8", errors="replace"))
     except QuestUsageError:
         return []  # does not parse: every function of the other side counts as changed
-
-
-def _names(data: bytes | None, rel: str) -> set[tuple[str, str]]:
-    """(qualname, fingerprint) of every function in a file at the ref, for moves."""
-    return {(info.qualname, info.fingerprint) for info in _functions(data, rel)}
 
 
 def _under(path: Path, roots: list[Path]) -> bool:

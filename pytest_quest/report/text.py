@@ -60,18 +60,34 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
     if quest.facts:
         out.append("  facts :")
         out += [f"    {visible(fact.text())}" for fact in quest.facts]
+    out += fresh_text(data)
     source = data.get("source") or ""
     if source:
         out.append("  source (> line not covered, ~ branch not taken):")
         out += ["    " + line for line in source.splitlines()]
     example = data.get("example") or {}
     if example.get("source"):
-        if example.get("kind") == "neighbour":
+        if example.get("kind") == "own":
+            out.append(f"  example: a passing test that runs this function ({example['test']}):")
+        elif example.get("kind") == "neighbour":
             out.append(f"  example: a passing test of a neighbouring function ({example['test']}):")
         else:
             out.append("  example: a skeleton to start from:")
         out += ["    " + line for line in example["source"].splitlines()]
     out.append(f"  submit: {data.get('submit', submit_command(quest.id))}")
+    return out
+
+
+def fresh_text(data: dict[str, Any]) -> list[str]:
+    """Where a quest's facts come from, and the gate's last facts a rescan replaced."""
+    out = []
+    origin = data.get("facts_from") or {}
+    if origin.get("note"):
+        out.append(f"  ({origin['note']})")
+    kept = (data.get("extra") or {}).get("gate_facts")
+    if kept and data.get("state") == "TODO":
+        out.append(f"  last gate facts (submit of {kept['at']}, {kept['verdict']}):")
+        out += [f"    {visible(Fact.from_dict(fact).text())}" for fact in kept["facts"]]
     return out
 
 
@@ -124,19 +140,26 @@ def status_text(
     settled = total - ratchet.remaining
     console.print(progress_line(ratchet))
     if total:
-        bar = Table.grid(padding=(0, 1))
-        # Settled work is progress, not an alarm: green, never rich's default red.
-        bar.add_row(
-            ProgressBar(
-                total=total,
-                completed=settled,
-                width=max(min(width - 30, 50), 10),
-                complete_style="green",
-                finished_style="green",
-            ),
-            f"{settled}/{total} settled ({100 * settled // total}%)",
-        )
-        console.print(bar)
+        size = max(min(width - 30, 50), 10)
+        label = f"{settled}/{total} settled ({100 * settled // total}%)"
+        if ascii:
+            # rich's ASCII bar leaves the unsettled part blank; this one shows both.
+            done = size * settled // total
+            buffer.write(f"[{'#' * done}{'-' * (size - done)}] {label}\n")
+        else:
+            bar = Table.grid(padding=(0, 1))
+            # Settled work is progress, not an alarm: green, never rich's default red.
+            bar.add_row(
+                ProgressBar(
+                    total=total,
+                    completed=settled,
+                    width=size,
+                    complete_style="green",
+                    finished_style="green",
+                ),
+                label,
+            )
+            console.print(bar)
     files: dict[str, dict[str, int]] = {}
     for quest in ratchet.quests.values():
         row = files.setdefault(quest.file, {s.value: 0 for s in State})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.test_export import COMMON, documented_keys
 from tests.support.projects import Project, scanned_template
 
 LRI = """\
@@ -64,6 +65,12 @@ def test_a_failing_new_test_is_named_with_its_error_before_coverage(project, lri
     project.test("test_eq", TEST_EQ)
     result, data = project.run_json("--quest", "submit", "--quest-id", EQ)
     assert data.get("verdict") == "FAIL", data
+    # Item 3: every key documented, `remaining` and `done` always there.
+    docs = documented_keys()
+    assert set(data) - COMMON <= docs["submit"], set(data) - COMMON - docs["submit"]
+    assert set(data["quest"]) <= docs["Rules"]
+    assert (data["remaining"], data["done"]) == (1, False)
+    assert data["next_quest"] is None  # it stays TODO: submit again, the loop is not over
     facts = data["quest"]["facts"]
     assert facts[0]["check"] == "test.failed"
     assert facts[0]["field"] == "tests/test_eq.py::test_eq_cycle"

@@ -88,3 +88,10 @@ def test_the_progress_bar_is_not_red():
     bar = next(line for line in text.splitlines() if "settled" in line)
     assert "\x1b[31m" not in bar and "\x1b[91m" not in bar and "249;38;114" not in bar
     assert "\x1b[32m" in bar  # settled work: green
+
+
+def test_the_ascii_progress_bar_shows_settled_and_unsettled_parts():
+    text = status_text(ratchet(), 3, markup=False, width=60, ascii=True)
+    bar = next(line for line in text.splitlines() if "settled" in line)
+    # 25 of 35 settled, 30 columns: 21 of them "#"
+    assert bar == "[" + "#" * 21 + "-" * 9 + "] 25/35 settled (71%)"
