@@ -175,7 +175,7 @@ def processes_in(*folders: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("command", ["submit", "scan"])
+@pytest.mark.parametrize("command", ["submit", "scan", "check"])
 def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
     scanned, command, tmp_path_factory, monkeypatch
 ):
