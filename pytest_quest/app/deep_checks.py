@@ -40,6 +40,7 @@ def check_function(
         l1=l1,
         seed=function.quest_id,
         operators=planned_operators(ctx),
+        subprocesses=ctx.options.policy.subprocesses if ctx.options.policy is not None else True,
     )
 
 

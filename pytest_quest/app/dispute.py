@@ -16,11 +16,12 @@ test kills a disputed mutant:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from pytest_quest.app.context import Context
 from pytest_quest.app.deep_checks import planned_operators
-from pytest_quest.app.submit import Judgement, JudgeQuest, judge_quest, run_selection, submit
+from pytest_quest.app.submit import Judgement, judge_quest, run_selection, submit
 from pytest_quest.core import dispute
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
@@ -39,7 +40,7 @@ def submit_or_dispute(ctx: Context) -> Output:
     return submit(ctx, judging=_dispute_judge)
 
 
-def _dispute_judge(ctx: Context, quest: Quest) -> JudgeQuest:
+def _dispute_judge(ctx: Context, quest: Quest) -> Callable[..., Judgement]:
     ids = check_dispute(ctx, quest)
     return lambda c, q, r, _verifiers: judge_dispute(c, q, r, ids)
 
@@ -138,6 +139,7 @@ def whole_suite(
         seed=quest.id,
         operators=planned_operators(ctx),
         only=ids,
+        subprocesses=ctx.options.policy.subprocesses if ctx.options.policy is not None else True,
     )
     if judgement.mutation_seconds is not None:
         judgement.mutation_seconds = round(judgement.mutation_seconds + report.duration, 3)

@@ -6,7 +6,10 @@ One child pytest process runs every function's baseline and mutants (see plugin/
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +124,7 @@ def run_mutation_check(
     l1: dict[str, Any] | None = None,
     operators: tuple[str, ...] | None = None,
     only: tuple[str, ...] | None = None,
+    subprocesses: bool = True,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
 
@@ -140,6 +144,7 @@ def run_mutation_check(
         has_xdist=has_xdist,
         has_cov=has_cov,
         l1=l1,
+        subprocesses=subprocesses,
     )[0]
 
 
@@ -155,6 +160,7 @@ def run_mutation_checks(
     has_xdist: bool = False,
     has_cov: bool = False,
     l1: dict[str, Any] | None = None,
+    subprocesses: bool = True,
 ) -> list[MutationReport]:
     """`run_mutation_check` for several functions in ONE child process, one report each.
 
@@ -171,9 +177,40 @@ def run_mutation_checks(
         ]
 
     nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
+    # The folder of the mutants in the processes the tests start (engine/remote_mutant.py):
+    # made and removed here, whatever way the child ends; named like the
+    # measuring run's (runner.run_child), so the two children look alike.
+    remote_dir = tempfile.mkdtemp(prefix="pytest-quest-children-") if subprocesses else ""
+    try:
+        return _run_checks(targets, nodeids, remote_dir, failed, rootdir=rootdir,
+            inifile=inifile, timeout=timeout, cwd=cwd, plugin_args=plugin_args,
+            mutants=mutants, has_xdist=has_xdist, has_cov=has_cov, l1=l1)  # fmt: skip
+    finally:
+        if remote_dir:
+            shutil.rmtree(remote_dir, ignore_errors=True)
+
+
+def _run_checks(
+    targets: list[Target],
+    nodeids: list[str],
+    remote_dir: str,
+    failed: Callable[[str, float], list[MutationReport]],
+    *,
+    rootdir: Path,
+    inifile: Path | None,
+    timeout: float,
+    cwd: Path,
+    plugin_args: list[str] | None,
+    mutants: bool,
+    has_xdist: bool,
+    has_cov: bool,
+    l1: dict[str, Any] | None,
+) -> list[MutationReport]:
     handshake = {
         "role": "check",
         "mutants": mutants,
+        "subprocesses": bool(remote_dir),
+        "remote_dir": remote_dir,
         "l1": l1,
         "functions": [
             {
