@@ -172,8 +172,9 @@ def run_mutation_checks(
 
     nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
     # The folder of the mutants in the processes the tests start (engine/remote_mutant.py):
-    # made and removed here, whatever way the child ends.
-    remote_dir = tempfile.mkdtemp(prefix="pytest-quest-remote-") if subprocesses else ""
+    # made and removed here, whatever way the child ends; named like the
+    # measuring run's (runner.run_child), so the two children look alike.
+    remote_dir = tempfile.mkdtemp(prefix="pytest-quest-children-") if subprocesses else ""
     try:
         return _run_checks(targets, nodeids, remote_dir, failed, rootdir=rootdir,
             inifile=inifile, timeout=timeout, cwd=cwd, plugin_args=plugin_args,

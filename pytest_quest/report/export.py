@@ -64,12 +64,19 @@ def target(
     force: bool,
     protected: Iterable[Path],
     source_roots: Iterable[Path],
+    *,
+    rootdir: Path | None = None,
+    test_roots: Iterable[Path] = (),
 ) -> tuple[Path, str]:
     """The export file for `given` and its format; raise `QuestUsageError` on what must not be.
 
     `protected` are files never written over (the ratchet file and its lock);
-    files under `source_roots` (the code under test) are never written over
-    either, even with `force`.
+    nor is any name beside the ratchet file starting with its name
+    (``quest.json.lock``, ``quest.json.judging.lock``, ``quest.json.lock.json``)
+    or its temporary files' prefix.  Files under `source_roots` (the code
+    under test) and `test_roots` (the tests: an export must not rewrite what
+    they read) are never written either, even with `force`.  Outside
+    `rootdir` an export needs `force`.
     """
     path = Path(given)
     if not path.is_absolute():
@@ -91,15 +98,34 @@ def target(
                 f"--quest-export-to {given}: that is the ratchet file {guarded}; "
                 "an export never writes over it (choose another path)"
             )
-    for root in source_roots:
-        root = root.resolve()
-        if resolved == root or _inside(resolved, root):
+    for guarded in protected:
+        beside = guarded.resolve()
+        if resolved.parent == beside.parent and (
+            resolved.name.startswith(beside.name + ".") or resolved.name.startswith(".quest-tmp-")
+        ):
             raise QuestUsageError(
-                f"--quest-export-to {given}: it is inside the code under test ({root}); "
-                "an export never writes there (choose another path)"
+                f"--quest-export-to {given}: that name belongs to the ratchet file {guarded} "
+                "(its lock or temporary files); an export never writes there (choose another path)"
             )
+    for kind, roots in (("the code under test", source_roots), ("the tests", test_roots)):
+        for root in roots:
+            root = root.resolve()
+            if resolved == root or _inside(resolved, root):
+                raise QuestUsageError(
+                    f"--quest-export-to {given}: it is inside {kind} ({root}); "
+                    "an export never writes there (choose another path)"
+                )
     if resolved.is_dir():
         raise QuestUsageError(f"--quest-export-to {given}: it is a folder; name a file in it")
+    if resolved.exists() and not resolved.is_file():
+        raise QuestUsageError(
+            f"--quest-export-to {given}: it is not a regular file (a FIFO, a device?); name a file"
+        )
+    if rootdir is not None and not _inside(resolved, rootdir.resolve()) and not force:
+        raise QuestUsageError(
+            f"--quest-export-to {given}: {resolved} is outside the rootdir {rootdir.resolve()}; "
+            "pass --quest-export-force to write there"
+        )
     if resolved.exists() and not force:
         raise QuestUsageError(
             f"--quest-export-to {given}: the file exists; pass --quest-export-force to overwrite it"
@@ -175,7 +201,9 @@ def render_csv(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-_md = md_text  # Markdown and HTML escaped, one line: report/escape.py
+def _md(text: object) -> str:
+    # Markdown and HTML escaped, on one line: report/escape.py.
+    return md_text(text)
 
 
 def render_markdown(
