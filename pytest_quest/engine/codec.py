@@ -16,6 +16,7 @@ from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, branch_f
 from pytest_quest.core.policy import PolicyError
 from pytest_quest.core.policy import from_dict as policy_from_dict
 from pytest_quest.engine import codec_help, layout, strict_json
+from pytest_quest.engine.records import quest_record
 
 SCHEMA_VERSION = 2
 
@@ -71,15 +72,12 @@ def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
 
 def dumps(ratchet: Ratchet) -> str:
     """The version-2 text of `ratchet` (``engine/layout.py``); raises ValueError on NaN."""
-    full = ratchet_to_dict(ratchet)
-    records: dict[str, dict[str, Any]] = full.pop("quests")
-    used: dict[str, int] = {}
-    for record in records.values():
-        for name in record["covering_tests"]:
-            used[name] = 0
+    full = ratchet_to_dict(Ratchet(**{**vars(ratchet), "quests": {}}))
+    del full["quests"]
+    used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
     table = layout.table_order(ratchet.test_table, used)
     index = {name: position for position, name in enumerate(table)}
-    quests = {qid: layout.compact_quest(record, index) for qid, record in records.items()}
+    quests = {qid: quest_record(quest, index) for qid, quest in ratchet.quests.items()}
     header = {
         key: value
         for key, value in full.items()
@@ -162,13 +160,14 @@ class _Validator:
     def known_keys(self, obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
         # A field this version does not know would be silently dropped by the
         # next write: refuse it instead (a typo, or a file from a newer tool).
+        if allowed.issuperset(obj):
+            return
         unknown = sorted(set(obj) - allowed)
-        if unknown:
-            raise self.fail(
-                f"{where}.{unknown[0]}" if where else unknown[0],
-                f"unknown field (known: {', '.join(sorted(allowed))})",
-                "remove or rename it; if a newer pytest-quest wrote it, upgrade pytest-quest",
-            )
+        raise self.fail(
+            f"{where}.{unknown[0]}" if where else unknown[0],
+            f"unknown field (known: {', '.join(sorted(allowed))})",
+            "remove or rename it; if a newer pytest-quest wrote it, upgrade pytest-quest",
+        )
 
     def optional_str(self, obj: dict[str, Any], key: str, where: str) -> str:
         if key not in obj:

@@ -149,7 +149,7 @@ def expand_quest(
     return record, None
 
 
-def table_order(previous: list[str], used: dict[str, int]) -> list[str]:
+def table_order(previous: list[str], used: dict[str, Any]) -> list[str]:
     """The ``tests`` table to write: `previous` in its order plus new names, or rebuilt sorted.
 
     `used` maps every name some quest covers to anything.  Names no quest

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, branch_fact, line_fact
-from pytest_quest.engine import layout
+from pytest_quest.engine import layout, records
 from pytest_quest.engine.codec import dumps, dumps_v1, loads, quest_to_dict, ratchet_to_dict
 from pytest_quest.engine.store import RatchetStore
 
@@ -228,3 +228,21 @@ def test_migrating_leaves_what_it_cannot_read_for_the_reader():
     out = layout.migrate_1_to_2({"quests": {"x": 5, "y": {"covering_tests": "t"}}})
     assert out["quests"] == {"x": 5, "y": {"covering_tests": "t"}}
     assert out["tests"] == []
+
+
+def test_the_direct_record_is_the_compacted_v1_record():
+    ratchet = loads(V1_FIXTURE.read_text(encoding="utf-8"))
+    gate = [Fact("gate.stability", f"{FILE}:4", "stable", "flaky", "line 4 flips")]
+    for quest in (
+        todo("f", ["tests/t.py::a"]),
+        todo("g", ["tests/t.py::a"], facts=gate, tries=2, extra={"x": 1}, issued_seal="s"),
+        todo("h", [], facts=[]),
+        todo("k", [], facts=[branch_fact(FILE, (8, -3)), line_fact(FILE, 4), line_fact(FILE, 5)]),
+        passed("p", ["tests/t.py::b", "tests/t.py::a"]),
+        *ratchet.quests.values(),
+    ):
+        names = sorted(set(quest.covering_tests))
+        index = {name: position for position, name in enumerate(names)}
+        assert records.quest_record(quest, index) == layout.compact_quest(
+            quest_to_dict(quest), dict(index)
+        ), quest.id
