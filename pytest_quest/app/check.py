@@ -35,8 +35,11 @@ def check(ctx: Context) -> Output:
             failing = not_pass(changes, ratchet, regressed)
             ci.add_since(
                 outcome,
-                {**since_data(changes, ratchet), "require_pass": ctx.options.require_pass,
-                 "not_pass": failing},
+                {
+                    **since_data(changes, ratchet),
+                    "require_pass": ctx.options.require_pass,
+                    "not_pass": failing,
+                },
                 since_line(changes, ratchet),
             )
         if in_actions:

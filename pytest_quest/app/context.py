@@ -30,6 +30,8 @@ class Terminal:
 
     markup: bool = False
     width: int = 80
+    # Not a terminal, or NO_COLOR / TERM=dumb: ASCII only (no box-drawing glyphs).
+    ascii: bool = False
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ def check_function(
         has_cov=ctx.child.has_cov,
         l1=l1,
         seed=function.quest_id,
+        subprocesses=ctx.options.policy.subprocesses if ctx.options.policy is not None else True,
     )
 
 

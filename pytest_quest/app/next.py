@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet
+from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest, Ratchet, State
@@ -20,6 +21,7 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
             raise QuestUsageError(
                 f"unknown quest id {quest_id!r}; "
                 "`pytest --quest-status --quest-format json` lists them"
+                + suggest_quest_ids(quest_id, ratchet.quests)
             )
         return quest
     if ratchet.active and ratchet.active in ratchet.quests:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,34 @@ def parse_choice(value: object, choices: tuple[str, ...], what: str) -> str:
     raise ValueError(message)
 
 
+def suggest_quest_ids(given: str, ids: Iterable[str]) -> str:
+    """``; did you mean ID?`` for an unknown quest id (up to three ids), or "" when none is close.
+
+    The function's name is compared within its file (a whole-id comparison
+    would find every function of a long path close); a name alone, or a file
+    that is not there, is compared with every function's name, then every id.
+    """
+    if not given.strip():
+        return ""
+    known = list(ids)
+    file, sep, name = given.rpartition("::")
+    names: dict[str, list[str]] = {}
+    for qid in known:
+        qfile, _, qname = qid.rpartition("::")
+        names.setdefault(qname, []).append(qid)
+    in_file = {qname: [q for q in found if q.startswith(file + "::")] for qname, found in names.items()}
+    in_file = {qname: found for qname, found in in_file.items() if found}
+    found: list[str] = []
+    for pool in ([in_file] if sep and in_file else []) + [names]:
+        close = difflib.get_close_matches(name, list(pool), n=3, cutoff=0.6)
+        found = [qid for qname in close for qid in pool[qname]]
+        if found:
+            break
+    if not found and not (sep and in_file):
+        found = difflib.get_close_matches(given, known, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(found[:3])}?" if found else ""
+
+
 def parse_text(value: object, what: str) -> str:
     """A non-empty id, path or pattern with no NUL character."""
     text = str(value)
@@ -175,4 +204,5 @@ __all__ = [
     "parse_count",
     "parse_seconds",
     "parse_text",
+    "suggest_quest_ids",
 ]

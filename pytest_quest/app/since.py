@@ -70,7 +70,11 @@ def since_data(changes: Changes, ratchet: Ratchet) -> dict[str, Any]:
 
 def since_line(changes: Changes, ratchet: Ratchet) -> str:
     missing = untracked(changes, ratchet)
-    note = f"; {len(missing)} not in the ratchet file (`pytest --quest scan` adds them)" if missing else ""
+    note = (
+        f"; {len(missing)} not in the ratchet file (`pytest --quest scan` adds them)"
+        if missing
+        else ""
+    )
     return (
         f"since {changes.ref} ({changes.commit[:12]}): {len(changes.changed)} functions "
         f"changed{note}"
@@ -96,6 +100,12 @@ def not_pass(changes: Changes, ratchet: Ratchet, regressed: set[str]) -> list[di
                 f"TODO ({gaps} lines and branches not covered, {quest.tries} tries): "
                 f"`pytest --quest next --quest-id {qid}`"
             )
+            if quest.fingerprint and quest.fingerprint != info.fingerprint:
+                # Gate step 1 holds a quest to the code it was issued for (docs/gate.md).
+                actual += (
+                    "; it was issued for the code before this change, so a submit is REVIEW "
+                    "(identity.changed) until a person re-issues it with --quest-reopen"
+                )
         else:
             actual = f"{quest.state.value}: a person settles it (docs/ci.md#person-actions)"
         what = "new" if qid in changes.new else "changed"

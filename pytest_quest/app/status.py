@@ -14,7 +14,11 @@ def status(ctx: Context) -> Output:
     changes = load_changes(ctx)
     ratchet = narrowed(load_ratchet(ctx), changes)
     table = text.status_text(
-        ratchet, ctx.options.max_tries, ctx.terminal.markup, ctx.terminal.width
+        ratchet,
+        ctx.options.max_tries,
+        ctx.terminal.markup,
+        ctx.terminal.width,
+        ascii=ctx.terminal.ascii,
     )
     found = weaker_passes(ratchet)
     data = {

@@ -5,6 +5,7 @@ FAIL spends a try (DONE at `max_tries`); only a person's `reopen` or `accept` le
 
 from __future__ import annotations
 
+from pytest_quest.core.environment import STREAK_KEY
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, FunctionFacts, Quest, State, Verdict
@@ -29,6 +30,7 @@ def apply_verdict(quest: Quest, result: GateResult, max_tries: int, now: str) ->
     """
     ensure_submittable(quest)
     quest.facts = list(result.facts)
+    quest.extra.pop(STREAK_KEY, None)  # a verdict ends a streak of environment failures
     if result.verdict is Verdict.PASS:
         quest.state = State.PASS
         quest.passed_at = now

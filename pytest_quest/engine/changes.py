@@ -42,41 +42,58 @@ def compare(
 ) -> tuple[list[FunctionInfo], set[str]]:
     """The functions of `now` that changed against `before` (the same file at the ref).
 
-    `moved_from` holds (qualname, fingerprint) of every function at the ref in
-    the files the change touched: a function found there unchanged was moved,
-    not written.  Returns the changed functions and the ids of the new ones.
+    Functions are matched by qualified name and ordinal (a renamed file keeps
+    them).  `moved_from` holds (qualname, fingerprint) of every function at
+    the ref in the files the change touched: a function found there unchanged
+    was moved, not written.  Returns the changed functions and the ids of the
+    new ones.
     """
-    old = {info.quest_id: info.fingerprint for info in before}
+    old = {(info.qualname, info.ordinal): info.fingerprint for info in before}
     old_names = {(info.qualname, info.fingerprint) for info in before}
     changed: list[FunctionInfo] = []
     new: set[str] = set()
     for info in now:
         if not info.lines:
             continue  # nothing to measure: never a quest
-        if old.get(info.quest_id) == info.fingerprint:
+        if old.get((info.qualname, info.ordinal)) == info.fingerprint:
             continue
         if (info.qualname, info.fingerprint) in old_names | moved_from:
             continue  # moved (a twin reordered, or from another file)
         changed.append(info)
-        if info.quest_id not in old:
+        if (info.qualname, info.ordinal) not in old:
             new.add(info.quest_id)
     return changed, new
 
 
 def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
     """The functions under `sources` whose code changed since `ref` (see the module docstring)."""
+    if ref.startswith("-"):
+        # git would read it as an option.
+        raise QuestUsageError(f"{OPTION} {ref}: a git ref does not start with '-'")
     top = toplevel(rootdir, OPTION)
     commit = commit_of(ref, rootdir, OPTION)
     merged = git(["merge-base", commit, "HEAD"], top, OPTION)
     if merged.returncode == 0 and merged.stdout.strip():
         commit = merged.stdout.decode().strip()
-    renamed_from, touched_before = _diff(commit, top)
     roots = [Path(s).resolve() for s in sources]
+    # Only the sources: an untracked virtualenv in the project is never listed.
+    pathspecs = [root.relative_to(top).as_posix() or "." for root in roots if _under(root, [top])]
+    if not pathspecs:
+        return Changes(ref=ref, commit=commit)
+    renamed_from, touched_before = _diff(commit, top, pathspecs)
     root = rootdir.resolve()
+    parsed: dict[str, list[FunctionInfo]] = {}
+
+    def at_ref(path: str) -> list[FunctionInfo]:
+        """The functions of `path` at the commit, read and parsed once."""
+        if path not in parsed:
+            parsed[path] = _functions(show_at(commit, path, top, OPTION), path)
+        return parsed[path]
+
     moved_from: set[tuple[str, str]] = set()
     for touched in touched_before:
         if touched.endswith(".py"):
-            moved_from |= _names(show_at(commit, touched, top, OPTION), touched)
+            moved_from |= {(info.qualname, info.fingerprint) for info in at_ref(touched)}
     changes: dict[str, FunctionInfo] = {}
     new: set[str] = set()
     for path, old_path in sorted(renamed_from.items()):
@@ -88,17 +105,22 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
         except ValueError:
             continue  # a source outside the rootdir is named as scan names it: skipped here
         now = _functions(absolute.read_bytes(), rel)
-        before_bytes = show_at(commit, old_path, top, OPTION) if old_path else None
-        before = _functions(before_bytes, rel) if before_bytes is not None else []
+        before = at_ref(old_path) if old_path else []
         found, fresh = compare(now, before, moved_from)
         changes.update((info.quest_id, info) for info in found)
         new |= fresh
     return Changes(ref=ref, commit=commit, changed=changes, new=frozenset(new))
 
 
-def _diff(commit: str, top: Path) -> tuple[dict[str, str | None], list[str]]:
+def _diff(
+    commit: str, top: Path, pathspecs: list[str]
+) -> tuple[dict[str, str | None], list[str]]:
     """Files changed since `commit` (path now -> path at the commit, None: new) and old paths touched."""
-    out = git(["diff", "--name-status", "-z", "-M", "--no-ext-diff", commit, "--"], top, OPTION)
+    out = git(
+        ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", commit, "--", *pathspecs],
+        top,
+        OPTION,
+    )
     if out.returncode != 0:
         message = out.stderr.decode(errors="replace").strip()
         raise QuestUsageError(f"{OPTION}: git diff against {commit[:12]} failed: {message}")
@@ -124,7 +146,7 @@ def _diff(commit: str, top: Path) -> tuple[dict[str, str | None], list[str]]:
         else:  # M, T: the same path before and now
             now[path] = path
             touched.append(path)
-    untracked = git(["ls-files", "--others", "--exclude-standard", "-z"], top, OPTION)
+    untracked = git(["ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs], top, OPTION)
     for path in untracked.stdout.decode(errors="surrogateescape").split("\0"):
         if path:
             now.setdefault(path, None)
@@ -138,11 +160,6 @@ def _functions(data: bytes | None, rel: str) -> list[FunctionInfo]:
         return source_functions(rel, data.decode("utf-8", errors="replace"))
     except QuestUsageError:
         return []  # does not parse: every function of the other side counts as changed
-
-
-def _names(data: bytes | None, rel: str) -> set[tuple[str, str]]:
-    """(qualname, fingerprint) of every function in a file at the ref, for moves."""
-    return {(info.qualname, info.fingerprint) for info in _functions(data, rel)}
 
 
 def _under(path: Path, roots: list[Path]) -> bool:

@@ -17,6 +17,8 @@ from pytest_quest.engine.source import code_regions, read_source
 # Reserved contexts of the data file written by `Harvest`: the union of
 # the arcs of passing tests, and per test one row per function it executed.
 PASSED_CONTEXT = "pytest-quest:passed"
+#: The union of the arcs of tests that failed or erred (named in facts, never counted).
+FAILED_CONTEXT = "pytest-quest:failed"
 WHO_PREFIX = "pytest-quest:who|"
 
 
@@ -41,6 +43,7 @@ class Harvest:
         self.current = ""
         self.outside: dict[str, set[Any]] = defaultdict(set)
         self.passing: dict[str, set[Any]] = defaultdict(set)
+        self.failing: dict[str, set[Any]] = defaultdict(set)
         self.whole: list[tuple[str, dict[str, set[Any]]]] = []
         # file -> arc -> anchors (first region line) of the functions it touches
         self.anchors: dict[str, dict[Any, tuple[int, ...]]] = {}
@@ -71,13 +74,17 @@ class Harvest:
                 taken[name] = snapshot
         return taken
 
-    def switch(self, context: str, passed: bool | None) -> None:
+    def switch(self, context: str, passed: bool | None, *, failed: bool = False) -> None:
         taken = self.take()
         ended, self.current = self.current, context
         if not taken:
             return
         if ended and passed is None:
             self.whole.append((ended, taken))
+            return
+        if ended and failed:
+            for name, arcs in taken.items():
+                self.failing[name] |= arcs
             return
         if not ended or not passed:
             for name, arcs in taken.items():
@@ -134,12 +141,16 @@ class Harvest:
         covdata.add_arcs(rows(self.outside))
         covdata.set_context(PASSED_CONTEXT)
         covdata.add_arcs(rows(self.passing))
+        if self.failing:
+            covdata.set_context(FAILED_CONTEXT)
+            covdata.add_arcs(rows(self.failing))
         for test, data in self.whole:
             covdata.set_context(test)
             covdata.add_arcs(rows(data))
         covdata.set_context(None)
         self.outside.clear()
         self.passing.clear()
+        self.failing.clear()
         self.whole.clear()
 
     def write_who(self, data_filename: str) -> None:
@@ -253,4 +264,31 @@ def passing_arcs(
     return arcs, tests
 
 
-__all__ = ["PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "passing_arcs"]
+def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[int, int]]]:
+    """Arcs executed by tests that failed or erred, per file (`Harvest`'s union or their contexts)."""
+    arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    if not os.path.exists(data_filename):
+        return arcs
+    connection = sqlite3.connect(data_filename)
+    try:
+        ids = [
+            context_id
+            for context_id, name in connection.execute("select id, context from context")
+            if name == FAILED_CONTEXT or name in failed
+        ]
+        if ids:
+            files = dict(connection.execute("select id, path from file"))
+            marks = ",".join("?" * len(ids))
+            for file_id, fromno, tono in connection.execute(
+                f"select distinct file_id, fromno, tono from arc where context_id in ({marks})",
+                ids,
+            ):
+                arcs[files[file_id]].add((fromno, tono))
+    except sqlite3.DatabaseError as exc:
+        raise MeasurementError(f"coverage data file {data_filename} is unreadable: {exc}") from exc
+    finally:
+        connection.close()
+    return arcs
+
+
+__all__ = ["FAILED_CONTEXT", "PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "failing_arcs", "passing_arcs"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pytest_quest.core.errors import MeasurementError
 from pytest_quest.core.grammar import file_problem
 from pytest_quest.core.model import FunctionFacts
-from pytest_quest.engine.harvest import Harvest, passing_arcs
+from pytest_quest.engine.harvest import Harvest, failing_arcs, passing_arcs
 from pytest_quest.engine.source import read_source, relpath, source_functions
 from pytest_quest.engine.subproc import ChildMeasurement, stop_inherited
 
@@ -110,8 +110,8 @@ class Measurement(Protocol):
     def switch_context(self, context: str, passed: bool | None = None) -> None:
         """Measure for `context` (a test's node id, or "" between tests) from now on."""
 
-    def end_test(self, passed: bool) -> None:
-        """The test measured since the last switch ended; `passed` is its outcome."""
+    def end_test(self, passed: bool, *, failed: bool = False) -> None:
+        """The test measured since the last switch ended; `passed`/`failed`: its outcome."""
 
     def only_files(self) -> list[str] | None:
         """The files to analyze (relative to `rootdir`), or None for every measured one."""
@@ -133,6 +133,7 @@ class Measurer:
         data_suffix: str | bool | None = None,
         data_dir: str | None = None,
         children: bool = True,
+        children_root: str | None = None,
     ) -> None:
         import coverage  # start-up time (see quiet_coverage)
 
@@ -162,7 +163,7 @@ class Measurer:
         self.children: ChildMeasurement | None = None
         if children and data_dir is not None:
             self.children = ChildMeasurement(
-                root=os.path.join(data_dir, "children"),
+                root=children_root or os.path.join(data_dir, "children"),
                 source=self._child_list("run:source", sources),
                 source_pkgs=self._child_list("run:source_pkgs", []),
                 omit=self._child_list("run:omit", []),
@@ -202,12 +203,14 @@ class Measurer:
         # data has the shape we know; otherwise keep coverage's own contexts.
         self._harvest = Harvest.attach(self.cov)
 
-    def switch_context(self, context: str, passed: bool | None = None) -> None:
+    def switch_context(
+        self, context: str, passed: bool | None = None, *, failed: bool = False
+    ) -> None:
         """Start measuring for `context` (a test's node id, or "" between tests).
 
         `passed` tells whether the test that just ended passed; without it,
         that test's arcs are kept whole under its own context, as coverage.py
-        would keep them.
+        would keep them.  `failed`: it failed or erred (its arcs are kept apart).
         """
         if not self.started:
             return
@@ -216,12 +219,16 @@ class Measurer:
         if self._harvest is None:
             self.cov.switch_context(context)
         else:
-            self._harvest.switch(context, passed)
+            self._harvest.switch(context, passed, failed=failed)
 
-    def end_test(self, passed: bool) -> None:
-        """The test measured since the last switch ended; `passed` is its outcome."""
+    def end_test(self, passed: bool, *, failed: bool = False) -> None:
+        """The test measured since the last switch ended; `passed`/`failed`: its outcome.
+
+        A failed test's arcs are kept apart (never counted): facts say which
+        missing lines only failing tests reached.
+        """
         if self._harvest is not None:
-            self.switch_context("", passed)
+            self.switch_context("", passed, failed=failed)
         else:
             self.switch_context("")
 
@@ -285,10 +292,12 @@ def analyze(
     *,
     only_files: Iterable[str] | None = None,
     notes: Iterable[str] = (),
+    failed: set[str] | None = None,
 ) -> MeasuredSource:
     """Reduce the saved data of `cov` to facts per function, counting `passed` tests only.
 
-    `passed` holds the contexts (test node ids) whose tests passed.
+    `passed` holds the contexts (test node ids) whose tests passed; `failed`,
+    those that failed or erred: what only they executed is named, never counted.
     `only_files` (paths relative to `rootdir`) narrows the analysis.
     """
     # start-up time (see quiet_coverage)
@@ -301,6 +310,7 @@ def analyze(
         measured = sorted(data.measured_files())
     wanted = set(only_files) if only_files is not None else None
     arcs_by_file, tests_by_file = passing_arcs(data.data_filename(), passed)
+    failing_by_file = failing_arcs(data.data_filename(), failed or set())
     result = MeasuredSource(config=coverage_settings(cov, rootdir), notes=list(notes))
     for filename in measured:
         if not filename.endswith(".py"):
@@ -346,6 +356,8 @@ def analyze(
             tests: set[str] = set()
             for line in function.lines:
                 tests.update(line_tests.get(line, ()))
+            failing = failing_by_file.get(filename, set())
+            failing_lines = {line for arc in failing for line in arc if line > 0}
             result.functions.append(
                 function.facts(
                     statements=len(narrowed.statements),
@@ -354,6 +366,8 @@ def analyze(
                     missing_branches=missing_branches,
                     excluded_lines=excluded,
                     covering_tests=sorted(tests),
+                    failing_lines=sorted(set(narrowed.missing) & failing_lines),
+                    failing_branches=[arc for arc in missing_branches if arc in failing],
                 )
             )
     return result

@@ -40,6 +40,8 @@ expected, actual) and fix what they name. Never edit the code under test, covera
 quest.json. REVIEW and DONE quests wait for a person; no tool can settle them."""
 
 STATUS_URI = "quest://status"
+TERMINATE_GRACE = 30.0
+"""Seconds a cancelled call's pytest has to stop after SIGTERM before SIGKILL."""
 
 
 class QuestTools:
@@ -56,13 +58,48 @@ class QuestTools:
         except ArgumentError as exc:
             # Exit 4, as the command line answers a usage error.
             return ToolResult(error_object(TOOLS.get(tool), str(exc)), 4, True)
-        completed = await anyio.run_process(
-            [self.python, "-m", "pytest", *self.pytest_args, *called.args],
-            cwd=self.root,
-            stdin=subprocess.DEVNULL,  # stdin is the MCP channel: the child never reads it
-            check=False,
+        completed = await run_child(
+            [self.python, "-m", "pytest", *self.pytest_args, *called.args], self.root
         )
         return result_of(called.command, completed)
+
+
+async def run_child(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run `argv` in `cwd`, its output captured; a cancelled call stops it as Ctrl-C would.
+
+    stdin is the MCP channel: the child gets /dev/null.  On cancellation the
+    child gets SIGTERM (pytest-quest stops, records nothing and reaps what its
+    tests started: exit 2), then SIGKILL after `TERMINATE_GRACE` seconds.
+    """
+    process = await anyio.open_process(
+        argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    output: dict[int, list[bytes]] = {1: [], 2: []}
+
+    async def drain(stream: Any, key: int) -> None:
+        async for chunk in stream:
+            output[key].append(chunk)
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(drain, process.stdout, 1)
+            group.start_soon(drain, process.stderr, 2)
+            await process.wait()
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                process.terminate()
+                with anyio.move_on_after(TERMINATE_GRACE):
+                    await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+            await process.aclose()
+        raise
+    await process.aclose()
+    code = process.returncode
+    assert code is not None
+    return subprocess.CompletedProcess(argv, code, b"".join(output[1]), b"".join(output[2]))
 
 
 def tool_result(result: ToolResult) -> CallToolResult:
@@ -158,4 +195,12 @@ def _version() -> str:
         return "0"
 
 
-__all__ = ["INSTRUCTIONS", "STATUS_URI", "QuestTools", "build_server", "tool_result"]
+__all__ = [
+    "INSTRUCTIONS",
+    "STATUS_URI",
+    "TERMINATE_GRACE",
+    "QuestTools",
+    "build_server",
+    "run_child",
+    "tool_result",
+]

@@ -25,6 +25,7 @@ from pytest_quest.app.options import (
     parse_seconds,
 )
 from pytest_quest.core.errors import QuestError, QuestUsageError
+from pytest_quest.core.policy import GatePolicy
 from pytest_quest.core.policy import from_dict as policy_from_dict
 from pytest_quest.engine.store import read_regular
 from pytest_quest.plugin.option_table import _ALLOWED, _BY_NAME, _OPTIONS, DEPRECATED_INI, _Option
@@ -89,7 +90,15 @@ def _ini(config: pytest.Config, name: str) -> Any:
         raise QuestUsageError(f"ini option {name}: {exc}{hint}") from None
     deprecated = next((old for old, new in DEPRECATED_INI.items() if new == name), None)
     if deprecated is not None and not _given(value):
-        return _ini(config, deprecated)
+        old = _ini(config, deprecated)
+        if _given(old):
+            config.issue_config_time_warning(
+                pytest.PytestDeprecationWarning(
+                    f"the ini option {deprecated} is deprecated: rename it {name}"
+                ),
+                stacklevel=2,
+            )
+        return old
     return value
 
 
@@ -232,6 +241,17 @@ def resolve(config: pytest.Config) -> QuestOptions:
 
 def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
     """The sources the ratchet file's gate policy remembers from its scan ([] when none)."""
+    policy = _recorded_policy(early_config, rootdir)
+    return list(policy.sources) if policy is not None else []
+
+
+def recorded_subprocesses(early_config: pytest.Config, rootdir: Path) -> bool:
+    """Whether the recorded gate policy measures the processes the tests start (on when none)."""
+    policy = _recorded_policy(early_config, rootdir)
+    return policy.subprocesses if policy is not None else True
+
+
+def _recorded_policy(early_config: pytest.Config, rootdir: Path) -> GatePolicy | None:
     name = getattr(early_config.known_args_namespace, "quest_file", None)
     if not name:
         name = early_config.getini("quest_file") or "quest.json"
@@ -241,20 +261,19 @@ def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
     try:
         stat = path.stat()
     except OSError:
-        return []  # no file yet
+        return None  # no file yet
     key = (str(path), stat.st_mtime_ns, stat.st_size)
     if key not in _RECORDED:
         # Only the policy is read here (start-up runs this twice); the command
         # validates the whole file and reports a broken one.
         try:
-            policy = policy_from_dict(json.loads(read_regular(path)).get("policy"))
-            _RECORDED[key] = list(policy.sources)
+            _RECORDED[key] = policy_from_dict(json.loads(read_regular(path)).get("policy"))
         except (OSError, ValueError, AttributeError, QuestError):  # a FIFO is never read
-            _RECORDED[key] = []
-    return list(_RECORDED[key])
+            _RECORDED[key] = None
+    return _RECORDED[key]
 
 
-_RECORDED: dict[tuple[str, int, int], list[str]] = {}
+_RECORDED: dict[tuple[str, int, int], GatePolicy | None] = {}
 
 
 def given_options(config: pytest.Config) -> frozenset[str]:

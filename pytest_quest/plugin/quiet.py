@@ -37,6 +37,8 @@ def use_quiet_reporter(config: pytest.Config, file: TextIO | None = None) -> Non
     if old is None:
         return  # -p no:terminal: nothing is printed anyway
     config.pluginmanager.unregister(old)
+    # Warnings recorded so far (a deprecated ini name) reach it too: pytest
+    # replays its historic warning hook to a plugin registered late.
     config.pluginmanager.register(QuietReporter(config, file), "terminalreporter")
 
 

@@ -77,7 +77,9 @@ def _label(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
-def _steps(points: list[Point], value: str, x: dict[datetime, float], y: float, scale: float) -> str:
+def _steps(
+    points: list[Point], value: str, x: dict[datetime, float], y: float, scale: float
+) -> str:
     """A step line through `points`' `value` (``passed`` or ``settled``), flat to the right edge."""
     coords: list[tuple[float, float]] = []
     level = 0

@@ -18,6 +18,7 @@ from pytest_quest.core.model import Fact, Ratchet
 from pytest_quest.core.ratchet import CheckReport, Regression, since
 from pytest_quest.core.rejudge import RejudgeReport
 from pytest_quest.core.run import CollectionError
+from pytest_quest.report.escape import escape_data, escape_property, md_code, md_text, visible
 from pytest_quest.report.text import counted
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
@@ -251,13 +252,8 @@ def in_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get("GITHUB_ACTIONS", "").lower() == "true"
 
 
-def _escape_data(text: str) -> str:
-    # The workflow command escaping of the runner (toolkit's escapeData).
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+_escape_data = escape_data  # the toolkit's escaping: report/escape.py
+_escape_property = escape_property
 
 
 def fact_location(fact: Fact) -> tuple[str, int]:
@@ -306,8 +302,7 @@ def workflow_annotations(report: CheckReport, strict: bool) -> list[str]:
     return commands
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_md = md_text
 
 
 def step_summary(outcome: CheckOutcome) -> str:
@@ -326,35 +321,61 @@ def step_summary(outcome: CheckOutcome) -> str:
     if data["collection_errors"]:
         out += ["### Collection errors", ""]
         for error in data["collection_errors"]:
-            out.append(f"- `{error['file']}:{error['line']}`: {_md(error['message'])}")
+            where = f"{error['file']}:{error['line']}"
+            out.append(f"- {md_code(where, cell=False)}: {_md(error['message'])}")
         out.append("")
     if data["regressions"]:
         out += ["### Regressions", "", "| quest | passed | where | fact |", "|---|---|---|---|"]
         for regression in data["regressions"]:
-            passed = regression["passed_at"] or "?"
+            passed = _md(regression["passed_at"] or "?")
             if regression["changed"]:
                 passed += " (changed)"
             for fact in regression["facts"]:
                 out.append(
-                    f"| `{_md(regression['id'])}` | {passed} | `{_md(fact['field'])}` | "
+                    f"| {md_code(regression['id'])} | {passed} | {md_code(fact['field'])} | "
                     f"{_md(fact.get('message') or fact['actual'])} |"
                 )
         out.append("")
     if data["changed"]:
         out += ["### Changed since PASS, still fully covered", ""]
-        out += [f"- `{qid}`" for qid in data["changed"]]
+        out += [f"- {md_code(qid, cell=False)}" for qid in data["changed"]]
         out.append("")
     if data["untracked"]:
         note = " (fail under --quest-strict)" if data["strict"] else ""
         out += [f"### Untracked functions{note}", ""]
-        out += [f"- `{qid}`" for qid in data["untracked"]]
+        out += [f"- {md_code(qid, cell=False)}" for qid in data["untracked"]]
         out.append("")
     if data["tests_failed"]:
         out += ["### Failing tests", ""]
-        out += [f"- `{_md(nodeid)}`" for nodeid in data["tests_failed"]]
+        out += [f"- {md_code(nodeid, cell=False)}" for nodeid in data["tests_failed"]]
         out.append("")
+    out += _since_summary(data.get("since"))
     out += _rejudge_summary(data)
     return "\n".join(out) + "\n"
+
+
+def _since_summary(since: dict[str, Any] | None) -> list[str]:
+    """The functions changed since ``--quest-since`` that are not PASS, as a table."""
+    if not since:
+        return []
+    failing = since["not_pass"]
+    required = " (required to be PASS)" if since["require_pass"] else ""
+    out = [
+        f"### Changed since `{_md(since['ref'])}`{required}",
+        "",
+        f"{len(since['changed'])} functions changed, {len(failing)} not PASS.",
+        "",
+    ]
+    if failing:
+        out += ["| quest | state | where | fact |", "|---|---|---|---|"]
+        for item in failing:
+            for fact in item["facts"]:
+                out.append(
+                    f"| `{_md(item['id'])}` | {item['state']} | `{_md(fact['field'])}` | "
+                    f"{_md(fact['actual'])} |"
+                )
+        out.append("")
+    return out
 
 
 def totals_pie(counts: dict[str, int]) -> list[str]:
@@ -366,7 +387,7 @@ def totals_pie(counts: dict[str, int]) -> list[str]:
     if not slices:
         return []
     out = ["```mermaid", "pie showData title Quests by state"]
-    out += [f'    "{_md(state).replace(chr(34), chr(39))}" : {n}' for state, n in slices]
+    out += [f'    "{visible(state).replace(chr(34), chr(39))}" : {n}' for state, n in slices]
     return [*out, "```", ""]
 
 
@@ -375,7 +396,7 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
     if not rejudged:
         return []
     out = [
-        f"### Re-judged against `{_md(rejudged['base'])}`",
+        f"### Re-judged against {md_code(rejudged['base'], cell=False)}",
         "",
         f"{rejudged['count']} PASS new or changed since the base, {rejudged['failed']} do not "
         f"hold ({rejudged['seconds']:g}s).",
@@ -388,14 +409,16 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
             facts = quest["facts"] or [{}]
             for fact in facts:
                 text = _md(fact.get("message") or fact.get("actual") or "")
-                out.append(f"| `{_md(quest['id'])}` | {quest['reason']} | {verdict} | {text} |")
+                out.append(
+                    f"| {md_code(quest['id'])} | {_md(quest['reason'])} | {_md(verdict)} | {text} |"
+                )
         out.append("")
     out += [f"### Person actions since the base ({len(data['person_actions'])})", ""]
     for action in data["person_actions"]:
         reason = _md(action.get("reason") or "(no reason recorded)")
         out.append(
-            f"- {action['action']} `{_md(action['id'])}` by {_md(action.get('by') or '?')} "
-            f"at {action['at']}: {reason}"
+            f"- {_md(action['action'])} {md_code(action['id'], cell=False)} by "
+            f"{_md(action.get('by') or '?')} at {_md(action['at'])}: {reason}"
         )
     if not data["person_actions"]:
         out.append("- none")

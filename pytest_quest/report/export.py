@@ -21,6 +21,7 @@ from typing import Any
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.report.escape import md_code, md_text
 from pytest_quest.report.text import counted
 
 FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif", ".html": "html"}
@@ -174,8 +175,7 @@ def render_csv(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def _md(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+_md = md_text  # Markdown and HTML escaped, one line: report/escape.py
 
 
 def render_markdown(
@@ -192,10 +192,11 @@ def render_markdown(
         if not regressions:
             out += ["None: every PASS function is still fully covered.", ""]
         for regression in regressions:
-            out.append(f"### `{regression['id']}` (PASS since {regression['passed_at'] or '?'})")
+            since = _md(regression["passed_at"] or "?")
+            out.append(f"### {md_code(regression['id'], cell=False)} (PASS since {since})")
             out.append("")
             out += [
-                f"- `{_md(f['field'])}`: {_md(f.get('message') or f['actual'])}"
+                f"- {md_code(f['field'], cell=False)}: {_md(f.get('message') or f['actual'])}"
                 for f in regression["facts"]
             ]
             out.append("")
@@ -217,7 +218,7 @@ def render_markdown(
             if quest.state is State.EXCLUDED and excluded is not None:
                 facts = _md(f"excluded by {excluded.by} at {excluded.at}: {excluded.reason}")
             out.append(
-                f"| `{_md(quest.id)}` | {quest.first}-{quest.last} | {quest.tries} | "
+                f"| {md_code(quest.id)} | {quest.first}-{quest.last} | {quest.tries} | "
                 f"{missing} | {facts} |"
             )
         out.append("")

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -123,3 +128,139 @@ def test_a_fifo_ratchet_file_is_refused_without_hanging(project, args):
         "(point --quest-file at a regular file)"
     ], out
     assert Path(path).is_fifo()
+
+
+# -- signals: SIGTERM is Ctrl-C for the gate's own work -------------------------------------
+
+ENDLESS_TEST = """\
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pkg.calc import sign
+
+
+def test_sign():
+    sign(-1)
+    if {detached!r}:
+        # A detached process of the test's own: under the gate it must not outlive the run
+        # either (engine/reaper.py).  Under scan the tests run in pytest's own process: what
+        # they start is theirs (the trust-boundary issue), not the gate's.
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    Path({pid_file!r}).write_text(str(os.getpid()))
+    while True:
+        time.sleep(0.05)
+"""
+
+
+def processes_in(*folders: Path) -> list[str]:
+    """``ps`` lines of live processes whose working folder is under one of `folders`."""
+    listing = subprocess.run(
+        ["ps", "-e", "-o", "pid=,stat=,args="], capture_output=True, text=True, check=True
+    ).stdout
+    found = []
+    roots = [str(folder.resolve()) for folder in folders]
+    for line in listing.splitlines():
+        pid, stat, *_ = [*line.split(None, 2), ""]
+        if stat.startswith("Z") or int(pid) == os.getpid():
+            continue  # dead, only not yet reaped; or this test itself (pytester's cwd)
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if any(cwd == root or cwd.startswith(root + os.sep) for root in roots):
+            found.append(line.strip())
+    return found
+
+
+@pytest.mark.parametrize("command", ["submit", "scan"])
+def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
+    scanned, command, tmp_path_factory, monkeypatch
+):
+    temp = tmp_path_factory.mktemp("tmpdir")
+    monkeypatch.setenv("TMPDIR", str(temp))
+    project = Path(scanned.path)
+    path = project / "quest.json"
+    pid_file = project / "test-pid"
+    scanned.test(
+        "test_sign", ENDLESS_TEST.format(pid_file=str(pid_file), detached=command == "submit")
+    )
+    before = path.read_bytes()
+    args = ["--quest", command] + ([f"--quest-id={SIGN}"] if command == "submit" else [])
+    process = popen_pytest(project, *args, merge_stderr=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pid_file.exists(), "the endless test never started"
+        assert processes_in(project), "the test's processes should be seen while it runs"
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 2, out
+    assert "INTERRUPTED: nothing was recorded; run the command again" in out.splitlines(), out
+    assert "Traceback" not in out
+    assert path.read_bytes() == before
+    deadline = time.monotonic() + 10
+    while processes_in(project, temp) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_in(project, temp) == []
+    assert sorted(p.name for p in temp.iterdir()) == []  # no pytest-quest-data-*, no workdir
+
+
+# -- verifiers: bounded -----------------------------------------------------------------------
+
+GATE_MARKER = """
+def pytest_configure(config):
+    if config.getoption("quest_measure_only", default=None):
+        open("gate-run.txt", "w").close()
+"""
+
+
+def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(project):
+    from tests.e2e.test_verify import scanned as verify_scanned
+    from tests.e2e.test_verify import submit
+
+    verify_scanned(project)
+    project.test("conftest", GATE_MARKER)
+    path = Path(project.path) / "quest.json"
+    before = path.read_bytes()
+    result, data = submit(
+        project, "--quest-verify", "on", "--quest-verifier-cmd", "no-such-verifier --model x"
+    )
+    assert result.ret == 4, data
+    assert data["error"] == (
+        "verifier command 'no-such-verifier --model x' cannot be started: no program "
+        "'no-such-verifier' (on PATH or from the rootdir); fix --quest-verifier-cmd or "
+        "quest_verifier_cmd"
+    )
+    assert path.read_bytes() == before
+    assert not (Path(project.path) / "gate-run.txt").exists()  # no test ran
+
+
+def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project):
+    from tests.e2e.test_verify import SIGN_ID, submit
+    from tests.e2e.test_verify import scanned as verify_scanned
+
+    verify_scanned(project)
+    flood = shlex.join(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nb = b'x' * 1_000_000\nfor _ in range(100):\n    sys.stdout.buffer.write(b)",
+        ]
+    )
+    result, data = submit(project, "--quest-verify", "on", "--quest-verifier-cmd", flood)
+    assert result.ret == 0, data
+    assert data["verdict"] == "REVIEW", data  # could not confirm
+    record = project.ratchet()["quests"][SIGN_ID]["extra"]["verification"]
+    errors = [call.get("error", "") for call in record["calls"]]
+    assert errors == [
+        "its output exceeded the cap of 1048576 bytes (1 MB) and it was stopped; "
+        "a verifier replies in a few kilobytes"
+    ], record

@@ -157,3 +157,33 @@ def test_many_collection_errors_are_summarised(scanned):
     assert "missing_module_00" in error
     assert "and 64 more" in error
     assert "missing_module_68" not in error
+
+
+def test_the_old_verifier_ini_name_warns_once_and_still_works(scanned):
+    pyproject = scanned.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            'quest_source = ["src/pkg"]\n',
+            'quest_source = ["src/pkg"]\nquest_verifier_cmds = ["my-verifier --check"]\n',
+        )
+    )
+    result = scanned.run("--quest", "status")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    text = result.stdout.str()
+    assert (
+        text.count("the ini option quest_verifier_cmds is deprecated: rename it quest_verifier_cmd")
+        == 1
+    )
+    assert text.count("PytestDeprecationWarning") == 1
+    assert "test session starts" not in text
+
+
+@pytest.mark.parametrize("columns", ["40", "100"])
+def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", columns)
+    result = scanned.run("--quest", "status")
+    assert result.ret == 0
+    text = result.stdout.str()
+    assert text.isascii(), text
+    assert all(len(line) <= int(columns) for line in result.stdout.lines), text
+    assert "src/pkg/calc.py" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_calc import CALC, CLAMP, DOUBLE, SIGN, TEST_DOUBLE, CalcProject
@@ -15,6 +16,8 @@ from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import check_since_option
 from pytest_quest.app.status import status
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.model import State
+from pytest_quest.report.ci import CheckOutcome, step_summary
 from tests.support.gitrepo import git, init_repo
 
 # sign's body changed; clamp only gains comments and blank lines; double moves to the end.
@@ -90,6 +93,10 @@ def test_check_require_pass_fails_with_one_fact_per_changed_function(repo: CalcP
         assert len(item["facts"]) == 1 and item["facts"][0]["check"] == "since.require_pass"
     assert failing[SIGN]["facts"][0]["field"] == "src/pkg/calc.py:1"
     assert failing[SIGN]["facts"][0]["expected"] == "PASS (changed since main)"
+    assert failing[SIGN]["facts"][0]["actual"].endswith(
+        "it was issued for the code before this change, so a submit is REVIEW "
+        "(identity.changed) until a person re-issues it with --quest-reopen"
+    )
     assert "not in the ratchet file" in failing["src/pkg/calc.py::triple"]["facts"][0]["actual"]
     assert f"  NOT PASS {SIGN} (TODO)" in output.lines and output.lines[-1] == "check: FAILED"
     # Without --quest-require-pass the same facts are shown and the check passes.
@@ -123,6 +130,10 @@ def test_a_regressed_pass_is_not_pass_and_github_gets_annotations(repo: CalcProj
         line.startswith("::error file=src/pkg/calc.py,line=1,title=pytest-quest%3A src/pkg/calc.py%3A%3Adouble::")
         for line in output.lines
     )
+    summary = step_summary(CheckOutcome(output.data))
+    assert "### Changed since `origin/main` (required to be PASS)" in summary
+    assert "1 functions changed, 1 not PASS." in summary
+    assert "| `src/pkg/calc.py::double` | PASS | `src/pkg/calc.py:1` | PASS, but regressed" in summary
 
 
 def test_require_pass_needs_a_ref_outside_a_pull_request(repo: CalcProject) -> None:
@@ -157,3 +168,15 @@ def test_the_untracked_note(repo: CalcProject, tmp_path: Path) -> None:
     assert output.lines[0].endswith(
         "1 functions changed; 1 not in the ratchet file (`pytest --quest scan` adds them)"
     )
+
+
+def test_a_changed_quest_waiting_for_a_person_is_not_pass(repo: CalcProject) -> None:
+    def review(ratchet: Any) -> None:
+        ratchet.quests[SIGN].state = State.REVIEW
+
+    repo.context("status").store.update(review)
+    repo.write_source(CHANGED_SIGN)
+    output = check(repo.context("check", run=check_run(repo), since="main", require_pass=True))
+    (item,) = output.data["since"]["not_pass"]
+    assert (item["id"], item["state"]) == (SIGN, "REVIEW")
+    assert item["facts"][0]["actual"] == "REVIEW: a person settles it (docs/ci.md#person-actions)"

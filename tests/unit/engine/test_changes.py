@@ -6,6 +6,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.engine.changes import changed_since, compare
@@ -113,6 +115,8 @@ def test_a_deleted_file_adds_nothing(repo: Path) -> None:
 def test_an_unknown_ref_and_a_folder_outside_git_are_usage_errors(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     with pytest.raises(QuestUsageError, match=r"--quest-since nope: no such commit.*fetch-depth: 0"):
         changed(repo, "nope")
+    with pytest.raises(QuestUsageError, match="a git ref does not start with '-'"):
+        changed(repo, "--output=/tmp/x")
     outside = tmp_path_factory.mktemp("nogit")
     with pytest.raises(QuestUsageError, match="is not inside a git repository"):
         changed_since("main", outside, [outside])
@@ -129,3 +133,38 @@ def test_compare_is_by_fingerprint_and_qualname() -> None:
     assert (found, new) == ([], set())
     found, new = compare(elsewhere, [], {("other", elsewhere[0].fingerprint)})
     assert [info.quest_id for info in found] == ["n.py::h"] and new == {"n.py::h"}
+
+
+def test_sources_outside_the_repository_have_no_changes(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    write(repo / "src" / "geo" / "extra.py", "def extra():\n    return 1\n")
+    outside = tmp_path_factory.mktemp("elsewhere")
+    found = changed_since("main", repo, [outside])
+    assert found.changed == {} and found.commit == git(repo, "rev-parse", "main").strip()
+    # A single file as the source works as a folder does.
+    found = changed_since("main", repo, [repo / "src" / "geo" / "extra.py"])
+    assert sorted(found.changed) == ["src/geo/extra.py::extra"]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=SHAPES.count("\n")),
+            st.sampled_from(["", "# a comment", "    # indented comment", "   "]),
+        ),
+        max_size=8,
+    ),
+    st.sets(st.integers(min_value=0, max_value=SHAPES.count("\n") - 1), max_size=6),
+)
+def test_comments_and_blank_lines_anywhere_are_no_change(
+    inserted: list[tuple[int, str]], commented: set[int]
+) -> None:
+    lines = SHAPES.splitlines()
+    # A trailing comment on a line of code, then whole comment or blank lines between lines.
+    lines = [line + "  # note" if index in commented and line.strip() else line for index, line in enumerate(lines)]
+    for where, text in sorted(inserted, reverse=True):
+        lines.insert(where, text)
+    edited = "\n".join(lines) + "\n"
+    before = source_functions("s.py", SHAPES)
+    assert compare(source_functions("s.py", edited), before, set()) == ([], set())
