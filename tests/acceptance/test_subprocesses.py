@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.quests import ratchet_view
 from tests.support.runner import child_environ
 
 pytestmark = pytest.mark.slow
@@ -282,7 +283,7 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def scanned(cli: Path) -> dict[str, Any]:
     own = coverage_missing(cli)
     data = quest(cli, "--quest", "scan")
-    ratchet = json.loads((cli / "quest.json").read_text())
+    ratchet = ratchet_view((cli / "quest.json").read_bytes())
     return {"own": own, "scan": data, "quests": ratchet["quests"]}
 
 
