@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_quest.app.context import Context, load_ratchet, measured
-from pytest_quest.app.export import export_target, write_export
+from pytest_quest.app.export import export_target, where_written, write_export
 from pytest_quest.app.policy import weaker_lines, weaker_passes
 from pytest_quest.app.rejudge import load_base, rejudge
 from pytest_quest.app.since import load_changes, not_pass, since_data, since_line
@@ -65,7 +65,7 @@ def check(ctx: Context) -> Output:
         outcome.lines.append(f"report not written to {export[0]}: the suite did not run")
     elif export is not None:
         outcome.data["export"] = write_export(ctx, ratchet, export, outcome.data["regressions"])
-        outcome.lines.append(f"report written to {outcome.data['export']}")
+        outcome.lines.append(f"report written to {where_written(ctx, outcome.data['export'])}")
     return Output(outcome.data, outcome.lines, outcome.exitcode, stderr)
 
 

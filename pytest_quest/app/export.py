@@ -33,7 +33,9 @@ def export(ctx: Context) -> Output:
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
-    lines = [f"export: {counted(len(ratchet.quests), 'quest')} written to {written}"]
+    lines = [
+        f"export: {counted(len(ratchet.quests), 'quest')} written to {where_written(ctx, written)}"
+    ]
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         lines.insert(0, since_line(changes, ratchet))
@@ -50,6 +52,9 @@ def export_target(ctx: Context) -> tuple[Path, str]:
         ctx.options.export_force,
         [quest_file, quest_file.with_name(quest_file.name + ".lock")],
         ctx.options.sources,
+        rootdir=ctx.rootdir,
+        # Test folders inside the rootdir (the rootdir itself is every project's own folder).
+        test_roots=[r for r in ctx.tests.roots if r.resolve() != ctx.rootdir.resolve()],
     )
 
 
@@ -76,6 +81,13 @@ def write_export(
     return str(path)
 
 
+def where_written(ctx: Context, written: str) -> str:
+    """`written` as a message says it: outside the rootdir (``--quest-export-force``), in full."""
+    path = Path(written).resolve()
+    root = ctx.rootdir.resolve()
+    return written if path.is_relative_to(root) else f"{path} (outside the rootdir {root})"
+
+
 def _sources(rootdir: Path, files: set[str]) -> dict[str, list[str]]:
     """The lines of each file the HTML report shows; only files inside `rootdir` are read."""
     root = rootdir.resolve()
@@ -87,4 +99,4 @@ def _sources(rootdir: Path, files: set[str]) -> dict[str, list[str]]:
     return sources
 
 
-__all__ = ["export", "export_target", "write_export"]
+__all__ = ["export", "export_target", "where_written", "write_export"]

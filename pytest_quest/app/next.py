@@ -47,10 +47,13 @@ def next_quest(ctx: Context) -> Output:
             "(PASS, REVIEW and DONE are settled)"
         )
     target = quest.id if quest else None
+    previous = ratchet.active
     # Narrowed by --quest-since, `ratchet.active` is None when the active quest did not change.
     if ratchet.active != target:
 
         def set_active(fresh: Ratchet) -> None:
+            nonlocal previous
+            previous = fresh.active
             if target is None or (
                 target in fresh.quests and not fresh.quests[target].state.terminal
             ):
@@ -59,8 +62,12 @@ def next_quest(ctx: Context) -> Output:
         ctx.store.update(set_active)
     data: dict[str, Any] = {
         "remaining": ratchet.remaining,
+        "done": ratchet.remaining == 0,
         "counts": ratchet.counts(),
         "quest": None,
+        # `next` makes the quest it shows the active one (the one `submit` judges).
+        "active_changed": previous != target,
+        "previous_active": previous,
     }
     head = [text.progress_line(ratchet)]
     if changes is not None:
@@ -73,6 +80,8 @@ def next_quest(ctx: Context) -> Output:
         *head,
         *text.quest_text(quest, ctx.options.max_tries, data["quest"]),
     ]
+    if previous is not None and previous != target:
+        lines.append(f"note: the active quest is now {target} (was {previous})")
     return Output(data, lines)
 
 

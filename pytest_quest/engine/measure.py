@@ -18,7 +18,7 @@ from pytest_quest.core.grammar import file_problem
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.engine.harvest import Harvest, failing_arcs, passing_arcs
 from pytest_quest.engine.source import read_source, relpath, source_functions
-from pytest_quest.engine.subproc import ChildMeasurement, stop_inherited
+from pytest_quest.engine.subproc import ChildMeasurement, stop_auto_started, stop_inherited
 
 if TYPE_CHECKING:
     from coverage import Coverage
@@ -192,6 +192,7 @@ class Measurer:
         return list(self.children.notes) if self.children is not None else []
 
     def start(self) -> None:
+        stop_auto_started()
         with quiet_coverage():
             self.cov.start()
         self.started = True

@@ -101,6 +101,10 @@ class Target:
     start: int
     nodeids: tuple[str, ...]
     seed: str = ""
+    # The operators to plan (None: the planner's default set).
+    operators: tuple[str, ...] | None = None
+    # Only these planned mutants (their ids; None: all): a dispute's.
+    only: tuple[str, ...] | None = None
 
 
 def run_mutation_check(
@@ -118,6 +122,8 @@ def run_mutation_check(
     has_cov: bool = False,
     seed: str = "",
     l1: dict[str, Any] | None = None,
+    operators: tuple[str, ...] | None = None,
+    only: tuple[str, ...] | None = None,
     subprocesses: bool = True,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
@@ -126,7 +132,7 @@ def run_mutation_check(
     crash gives ``completed=False`` with the problem stated.  `seed` (the
     quest id) places the original's probe runs among the mutants.
     """
-    target = Target(file, start, tuple(nodeids), seed)
+    target = Target(file, start, tuple(nodeids), seed, operators, only)
     return run_mutation_checks(
         [target],
         rootdir=rootdir,
@@ -172,8 +178,9 @@ def run_mutation_checks(
 
     nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
     # The folder of the mutants in the processes the tests start (engine/remote_mutant.py):
-    # made and removed here, whatever way the child ends.
-    remote_dir = tempfile.mkdtemp(prefix="pytest-quest-remote-") if subprocesses else ""
+    # made and removed here, whatever way the child ends; named like the
+    # measuring run's (runner.run_child), so the two children look alike.
+    remote_dir = tempfile.mkdtemp(prefix="pytest-quest-children-") if subprocesses else ""
     try:
         return _run_checks(targets, nodeids, remote_dir, failed, rootdir=rootdir,
             inifile=inifile, timeout=timeout, cwd=cwd, plugin_args=plugin_args,
@@ -211,6 +218,8 @@ def _run_checks(
                 "start": t.start,
                 "nodeids": list(t.nodeids),
                 "seed": t.seed or f"{t.file}:{t.start}",
+                "operators": None if t.operators is None else list(t.operators),
+                "only": None if t.only is None else list(t.only),
             }
             for t in targets
         ],

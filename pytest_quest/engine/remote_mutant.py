@@ -54,10 +54,10 @@ class RemoteMutants:
 
     def __init__(self, root: str | None = None) -> None:
         # The judge makes the folder (and removes it however the child ends).
-        self.root = root or tempfile.mkdtemp(prefix="pytest-quest-remote-")
+        self.root = root or tempfile.mkdtemp(prefix="pytest-quest-children-")
         self.owned = root is None
         os.makedirs(os.path.join(self.root, "nothing"), exist_ok=True)
-        self.rcfile = os.path.join(self.root, "child.rc")
+        self.rcfile = os.path.join(self.root, "pytest-quest-child.rc")
         self.runs = 0
         self._write(rcfile_text(self.root))
 

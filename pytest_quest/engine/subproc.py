@@ -45,6 +45,7 @@ USER_ENV = (
 )
 
 DATA_NAME = ".coverage"
+RCFILE = "pytest-quest-child.rc"  # the name tells a process measured by us (`stop_auto_started`)
 OUTSIDE = "outside"  # processes started between tests: measured, counted for no test
 
 # Warnings a child's coverage would print on the stderr of the user's
@@ -143,7 +144,7 @@ class ChildMeasurement:
 
     def start(self) -> None:
         os.makedirs(self.root, mode=0o700, exist_ok=True)
-        self._rcfile = os.path.join(self.root, "child.rc")
+        self._rcfile = os.path.join(self.root, RCFILE)
         self._point_at(self.outside)
         self._saved = {name: os.environ.pop(name, None) for name in USER_ENV}
         os.environ["COVERAGE_PROCESS_START"] = self._rcfile
@@ -288,6 +289,25 @@ def _after_fork_in_child() -> None:  # pragma: no cover - runs in forked childre
         pass
 
 
+def stop_auto_started() -> bool:
+    """Stop the measurement coverage.py's start-up hook began here from our rcfile; whether it did.
+
+    A measuring pytest started by the tests of another (an xdist worker of
+    a measuring controller) measures itself: two tracers cannot share a
+    process.  A measurement started from any other configuration (the
+    user's, this project's self-coverage) is left alone.
+    """
+    import coverage
+
+    auto = getattr(coverage.process_startup, "coverage", None)
+    config_file = str(getattr(getattr(auto, "config", None), "config_file", "") or "")
+    if auto is None or os.path.basename(config_file) != RCFILE:
+        return False
+    stop_inherited(auto)()
+    coverage.process_startup.coverage = None  # type: ignore[attr-defined]  # (not started again)
+    return True
+
+
 def stop_inherited(cov: Any) -> Callable[[], None]:
     """In a forked child: stop `cov` (the parent's measurement) without saving it."""
 
@@ -307,5 +327,6 @@ __all__ = [
     "ChildMeasurement",
     "rcfile_text",
     "read_arcs",
+    "stop_auto_started",
     "stop_inherited",
 ]

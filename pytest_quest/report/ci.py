@@ -252,8 +252,13 @@ def in_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get("GITHUB_ACTIONS", "").lower() == "true"
 
 
-_escape_data = escape_data  # the toolkit's escaping: report/escape.py
-_escape_property = escape_property
+def _escape_data(text: str) -> str:
+    # The workflow command escaping of the runner (toolkit's escapeData): report/escape.py.
+    return escape_data(text)
+
+
+def _escape_property(text: str) -> str:
+    return escape_property(text)
 
 
 def fact_location(fact: Fact) -> tuple[str, int]:
@@ -302,7 +307,9 @@ def workflow_annotations(report: CheckReport, strict: bool) -> list[str]:
     return commands
 
 
-_md = md_text
+def _md(text: str) -> str:
+    # Markdown and HTML escaped, on one line: report/escape.py.
+    return md_text(text)
 
 
 def step_summary(outcome: CheckOutcome) -> str:

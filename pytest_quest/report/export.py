@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
@@ -47,6 +48,7 @@ CSV_COLUMNS = (
     "issued_at",
     "passed_at",
     "regression_facts",
+    "dispute",
 )
 
 
@@ -64,12 +66,19 @@ def target(
     force: bool,
     protected: Iterable[Path],
     source_roots: Iterable[Path],
+    *,
+    rootdir: Path | None = None,
+    test_roots: Iterable[Path] = (),
 ) -> tuple[Path, str]:
     """The export file for `given` and its format; raise `QuestUsageError` on what must not be.
 
     `protected` are files never written over (the ratchet file and its lock);
-    files under `source_roots` (the code under test) are never written over
-    either, even with `force`.
+    nor is any name beside the ratchet file starting with its name
+    (``quest.json.lock``, ``quest.json.judging.lock``, ``quest.json.lock.json``)
+    or its temporary files' prefix.  Files under `source_roots` (the code
+    under test) and `test_roots` (the tests: an export must not rewrite what
+    they read) are never written either, even with `force`.  Outside
+    `rootdir` an export needs `force`.
     """
     path = Path(given)
     if not path.is_absolute():
@@ -91,15 +100,34 @@ def target(
                 f"--quest-export-to {given}: that is the ratchet file {guarded}; "
                 "an export never writes over it (choose another path)"
             )
-    for root in source_roots:
-        root = root.resolve()
-        if resolved == root or _inside(resolved, root):
+    for guarded in protected:
+        beside = guarded.resolve()
+        if resolved.parent == beside.parent and (
+            resolved.name.startswith(beside.name + ".") or resolved.name.startswith(".quest-tmp-")
+        ):
             raise QuestUsageError(
-                f"--quest-export-to {given}: it is inside the code under test ({root}); "
-                "an export never writes there (choose another path)"
+                f"--quest-export-to {given}: that name belongs to the ratchet file {guarded} "
+                "(its lock or temporary files); an export never writes there (choose another path)"
             )
+    for kind, roots in (("the code under test", source_roots), ("the tests", test_roots)):
+        for root in roots:
+            root = root.resolve()
+            if resolved == root or _inside(resolved, root):
+                raise QuestUsageError(
+                    f"--quest-export-to {given}: it is inside {kind} ({root}); "
+                    "an export never writes there (choose another path)"
+                )
     if resolved.is_dir():
         raise QuestUsageError(f"--quest-export-to {given}: it is a folder; name a file in it")
+    if resolved.exists() and not resolved.is_file():
+        raise QuestUsageError(
+            f"--quest-export-to {given}: it is not a regular file (a FIFO, a device?); name a file"
+        )
+    if rootdir is not None and not _inside(resolved, rootdir.resolve()) and not force:
+        raise QuestUsageError(
+            f"--quest-export-to {given}: {resolved} is outside the rootdir {rootdir.resolve()}; "
+            "pass --quest-export-force to write there"
+        )
     if resolved.exists() and not force:
         raise QuestUsageError(
             f"--quest-export-to {given}: the file exists; pass --quest-export-force to overwrite it"
@@ -143,6 +171,8 @@ def quest_rows(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> list[dict
                 "issued_at": quest.issued_at,
                 "passed_at": quest.passed_at,
                 "regression_facts": regressed.get(quest.id, 0),
+                # A REVIEW that waits on a disputed mutant (core/dispute.py).
+                "dispute": is_dispute(quest),
             }
         )
     return rows
@@ -175,7 +205,9 @@ def render_csv(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-_md = md_text  # Markdown and HTML escaped, one line: report/escape.py
+def _md(text: object) -> str:
+    # Markdown and HTML escaped, on one line: report/escape.py.
+    return md_text(text)
 
 
 def render_markdown(
@@ -217,6 +249,8 @@ def render_markdown(
             excluded = last_person_event(quest, "exclude")
             if quest.state is State.EXCLUDED and excluded is not None:
                 facts = _md(f"excluded by {excluded.by} at {excluded.at}: {excluded.reason}")
+            if is_dispute(quest):
+                facts = f"(disputed mutant) {facts}"
             out.append(
                 f"| {md_code(quest.id)} | {quest.first}-{quest.last} | {quest.tries} | "
                 f"{missing} | {facts} |"

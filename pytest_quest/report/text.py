@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
 from pytest_quest.report.escape import visible
@@ -60,18 +61,34 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
     if quest.facts:
         out.append("  facts :")
         out += [f"    {visible(fact.text())}" for fact in quest.facts]
+    out += fresh_text(data)
     source = data.get("source") or ""
     if source:
         out.append("  source (> line not covered, ~ branch not taken):")
         out += ["    " + line for line in source.splitlines()]
     example = data.get("example") or {}
     if example.get("source"):
-        if example.get("kind") == "neighbour":
+        if example.get("kind") == "own":
+            out.append(f"  example: a passing test that runs this function ({example['test']}):")
+        elif example.get("kind") == "neighbour":
             out.append(f"  example: a passing test of a neighbouring function ({example['test']}):")
         else:
             out.append("  example: a skeleton to start from:")
         out += ["    " + line for line in example["source"].splitlines()]
     out.append(f"  submit: {data.get('submit', submit_command(quest.id))}")
+    return out
+
+
+def fresh_text(data: dict[str, Any]) -> list[str]:
+    """Where a quest's facts come from, and the gate's last facts a rescan replaced."""
+    out = []
+    origin = data.get("facts_from") or {}
+    if origin.get("note"):
+        out.append(f"  ({origin['note']})")
+    kept = (data.get("extra") or {}).get("gate_facts")
+    if kept and data.get("state") == "TODO":
+        out.append(f"  last gate facts (submit of {kept['at']}, {kept['verdict']}):")
+        out += [f"    {visible(Fact.from_dict(fact).text())}" for fact in kept["facts"]]
     return out
 
 
@@ -166,11 +183,14 @@ def status_text(
             console.print(table)
         else:
             buffer.write("\n".join(_narrow_rows(files, width)) + "\n")
-    for state, title in (
-        (State.REVIEW, "waiting for a person (REVIEW)"),
-        (State.DONE, "closed after max tries (DONE)"),
+    for state, title, disputed in (
+        (State.REVIEW, "waiting for a person (REVIEW)", False),
+        (State.REVIEW, "disputed mutants, waiting for a person (REVIEW)", True),
+        (State.DONE, "closed after max tries (DONE)", False),
     ):
-        quests = [q for q in ratchet.ordered() if q.state is state]
+        quests = [
+            q for q in ratchet.ordered() if q.state is state and is_dispute(q) is disputed
+        ]
         if not quests:
             continue
         console.print(f"{title}:")

@@ -221,9 +221,9 @@ def run(
     )
 
 
-def quest(folder: Path, *args: str) -> dict[str, Any]:
+def quest(folder: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     done = run(folder, "-m", "pytest", "-p", "pytest_quest.plugin.hooks", "-p",
-               "no:cacheprovider", *args, "--quest-format", "json")  # fmt: skip
+               "no:cacheprovider", *args, "--quest-format", "json", env=env)  # fmt: skip
     assert done.stdout.strip(), done.stderr[-3000:]
     data: dict[str, Any] = json.loads(done.stdout)
     return data
@@ -282,7 +282,11 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def scanned(cli: Path) -> dict[str, Any]:
     own = coverage_missing(cli)
-    data = quest(cli, "--quest", "scan")
+    # The user's own subprocess measurement is set aside, and writes nothing here.
+    user = cli / "user.rc"
+    user.write_text(f"[run]\ndata_file = {cli}/.coverage-user\nparallel = true\n")
+    env = dict(child_environ(), COVERAGE_PROCESS_START=str(user))
+    data = quest(cli, "--quest", "scan", env=env)
     ratchet = ratchet_view((cli / "quest.json").read_bytes())
     return {"own": own, "scan": data, "quests": ratchet["quests"]}
 

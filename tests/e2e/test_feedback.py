@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.test_export import COMMON, documented_keys
 from tests.support.projects import Project, scanned_template
 
 LRI = """\
@@ -64,6 +65,12 @@ def test_a_failing_new_test_is_named_with_its_error_before_coverage(project, lri
     project.test("test_eq", TEST_EQ)
     result, data = project.run_json("--quest", "submit", "--quest-id", EQ)
     assert data.get("verdict") == "FAIL", data
+    # Item 3: every key documented, `remaining` and `done` always there.
+    docs = documented_keys()
+    assert set(data) - COMMON <= docs["submit"], set(data) - COMMON - docs["submit"]
+    assert set(data["quest"]) <= docs["Rules"]
+    assert (data["remaining"], data["done"]) == (1, False)
+    assert data["next_quest"] is None  # it stays TODO: submit again, the loop is not over
     facts = data["quest"]["facts"]
     assert facts[0]["check"] == "test.failed"
     assert facts[0]["field"] == "tests/test_eq.py::test_eq_cycle"
@@ -86,7 +93,9 @@ def test_a_failing_new_test_is_named_with_its_error_before_coverage(project, lri
 
 THREADS = """\
 import threading
-import time
+
+GO = threading.Event()
+DONE = threading.Event()
 
 
 def late():
@@ -97,10 +106,11 @@ def joined():
     return "joined"
 
 
-def leave_behind(delay):
+def leave_behind():
     def run():
-        time.sleep(delay)
+        GO.wait(30)
         late()
+        DONE.set()
 
     threading.Thread(target=run, daemon=True).start()
 
@@ -111,18 +121,18 @@ def start_and_join():
     thread.join()
 """
 
+# test_a leaves a thread waiting; test_b lets it run `late` and waits until it did.
 TEST_THREADS = """\
-import time
-
-from pkg.threads import leave_behind, start_and_join
+from pkg.threads import DONE, GO, leave_behind, start_and_join
 
 
 def test_a_leaves_a_thread_behind():
-    leave_behind(0.5)
+    leave_behind()
 
 
 def test_b_merely_runs_meanwhile():
-    time.sleep(1.5)
+    GO.set()
+    assert DONE.wait(30)
 
 
 def test_c_joins_its_thread():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -175,7 +176,7 @@ def processes_in(*folders: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("command", ["submit", "scan"])
+@pytest.mark.parametrize("command", ["submit", "scan", "check"])
 def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
     scanned, command, tmp_path_factory, monkeypatch
 ):
@@ -264,3 +265,77 @@ def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project):
         "its output exceeded the cap of 1048576 bytes (1 MB) and it was stopped; "
         "a verifier replies in a few kilobytes"
     ], record
+
+
+# -- exports stay where they belong ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("quest.json.lock.json", "that name belongs to the ratchet file"),
+        ("quest.json.judging.lock.md", "that name belongs to the ratchet file"),
+        (".quest-tmp-quest.json-abcd.json", "that name belongs to the ratchet file"),
+        ("quest.json", "that is the ratchet file"),
+        ("tests/report.md", "it is inside the tests"),
+        ("src/pkg/report.json", "it is inside the code under test"),
+        ("folder.json", "it is a folder; name a file in it"),
+        ("fifo.json", "it is not a regular file"),
+    ],
+)
+def test_an_export_refuses_what_it_must_not_write(scanned, name, problem):
+    root = Path(scanned.path)
+    (root / "folder.json").mkdir()
+    os.mkfifo(root / "fifo.json")
+    (root / "tests" / "report.md").write_text("kept\n")
+    path = root / "quest.json"
+    before = path.read_bytes()
+    listing = sorted(p.name for p in root.iterdir())
+    result = scanned.run("--quest", "export", f"--quest-export-to={name}", "--quest-export-force")
+    error = refused(result, path, before, problem)
+    assert error.startswith(f"ERROR: argument --quest-export-to {name}: ") or name in error
+    assert sorted(p.name for p in root.iterdir()) == listing
+    assert (root / "tests" / "report.md").read_text() == "kept\n"
+
+
+def test_an_export_outside_the_rootdir_needs_force_and_says_where(scanned, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "report.md"
+    path = Path(scanned.path) / "quest.json"
+    before = path.read_bytes()
+    result = scanned.run("--quest", "export", f"--quest-export-to={outside}")
+    refused(result, path, before, "is outside the rootdir", "pass --quest-export-force")
+    assert not outside.exists()
+    result = scanned.run(
+        "--quest", "export", f"--quest-export-to={outside}", "--quest-export-force"
+    )
+    assert result.ret == 0, result.stdout.str()
+    assert outside.exists()
+    lines = [line for line in result.stdout.lines if line.startswith("export: ")]
+    assert lines == [
+        f"export: 2 quests written to {outside} (outside the rootdir {Path(scanned.path).resolve()})"
+    ]
+
+
+# -- the docs ---------------------------------------------------------------------------------
+
+
+def test_the_hostile_input_table_names_tests_that_exist():
+    from tests.e2e.test_store_corruption import CORRUPTIONS
+    from tests.support.paths import DOCS
+
+    doc = (DOCS / "reliability.md").read_text()
+    table = doc.split("## Hostile input: one table", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) > 20
+    tests = Path(__file__).resolve().parents[1]
+    for row in rows[1:]:
+        proof = row.rstrip(" |").rsplit(" | ", 1)[1]
+        named = re.findall(r"`((?:unit|e2e|acceptance)/[\w/]+\.py)(?:::(\w+))?`", proof)
+        assert named, row
+        for file, test in named:
+            text = (tests / file).read_text()
+            assert not test or f"def {test}(" in text, (file, test)
+        for kind in (
+            re.findall(r"`([a-z0-9-]+)`", proof.split("kinds", 1)[-1]) if "kinds" in proof else []
+        ):
+            assert kind in CORRUPTIONS, kind

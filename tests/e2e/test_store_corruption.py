@@ -319,6 +319,10 @@ E2E_KINDS = [
     "file-climbs",
     "tries-400-digits",
     "infinity-in-extra",
+    "id-colons",
+    "qualname-newline",
+    "qualname-html",
+    "line-400-digits",
 ]
 E2E_CASES = [(kind, COMMANDS[index % len(COMMANDS)]) for index, kind in enumerate(E2E_KINDS)]
 E2E_CASES += [("merge-conflict", args) for args in COMMANDS]

@@ -165,3 +165,22 @@ def test_late_and_unreadable_data_are_left_out_with_a_note_naming_the_test(
         "or unreadable; left out",
     ]
     assert read_arcs(str(root / "missing")) is None
+
+
+def test_a_measuring_pytest_started_by_a_measured_test_stops_the_hook_s_tracer(
+    children: ChildMeasurement, src: Path
+) -> None:
+    code = "from pytest_quest.engine.subproc import stop_auto_started as s; print(s(), s())"
+    children.start()
+    try:
+        children.switch("t.py::test_outer")
+        ours = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        children.switch("")
+    finally:
+        children.stop()
+    assert ours.stdout.split() == ["True", "False"]
+    other = Path(children.root) / "user.rc"
+    other.write_text("[run]\nparallel = true\n")
+    env = dict(os.environ, COVERAGE_PROCESS_START=str(other), COVERAGE_FILE=str(other) + ".data")
+    theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert theirs.stdout.split() == ["False", "False"]  # the user's measurement is left alone
