@@ -31,6 +31,7 @@ from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 from pytest_quest.engine.swap import CodeSwap
 from tests.e2e.test_person_powers import run_in_tty
 from tests.support.projects import Project, qid
+from tests.support.quests import ratchet_view
 from tests.support.runner import run_quest
 
 SAMPLE = textwrap.dedent(
@@ -469,7 +470,7 @@ def ratchet_with(tmp_path, state="TODO"):
 def test_verdict_guard_restores_the_judged_entry(tmp_path):
     store, quest = ratchet_with(tmp_path)
     guard = VerdictGuard(store.path, quest.id)
-    data = json.loads(store.path.read_text())
+    data = ratchet_view(store.path.read_bytes())
     data["quests"][quest.id].update(state="REVIEW")
     store.path.write_text(json.dumps(data))
     facts = guard.inspect()
