@@ -19,6 +19,7 @@ from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.run import RunReport
 from pytest_quest.engine.mutation import Target, run_mutation_checks
 from pytest_quest.report.json import Output
+from pytest_quest.report.text import counted
 
 
 @dataclass
@@ -69,7 +70,7 @@ def audit(ctx: Context) -> Output:
     }
     lines = [
         (
-            f"audit: {len(report.audited)} PASS functions checked, "
+            f"audit: {counted(len(report.audited), 'PASS function')} checked, "
             f"{len(report.findings)} run without being checked (or could not be confirmed)"
         )
     ]
@@ -109,7 +110,13 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
     # timeout is per function, as a submit's is per gate run.
     results = run_mutation_checks(
         [
-            Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests)), f.quest_id)
+            Target(
+                ctx.rootdir / f.file,
+                f.start,
+                tuple(sorted(f.covering_tests)),
+                f.quest_id,
+                None if ratchet.policy is None else tuple(ratchet.policy.operators),
+            )
             for _, f in chosen
         ],
         rootdir=ctx.rootdir,

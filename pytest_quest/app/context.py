@@ -16,6 +16,7 @@ from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.source import check_syntax
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
+from pytest_quest.report.text import summarised
 from pytest_quest.verify.adapters import Verifier
 
 # ``pytest_quest_l1_check`` as pluggy calls it: keyword arguments quest,
@@ -29,6 +30,8 @@ class Terminal:
 
     markup: bool = False
     width: int = 80
+    # Not a terminal, or NO_COLOR / TERM=dumb: ASCII only (no box-drawing glyphs).
+    ascii: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,12 +117,17 @@ def measured(ctx: Context) -> MeasuredSource:
     run = ctx.run
     if run.collection_errors:
         check_syntax(run.measured_roots, ctx.rootdir)
-        where = "; ".join(
-            (f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}"
-            for e in run.collection_errors
+        errors = run.collection_errors
+        where = summarised(
+            [(f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}" for e in errors]
         )
+        if len(errors) == 1:
+            raise QuestUsageError(
+                f"collection error in the tests ({where}): fix it, then run the command again"
+            )
         raise QuestUsageError(
-            f"collection error in the tests ({where}): fix it, then run the command again"
+            f"{len(errors)} collection errors in the tests ({where}): "
+            "fix them, then run the command again"
         )
     if run.analyze is None:
         raise RuntimeError(f"the {ctx.options.command} command measured nothing")

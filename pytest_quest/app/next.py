@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet
+from pytest_quest.app.options import suggest_quest_ids
+from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest, Ratchet, State
 from pytest_quest.report import text
@@ -19,6 +21,7 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
             raise QuestUsageError(
                 f"unknown quest id {quest_id!r}; "
                 "`pytest --quest-status --quest-format json` lists them"
+                + suggest_quest_ids(quest_id, ratchet.quests)
             )
         return quest
     if ratchet.active and ratchet.active in ratchet.quests:
@@ -30,7 +33,13 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
 
 def next_quest(ctx: Context) -> Output:
     """Show the quest to work on and record it as the active one."""
-    ratchet = load_ratchet(ctx)
+    changes = load_changes(ctx)
+    ratchet = narrowed(load_ratchet(ctx), changes)
+    if changes is not None and ctx.options.quest_id and ctx.options.quest_id not in ratchet.quests:
+        raise QuestUsageError(
+            f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "
+            "drop --quest-since to work on it"
+        )
     quest = pick(ratchet, ctx.options.quest_id)
     if quest is not None and quest.state.terminal:
         raise QuestUsageError(
@@ -38,9 +47,13 @@ def next_quest(ctx: Context) -> Output:
             "(PASS, REVIEW and DONE are settled)"
         )
     target = quest.id if quest else None
+    previous = ratchet.active
+    # Narrowed by --quest-since, `ratchet.active` is None when the active quest did not change.
     if ratchet.active != target:
 
         def set_active(fresh: Ratchet) -> None:
+            nonlocal previous
+            previous = fresh.active
             if target is None or (
                 target in fresh.quests and not fresh.quests[target].state.terminal
             ):
@@ -49,18 +62,26 @@ def next_quest(ctx: Context) -> Output:
         ctx.store.update(set_active)
     data: dict[str, Any] = {
         "remaining": ratchet.remaining,
+        "done": ratchet.remaining == 0,
         "counts": ratchet.counts(),
         "quest": None,
+        # `next` makes the quest it shows the active one (the one `submit` judges).
+        "active_changed": previous != target,
+        "previous_active": previous,
     }
+    head = [text.progress_line(ratchet)]
+    if changes is not None:
+        data["since"] = since_data(changes, ratchet)
+        head.insert(0, since_line(changes, ratchet))
     if quest is None:
-        return Output(
-            data, [text.progress_line(ratchet), "nothing remains: every quest is settled"]
-        )
+        return Output(data, [*head, "nothing remains: every quest is settled"])
     data["quest"] = quest_json(quest, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir)
     lines = [
-        text.progress_line(ratchet),
+        *head,
         *text.quest_text(quest, ctx.options.max_tries, data["quest"]),
     ]
+    if previous is not None and previous != target:
+        lines.append(f"note: the active quest is now {target} (was {previous})")
     return Output(data, lines)
 
 

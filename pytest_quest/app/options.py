@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.policy import GatePolicy
 
 COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
 FORMATS = ("text", "json")
 VERIFY_MODES = ("on", "off", "auto")
 MUTANT_MODES = ("on", "off")
+SINCE_COMMANDS = ("next", "status", "check", "export")
+"""The commands ``--quest-since REF`` limits to the functions changed since the ref."""
 
 MAX_COUNT = 1000
 """The largest count an option takes (tries, questions, a threshold)."""
@@ -54,13 +58,18 @@ class QuestOptions:
     given: frozenset[str] | None = None
     #: ``--quest-policy KEY=VALUE`` (the person action changing the gate policy).
     policy_changes: list[str] = field(default_factory=list)
-    #: ``--quest-since DATE_OR_REF`` (audit: only quests that passed since then).
+    #: ``--quest-since DATE_OR_REF`` (audit: only quests that passed since then;
+    #: next, status, check, export: only functions changed since the git ref).
     since: str | None = None
+    #: ``--quest-require-pass`` (check: every function changed since the ref must be PASS).
+    require_pass: bool = False
     #: The gate policy this run judges under (set by app/policy.py for submit).
     policy: GatePolicy | None = None
     # Person actions beside reopen and accept: exclude a quest; the reason of any.
     exclude: str | None = None
     reason: str | None = None
+    # submit: the surviving mutants disputed as equivalent (ids, comma separated).
+    dispute: str | None = None
     # check: the base ratchet to re-judge new PASS quests against (a git ref, or a file).
     base_ref: str | None = None
     base_file: str | None = None
@@ -132,6 +141,34 @@ def parse_choice(value: object, choices: tuple[str, ...], what: str) -> str:
     raise ValueError(message)
 
 
+def suggest_quest_ids(given: str, ids: Iterable[str]) -> str:
+    """``; did you mean ID?`` for an unknown quest id (up to three ids), or "" when none is close.
+
+    The function's name is compared within its file (a whole-id comparison
+    would find every function of a long path close); a name alone, or a file
+    that is not there, is compared with every function's name, then every id.
+    """
+    if not given.strip():
+        return ""
+    known = list(ids)
+    file, sep, name = given.rpartition("::")
+    names: dict[str, list[str]] = {}
+    for qid in known:
+        qfile, _, qname = qid.rpartition("::")
+        names.setdefault(qname, []).append(qid)
+    in_file = {qname: [q for q in found if q.startswith(file + "::")] for qname, found in names.items()}
+    in_file = {qname: found for qname, found in in_file.items() if found}
+    found: list[str] = []
+    for pool in ([in_file] if sep and in_file else []) + [names]:
+        close = difflib.get_close_matches(name, list(pool), n=3, cutoff=0.6)
+        found = [qid for qname in close for qid in pool[qname]]
+        if found:
+            break
+    if not found and not (sep and in_file):
+        found = difflib.get_close_matches(given, known, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(found[:3])}?" if found else ""
+
+
 def parse_text(value: object, what: str) -> str:
     """A non-empty id, path or pattern with no NUL character."""
     text = str(value)
@@ -142,6 +179,17 @@ def parse_text(value: object, what: str) -> str:
     return text
 
 
+def check_since_option(command: str | None, since: str | None, require_pass: bool) -> None:
+    """Usage errors for ``--quest-since``/``--quest-require-pass`` on a command they do not fit."""
+    if require_pass and command != "check":
+        raise QuestUsageError("--quest-require-pass is an option of `pytest --quest check`")
+    if since and command not in (*SINCE_COMMANDS, "audit"):
+        raise QuestUsageError(
+            "--quest-since is an option of next, status, check, export (a git ref) and audit "
+            "(a date or a git ref)"
+        )
+
+
 __all__ = [
     "COMMANDS",
     "COUNT_RANGE",
@@ -150,10 +198,13 @@ __all__ = [
     "MAX_SECONDS",
     "MUTANT_MODES",
     "SECONDS_RANGE",
+    "SINCE_COMMANDS",
     "VERIFY_MODES",
     "QuestOptions",
+    "check_since_option",
     "parse_choice",
     "parse_count",
     "parse_seconds",
     "parse_text",
+    "suggest_quest_ids",
 ]

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_quest.app.context import Context, load_ratchet, now_utc
+from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.core import states
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import FunctionFacts, Quest, Ratchet
@@ -143,6 +144,7 @@ def _known(
         raise QuestUsageError(
             f"--quest-{action} {quest_id!r}: unknown quest id; "
             "`pytest --quest-status --quest-format json` lists them"
+            + suggest_quest_ids(quest_id or "", ratchet.quests)
         )
     quest = ratchet.quests[quest_id]
     allowed(quest)

@@ -46,10 +46,17 @@ def scan(ctx: Context) -> Output:
     not_passed = sorted(n for n, o in ctx.run.outcomes.items() if o != "passed")
     lines = [text.progress_line(ratchet), *notes]
     lines.append(
-        f"scan: {len(report.added)} new quests, {len(report.added_pass)} functions "
+        f"scan: {text.counted(len(report.added), 'new quest')}, "
+        f"{text.counted(len(report.added_pass), 'function')} "
         f"fully covered (PASS baseline), {len(report.removed)} removed"
     )
     lines += [f"  removed: {qid}" for qid in report.removed]
+    if report.regressed:
+        lines.append(
+            f"  {text.counted(len(report.regressed), 'PASS function')} no longer fully covered "
+            "(kept PASS; `pytest --quest check` fails on them):"
+        )
+        lines += [f"  regressed: {qid}" for qid in report.regressed]
     if report.config_changes:
         lines.append(
             "  coverage settings changed since the first scan: "
@@ -57,13 +64,19 @@ def scan(ctx: Context) -> Output:
             + " (submits FAIL until they are restored)"
         )
     if not_passed:
-        lines.append(f"  {len(not_passed)} tests did not pass; what they executed does not count")
+        they = "it" if len(not_passed) == 1 else "they"
+        lines.append(
+            f"  {text.counted(len(not_passed), 'test')} did not pass; "
+            f"what {they} executed does not count"
+        )
+    lines += [f"  left out: {note}" for note in source.notes]
     lines.append("next: pytest --quest next")
     return Output(
         {
             "added": report.added,
             "added_pass": report.added_pass,
             "removed": report.removed,
+            "regressed": report.regressed,
             "config_changes": report.config_changes,
             "tests_not_passed": not_passed,
             "counts": ratchet.counts(),

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from pytest_quest.app.context import Context, load_ratchet
 from pytest_quest.app.policy import weaker_lines, weaker_passes
+from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
 
 
 def status(ctx: Context) -> Output:
     """The table of quests (text) or their list (JSON), with the counts."""
-    ratchet = load_ratchet(ctx)
+    changes = load_changes(ctx)
+    ratchet = narrowed(load_ratchet(ctx), changes)
     table = text.status_text(
-        ratchet, ctx.options.max_tries, ctx.terminal.markup, ctx.terminal.width
+        ratchet,
+        ctx.options.max_tries,
+        ctx.terminal.markup,
+        ctx.terminal.width,
+        ascii=ctx.terminal.ascii,
     )
     found = weaker_passes(ratchet)
     data = {
@@ -26,7 +32,11 @@ def status(ctx: Context) -> Output:
         "policy": ratchet.policy.to_dict() if ratchet.policy is not None else None,
         "weaker_policy_passes": found,
     }
-    return Output(data, table.splitlines() + weaker_lines(found))
+    head = []
+    if changes is not None:
+        data["since"] = since_data(changes, ratchet)
+        head.append(since_line(changes, ratchet))
+    return Output(data, head + table.splitlines() + weaker_lines(found))
 
 
 __all__ = ["status"]

@@ -8,12 +8,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.app import submit_output
 from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
 from pytest_quest.app.deep_checks import deep_checks
+from pytest_quest.app.environment import outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
 from pytest_quest.core.errors import QuestUsageError
@@ -26,6 +29,7 @@ from pytest_quest.core.states import apply_verdict, ensure_submittable, record_p
 from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.engine.mutation import MutationReport
 from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.source import (
     check_syntax,
@@ -36,8 +40,7 @@ from pytest_quest.engine.source import (
 )
 from pytest_quest.engine.submitted import own_packages, submitted_files
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
-from pytest_quest.report import text
-from pytest_quest.report.json import Output, quest_json
+from pytest_quest.report.json import Output
 from pytest_quest.verify.adapters import (
     AnsweredVerifier,
     Verifier,
@@ -58,11 +61,17 @@ class Judgement:
     run: RunReport
     mutation_seconds: float | None = None
     verification: dict[str, Any] | None = None
+    mutation: MutationReport | None = None  # steps 4-5's report, if they ran
+    #: Set when the run could not complete for a reason outside the submission.
+    environment: dict[str, Any] | None = None
 
 
-def submit(ctx: Context) -> Output:
-    """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO."""
+def submit(
+    ctx: Context, *, judging: Callable[[Context, Quest], Callable[..., Judgement]] | None = None
+) -> Output:
+    """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO (`judging`: a dispute's)."""
     quest, ratchet, verifiers = claim_quest(ctx)
+    judge_with = judge_quest if judging is None else judging(ctx, quest)
     signs = tamper_signs(ctx, ratchet)
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
     distrust_journal(guard, signs)
@@ -71,7 +80,7 @@ def submit(ctx: Context) -> Output:
         os.environ[PROTECT_ENV] = str(ctx.store.path)
         os.environ[REFUSED_ENV] = str(guard.refusals)
         try:
-            judgement = judge_quest(ctx, quest, ratchet, verifiers)
+            judgement = judge_with(ctx, quest, ratchet, verifiers)
         except BaseException:
             # No verdict to record, but a forgery made before the failure is still undone.
             undo_forgery(ctx, guard)
@@ -89,7 +98,9 @@ def submit(ctx: Context) -> Output:
         )
     finally:
         guard.close()
-    output = said(ctx, quest.id, judgement.result, state, written)
+    output = said(
+        ctx, quest.id, judgement.result, state, written, environment=judgement.environment
+    )
     if quest.config_digest is None:
         output.lines.append(
             "note: this quest was issued before the coverage configuration was sealed; "
@@ -172,6 +183,7 @@ def judge_quest(
         report = deep_checks(ctx, evidence, plugin_verify_request(ctx, evidence, changed))
         if report is not None:
             judgement.mutation_seconds = round(report.duration, 3)
+            judgement.mutation = report
         judgement.result = judge(evidence)
     if (
         ctx.options.verify == "on"
@@ -266,10 +278,17 @@ def run_selection(
             # Node ids are relative to the rootdir, whatever folder pytest was run from.
             cwd=ctx.rootdir,
             plugin_args=ctx.child.plugin_args,
+            subprocesses=subprocesses_on(ctx),
         )
     finally:
         if empty_dir:
             shutil.rmtree(empty_dir, ignore_errors=True)
+
+
+def subprocesses_on(ctx: Context) -> bool:
+    """Whether the gate measures (and mutates) the processes the tests start: the policy's say."""
+    policy = ctx.options.policy
+    return policy.subprocesses if policy is not None else True
 
 
 def plugin_verify_request(
@@ -356,6 +375,11 @@ def record(
             return State.TODO, fresh
         assert target is not None
         ensure_policy(fresh, ctx.options, ctx.rootdir)
+        if outside_cause(judgement.run, judgement.result):
+            state, judgement.result, judgement.environment = record_outside_failure(
+                ctx, target, judgement.run, judgement.result, now
+            )
+            return state, fresh
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
         current = judgement.current
         if state is State.PASS and ctx.options.policy is not None:
@@ -441,32 +465,17 @@ def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
     return GateResult(result.verdict, [*result.facts, *signs], result.step)
 
 
-def said(ctx: Context, quest_id: str, result: GateResult, state: State, ratchet: Ratchet) -> Output:
-    """The verdict, the quest as recorded, and the next quest once this one is settled."""
-    max_tries = ctx.options.max_tries
-    judged = ratchet.quests[quest_id]
-    data: dict[str, Any] = {
-        "verdict": result.verdict.value,
-        "step": result.step,
-        "remaining": ratchet.remaining,
-        "counts": ratchet.counts(),
-        "quest": quest_json(judged, ratchet, max_tries=max_tries, rootdir=ctx.rootdir),
-        "next_quest": None,
-    }
-    lines = [
-        f"{result.verdict.value}: {quest_id} is now {state.value} (tries {judged.tries}/{max_tries})"
-    ]
-    lines += text.facts_text(result.facts)
-    nxt = ratchet.quests.get(ratchet.active) if ratchet.active else None
-    if state.terminal and nxt is not None:
-        data["next_quest"] = quest_json(nxt, ratchet, max_tries=max_tries, rootdir=ctx.rootdir)
-        lines.append("next quest:")
-        lines += text.quest_text(nxt, max_tries, data["next_quest"])
-    elif state is State.TODO:
-        lines.append(f"submit again: {text.submit_command(quest_id)}")
-    lines.append(text.progress_line(ratchet))
-    exitcode = 1 if state is State.TODO else 0
-    return Output(data, lines, exitcode)
+def said(
+    ctx: Context,
+    quest_id: str,
+    result: GateResult,
+    state: State,
+    ratchet: Ratchet,
+    *,
+    environment: dict[str, Any] | None = None,
+) -> Output:
+    """The verdict, the quest as recorded, and the next quest (app/submit_output.py)."""
+    return submit_output.said(ctx, quest_id, result, state, ratchet, environment=environment)
 
 
 __all__ = [

@@ -18,6 +18,9 @@ from pytest_quest.core.model import (
 )
 from pytest_quest.core.run import RunReport, SurvivingMutant
 
+#: Failing tests named one by one in a FAIL's facts; the rest are counted.
+NAMED_FAILURES = 10
+
 
 @dataclass
 class Evidence:
@@ -202,7 +205,7 @@ def step_environment(evidence: Evidence) -> GateResult | None:
             Verdict.REVIEW,
             [
                 Fact(
-                    check="environment",
+                    check="environment.outside" if run.environment else "environment",
                     field=evidence.quest.id,
                     expected="the test run completes",
                     actual=run.problem or "the run did not complete",
@@ -234,6 +237,9 @@ def step_coverage(evidence: Evidence) -> GateResult | None:
     current = evidence.current
     assert current is not None  # step 1 returned otherwise
     facts = coverage_facts(current)
+    if facts:
+        # What the agent must fix first: its tests that did not pass, with their errors.
+        facts = [*failed_test_facts(evidence.run), *facts]
     if current.statements == 0 and not facts:
         facts.append(
             Fact(
@@ -278,21 +284,30 @@ def step_mutants(evidence: Evidence) -> GateResult | None:
     if not evidence.surviving_mutants:
         return None
     return GateResult(
-        Verdict.FAIL,
-        [
-            Fact(
-                check=f"mutation.{mutant.operator}",
-                field=f"{mutant.file}:{mutant.line}",
-                expected="a covering test fails when the code is changed",
-                actual=f"every covering test passes with `{mutant.original}` -> `{mutant.mutated}`",
-                message=(
-                    f"mutant survived: `{mutant.original}` -> `{mutant.mutated}`; "
-                    "no test checks this"
-                ),
-            )
-            for mutant in evidence.surviving_mutants
-        ],
-        "4-mutants",
+        Verdict.FAIL, [survivor_fact(m) for m in evidence.surviving_mutants], "4-mutants"
+    )
+
+
+def survivor_fact(mutant: SurvivingMutant) -> Fact:
+    """A surviving mutant as a FAIL fact: where, what changed, the operator and the mutant id."""
+    change = f"`{mutant.original}` -> `{mutant.mutated}`"
+    named = f"operator {mutant.operator}"
+    dispute = ""
+    if mutant.mutant_id:
+        named += f", mutant {mutant.mutant_id}"
+        dispute = (
+            "; if no input can tell them apart, "
+            f"dispute it: --quest-dispute {mutant.mutant_id} --quest-reason WHY"
+        )
+    seen = f"; {mutant.observed}" if mutant.observed else ""
+    return Fact(
+        check=f"mutation.{mutant.operator}",
+        field=f"{mutant.file}:{mutant.line}",
+        expected="a covering test fails when the code is changed",
+        actual=f"every covering test passes with {change} ({named})",
+        message=(
+            f"mutant survived: {change}; no covering test fails with it ({named}){seen}{dispute}"
+        ),
     )
 
 
@@ -328,7 +343,47 @@ def step_extra(evidence: Evidence) -> GateResult | None:
 
 
 def coverage_facts(current: FunctionFacts) -> list[Fact]:
-    """The facts of every missing line and branch of a function, in line order."""
-    facts = [line_fact(current.file, line) for line in current.missing_lines]
-    facts += [branch_fact(current.file, arc) for arc in current.missing_branches]
+    """The facts of every missing line and branch of a function, in line order.
+
+    Each says when only tests that did not pass executed it.
+    """
+    lines, arcs = set(current.failing_lines), set(current.failing_branches)
+    facts = [
+        line_fact(current.file, line, by_failing=line in lines) for line in current.missing_lines
+    ]
+    facts += [
+        branch_fact(current.file, arc, by_failing=tuple(arc) in arcs)
+        for arc in current.missing_branches
+    ]
+    return facts
+
+
+def failed_test_facts(run: RunReport) -> list[Fact]:
+    """One fact per test of the run that failed or erred, with its error; the rest counted."""
+    failed = sorted(run.failed)
+    facts = []
+    for nodeid in failed[:NAMED_FAILURES]:
+        outcome = run.outcomes[nodeid]
+        error = run.errors.get(nodeid, "")
+        said = f"{outcome}: {error}" if error else outcome
+        facts.append(
+            Fact(
+                check=f"test.{outcome}",
+                field=nodeid,
+                expected="the test passes",
+                actual=said,
+                message=said,
+            )
+        )
+    if len(failed) > NAMED_FAILURES:
+        more = len(failed) - NAMED_FAILURES
+        facts.append(
+            Fact(
+                check="test.more",
+                field="",
+                expected="the tests pass",
+                actual=f"{more} more tests did not pass",
+                message=f"and {more} more tests that did not pass",
+            )
+        )
     return facts

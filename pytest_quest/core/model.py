@@ -72,6 +72,8 @@ class Fact:
                 return self.message
             # `path:41->44` is shown at its line, as compilers do: `path:41: ...`;
             # any other field (a file alone, a node id) is shown whole.
+            if self.check.startswith("test."):
+                return f"{self.field} {self.message}"  # `tests/t.py::test_x failed: ...`
             arc = _ARC_FIELD.match(self.field)
             return f"{arc.group(1) if arc else self.field}: {self.message}"
         return f"{self.field}: expected {self.expected}, got {self.actual}"
@@ -98,23 +100,27 @@ class Fact:
         )
 
 
-def line_fact(file: str, line: int) -> Fact:
+def line_fact(file: str, line: int, *, by_failing: bool = False) -> Fact:
+    """A missing line; `by_failing`: only tests that did not pass executed it."""
     return Fact(
         check="coverage.line",
         field=f"{file}:{line}",
         expected="executed by a passing test",
-        actual="never executed",
-        message=f"line {line} not covered",
+        actual="executed only by tests that did not pass" if by_failing else "never executed",
+        message=f"line {line} not covered"
+        + (" (reached only by failing tests)" if by_failing else ""),
     )
 
 
-def branch_fact(file: str, arc: tuple[int, int]) -> Fact:
+def branch_fact(file: str, arc: tuple[int, int], *, by_failing: bool = False) -> Fact:
+    """A missing branch; `by_failing`: only tests that did not pass took it."""
     return Fact(
         check="coverage.branch",
         field=f"{file}:{arc_text(arc)}",
         expected="branch taken by a passing test",
-        actual="never taken",
-        message=f"branch {arc_text(arc)} not taken",
+        actual="taken only by tests that did not pass" if by_failing else "never taken",
+        message=f"branch {arc_text(arc)} not taken"
+        + (" (taken only by failing tests)" if by_failing else ""),
     )
 
 
@@ -140,6 +146,9 @@ class FunctionFacts:
     missing_branches: list[tuple[int, int]] = field(default_factory=list)
     excluded_lines: list[int] = field(default_factory=list)
     covering_tests: list[str] = field(default_factory=list)
+    #: Of the missing lines and branches, those that only tests that failed executed.
+    failing_lines: list[int] = field(default_factory=list)
+    failing_branches: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def quest_id(self) -> str:
@@ -277,6 +286,9 @@ class Ratchet:
     policy: GatePolicy | None = None
     #: Person changes of the policy: at, by, key, old, new.
     policy_history: list[dict[str, str]] = field(default_factory=list)
+    #: The file's table of covering tests as read (``engine/layout.py``): its
+    #: order is kept from write to write.  Not part of the ratchet's value.
+    test_table: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def ordered(self) -> list[Quest]:
         return sorted(self.quests.values(), key=Quest.sort_key)

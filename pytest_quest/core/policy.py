@@ -12,9 +12,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS
 
-#: The mutation operators the planner (core/mutants.py) applies today.
-OPERATORS = ("body.return_none", "body.skip", "condition.false", "condition.true", "return.changed")
+#: The mutation operators a new policy records: the planner's default set
+#: (core/mutants.py); `KNOWN_OPERATORS` adds the opt-in ones.
+OPERATORS: tuple[str, ...] = tuple(sorted(DEFAULT_OPERATORS))
+KNOWN_OPERATORS: tuple[str, ...] = tuple(sorted(ALL_OPERATORS))
 
 #: The person action that changes a recorded policy.
 POLICY_ACTION = "pytest --quest-policy KEY=VALUE"
@@ -29,7 +32,13 @@ KEYS = (
     "verify",
     "verify_threshold",
     "sources",
+    "environment_failures",
+    "subprocesses",
 )
+
+#: Keys added after policies were first recorded, with the value a policy without them has.
+#: (as `to_dict` writes them).
+LATER_KEYS: dict[str, Any] = {"environment_failures": 3, "subprocesses": "on"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,11 @@ class GatePolicy:
     verify: bool = False
     verify_threshold: int | None = None
     sources: tuple[str, ...] = field(default_factory=tuple)
+    #: Runs in a row that cannot complete for reasons outside the submission
+    #: (core/environment.py) before the quest is REVIEW.
+    environment_failures: int = 3
+    #: Measure the processes the tests start and apply mutants there (issue 19).
+    subprocesses: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,13 +74,17 @@ class GatePolicy:
             "verify": "on" if self.verify else "off",
             "verify_threshold": self.verify_threshold,
             "sources": list(self.sources),
+            "environment_failures": self.environment_failures,
+            "subprocesses": "on" if self.subprocesses else "off",
         }
 
     def shown(self, key: str) -> str:
         """One value as a message quotes it (``mutants=on``)."""
-        value = self.to_dict()[key]
+        value: Any = self.to_dict()[key]
         if key == "operators" and tuple(value) == OPERATORS:
-            value = "all"  # the planner's whole set: the common case, kept short
+            value = "default"  # the planner's default set: the common case, kept short
+        elif key == "operators" and tuple(value) == KNOWN_OPERATORS:
+            value = "all"
         elif isinstance(value, list):
             value = ",".join(str(item) for item in value) or "(none)"
         elif value is None:
@@ -80,7 +98,12 @@ class GatePolicy:
         return ";".join(self.shown(key) for key in KEYS)
 
     def digest(self) -> str:
-        text = json.dumps(self.to_dict(), sort_keys=True)
+        data = self.to_dict()
+        # A later key at its old implicit value leaves the digest as sealed before it existed.
+        for key, value in LATER_KEYS.items():
+            if data[key] == value:
+                del data[key]
+        text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -132,21 +155,23 @@ def _names(key: str, value: Any) -> tuple[str, ...]:
 
 def parse_value(key: str, value: Any) -> Any:
     """One policy value from JSON or from ``--quest-policy KEY=VALUE`` text."""
-    if key in {"mutants", "verify"}:
+    if key in {"mutants", "verify", "subprocesses"}:
         return _bool(key, value)
     if key == "operators":
-        if value == "all":
+        if value == "default":
             return OPERATORS
+        if value == "all":
+            return KNOWN_OPERATORS
         names = _names(key, value)
-        unknown = sorted(set(names) - set(OPERATORS))
+        unknown = sorted(set(names) - set(KNOWN_OPERATORS))
         if unknown:
             raise PolicyError(
-                f"{key}: unknown operator {unknown[0]!r} (known: {', '.join(OPERATORS)})"
+                f"{key}: unknown operator {unknown[0]!r} (known: {', '.join(KNOWN_OPERATORS)})"
             )
         return names
     if key == "sources":
         return _names(key, value)
-    if key in ("max_tries", "stability_reruns"):
+    if key in ("max_tries", "stability_reruns", "environment_failures"):
         return _int(key, value, low=0 if key == "stability_reruns" else 1)
     if key == "timeout_floor":
         return _float(key, value)
@@ -164,6 +189,7 @@ def from_dict(data: Any) -> GatePolicy:
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise PolicyError(f"{unknown[0]}: unknown field (known: {', '.join(KEYS)})")
+    data = {**LATER_KEYS, **data}
     missing = [key for key in KEYS if key not in data]
     if missing:
         raise PolicyError(f"{missing[0]}: missing field")
@@ -180,6 +206,7 @@ def parse_compact(text: str) -> GatePolicy:
         if key in ("operators", "sources"):
             value = "" if value == "(none)" else value
         values[key] = parse_value(key, value)
+    values = {**{key: parse_value(key, value) for key, value in LATER_KEYS.items()}, **values}
     missing = [key for key in KEYS if key not in values]
     if missing:
         raise PolicyError(f"{missing[0]}: missing in compact policy")
@@ -192,7 +219,8 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
     Weaker: mutants off when on, fewer operators, more tries, a lower timeout
     floor (a gate run stopped sooner has less to show), fewer stability reruns,
     verification off when on, a higher verification threshold (or the majority
-    instead of a number), different sources (other code is judged).
+    instead of a number), different sources (other code is judged), more
+    environment failures in a row before REVIEW.
     """
     found = []
     if recorded.mutants and not requested.mutants:
@@ -207,13 +235,21 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("stability_reruns")
     if recorded.verify and not requested.verify:
         found.append("verify")
-    if recorded.verify and recorded.verify_threshold is not None and (
-        requested.verify_threshold is None
-        or requested.verify_threshold > recorded.verify_threshold
+    if (
+        recorded.verify
+        and recorded.verify_threshold is not None
+        and (
+            requested.verify_threshold is None
+            or requested.verify_threshold > recorded.verify_threshold
+        )
     ):
         found.append("verify_threshold")
     if set(recorded.sources) != set(requested.sources):
         found.append("sources")
+    if requested.environment_failures > recorded.environment_failures:
+        found.append("environment_failures")
+    if recorded.subprocesses and not requested.subprocesses:
+        found.append("subprocesses")
     return found
 
 
@@ -260,6 +296,8 @@ def parse_assignment(text: str) -> tuple[str, str]:
 
 __all__ = [
     "KEYS",
+    "KNOWN_OPERATORS",
+    "LATER_KEYS",
     "OPERATORS",
     "POLICY_ACTION",
     "GatePolicy",

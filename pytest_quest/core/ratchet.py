@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pytest_quest.core.gate import coverage_facts
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.seal import seal_issued
+from pytest_quest.core.states import keep_gate_facts
 
 
 @dataclass
@@ -18,6 +19,9 @@ class ScanReport:
     added_pass: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     config_changes: list[str] = field(default_factory=list)
+    # PASS functions this scan measured as no longer fully covered: named, not
+    # changed (`pytest --quest check` is the gate that fails on them).
+    regressed: list[str] = field(default_factory=list)
 
 
 def new_quest(facts: FunctionFacts, now: str) -> Quest:
@@ -84,7 +88,11 @@ def merge_scan(
                 quest.missing_branches = list(facts.missing_branches)
                 quest.covering_tests = list(facts.covering_tests)
                 if facts.statements:
-                    quest.facts = coverage_facts(facts)
+                    fresh = coverage_facts(facts)
+                    keep_gate_facts(quest, ratchet, fresh)
+                    quest.facts = fresh
+            elif quest.state is State.PASS and not facts.fully_covered:
+                report.regressed.append(qid)
         seen.add(qid)
     for qid in sorted(set(ratchet.quests) - seen):
         if qid in excluded:

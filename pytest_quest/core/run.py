@@ -20,7 +20,8 @@ class RunReport:
     environment (`problem` says which: a timeout, a crashed runner);
     `tampered` says what was wrong when its report was not the child's own.
     `outcomes` maps node ids to ``passed``, ``failed``, ``skipped``,
-    ``xfailed``, ``xpassed`` or ``error``.
+    ``xfailed``, ``xpassed`` or ``error``; `errors` maps a test that failed
+    or erred to the first lines of its error (``RecursionError: ...``).
     """
 
     completed: bool = True
@@ -29,10 +30,25 @@ class RunReport:
     outcomes: dict[str, str] = field(default_factory=dict)
     duration: float = 0.0
     tampered: str = ""
+    errors: dict[str, str] = field(default_factory=dict)
+    #: Why the run could not complete, when the reason lies outside the
+    #: submission (core/environment.py); "" otherwise.
+    environment: str = ""
+    #: The last lines of an incomplete run's output (stdout and stderr).
+    output_tail: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> set[str]:
         return {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+
+    @property
+    def failed(self) -> set[str]:
+        """Tests that failed or erred (a skip or an xfail is not a failure)."""
+        return {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
+
+
+#: The outcomes of a test that did not pass because something went wrong.
+FAILED = ("failed", "error")
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,11 @@ class SurvivingMutant:
     original: str
     mutated: str
     operator: str
+    # Stable for the same function text (core/mutants.mutant_id): what a dispute names.
+    mutant_id: str = ""
+    # What the mutant made the function return or raise where the original
+    # did otherwise, on a covering test's inputs ("" when not observed).
+    observed: str = ""
 
 
 __all__ = ["CollectionError", "RunReport", "SurvivingMutant"]

@@ -5,9 +5,10 @@ FAIL spends a try (DONE at `max_tries`); only a person's `reopen` or `accept` le
 
 from __future__ import annotations
 
+from pytest_quest.core.environment import STREAK_KEY
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
-from pytest_quest.core.model import Event, FunctionFacts, Quest, State, Verdict
+from pytest_quest.core.model import Event, Fact, FunctionFacts, Quest, Ratchet, State, Verdict
 from pytest_quest.core.seal import seal_issued
 
 
@@ -29,6 +30,9 @@ def apply_verdict(quest: Quest, result: GateResult, max_tries: int, now: str) ->
     """
     ensure_submittable(quest)
     quest.facts = list(result.facts)
+    quest.extra.pop(STREAK_KEY, None)  # a verdict ends a streak of environment failures
+    quest.extra.pop(GATE_FACTS_KEY, None)  # its facts are the gate's last word now
+    quest.extra.pop(RESCANNED_KEY, None)
     if result.verdict is Verdict.PASS:
         quest.state = State.PASS
         quest.passed_at = now
@@ -136,6 +140,53 @@ def exclude(
     quest.history.append(
         _person_event("exclude", by, now, reason, fingerprint, note=f"from {previous.value}")
     )
+
+
+#: The quest's ``extra`` key keeping the last gate facts a rescan replaced.
+GATE_FACTS_KEY = "gate_facts"
+#: Set on a quest whose facts a rescan replaced after a verdict (cleared by the next verdict).
+RESCANNED_KEY = "facts_rescanned"
+
+
+def _last_verdict(quest: Quest) -> Event | None:
+    for event in reversed(quest.history):
+        if event.action == "submit" and event.verdict:
+            return event
+    return None
+
+
+def facts_origin(quest: Quest, ratchet: Ratchet) -> tuple[str, str]:
+    """Where `quest.facts` come from: ``("submit", when)`` or ``("scan", when)``.
+
+    A scan replaces a TODO quest's facts (and marks it, `RESCANNED_KEY`); a
+    verdict replaces them again (and clears the mark).
+    """
+    last = _last_verdict(quest)
+    scanned = ratchet.scanned_at or quest.issued_at
+    if last is None or quest.extra.get(RESCANNED_KEY):
+        return "scan", scanned
+    if last.at >= ratchet.scanned_at:
+        return "submit", last.at
+    return "scan", scanned  # rescanned by a version that did not mark it
+
+
+def keep_gate_facts(quest: Quest, ratchet: Ratchet, facts: list[Fact]) -> None:
+    """Before a rescan gives a TODO quest `facts`: keep the gate's last facts when they differ."""
+    kind, at = facts_origin(quest, ratchet)
+    last = _last_verdict(quest)
+    if last is None:
+        return
+    quest.extra[RESCANNED_KEY] = True
+    if kind != "submit":
+        return  # the facts were already the scan's: what was kept, if anything, stays
+    if quest.facts == facts:
+        quest.extra.pop(GATE_FACTS_KEY, None)
+        return
+    quest.extra[GATE_FACTS_KEY] = {
+        "at": at,
+        "verdict": last.verdict,
+        "facts": [fact.to_dict() for fact in quest.facts],
+    }
 
 
 def last_person_event(quest: Quest, action: str) -> Event | None:

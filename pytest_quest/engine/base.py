@@ -1,4 +1,9 @@
-"""The base ratchet `check` re-judges against: the file at a git ref, or a file given."""
+"""Reading a git ref: the base ratchet `check` re-judges against, and files as they were there.
+
+`check --quest-base` reads the ratchet file at a ref (or a file given); the
+diff-aware commands (``--quest-since``, engine/changes.py) read the source files
+at a ref through the same few git calls.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from pathlib import Path
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import loads
+from pytest_quest.engine.store import read_regular
 
 
 @dataclass(frozen=True)
@@ -22,11 +28,43 @@ class Base:
     found: bool = True
 
 
-def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+def _git(
+    args: list[str], cwd: Path, what: str = "--quest-base"
+) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
-        raise QuestUsageError(f"--quest-base: could not run git ({exc})") from None
+        raise QuestUsageError(f"{what}: could not run git ({exc})") from None
+
+
+def git(args: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` in `cwd`; a usage error naming the option `what` when git cannot run."""
+    return _git(args, cwd, what)
+
+
+def commit_of(ref: str, cwd: Path, what: str) -> str:
+    """The commit `ref` names; a usage error saying how to fetch it when there is none."""
+    out = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd, what)
+    if out.returncode != 0:
+        raise QuestUsageError(
+            f"{what} {ref}: no such commit in this repository; fetch it "
+            f"(`git fetch origin <branch>`, or actions/checkout with fetch-depth: 0)"
+        )
+    return out.stdout.decode().strip()
+
+
+def toplevel(cwd: Path, what: str) -> Path:
+    """The root of the git work tree holding `cwd`; a usage error outside one."""
+    top = _git(["rev-parse", "--show-toplevel"], cwd, what)
+    if top.returncode != 0:
+        raise QuestUsageError(f"{what}: {cwd} is not inside a git repository")
+    return Path(top.stdout.decode().strip()).resolve()
+
+
+def show_at(commit: str, relative: str, top: Path, what: str) -> bytes | None:
+    """The bytes of `relative` (from the repository root) at `commit`; None when it was not there."""
+    shown = _git(["show", f"{commit}:{relative}"], top, what)
+    return shown.stdout if shown.returncode == 0 else None
 
 
 def ref_exists(ref: str, cwd: Path) -> bool:
@@ -64,7 +102,7 @@ def base_from_ref(ref: str, quest_file: Path) -> Base:
 
 def base_from_file(path: Path) -> Base:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise QuestUsageError(
             f"--quest-base-file {path}: cannot read it ({exc.strerror})"
@@ -72,4 +110,14 @@ def base_from_file(path: Path) -> Base:
     return Base(loads(data, str(path)), str(path))
 
 
-__all__ = ["Base", "base_from_file", "base_from_ref", "default_ref", "ref_exists"]
+__all__ = [
+    "Base",
+    "base_from_file",
+    "base_from_ref",
+    "commit_of",
+    "default_ref",
+    "git",
+    "ref_exists",
+    "show_at",
+    "toplevel",
+]

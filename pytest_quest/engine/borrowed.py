@@ -55,7 +55,7 @@ class BorrowedCoverage:
         if cov is not None:
             cov.switch_context(context)
 
-    def end_test(self, passed: bool) -> None:
+    def end_test(self, passed: bool, *, failed: bool = False) -> None:
         self.switch_context("")
 
     def only_files(self) -> list[str] | None:

@@ -1,4 +1,4 @@
-"""The example test shown with a quest: a real passing test, else a skeleton."""
+"""The example test shown with a quest: its own covering test, a neighbour's, else a skeleton."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import ast
 import re
 from pathlib import Path
 
-from pytest_quest.core.model import Quest, Ratchet
+from pytest_quest.core.model import Quest, Ratchet, State
+from pytest_quest.engine.testfiles import digest
 
 
 def module_name(rel_path: str, rootdir: Path) -> str:
@@ -62,17 +63,36 @@ def read_test_source(nodeid: str, rootdir: Path) -> str | None:
 
 
 def example_for(quest: Quest, ratchet: Ratchet, rootdir: Path) -> dict[str, str]:
-    """One of the project's passing tests of a neighbouring function, else a skeleton."""
+    """A passing test to start from: the function's own, else a neighbour's, else a skeleton.
+
+    Own covering tests first; then the passing tests of the nearest
+    functions, those of the same class before the rest of the module. A
+    test written since the scan (its file new, or changed and the test not
+    seen by the scan) is shown only as the function's own: the agent's test
+    for another quest is rarely the pattern to follow.
+    """
+    seen = scanned_tests(ratchet, rootdir)
+    for nodeid in sorted(quest.covering_tests, key=lambda n: (n not in seen, n)):
+        source = read_test_source(nodeid, rootdir)
+        if source:
+            return {"kind": "own", "test": nodeid, "function": quest.id, "source": source}
+    owner = quest.qualname.rpartition(".")[0]
     neighbours = sorted(
         (
             q
             for q in ratchet.quests.values()
             if q.file == quest.file and q.id != quest.id and q.covering_tests
         ),
-        key=lambda q: (abs(q.first - quest.first), q.first),
+        key=lambda q: (
+            not owner or q.qualname.rpartition(".")[0] != owner,
+            abs(q.first - quest.first),
+            q.first,
+        ),
     )
     for neighbour in neighbours:
         for nodeid in sorted(neighbour.covering_tests):
+            if nodeid not in seen:
+                continue
             source = read_test_source(nodeid, rootdir)
             if source:
                 return {
@@ -82,6 +102,38 @@ def example_for(quest: Quest, ratchet: Ratchet, rootdir: Path) -> dict[str, str]
                     "source": source,
                 }
     return {"kind": "skeleton", "test": "", "function": "", "source": skeleton(quest, rootdir)}
+
+
+class _Scanned:
+    """Node ids the scan saw: in a test file unchanged since, or recorded by the scan itself."""
+
+    def __init__(self, ratchet: Ratchet, rootdir: Path) -> None:
+        self.ratchet = ratchet
+        self.rootdir = rootdir
+        self.unchanged: dict[str, bool] = {}
+        # Covering tests recorded at a scan: every quest's but a PASS the gate gave.
+        self.recorded = {
+            nodeid
+            for q in ratchet.quests.values()
+            if not (q.state is State.PASS and not q.baseline)
+            for nodeid in q.covering_tests
+        }
+
+    def __contains__(self, nodeid: object) -> bool:
+        if not isinstance(nodeid, str):
+            return False
+        path = nodeid.split("::")[0]
+        if path not in self.unchanged:
+            recorded = self.ratchet.test_files.get(path)
+            try:
+                self.unchanged[path] = recorded == digest(self.rootdir / path)
+            except OSError:
+                self.unchanged[path] = False
+        return self.unchanged[path] or nodeid in self.recorded
+
+
+def scanned_tests(ratchet: Ratchet, rootdir: Path) -> _Scanned:
+    return _Scanned(ratchet, rootdir)
 
 
 def skeleton(quest: Quest, rootdir: Path) -> str:

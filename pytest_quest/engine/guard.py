@@ -13,7 +13,7 @@ from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unaccounted
 from pytest_quest.core.model import Fact, Ratchet, State
 from pytest_quest.engine.codec import loads, quest_to_dict
-from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.store import RatchetStore, read_regular
 from pytest_quest.engine.witness import Witness
 
 # The tests under judgment run with this variable naming the ratchet file;
@@ -130,7 +130,7 @@ class VerdictGuard:
         self.before, self.snapshot = self.store.locked(self._snapshot)
 
     def _snapshot(self) -> tuple[bytes | None, Snapshot]:
-        data = self.path.read_bytes() if self.path.exists() else None
+        data = _read_now(self.path)
         inode, links = _identity(self.path)
         lines = self.store.journal_lines()
         mark = lines[-1] if lines else None
@@ -199,8 +199,7 @@ class VerdictGuard:
         """`vet` under the lock, on its own (a broken file is written back at once)."""
 
         def check() -> bytes | None:
-            now = self.path.read_bytes() if self.path.exists() else None
-            return self.vet(now)
+            return self.vet(_read_now(self.path))
 
         start = self.store.locked(check)
         if start is not None:
@@ -297,6 +296,16 @@ def _identity(path: Path) -> tuple[int | None, int]:
 
 def _write_back(path: Path, data: bytes) -> None:
     RatchetStore(path).restore(data)
+
+
+def _read_now(path: Path) -> bytes | None:
+    """The file's bytes now; a special file put in its place reads as damage (never blocks)."""
+    try:
+        return read_regular(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, RatchetFileError):
+        return b""
 
 
 __all__ = [

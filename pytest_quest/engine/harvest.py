@@ -13,10 +13,13 @@ from typing import Any
 
 from pytest_quest.core.errors import MeasurementError
 from pytest_quest.engine.source import code_regions, read_source
+from pytest_quest.engine.threads import ThreadFence
 
 # Reserved contexts of the data file written by `Harvest`: the union of
 # the arcs of passing tests, and per test one row per function it executed.
 PASSED_CONTEXT = "pytest-quest:passed"
+#: The union of the arcs of tests that failed or erred (named in facts, never counted).
+FAILED_CONTEXT = "pytest-quest:failed"
 WHO_PREFIX = "pytest-quest:who|"
 
 
@@ -30,7 +33,8 @@ class Harvest:
     ``(line, line)`` row under ``WHO_PREFIX + nodeid``), found through a map
     from each distinct arc to the function regions of its two lines.  Arcs of
     tests that did not pass, and of code run outside tests, go to the empty
-    context: they keep the file measured and never count.  `analyze()` reads
+    context: they keep the file measured and never count; so do the arcs of
+    threads older than the running test (`ThreadFence`).  `analyze()` reads
     the result exactly as it reads per-test contexts: the same facts
     (tests/test_perf_equivalence.py).
     """
@@ -41,11 +45,14 @@ class Harvest:
         self.current = ""
         self.outside: dict[str, set[Any]] = defaultdict(set)
         self.passing: dict[str, set[Any]] = defaultdict(set)
+        self.failing: dict[str, set[Any]] = defaultdict(set)
         self.whole: list[tuple[str, dict[str, set[Any]]]] = []
         # file -> arc -> anchors (first region line) of the functions it touches
         self.anchors: dict[str, dict[Any, tuple[int, ...]]] = {}
         self.line_anchor: dict[str, dict[int, int]] = {}
         self.who: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+        # Threads older than the running test write elsewhere (engine/threads.py).
+        self.fence = ThreadFence(collector)
 
     @classmethod
     def attach(cls, cov: Any) -> Harvest | None:
@@ -71,13 +78,19 @@ class Harvest:
                 taken[name] = snapshot
         return taken
 
-    def switch(self, context: str, passed: bool | None) -> None:
+    def switch(self, context: str, passed: bool | None, *, failed: bool = False) -> None:
         taken = self.take()
         ended, self.current = self.current, context
+        if context:
+            self.fence.test_starts()
         if not taken:
             return
         if ended and passed is None:
             self.whole.append((ended, taken))
+            return
+        if ended and failed:
+            for name, arcs in taken.items():
+                self.failing[name] |= arcs
             return
         if not ended or not passed:
             for name, arcs in taken.items():
@@ -122,7 +135,7 @@ class Harvest:
     def write(self, covdata: Any) -> None:
         """Add what was folded to `covdata` (before it is saved)."""
         leftover = self.take()
-        for name, arcs in leftover.items():
+        for name, arcs in [*leftover.items(), *self.fence.take_stray().items()]:
             self.outside[name] |= arcs
         mapped = self.collector.cached_mapped_file
         unpack = self.unpack
@@ -134,12 +147,16 @@ class Harvest:
         covdata.add_arcs(rows(self.outside))
         covdata.set_context(PASSED_CONTEXT)
         covdata.add_arcs(rows(self.passing))
+        if self.failing:
+            covdata.set_context(FAILED_CONTEXT)
+            covdata.add_arcs(rows(self.failing))
         for test, data in self.whole:
             covdata.set_context(test)
             covdata.add_arcs(rows(data))
         covdata.set_context(None)
         self.outside.clear()
         self.passing.clear()
+        self.failing.clear()
         self.whole.clear()
 
     def write_who(self, data_filename: str) -> None:
@@ -253,4 +270,31 @@ def passing_arcs(
     return arcs, tests
 
 
-__all__ = ["PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "passing_arcs"]
+def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[int, int]]]:
+    """Arcs executed by tests that failed or erred, per file (`Harvest`'s union or their contexts)."""
+    arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    if not os.path.exists(data_filename):
+        return arcs
+    connection = sqlite3.connect(data_filename)
+    try:
+        ids = [
+            context_id
+            for context_id, name in connection.execute("select id, context from context")
+            if name == FAILED_CONTEXT or name in failed
+        ]
+        if ids:
+            files = dict(connection.execute("select id, path from file"))
+            marks = ",".join("?" * len(ids))
+            for file_id, fromno, tono in connection.execute(
+                f"select distinct file_id, fromno, tono from arc where context_id in ({marks})",
+                ids,
+            ):
+                arcs[files[file_id]].add((fromno, tono))
+    except sqlite3.DatabaseError as exc:
+        raise MeasurementError(f"coverage data file {data_filename} is unreadable: {exc}") from exc
+    finally:
+        connection.close()
+    return arcs
+
+
+__all__ = ["FAILED_CONTEXT", "PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "failing_arcs", "passing_arcs"]

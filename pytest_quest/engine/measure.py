@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_quest.core.errors import MeasurementError
+from pytest_quest.core.grammar import file_problem
 from pytest_quest.core.model import FunctionFacts
-from pytest_quest.engine.harvest import Harvest, passing_arcs
+from pytest_quest.engine.harvest import Harvest, failing_arcs, passing_arcs
 from pytest_quest.engine.source import read_source, relpath, source_functions
+from pytest_quest.engine.subproc import ChildMeasurement, stop_auto_started, stop_inherited
 
 if TYPE_CHECKING:
     from coverage import Coverage
@@ -80,6 +82,8 @@ class MeasuredSource:
     excluded_functions: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
+    # What was left out of the measurement, one line each (child processes' data).
+    notes: list[str] = field(default_factory=list)
 
     def by_id(self) -> dict[str, FunctionFacts]:
         return {facts.quest_id: facts for facts in self.functions}
@@ -106,8 +110,8 @@ class Measurement(Protocol):
     def switch_context(self, context: str, passed: bool | None = None) -> None:
         """Measure for `context` (a test's node id, or "" between tests) from now on."""
 
-    def end_test(self, passed: bool) -> None:
-        """The test measured since the last switch ended; `passed` is its outcome."""
+    def end_test(self, passed: bool, *, failed: bool = False) -> None:
+        """The test measured since the last switch ended; `passed`/`failed`: its outcome."""
 
     def only_files(self) -> list[str] | None:
         """The files to analyze (relative to `rootdir`), or None for every measured one."""
@@ -128,6 +132,8 @@ class Measurer:
         *,
         data_suffix: str | bool | None = None,
         data_dir: str | None = None,
+        children: bool = True,
+        children_root: str | None = None,
     ) -> None:
         import coverage  # start-up time (see quiet_coverage)
 
@@ -148,52 +154,97 @@ class Measurer:
             # sys.monitoring core does not (it keeps a line for the first test only).
             self.cov.set_option("run:core", "ctrace" if _has_ctracer() else "pytrace")
             self.cov.set_option("run:parallel", False)
-            # Subprocesses cannot be attributed to the test that started them
-            # (their contexts are not the test's): never patch them to measure.
+            # coverage.py's own subprocess patches would measure the tests'
+            # processes for no test: ours (engine/subproc.py) keep one folder per test.
             self.cov.set_option("run:patch", [])
             self.cov.set_option("run:dynamic_context", None)
         self.started = False
         self._harvest: Harvest | None = None
+        self.children: ChildMeasurement | None = None
+        if children and data_dir is not None:
+            self.children = ChildMeasurement(
+                root=children_root or os.path.join(data_dir, "children"),
+                source=self._child_list("run:source", sources),
+                source_pkgs=self._child_list("run:source_pkgs", []),
+                omit=self._child_list("run:omit", []),
+                stop_parent=stop_inherited(self.cov),
+            )
+
+    def _child_list(self, option: str, given: list[str]) -> list[str]:
+        """A list setting of the measuring process, as absolute paths where they are paths."""
+        value = self.cov.get_option(option)
+        items = [str(item) for item in (value if isinstance(value, list) else [])] or given
+        if option == "run:source_pkgs":
+            return items
+        # A relative path is the rootdir's; a name that is no folder there is a package's.
+        return [
+            str(self.rootdir / item)
+            if not os.path.isabs(item)
+            and not item.startswith("*")
+            and (self.rootdir / item).exists()
+            else item
+            for item in items
+        ]
+
+    @property
+    def notes(self) -> list[str]:
+        """What was left out of the child processes' data, and why (one line per test)."""
+        return list(self.children.notes) if self.children is not None else []
 
     def start(self) -> None:
+        stop_auto_started()
         with quiet_coverage():
             self.cov.start()
         self.started = True
+        if self.children is not None:
+            self.children.start()
         # Per-test contexts through coverage.py flush every test's arcs to
         # SQLite (+45% over --cov-branch on a 1,000-test suite): fold each
         # test's arcs in memory instead (`Harvest`), when the tracer's
         # data has the shape we know; otherwise keep coverage's own contexts.
         self._harvest = Harvest.attach(self.cov)
 
-    def switch_context(self, context: str, passed: bool | None = None) -> None:
+    def switch_context(
+        self, context: str, passed: bool | None = None, *, failed: bool = False
+    ) -> None:
         """Start measuring for `context` (a test's node id, or "" between tests).
 
         `passed` tells whether the test that just ended passed; without it,
         that test's arcs are kept whole under its own context, as coverage.py
-        would keep them.
+        would keep them.  `failed`: it failed or erred (its arcs are kept apart).
         """
         if not self.started:
             return
+        if self.children is not None:
+            self.children.switch(context)
         if self._harvest is None:
             self.cov.switch_context(context)
         else:
-            self._harvest.switch(context, passed)
+            self._harvest.switch(context, passed, failed=failed)
 
-    def end_test(self, passed: bool) -> None:
-        """The test measured since the last switch ended; `passed` is its outcome."""
+    def end_test(self, passed: bool, *, failed: bool = False) -> None:
+        """The test measured since the last switch ended; `passed`/`failed`: its outcome.
+
+        A failed test's arcs are kept apart (never counted): facts say which
+        missing lines only failing tests reached.
+        """
         if self._harvest is not None:
-            self.switch_context("", passed)
+            self.switch_context("", passed, failed=failed)
         else:
             self.switch_context("")
 
     def stop(self) -> None:
         if not self.started:
             return
+        if self.children is not None:
+            self.children.stop()
         with quiet_coverage():
             self.cov.stop()
             harvest = self._harvest
             if harvest is not None:
                 harvest.write(self.cov.get_data())
+            if self.children is not None:
+                self.children.fold(self.cov.get_data())
             self.cov.save()
             if harvest is not None:
                 harvest.write_who(self.cov.get_data().data_filename())
@@ -241,10 +292,13 @@ def analyze(
     passed: set[str],
     *,
     only_files: Iterable[str] | None = None,
+    notes: Iterable[str] = (),
+    failed: set[str] | None = None,
 ) -> MeasuredSource:
     """Reduce the saved data of `cov` to facts per function, counting `passed` tests only.
 
-    `passed` holds the contexts (test node ids) whose tests passed.
+    `passed` holds the contexts (test node ids) whose tests passed; `failed`,
+    those that failed or erred: what only they executed is named, never counted.
     `only_files` (paths relative to `rootdir`) narrows the analysis.
     """
     # start-up time (see quiet_coverage)
@@ -257,12 +311,15 @@ def analyze(
         measured = sorted(data.measured_files())
     wanted = set(only_files) if only_files is not None else None
     arcs_by_file, tests_by_file = passing_arcs(data.data_filename(), passed)
-    result = MeasuredSource(config=coverage_settings(cov, rootdir))
+    failing_by_file = failing_arcs(data.data_filename(), failed or set())
+    result = MeasuredSource(config=coverage_settings(cov, rootdir), notes=list(notes))
     for filename in measured:
         if not filename.endswith(".py"):
             continue
         rel = relpath(filename, rootdir)
-        if wanted is not None and rel not in wanted:
+        if file_problem(rel) or (wanted is not None and rel not in wanted):
+            # Outside the rootdir (a link out of the project) or a name no
+            # ratchet file may hold: not the project's code, never recorded.
             continue
         source = read_source(Path(filename))
         functions = source_functions(rel, source)
@@ -300,6 +357,8 @@ def analyze(
             tests: set[str] = set()
             for line in function.lines:
                 tests.update(line_tests.get(line, ()))
+            failing = failing_by_file.get(filename, set())
+            failing_lines = {line for arc in failing for line in arc if line > 0}
             result.functions.append(
                 function.facts(
                     statements=len(narrowed.statements),
@@ -308,6 +367,8 @@ def analyze(
                     missing_branches=missing_branches,
                     excluded_lines=excluded,
                     covering_tests=sorted(tests),
+                    failing_lines=sorted(set(narrowed.missing) & failing_lines),
+                    failing_branches=[arc for arc in missing_branches if arc in failing],
                 )
             )
     return result

@@ -6,7 +6,10 @@ One child pytest process runs every function's baseline and mutants (see plugin/
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +101,10 @@ class Target:
     start: int
     nodeids: tuple[str, ...]
     seed: str = ""
+    # The operators to plan (None: the planner's default set).
+    operators: tuple[str, ...] | None = None
+    # Only these planned mutants (their ids; None: all): a dispute's.
+    only: tuple[str, ...] | None = None
 
 
 def run_mutation_check(
@@ -115,6 +122,9 @@ def run_mutation_check(
     has_cov: bool = False,
     seed: str = "",
     l1: dict[str, Any] | None = None,
+    operators: tuple[str, ...] | None = None,
+    only: tuple[str, ...] | None = None,
+    subprocesses: bool = True,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
 
@@ -122,7 +132,7 @@ def run_mutation_check(
     crash gives ``completed=False`` with the problem stated.  `seed` (the
     quest id) places the original's probe runs among the mutants.
     """
-    target = Target(file, start, tuple(nodeids), seed)
+    target = Target(file, start, tuple(nodeids), seed, operators, only)
     return run_mutation_checks(
         [target],
         rootdir=rootdir,
@@ -134,6 +144,7 @@ def run_mutation_check(
         has_xdist=has_xdist,
         has_cov=has_cov,
         l1=l1,
+        subprocesses=subprocesses,
     )[0]
 
 
@@ -149,6 +160,7 @@ def run_mutation_checks(
     has_xdist: bool = False,
     has_cov: bool = False,
     l1: dict[str, Any] | None = None,
+    subprocesses: bool = True,
 ) -> list[MutationReport]:
     """`run_mutation_check` for several functions in ONE child process, one report each.
 
@@ -165,9 +177,40 @@ def run_mutation_checks(
         ]
 
     nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
+    # The folder of the mutants in the processes the tests start (engine/remote_mutant.py):
+    # made and removed here, whatever way the child ends; named like the
+    # measuring run's (runner.run_child), so the two children look alike.
+    remote_dir = tempfile.mkdtemp(prefix="pytest-quest-children-") if subprocesses else ""
+    try:
+        return _run_checks(targets, nodeids, remote_dir, failed, rootdir=rootdir,
+            inifile=inifile, timeout=timeout, cwd=cwd, plugin_args=plugin_args,
+            mutants=mutants, has_xdist=has_xdist, has_cov=has_cov, l1=l1)  # fmt: skip
+    finally:
+        if remote_dir:
+            shutil.rmtree(remote_dir, ignore_errors=True)
+
+
+def _run_checks(
+    targets: list[Target],
+    nodeids: list[str],
+    remote_dir: str,
+    failed: Callable[[str, float], list[MutationReport]],
+    *,
+    rootdir: Path,
+    inifile: Path | None,
+    timeout: float,
+    cwd: Path,
+    plugin_args: list[str] | None,
+    mutants: bool,
+    has_xdist: bool,
+    has_cov: bool,
+    l1: dict[str, Any] | None,
+) -> list[MutationReport]:
     handshake = {
         "role": "check",
         "mutants": mutants,
+        "subprocesses": bool(remote_dir),
+        "remote_dir": remote_dir,
         "l1": l1,
         "functions": [
             {
@@ -175,6 +218,8 @@ def run_mutation_checks(
                 "start": t.start,
                 "nodeids": list(t.nodeids),
                 "seed": t.seed or f"{t.file}:{t.start}",
+                "operators": None if t.operators is None else list(t.operators),
+                "only": None if t.only is None else list(t.only),
             }
             for t in targets
         ],

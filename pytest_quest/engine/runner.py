@@ -6,6 +6,7 @@ The child measures like a scan and sends its facts over the judge's channel (eng
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -14,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.environment import environment_cause
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.channel import JudgeChannel, Received
@@ -27,7 +29,9 @@ def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]
         "excluded_functions": measured.excluded_functions,
         "files": measured.files,
         "config": measured.config,
+        "notes": measured.notes,
         "outcomes": run.outcomes,
+        "errors": run.errors,
         "collection_errors": [asdict(error) for error in run.collection_errors],
     }
 
@@ -37,15 +41,18 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
     for item in data["functions"]:
         item = dict(item)
         item["missing_branches"] = [tuple(arc) for arc in item["missing_branches"]]
+        item["failing_branches"] = [tuple(arc) for arc in item.get("failing_branches", [])]
         functions.append(FunctionFacts(**item))
     measured = MeasuredSource(
         functions=functions,
         excluded_functions=list(data["excluded_functions"]),
         files=list(data["files"]),
         config=dict(data["config"]),
+        notes=[str(note) for note in data.get("notes", [])],
     )
     run = RunReport(
         outcomes=dict(data["outcomes"]),
+        errors={str(k): str(v) for k, v in dict(data.get("errors") or {}).items()},
         collection_errors=[CollectionError(**error) for error in data["collection_errors"]],
     )
     return measured, run
@@ -105,6 +112,10 @@ class ChannelRun:
         return " | ".join(self.output.strip().splitlines()[-3:])
 
 
+#: Where a gate child makes its temporary data folder (the judge's work folder for it).
+DATA_PARENT_ENV = "PYTEST_QUEST_DATA_PARENT"
+
+
 def run_over_channel(
     handshake: dict[str, Any],
     command: Callable[[str], list[str]],
@@ -125,10 +136,14 @@ def run_over_channel(
             argv = command(channel.argument)
             log_path = Path(workdir) / "output.txt"
             started = time.monotonic()
+            env = child_env()
+            # The child's coverage data folder goes in here: removed with it even
+            # when the child is killed (a timeout, SIGTERM to the judge).
+            env[DATA_PARENT_ENV] = workdir
             returncode = run_in_own_session(
                 argv,
                 cwd=cwd,
-                env=child_env(),
+                env=env,
                 log_path=log_path,
                 timeout=timeout,
                 pass_fds=channel.child_fds,
@@ -152,6 +167,7 @@ def run_child(
     timeout: float,
     cwd: Path,
     plugin_args: list[str] | None = None,
+    subprocesses: bool = True,
 ) -> tuple[RunReport, MeasuredSource | None]:
     """Run `selection` (node ids or files) in a child pytest under coverage.
 
@@ -159,8 +175,40 @@ def run_child(
     timeout or a crash gives ``completed=False`` with the problem stated; a
     report that is not the child's one message gives ``tampered`` too.
     """
-    ran = run_over_channel(
-        {"role": "measure"},
+    # The folder the processes the tests start write their data into: made
+    # here (the judge), named to the child over the channel, removed here.
+    children_dir = tempfile.mkdtemp(prefix="pytest-quest-children-")
+    try:
+        ran = _run_measuring(
+            selection,
+            {"role": "measure", "subprocesses": subprocesses, "children_dir": children_dir},
+            rootdir=rootdir,
+            inifile=inifile,
+            sources=sources,
+            only_files=only_files,
+            timeout=timeout,
+            cwd=cwd,
+            plugin_args=plugin_args,
+        )
+    finally:
+        shutil.rmtree(children_dir, ignore_errors=True)
+    return _measured(ran, timeout)
+
+
+def _run_measuring(
+    selection: list[str],
+    handshake: dict[str, Any],
+    *,
+    rootdir: Path,
+    inifile: Path | None,
+    sources: list[Path],
+    only_files: list[str],
+    timeout: float,
+    cwd: Path,
+    plugin_args: list[str] | None,
+) -> ChannelRun:
+    return run_over_channel(
+        handshake,
         lambda channel: child_command(
             selection,
             rootdir=rootdir,
@@ -174,6 +222,9 @@ def run_child(
         timeout=timeout,
         prefix="pytest-quest-gate-",
     )
+
+
+def _measured(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSource | None]:
     duration, received = ran.duration, ran.received
     if ran.returncode is None:
         return (
@@ -195,11 +246,19 @@ def run_child(
             None,
         )
     if received.payload is None:
+        cause = environment_cause(ran.returncode, ran.output)
+        rows = [line for line in ran.output.strip().splitlines() if line.strip()]
         return (
             RunReport(
                 completed=False,
-                problem=f"the test runner crashed (exit status {ran.returncode}): {ran.tail()}",
+                problem=(
+                    f"the test run could not complete: {cause}; last output: {ran.tail() or '(none)'}"
+                    if cause
+                    else f"the test runner crashed (exit status {ran.returncode}): {ran.tail()}"
+                ),
                 duration=duration,
+                environment=cause,
+                output_tail=rows[-5:],
             ),
             None,
         )

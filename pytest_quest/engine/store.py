@@ -47,9 +47,11 @@ class RatchetStore:
     read-modify-write, never while tests run.
     """
 
-    def __init__(self, path: Path, lock_timeout: float = 5.0) -> None:
+    def __init__(self, path: Path, lock_timeout: float = 5.0, root: Path | None = None) -> None:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
+        #: The rootdir: every quest's `file` must resolve inside it (None: not checked).
+        self.root = root
         #: How many times this store replaced the file (a command can say
         #: whether it recorded anything before it was interrupted).
         self.writes = 0
@@ -71,7 +73,18 @@ class RatchetStore:
         raw = self._read_bytes()
         if raw is None:
             return Ratchet()
-        return loads(raw, str(self.path))
+        return self._vetted(loads(raw, str(self.path)))
+
+    def _vetted(self, ratchet: Ratchet) -> Ratchet:
+        if self.root is not None:
+            fault = files_outside(ratchet, self.root)
+            if fault:
+                raise RatchetFileError(
+                    str(self.path),
+                    fault,
+                    "restore it from version control, or delete it and run `pytest --quest scan`",
+                )
+        return ratchet
 
     @property
     def journal_path(self) -> Path:
@@ -107,13 +120,20 @@ class RatchetStore:
             before = self._read_bytes()
             start = vet(before) if vet is not None else None
             base = start if start is not None else before
-            ratchet = loads(base, str(self.path)) if base is not None else Ratchet()
+            ratchet = self._vetted(loads(base, str(self.path))) if base is not None else Ratchet()
             result = change(ratchet)
             if base is None and ratchet == Ratchet():
                 # Nothing to record (say, the file was deleted under a `next`):
                 # never create an empty ratchet file.
                 return result
-            after = dumps(ratchet).encode("utf-8")
+            try:
+                after = dumps(ratchet).encode("utf-8")
+            except ValueError as exc:  # NaN or Infinity: not JSON, never written
+                raise RatchetFileError(
+                    str(self.path),
+                    f"refused to write a value that is not JSON: {exc}",
+                    "nothing was written; report this as a bug of pytest-quest",
+                ) from None
             if after != before:
                 self._write_atomic(after, read=before)
             return result
@@ -203,7 +223,7 @@ class RatchetStore:
 
     def _read_bytes(self) -> bytes | None:
         try:
-            return self.path.read_bytes()
+            return read_regular(self.path)
         except FileNotFoundError:
             return None
         except IsADirectoryError:
@@ -355,6 +375,92 @@ class RatchetStore:
 _CLAIM_FDS: dict[str, int] = {}
 
 
+def files_outside(ratchet: Ratchet, root: Path) -> str:
+    """The first quest whose `file` resolves outside `root` or its recorded sources, as a fault.
+
+    Symbolic links are resolved: a link in the source folder pointing out of
+    the project is refused like ``../../etc/passwd``.  The sources are the
+    policy's (else coverage's ``[run] source``) that are folders; a source
+    that is no folder (a package name) leaves only the rootdir check.
+    """
+    real_root = os.path.realpath(root)
+    recorded = list(ratchet.policy.sources) if ratchet.policy and ratchet.policy.sources else []
+    if not recorded:
+        configured = ratchet.coverage_config.get("run:source")
+        recorded = (
+            [s for s in configured if isinstance(s, str)] if isinstance(configured, list) else []
+        )
+    folders = [os.path.realpath(os.path.join(real_root, s)) for s in recorded]
+    if not all(os.path.isdir(folder) for folder in folders):
+        folders = []
+    seen: dict[str, str] = {}
+    for qid in sorted(ratchet.quests):
+        file = ratchet.quests[qid].file
+        if file not in seen:
+            seen[file] = _outside(
+                os.path.realpath(os.path.join(real_root, file)), real_root, folders
+            )
+        if seen[file]:
+            return f"quests[{qid!r}].file: {file!r} {seen[file]}"
+    return ""
+
+
+def _outside(real: str, root: str, folders: list[str]) -> str:
+    if not _within(real, root):
+        return f"resolves to {real}, outside the rootdir {root}"
+    if folders and not any(_within(real, folder) for folder in folders):
+        shown = ", ".join(os.path.relpath(folder, root) for folder in folders)
+        return f"is not under the recorded source ({shown})"
+    return ""
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of `path`, refusing a FIFO, device or socket before reading from it.
+
+    Opened without blocking (a FIFO with no writer would hang a plain open
+    or read), then checked on the open descriptor: no window between the
+    check and the read.  Raises `RatchetFileError` for a special file and
+    `OSError` as reading a file does.
+    """
+    _refuse_special(path, os.stat(path).st_mode)  # before opening: a device may act on open
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _refuse_special(path, os.fstat(fd).st_mode)  # swapped in between: still never read
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def _refuse_special(path: Path, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+    if not stat.S_ISREG(mode):
+        raise RatchetFileError(
+            str(path),
+            f"is a {_special_kind(mode)}, not a regular file; it was not read",
+            "point --quest-file at a regular file",
+        )
+
+
+def _special_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
 JOURNAL_MAX_AGE = 24 * 3600
 
 
@@ -391,4 +497,4 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["RatchetStore"]
+__all__ = ["RatchetStore", "files_outside", "read_regular"]

@@ -7,6 +7,7 @@ options and costs nothing.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from typing import TYPE_CHECKING, NoReturn
@@ -71,6 +72,8 @@ def pytest_load_initial_conftests(
         return
     if command not in MEASURING_COMMANDS:
         return
+    if command != "_measure":
+        _sigterm_is_ctrl_c()  # the gate's own child is stopped by its shim instead
     from pytest_quest.plugin.pytest_cov import pytest_cov_requested
 
     if pytest_cov_requested(early_config):
@@ -116,16 +119,28 @@ def _hand_over_to_judge(early_config: pytest.Config) -> None:
 
 def _become_judge() -> None:
     """The judge adopts its children's orphans and treats SIGTERM as Ctrl-C (nothing recorded)."""
-    import signal
-
     from pytest_quest.engine.processes import become_judge
 
     become_judge()
+    _sigterm_is_ctrl_c()
+
+
+def _sigterm_is_ctrl_c() -> None:
+    """SIGTERM (a CI job cancelled, ``kill``) stops the command as Ctrl-C does: nothing recorded.
+
+    pytest turns the KeyboardInterrupt into an interrupted session; the
+    session's end says ``INTERRUPTED``, exits 2, kills the gate's children
+    and removes the temporary data folder (plugin/session.py).
+    """
+    import signal
 
     def terminated(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, terminated)
+    try:
+        signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # pytest.main() in a thread other than the main one: left as it was
+        pass
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -159,10 +174,14 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     _refuse_unsupported_platform(command, raw_value(config, "quest_format") == "json")
     from pytest_quest.plugin.options import resolve
+    from pytest_quest.plugin.quiet import check_positional_paths, use_quiet_reporter
     from pytest_quest.plugin.session import QuestSession
 
     try:
         options = resolve(config)
+        quiet = options.command not in MEASURING_COMMANDS
+        if options.command != "_measure":
+            check_positional_paths(config)
     except QuestError as exc:
         measurer = config.stash.get(_measurer_key, None)
         if measurer is not None:
@@ -182,7 +201,10 @@ def pytest_configure(config: pytest.Config) -> None:
     session = QuestSession(config, options, measurer)
     config.pluginmanager.register(session, "quest-session")
     xdist.register(config, session)
-    if options.json:
+    if quiet:
+        # No test runs here: no session header, no "no tests ran" line.
+        use_quiet_reporter(config, sys.stderr if options.json else None)
+    elif options.json:
         _terminal_to_stderr(config)
 
 
@@ -207,6 +229,9 @@ def _ini(early_config: pytest.Config) -> str:
 
 def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoReturn:
     """Stop with pytest's usage error (exit 4); in JSON mode stdout still gets its one object."""
+    from pytest_quest.report.ci import in_github_actions
+    from pytest_quest.report.escape import github_json, github_plain, visible
+
     if json_mode:
         from pytest_quest.plugin.options import COMMANDS
 
@@ -215,9 +240,13 @@ def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoRet
             "command": command if command in COMMANDS else None,
             "error": str(exc),
         }
-        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        sys.stdout.write(github_json(text) if in_github_actions(os.environ) else text)
         sys.stdout.flush()
-    raise pytest.UsageError(str(exc)) from None
+    message = visible(str(exc))  # one line, no control character of a stranger's
+    raise pytest.UsageError(
+        github_plain(message) if in_github_actions(os.environ) else message
+    ) from None
 
 
 def _terminal_to_stderr(config: pytest.Config) -> None:

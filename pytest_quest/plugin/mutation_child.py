@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import os
 import random
 import signal
 import sys
@@ -31,6 +32,7 @@ from pytest_quest.core.mutants import (
 from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.codec import loads
 from pytest_quest.engine.guard import protect_from_env
+from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.engine.swap import CodeSwap, SwapError, SwapMissError, cache_wrappers
 from pytest_quest.plugin import child_channel
 from pytest_quest.verify.adapters import answer_to_dict, hook_verifiers, request_from_dict
@@ -124,10 +126,14 @@ class MutationChild:
         ]
         if not stable:
             return  # nothing passes twice: the parent sees why in the runs
-        mutants = plan_mutants(source, start)
+        operators = function.get("operators")
+        mutants = plan_mutants(source, start, None if operators is None else tuple(operators))
+        only = function.get("only")
+        if only is not None:
+            mutants = [m for m in mutants if m.id in set(only)]
         swap = CodeSwap(function["file"], source, start)
+        tracker = _Reach(function["file"], start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
-        tracker = _Reach()
         setattr(builtins, CHANGED, tracker.changed)
         setattr(builtins, REACHED, tracker.mark)
         try:
@@ -148,11 +154,33 @@ class MutationChild:
 
 
 class _Reach:
-    """Which test ran the swapped-in code: the mark functions the mutated code calls."""
+    """Which test ran the swapped-in code: the mark functions the mutated code calls.
 
-    def __init__(self) -> None:
+    In this process, and in the processes the test starts (`REMOTE`: the
+    same mutant applied there, a marks file per run).
+    """
+
+    def __init__(self, file: str = "", start: int = 0) -> None:
         self.current = ""
         self.by: set[str] = set()
+        self.file = file
+        self.start = start
+        self.index: int | None = None
+        self._marks = ""
+
+    def begin(self, nodeid: str, index: int | None) -> None:
+        """The next run: test `nodeid` against mutant `index` (None: the probe)."""
+        self.current, self.by = nodeid, set()
+        if REMOTE and self.file:
+            self._marks = REMOTE[0].arm(self.file, self.start, index)
+
+    def end(self) -> None:
+        """After the run: a process the test started that reached the code counts too."""
+        if self._marks:
+            if os.path.exists(self._marks):
+                self.by.add(self.current)
+            REMOTE[0].disarm()
+            self._marks = ""
 
     def mark(self, value: Any) -> Any:
         self.by.add(self.current)
@@ -193,16 +221,24 @@ def _probe(
     except SwapError:
         applied = 0
     try:
-        if not applied:
+        if not applied and not REMOTE:
             return  # the mutants say why (not applied)
-        result["probed"] = True
+        detects, reached = [], []
         for item in stable:
-            tracker.current, tracker.by = item.nodeid, set()
-            outcome = _try_mutant([item], budget)
-            if outcome["status"] != "survived" and item.nodeid not in result["detects_run"]:
-                result["detects_run"].append(item.nodeid)
-            if item.nodeid in tracker.by and item.nodeid not in result["original_reached"]:
-                result["original_reached"].append(item.nodeid)
+            tracker.begin(item.nodeid, None)
+            try:
+                outcome = _try_mutant([item], budget)
+            finally:
+                tracker.end()
+            if outcome["status"] != "survived":
+                detects.append(item.nodeid)
+            if item.nodeid in tracker.by:
+                reached.append(item.nodeid)
+        if not applied and not reached:
+            return  # applied nowhere, not even in a process a test started: as above
+        result["probed"] = True
+        for name, found in (("detects_run", detects), ("original_reached", reached)):
+            result[name] += [nodeid for nodeid in found if nodeid not in result[name]]
     finally:
         swap.restore()
 
@@ -218,18 +254,22 @@ def _mutant(
 ) -> dict[str, Any]:
     entry = asdict(mutant)
     began = time.monotonic()
+    missed = ""
     try:
         applied = swap.apply(mutated_tree(source, start, mutant.index))
     except SwapMissError as exc:
         swap.restore()
-        entry.update(status="not_applied", reason=str(exc), seconds=0.0, reached_by=[])
-        return entry
+        if not REMOTE:
+            entry.update(status="not_applied", reason=str(exc), seconds=0.0, reached_by=[])
+            return entry
+        # Not in this process: perhaps in the processes the tests start.
+        applied, missed = 0, str(exc)
     except SwapError as exc:
         # A mutant the swap cannot express (closure variables): a limit of the plan.
         swap.restore()
         entry.update(status="skipped", reason=str(exc), seconds=0.0, reached_by=[])
         return entry
-    if not applied:
+    if not applied and not REMOTE:
         swap.restore()
         entry.update(
             status="not_applied",
@@ -241,8 +281,11 @@ def _mutant(
     reached: set[str] = set()
     try:
         for item in stable:
-            tracker.current, tracker.by = item.nodeid, set()
-            outcome = _try_mutant([item], budget)
+            tracker.begin(item.nodeid, mutant.index)
+            try:
+                outcome = _try_mutant([item], budget)
+            finally:
+                tracker.end()
             reached |= tracker.by
             if outcome["status"] != "survived":
                 entry.update(outcome)
@@ -251,6 +294,17 @@ def _mutant(
             entry.update(status="survived", killed_by="", how="")
     finally:
         swap.restore()
+    if not applied and not reached:
+        # Applied nowhere: neither here nor in a process a test started.
+        entry.update(
+            status="not_applied",
+            reason=missed or "no live function took the mutant",
+            seconds=0.0,
+            reached_by=[],
+        )
+        for key in ("killed_by", "how"):
+            entry.pop(key, None)
+        return entry
     entry["reached_by"] = sorted(reached)
     entry["seconds"] = round(time.monotonic() - began, 4)
     return entry
@@ -376,8 +430,27 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     argument = getattr(early_config.known_args_namespace, "quest_channel", None)
     if not argument:
         return
-    if child_channel.open_channel(str(argument)).get("role") == "check":
+    instructions = child_channel.open_channel(str(argument))
+    if instructions.get("role") == "check":
         protect_from_env()
+        folder = instructions.get("remote_dir")
+        if instructions.get("subprocesses", True) and isinstance(folder, str) and folder:
+            _start_remote(folder)
+
+
+# The mutants in the processes the tests start (engine/remote_mutant.py), when on.
+REMOTE: list[RemoteMutants] = []
+# Variables through which another coverage configuration would take the tests' processes.
+_REMOTE_CLEARED = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_FILE", "COVERAGE_RCFILE")
+
+
+def _start_remote(folder: str) -> None:
+    """Before any conftest: the tests' processes will read our rcfile at start-up."""
+    remote = RemoteMutants(folder)
+    REMOTE[:] = [remote]
+    for name in _REMOTE_CLEARED:
+        os.environ.pop(name, None)
+    os.environ["COVERAGE_PROCESS_START"] = remote.rcfile
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -389,6 +462,9 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     child_channel.close()  # never left open for atexit handlers
+    for remote in REMOTE:
+        remote.close()
+    REMOTE.clear()
 
 
 __all__ = ["MutationChild", "pytest_configure", "pytest_load_initial_conftests"]

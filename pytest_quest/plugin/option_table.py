@@ -184,7 +184,17 @@ _OPTIONS: list[_Option] = [
         ini_type=None,
         parse=partial(parse_text, what="date or git ref"),
         metavar="DATE_OR_REF",
-        help="audit: only quests that passed since this ISO date or git ref's commit date",
+        help=(
+            "next, status, check, export: only functions changed since this git ref; "
+            "audit: only quests that passed since this ISO date or git ref's commit date"
+        ),
+    ),
+    _option(
+        "--quest-require-pass",
+        ini_type=None,
+        default=False,
+        action="store_true",
+        help="check: fail unless every function changed since --quest-since is PASS",
     ),
     _option(
         "--quest-exclude",
@@ -198,14 +208,22 @@ _OPTIONS: list[_Option] = [
         ini_type=None,
         parse=partial(parse_text, what="reason"),
         metavar="TEXT",
-        help="person actions: why (required; recorded with who and when)",
+        help="person actions and --quest-dispute: why (required; recorded with who and when)",
+    ),
+    _option(
+        "--quest-dispute",
+        ini_type=None,
+        parse=partial(parse_text, what="mutant id"),
+        metavar="MUTANT_ID",
+        help="submit: dispute a surviving mutant as equivalent (with --quest-reason); "
+        "never PASS: REVIEW if no test of the suite kills it, else refused (a try)",
     ),
     _option(
         "--quest-export-to",
         ini_type="string",
         parse=partial(parse_text, what="path"),
         metavar="PATH",
-        help="export: the report file (.json, .csv, .md or .sarif)",
+        help="export: the report file (.json, .csv, .md, .sarif or .html)",
     ),
     _option(
         "--quest-export-force",

@@ -19,12 +19,15 @@ from pytest_quest.app.options import (
     COMMANDS,
     VERIFY_MODES,
     QuestOptions,
+    check_since_option,
     parse_choice,
     parse_count,
     parse_seconds,
 )
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import QuestError, QuestUsageError
+from pytest_quest.core.policy import GatePolicy
 from pytest_quest.core.policy import from_dict as policy_from_dict
+from pytest_quest.engine.store import read_regular
 from pytest_quest.plugin.option_table import _ALLOWED, _BY_NAME, _OPTIONS, DEPRECATED_INI, _Option
 
 PERSON_COMMANDS = ("reopen", "accept", "exclude")
@@ -87,7 +90,15 @@ def _ini(config: pytest.Config, name: str) -> Any:
         raise QuestUsageError(f"ini option {name}: {exc}{hint}") from None
     deprecated = next((old for old, new in DEPRECATED_INI.items() if new == name), None)
     if deprecated is not None and not _given(value):
-        return _ini(config, deprecated)
+        old = _ini(config, deprecated)
+        if _given(old):
+            config.issue_config_time_warning(
+                pytest.PytestDeprecationWarning(
+                    f"the ini option {deprecated} is deprecated: rename it {name}"
+                ),
+                stacklevel=2,
+            )
+        return old
     return value
 
 
@@ -182,6 +193,9 @@ def resolve(config: pytest.Config) -> QuestOptions:
             raise QuestUsageError(
                 "--quest-base and --quest-base-file are options of `pytest --quest check`"
             )
+    if values["quest_dispute"] and command != "submit":
+        raise QuestUsageError("--quest-dispute is an option of `pytest --quest submit`")
+    check_since_option(command, values["quest_since"], bool(values["quest_require_pass"]))
     measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
@@ -219,8 +233,10 @@ def resolve(config: pytest.Config) -> QuestOptions:
         given=given_options(config),
         policy_changes=[str(c) for c in values["quest_policy"] or []],
         since=values["quest_since"],
+        require_pass=bool(values["quest_require_pass"]),
         exclude=values["quest_exclude"],
         reason=values["quest_reason"],
+        dispute=values["quest_dispute"],
         base_ref=values["quest_base"],
         base_file=values["quest_base_file"],
     )
@@ -228,6 +244,17 @@ def resolve(config: pytest.Config) -> QuestOptions:
 
 def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
     """The sources the ratchet file's gate policy remembers from its scan ([] when none)."""
+    policy = _recorded_policy(early_config, rootdir)
+    return list(policy.sources) if policy is not None else []
+
+
+def recorded_subprocesses(early_config: pytest.Config, rootdir: Path) -> bool:
+    """Whether the recorded gate policy measures the processes the tests start (on when none)."""
+    policy = _recorded_policy(early_config, rootdir)
+    return policy.subprocesses if policy is not None else True
+
+
+def _recorded_policy(early_config: pytest.Config, rootdir: Path) -> GatePolicy | None:
     name = getattr(early_config.known_args_namespace, "quest_file", None)
     if not name:
         name = early_config.getini("quest_file") or "quest.json"
@@ -237,20 +264,19 @@ def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:
     try:
         stat = path.stat()
     except OSError:
-        return []  # no file yet
+        return None  # no file yet
     key = (str(path), stat.st_mtime_ns, stat.st_size)
     if key not in _RECORDED:
         # Only the policy is read here (start-up runs this twice); the command
         # validates the whole file and reports a broken one.
         try:
-            policy = policy_from_dict(json.loads(path.read_bytes()).get("policy"))
-            _RECORDED[key] = list(policy.sources)
-        except (OSError, ValueError, AttributeError):
-            _RECORDED[key] = []
-    return list(_RECORDED[key])
+            _RECORDED[key] = policy_from_dict(json.loads(read_regular(path)).get("policy"))
+        except (OSError, ValueError, AttributeError, QuestError):  # a FIFO is never read
+            _RECORDED[key] = None
+    return _RECORDED[key]
 
 
-_RECORDED: dict[tuple[str, int, int], list[str]] = {}
+_RECORDED: dict[tuple[str, int, int], GatePolicy | None] = {}
 
 
 def given_options(config: pytest.Config) -> frozenset[str]:

@@ -18,6 +18,7 @@ import pytest
 from pytest_quest.app.audit import audit
 from pytest_quest.app.check import check
 from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal, resolve_sources
+from pytest_quest.app.dispute import submit_or_dispute
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
@@ -25,20 +26,22 @@ from pytest_quest.app.person import accept, exclude, reopen
 from pytest_quest.app.policy import change_policy
 from pytest_quest.app.scan import scan
 from pytest_quest.app.status import status
-from pytest_quest.app.submit import submit
 from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.run import CollectionError, RunReport
+from pytest_quest.core.run import FAILED, CollectionError, RunReport
 from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
-from pytest_quest.engine.runner import measured_to_dict
+from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.judge import handover
-from pytest_quest.plugin.options import recorded_sources
+from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
+from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
+from pytest_quest.report.ci import in_github_actions
+from pytest_quest.report.escape import github_json, github_line, terminal_line
 from pytest_quest.report.json import Output, dumps, envelope, error_output
 from pytest_quest.verify.adapters import Verifier
 
@@ -47,7 +50,7 @@ RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 USE_CASES: dict[str, Callable[[Context], Output]] = {
     "scan": scan,
     "next": next_quest,
-    "submit": submit,
+    "submit": submit_or_dispute,
     "status": status,
     "check": check,
     "audit": audit,
@@ -69,8 +72,17 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     if not given:
         given = recorded_sources(early_config, rootdir)
     sources = resolve_sources(rootdir, given)
-    data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-")
-    measurer = Measurer(rootdir, sources, os.path.join(data_dir, ".coverage"), data_dir=data_dir)
+    parent = os.environ.get(DATA_PARENT_ENV) if command == "_measure" else None
+    data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-", dir=parent or None)
+    children, children_root = measure_children(early_config, command, rootdir)
+    measurer = Measurer(
+        rootdir,
+        sources,
+        os.path.join(data_dir, ".coverage"),
+        data_dir=data_dir,
+        children=children,
+        children_root=children_root,
+    )
     if not sources and not measurer.cov.get_option("run:source"):
         shutil.rmtree(data_dir, ignore_errors=True)
         raise QuestUsageError(
@@ -79,6 +91,23 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
         )
     measurer.start()
     return measurer
+
+
+def measure_children(
+    early_config: pytest.Config, command: str, rootdir: Path
+) -> tuple[bool, str | None]:
+    """Whether to measure the processes the tests start, and the folder the judge made for them.
+
+    The gate's measuring run takes both from its judge's instructions; the
+    other commands from the gate policy recorded in the ratchet file.
+    """
+    if command == "_measure":
+        instructions = child_channel.instructions()
+        folder = instructions.get("children_dir")
+        return bool(instructions.get("subprocesses", True)), (
+            folder if isinstance(folder, str) and os.path.isdir(folder) else None
+        )
+    return recorded_subprocesses(early_config, rootdir), None
 
 
 class QuestSession:
@@ -91,8 +120,9 @@ class QuestSession:
         self.options = options
         self.measurer = measurer
         self.rootdir = Path(str(config.rootpath))
-        self.store = RatchetStore(options.quest_file, options.lock_timeout)
+        self.store = RatchetStore(options.quest_file, options.lock_timeout, self.rootdir)
         self.outcomes: dict[str, str] = {}
+        self.errors: dict[str, str] = {}  # a test that did not pass -> its error's first lines
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
         # pytest-xdist (xdist.py): a worker hands its data to `worker_dir`;
@@ -123,10 +153,13 @@ class QuestSession:
             return (yield)
         finally:
             if self.measurer is not None:
-                self.measurer.end_test(self.outcomes.get(item.nodeid) == "passed")
+                outcome = self.outcomes.get(item.nodeid)
+                self.measurer.end_test(outcome == "passed", failed=outcome in FAILED)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.outcomes[report.nodeid] = combine_outcome(self.outcomes.get(report.nodeid), report)
+        if report.failed and report.nodeid not in self.errors:
+            self.errors[report.nodeid] = error_summary(report)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -149,6 +182,13 @@ class QuestSession:
             if session.exitstatus == pytest.ExitCode.INTERRUPTED and not self.collection_errors:
                 # Ctrl-C stopped the run half-way: what it measured is partial.
                 raise KeyboardInterrupt
+            if (
+                session.exitstatus == pytest.ExitCode.USAGE_ERROR
+                and self.options.command in RUNNING_COMMANDS
+                and not self.collection_errors
+            ):
+                # pytest refused its arguments (a node id not found...): nothing ran.
+                raise QuestUsageError("pytest stopped with a usage error; nothing was recorded")
             output = self.run_command()
         except QuestError as exc:
             output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
@@ -166,6 +206,13 @@ class QuestSession:
             )
         output.data = envelope(self.options.command, output.data)
         self.output = output
+        if (
+            self.options.command == "scan"
+            and output.exitcode == 0
+            and session.exitstatus == pytest.ExitCode.TESTS_FAILED
+        ):
+            # The quests are recorded, and the suite still failed: say so as pytest does.
+            output.exitcode = int(pytest.ExitCode.TESTS_FAILED)
         session.exitstatus = output.exitcode
         if output.stderr:
             self.write_stderr(output.stderr)
@@ -182,12 +229,14 @@ class QuestSession:
         if self.measurer is not None and self.measurer.data_dir:
             shutil.rmtree(self.measurer.data_dir, ignore_errors=True)
         if self.output is not None and self.options.json:
-            sys.stdout.write(dumps(self.output.data))
+            text = dumps(self.output.data)
+            sys.stdout.write(github_json(text) if in_github_actions(os.environ) else text)
             sys.stdout.flush()
 
     # -- output --
 
     def write_text(self, lines: list[str]) -> None:
+        lines = self.safe_lines(lines, markup=self.config.get_terminal_writer().hasmarkup)
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
             for line in lines:
@@ -195,7 +244,8 @@ class QuestSession:
             return
         if self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")  # the `[100%]` progress line is still open
-        reporter.write_sep("=", "pytest-quest", bold=True)
+        if not is_quiet(self.config):  # after a test run: set apart from pytest's report
+            reporter.write_sep("=", "pytest-quest", bold=True)
         for line in lines:
             reporter.write_line(line)
 
@@ -204,9 +254,16 @@ class QuestSession:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")
-        for line in lines:
+        for line in self.safe_lines(lines, markup=False):
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
+
+    def safe_lines(self, lines: list[str], *, markup: bool) -> list[str]:
+        """Each line escaped for the terminal and, in GitHub Actions, for the runner's log."""
+        safe = [terminal_line(line, markup=markup) for line in lines]
+        if in_github_actions(os.environ):
+            safe = [github_line(line) for line in safe]
+        return safe
 
     # -- dispatch --
 
@@ -259,18 +316,28 @@ class QuestSession:
         """What the passing tests of this run executed, function by function."""
         assert self.measurer is not None
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+        failed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
         only = self.config.getoption("quest_measure_only", default=None)
         if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
-        return analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
+        notes = getattr(self.measurer, "notes", [])
+        return analyze(
+            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
+        )
 
     def write_measurement(self) -> Output:
         """The gate's child run: what it measured, the one message on its judge's channel."""
         assert self.measurer is not None and self.options.measure_out
         passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+        failed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
         only = self.config.getoption("quest_measure_only", default=None)
-        measured = analyze(self.measurer.cov, self.rootdir, passed, only_files=only)
-        run = RunReport(outcomes=self.outcomes, collection_errors=self.collection_errors)
+        notes = getattr(self.measurer, "notes", [])
+        measured = analyze(
+            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
+        )
+        run = RunReport(
+            outcomes=self.outcomes, collection_errors=self.collection_errors, errors=self.errors
+        )
         child_channel.send(measured_to_dict(measured, run))
         return Output({}, [], 0)
 
@@ -317,10 +384,16 @@ def child_setup(config: pytest.Config) -> ChildSetup:
 
 
 def terminal(config: pytest.Config) -> Terminal:
-    if config.pluginmanager.get_plugin("terminalreporter") is None:
-        return Terminal()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return Terminal(ascii=True)  # -p no:terminal: plain lines
     writer = config.get_terminal_writer()
-    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth)
+    plain = (
+        not bool(reporter.isatty)  # a bool before pytest 8.1, callable since
+        or bool(os.environ.get("NO_COLOR"))
+        or os.environ.get("TERM") == "dumb"
+    )
+    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth, ascii=plain)
 
 
 def plugin_args(config: pytest.Config, original: list[str] | None = None) -> list[str]:
@@ -373,6 +446,22 @@ def combine_outcome(previous: str | None, report: pytest.TestReport) -> str:
     if previous == "setup-passed":
         return "error"
     return previous or "error"
+
+
+def error_summary(report: pytest.TestReport, lines: int = 3) -> str:
+    """The first lines of a failed report's error (``RecursionError: ...``), one line."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = str(getattr(crash, "message", "") or "")
+    if not text:
+        rows = [row for row in str(report.longrepr or "").splitlines() if row.strip()]
+        text = "\n".join(row[2:] for row in rows if row.startswith("E ")) or (
+            rows[-1] if rows else ""
+        )
+    kept = [row.strip() for row in text.splitlines() if row.strip()][:lines]
+    said = " | ".join(kept)
+    if report.when != "call" and said:
+        said = f"in {report.when}: {said}"
+    return said[:300]
 
 
 def collection_error(report: pytest.CollectReport, rootdir: Path) -> CollectionError:

@@ -18,6 +18,8 @@ from pytest_quest.core.model import Fact, Ratchet
 from pytest_quest.core.ratchet import CheckReport, Regression, since
 from pytest_quest.core.rejudge import RejudgeReport
 from pytest_quest.core.run import CollectionError
+from pytest_quest.report.escape import escape_data, escape_property, md_code, md_text, visible
+from pytest_quest.report.text import counted
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
 # INTERRUPTED: a check never hides a failing suite behind a green ratchet.
@@ -60,11 +62,14 @@ def interrupted(errors: list[CollectionError], ratchet: Ratchet) -> CheckOutcome
     where = [f"{e.file}:{e.line}" if e.line else e.file for e in errors]
     lines = [
         (
-            f"check: not run: {len(errors)} collection error(s) stopped the suite; "
+            f"check: not run: {counted(len(errors), 'collection error')} stopped the suite; "
             "fix them and run the check again"
         )
     ]
-    lines += [f"  {place}: {error.message}" for place, error in zip(where, errors)]
+    shown = 10  # a long list is summarised; the JSON output keeps every error
+    lines += [f"  {place}: {error.message}" for place, error in zip(where[:shown], errors)]
+    if len(errors) > shown:
+        lines.append(f"  ... and {len(errors) - shown} more")
     data = {
         "ok": False,
         "checked": 0,
@@ -95,7 +100,7 @@ def check_outcome(
     strict_failure = strict and bool(report.untracked)
     ok = not report.regressions and not failed and not strict_failure
     lines = [
-        f"check: {report.checked} PASS functions re-measured, {len(report.regressions)} regressed"
+        f"check: {counted(report.checked, 'PASS function')} re-measured, {len(report.regressions)} regressed"
     ]
     for regression in report.regressions:
         quest = regression.quest
@@ -107,12 +112,13 @@ def check_outcome(
     if report.untracked:
         verdict = "fail the check (--quest-strict)" if strict else "not checked"
         lines.append(
-            f"untracked: {len(report.untracked)} functions are not in the ratchet file "
+            f"untracked: {counted(len(report.untracked), 'function')} "
+            f"{'is' if len(report.untracked) == 1 else 'are'} not in the ratchet file "
             f"({verdict}); `pytest --quest scan` adds them:"
         )
         lines += [f"  {qid}" for qid in report.untracked]
     if failed:
-        lines.append(f"{len(failed)} tests failed: the check fails with them")
+        lines.append(f"{counted(len(failed), 'test')} failed: the check fails with them")
         lines += [f"  {nodeid}" for nodeid in failed]
     lines.append("check: OK" if ok else "check: FAILED")
     data = {
@@ -173,6 +179,42 @@ def add_rejudge(outcome: CheckOutcome, report: RejudgeReport | None) -> None:
         outcome.lines.append(verdict)
 
 
+def add_since(outcome: CheckOutcome, since: dict[str, Any], head: str) -> None:
+    """The functions changed since ``--quest-since`` that are not PASS (exit 1 with --quest-require-pass)."""
+    outcome.data["since"] = since
+    failing = since["not_pass"]
+    verdict = (
+        outcome.lines.pop() if outcome.lines and outcome.lines[-1].startswith("check: ") else ""
+    )
+    required = "required" if since["require_pass"] else "not required (--quest-require-pass)"
+    lines = [f"{head}; {len(failing)} not PASS (PASS {required})"]
+    for item in failing:
+        lines.append(f"  NOT PASS {item['id']} ({item['state']})")
+        lines += [f"    {Fact.from_dict(fact).text()}" for fact in item["facts"]]
+    if failing and since["require_pass"]:
+        outcome.data["ok"] = False
+        outcome.exitcode = EXIT_FAILED
+        verdict = "check: FAILED"
+    outcome.lines += lines
+    if verdict:
+        outcome.lines.append(verdict)
+
+
+def since_annotations(since: dict[str, Any] | None) -> list[str]:
+    """One ``::error`` (``::warning`` when not required) per changed function that is not PASS."""
+    if not since:
+        return []
+    level = "error" if since["require_pass"] else "warning"
+    commands = []
+    for item in since["not_pass"]:
+        for fact in item["facts"]:
+            file, line = fact_location(Fact.from_dict(fact))
+            commands.append(
+                workflow_command(level, file, line, f"pytest-quest: {item['id']}", fact["message"])
+            )
+    return commands
+
+
 def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
     """One ``::error`` per fact of a PASS that does not hold; a notice per person action."""
     if report is None:
@@ -211,12 +253,12 @@ def in_github_actions(environ: Mapping[str, str]) -> bool:
 
 
 def _escape_data(text: str) -> str:
-    # The workflow command escaping of the runner (toolkit's escapeData).
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # The workflow command escaping of the runner (toolkit's escapeData): report/escape.py.
+    return escape_data(text)
 
 
 def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return escape_property(text)
 
 
 def fact_location(fact: Fact) -> tuple[str, int]:
@@ -266,7 +308,8 @@ def workflow_annotations(report: CheckReport, strict: bool) -> list[str]:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    # Markdown and HTML escaped, on one line: report/escape.py.
+    return md_text(text)
 
 
 def step_summary(outcome: CheckOutcome) -> str:
@@ -276,43 +319,83 @@ def step_summary(outcome: CheckOutcome) -> str:
     out = [f"## pytest-quest check {status}", ""]
     counts = data["counts"]
     out.append(
-        f"{data['checked']} PASS functions re-measured, {len(data['regressions'])} regressed; "
+        f"{counted(data['checked'], 'PASS function')} re-measured, {len(data['regressions'])} regressed; "
         f"ratchet: {counts.get('PASS', 0)} PASS, {counts.get('TODO', 0)} TODO, "
         f"{counts.get('REVIEW', 0)} REVIEW, {counts.get('DONE', 0)} DONE."
     )
     out.append("")
+    out += totals_pie(counts)
     if data["collection_errors"]:
         out += ["### Collection errors", ""]
         for error in data["collection_errors"]:
-            out.append(f"- `{error['file']}:{error['line']}`: {_md(error['message'])}")
+            where = f"{error['file']}:{error['line']}"
+            out.append(f"- {md_code(where, cell=False)}: {_md(error['message'])}")
         out.append("")
     if data["regressions"]:
         out += ["### Regressions", "", "| quest | passed | where | fact |", "|---|---|---|---|"]
         for regression in data["regressions"]:
-            passed = regression["passed_at"] or "?"
+            passed = _md(regression["passed_at"] or "?")
             if regression["changed"]:
                 passed += " (changed)"
             for fact in regression["facts"]:
                 out.append(
-                    f"| `{_md(regression['id'])}` | {passed} | `{_md(fact['field'])}` | "
+                    f"| {md_code(regression['id'])} | {passed} | {md_code(fact['field'])} | "
                     f"{_md(fact.get('message') or fact['actual'])} |"
                 )
         out.append("")
     if data["changed"]:
         out += ["### Changed since PASS, still fully covered", ""]
-        out += [f"- `{qid}`" for qid in data["changed"]]
+        out += [f"- {md_code(qid, cell=False)}" for qid in data["changed"]]
         out.append("")
     if data["untracked"]:
         note = " (fail under --quest-strict)" if data["strict"] else ""
         out += [f"### Untracked functions{note}", ""]
-        out += [f"- `{qid}`" for qid in data["untracked"]]
+        out += [f"- {md_code(qid, cell=False)}" for qid in data["untracked"]]
         out.append("")
     if data["tests_failed"]:
         out += ["### Failing tests", ""]
-        out += [f"- `{_md(nodeid)}`" for nodeid in data["tests_failed"]]
+        out += [f"- {md_code(nodeid, cell=False)}" for nodeid in data["tests_failed"]]
         out.append("")
+    out += _since_summary(data.get("since"))
     out += _rejudge_summary(data)
     return "\n".join(out) + "\n"
+
+
+def _since_summary(since: dict[str, Any] | None) -> list[str]:
+    """The functions changed since ``--quest-since`` that are not PASS, as a table."""
+    if not since:
+        return []
+    failing = since["not_pass"]
+    required = " (required to be PASS)" if since["require_pass"] else ""
+    out = [
+        f"### Changed since `{_md(since['ref'])}`{required}",
+        "",
+        f"{len(since['changed'])} functions changed, {len(failing)} not PASS.",
+        "",
+    ]
+    if failing:
+        out += ["| quest | state | where | fact |", "|---|---|---|---|"]
+        for item in failing:
+            for fact in item["facts"]:
+                out.append(
+                    f"| `{_md(item['id'])}` | {item['state']} | `{_md(fact['field'])}` | "
+                    f"{_md(fact['actual'])} |"
+                )
+        out.append("")
+    return out
+
+
+def totals_pie(counts: dict[str, int]) -> list[str]:
+    """The quests by state as a Mermaid pie chart (GitHub renders it in a step summary).
+
+    States with no quest are left out; nothing at all when there is no quest.
+    """
+    slices = [(state, n) for state, n in counts.items() if n > 0]
+    if not slices:
+        return []
+    out = ["```mermaid", "pie showData title Quests by state"]
+    out += [f'    "{visible(state).replace(chr(34), chr(39))}" : {n}' for state, n in slices]
+    return [*out, "```", ""]
 
 
 def _rejudge_summary(data: dict[str, Any]) -> list[str]:
@@ -320,7 +403,7 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
     if not rejudged:
         return []
     out = [
-        f"### Re-judged against `{_md(rejudged['base'])}`",
+        f"### Re-judged against {md_code(rejudged['base'], cell=False)}",
         "",
         f"{rejudged['count']} PASS new or changed since the base, {rejudged['failed']} do not "
         f"hold ({rejudged['seconds']:g}s).",
@@ -333,14 +416,16 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
             facts = quest["facts"] or [{}]
             for fact in facts:
                 text = _md(fact.get("message") or fact.get("actual") or "")
-                out.append(f"| `{_md(quest['id'])}` | {quest['reason']} | {verdict} | {text} |")
+                out.append(
+                    f"| {md_code(quest['id'])} | {_md(quest['reason'])} | {_md(verdict)} | {text} |"
+                )
         out.append("")
     out += [f"### Person actions since the base ({len(data['person_actions'])})", ""]
     for action in data["person_actions"]:
         reason = _md(action.get("reason") or "(no reason recorded)")
         out.append(
-            f"- {action['action']} `{_md(action['id'])}` by {_md(action.get('by') or '?')} "
-            f"at {action['at']}: {reason}"
+            f"- {_md(action['action'])} {md_code(action['id'], cell=False)} by "
+            f"{_md(action.get('by') or '?')} at {_md(action['at'])}: {reason}"
         )
     if not data["person_actions"]:
         out.append("- none")
@@ -367,5 +452,6 @@ __all__ = [
     "interrupted",
     "rejudge_annotations",
     "step_summary",
+    "totals_pie",
     "workflow_annotations",
 ]

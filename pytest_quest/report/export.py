@@ -1,4 +1,4 @@
-"""Reports of all quests for people and tools: JSON, CSV, Markdown and SARIF 2.1.0.
+"""Reports of all quests for people and tools: JSON, CSV, Markdown and SARIF 2.1.0 (and HTML).
 
 ``pytest --quest export --quest-export-to PATH`` runs no test: it reports the
 ratchet file as it is.  ``pytest --quest check --quest-export-to PATH`` writes
@@ -18,14 +18,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.report.escape import md_code, md_text
+from pytest_quest.report.text import counted
 
-FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif"}
+FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif", ".html": "html"}
+"""The export formats by suffix; ``html`` is rendered by ``report/html.py``."""
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/pytest-quest/"
+# No `informationUri` (optional in SARIF 2.1.0): pytest-quest has no public
+# address yet (not on PyPI, no public repository); add it when it has one.
 
 CSV_COLUMNS = (
     "id",
@@ -43,6 +48,7 @@ CSV_COLUMNS = (
     "issued_at",
     "passed_at",
     "regression_facts",
+    "dispute",
 )
 
 
@@ -60,12 +66,19 @@ def target(
     force: bool,
     protected: Iterable[Path],
     source_roots: Iterable[Path],
+    *,
+    rootdir: Path | None = None,
+    test_roots: Iterable[Path] = (),
 ) -> tuple[Path, str]:
     """The export file for `given` and its format; raise `QuestUsageError` on what must not be.
 
     `protected` are files never written over (the ratchet file and its lock);
-    files under `source_roots` (the code under test) are never written over
-    either, even with `force`.
+    nor is any name beside the ratchet file starting with its name
+    (``quest.json.lock``, ``quest.json.judging.lock``, ``quest.json.lock.json``)
+    or its temporary files' prefix.  Files under `source_roots` (the code
+    under test) and `test_roots` (the tests: an export must not rewrite what
+    they read) are never written either, even with `force`.  Outside
+    `rootdir` an export needs `force`.
     """
     path = Path(given)
     if not path.is_absolute():
@@ -87,15 +100,34 @@ def target(
                 f"--quest-export-to {given}: that is the ratchet file {guarded}; "
                 "an export never writes over it (choose another path)"
             )
-    for root in source_roots:
-        root = root.resolve()
-        if resolved == root or _inside(resolved, root):
+    for guarded in protected:
+        beside = guarded.resolve()
+        if resolved.parent == beside.parent and (
+            resolved.name.startswith(beside.name + ".") or resolved.name.startswith(".quest-tmp-")
+        ):
             raise QuestUsageError(
-                f"--quest-export-to {given}: it is inside the code under test ({root}); "
-                "an export never writes there (choose another path)"
+                f"--quest-export-to {given}: that name belongs to the ratchet file {guarded} "
+                "(its lock or temporary files); an export never writes there (choose another path)"
             )
+    for kind, roots in (("the code under test", source_roots), ("the tests", test_roots)):
+        for root in roots:
+            root = root.resolve()
+            if resolved == root or _inside(resolved, root):
+                raise QuestUsageError(
+                    f"--quest-export-to {given}: it is inside {kind} ({root}); "
+                    "an export never writes there (choose another path)"
+                )
     if resolved.is_dir():
         raise QuestUsageError(f"--quest-export-to {given}: it is a folder; name a file in it")
+    if resolved.exists() and not resolved.is_file():
+        raise QuestUsageError(
+            f"--quest-export-to {given}: it is not a regular file (a FIFO, a device?); name a file"
+        )
+    if rootdir is not None and not _inside(resolved, rootdir.resolve()) and not force:
+        raise QuestUsageError(
+            f"--quest-export-to {given}: {resolved} is outside the rootdir {rootdir.resolve()}; "
+            "pass --quest-export-force to write there"
+        )
     if resolved.exists() and not force:
         raise QuestUsageError(
             f"--quest-export-to {given}: the file exists; pass --quest-export-force to overwrite it"
@@ -139,6 +171,8 @@ def quest_rows(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> list[dict
                 "issued_at": quest.issued_at,
                 "passed_at": quest.passed_at,
                 "regression_facts": regressed.get(quest.id, 0),
+                # A REVIEW that waits on a disputed mutant (core/dispute.py).
+                "dispute": is_dispute(quest),
             }
         )
     return rows
@@ -172,7 +206,8 @@ def render_csv(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> str:
 
 
 def _md(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    # Markdown and HTML escaped, on one line: report/escape.py.
+    return md_text(text)
 
 
 def render_markdown(
@@ -189,10 +224,11 @@ def render_markdown(
         if not regressions:
             out += ["None: every PASS function is still fully covered.", ""]
         for regression in regressions:
-            out.append(f"### `{regression['id']}` (PASS since {regression['passed_at'] or '?'})")
+            since = _md(regression["passed_at"] or "?")
+            out.append(f"### {md_code(regression['id'], cell=False)} (PASS since {since})")
             out.append("")
             out += [
-                f"- `{_md(f['field'])}`: {_md(f.get('message') or f['actual'])}"
+                f"- {md_code(f['field'], cell=False)}: {_md(f.get('message') or f['actual'])}"
                 for f in regression["facts"]
             ]
             out.append("")
@@ -213,8 +249,10 @@ def render_markdown(
             excluded = last_person_event(quest, "exclude")
             if quest.state is State.EXCLUDED and excluded is not None:
                 facts = _md(f"excluded by {excluded.by} at {excluded.at}: {excluded.reason}")
+            if is_dispute(quest):
+                facts = f"(disputed mutant) {facts}"
             out.append(
-                f"| `{_md(quest.id)}` | {quest.first}-{quest.last} | {quest.tries} | "
+                f"| {md_code(quest.id)} | {quest.first}-{quest.last} | {quest.tries} | "
                 f"{missing} | {facts} |"
             )
         out.append("")
@@ -280,7 +318,11 @@ def render_sarif(
         missing = len(quest.missing_lines) + len(quest.missing_branches)
         text = f"{quest.state.value} quest {quest.id}"
         if missing:
-            text += f": {len(quest.missing_lines)} lines and {len(quest.missing_branches)} branches not covered by passing tests"
+            text += (
+                f": {counted(len(quest.missing_lines), 'line')} and "
+                f"{counted(len(quest.missing_branches), 'branch', 'branches')} "
+                "not covered by passing tests"
+            )
         if quest.state is State.REVIEW and quest.facts:
             text += f"; waiting for a person: {quest.facts[0].text()}"
         results.append(
@@ -339,7 +381,6 @@ def render_sarif(
                     "driver": {
                         "name": "pytest-quest",
                         "version": version,
-                        "informationUri": INFORMATION_URI,
                         "rules": SARIF_RULES,
                     }
                 },

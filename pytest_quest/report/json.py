@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import JSON_SCHEMA, Quest, Ratchet, State
-from pytest_quest.core.states import last_person_event
+from pytest_quest.core.states import facts_origin, last_person_event
 from pytest_quest.engine.examples import example_for
 from pytest_quest.report import text
 
@@ -52,6 +53,8 @@ def quest_json(
     extra = quest.extra_record()
     if extra:
         data["extra"] = extra
+    if is_dispute(quest):
+        data["dispute"] = True  # a REVIEW that waits on a disputed mutant
     if quest.state is State.EXCLUDED:
         event = last_person_event(quest, "exclude")
         data["excluded"] = {
@@ -61,9 +64,28 @@ def quest_json(
             "fingerprint": event.fingerprint if event else "",
         }
     if full:
+        data["facts_from"] = facts_from(quest, ratchet)
         data["source"] = text.source_with_marks(quest, rootdir)
         data["example"] = example_for(quest, ratchet, rootdir)
     return data
+
+
+def facts_from(quest: Quest, ratchet: Ratchet) -> dict[str, str]:
+    """Where the quest's facts come from (the last scan or submit), when, and how far to trust them."""
+    kind, at = facts_origin(quest, ratchet)
+    if quest.state is not State.TODO:
+        note = ""
+    elif kind == "scan" and not quest.facts:
+        note = (
+            "the last scan found nothing missing: tests since then cover it; "
+            "submit, and the gate judges"
+        )
+    else:
+        note = (
+            f"from the {kind} of {at}: may be stale (tests written since then are "
+            "not counted here; submit measures again)"
+        )
+    return {"kind": kind, "at": at, "note": note}
 
 
 def envelope(command: str | None, data: dict[str, Any]) -> dict[str, Any]:
@@ -80,4 +102,4 @@ def dumps(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-__all__ = ["Output", "dumps", "envelope", "error_output", "quest_json"]
+__all__ = ["Output", "dumps", "envelope", "error_output", "facts_from", "quest_json"]

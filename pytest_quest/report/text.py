@@ -9,11 +9,26 @@ from __future__ import annotations
 
 import io
 import shlex
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.report.escape import visible
+
+
+def counted(number: int, noun: str, plural: str = "") -> str:
+    """`number` and its noun, plural unless it is 1: ``1 test``, ``2 tests``, ``0 tests``."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def summarised(items: list[str], *, first: int = 5, width: int = 200) -> str:
+    """The first few `items`, each cut at `width` characters, and how many more: one short line."""
+    shown = [item if len(item) <= width else item[: width - 3] + "..." for item in items[:first]]
+    rest = len(items) - len(shown)
+    return "; ".join(shown + ([f"and {rest} more"] if rest else []))
 
 
 def submit_command(quest_id: str) -> str:
@@ -45,14 +60,17 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
     ]
     if quest.facts:
         out.append("  facts :")
-        out += [f"    {fact.text()}" for fact in quest.facts]
+        out += [f"    {visible(fact.text())}" for fact in quest.facts]
+    out += fresh_text(data)
     source = data.get("source") or ""
     if source:
         out.append("  source (> line not covered, ~ branch not taken):")
         out += ["    " + line for line in source.splitlines()]
     example = data.get("example") or {}
     if example.get("source"):
-        if example.get("kind") == "neighbour":
+        if example.get("kind") == "own":
+            out.append(f"  example: a passing test that runs this function ({example['test']}):")
+        elif example.get("kind") == "neighbour":
             out.append(f"  example: a passing test of a neighbouring function ({example['test']}):")
         else:
             out.append("  example: a skeleton to start from:")
@@ -61,8 +79,21 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
     return out
 
 
+def fresh_text(data: dict[str, Any]) -> list[str]:
+    """Where a quest's facts come from, and the gate's last facts a rescan replaced."""
+    out = []
+    origin = data.get("facts_from") or {}
+    if origin.get("note"):
+        out.append(f"  ({origin['note']})")
+    kept = (data.get("extra") or {}).get("gate_facts")
+    if kept and data.get("state") == "TODO":
+        out.append(f"  last gate facts (submit of {kept['at']}, {kept['verdict']}):")
+        out += [f"    {visible(Fact.from_dict(fact).text())}" for fact in kept["facts"]]
+    return out
+
+
 def facts_text(facts: list[Fact]) -> list[str]:
-    return [f"  {fact.text()}" for fact in facts]
+    return [f"  {visible(fact.text())}" for fact in facts]
 
 
 def progress_line(ratchet: Ratchet) -> str:
@@ -72,22 +103,36 @@ def progress_line(ratchet: Ratchet) -> str:
     parts = ", ".join(
         f"{counts[s.value]} {s.value}" for s in State if s is not State.EXCLUDED or counts[s.value]
     )
-    return f"{total} quests: {parts}; {ratchet.remaining} remaining"
+    return f"{counted(total, 'quest')}: {parts}; {ratchet.remaining} remaining"
 
 
-def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> str:
-    """The status view: counts, a progress bar, a table per file, REVIEW and DONE quests."""
+class _AsciiBuffer(io.StringIO):
+    """A buffer rich sees as ASCII-only: tables get ``|``/``-`` edges, the bar ``-``."""
+
+    encoding = "ascii"
+
+
+def status_text(
+    ratchet: Ratchet, max_tries: int, markup: bool, width: int, *, ascii: bool = False
+) -> str:
+    """The status view: counts, a progress bar, a table per file, REVIEW and DONE quests.
+
+    It fits `width` (40 columns at least): a table too wide for it becomes one
+    line per file and one of counts.  `ascii` (output not to a terminal, or
+    ``NO_COLOR``/``TERM=dumb``) draws with ASCII only.
+    """
     from rich.console import Console
     from rich.progress_bar import ProgressBar
     from rich.table import Table
 
-    buffer = io.StringIO()
+    width = max(width, 40)
+    buffer = _AsciiBuffer() if ascii else io.StringIO()
     console = Console(
         file=buffer,
         force_terminal=markup,
         no_color=not markup,
         color_system="standard" if markup else None,
-        width=max(width, 60),
+        width=width,
         highlight=False,
         emoji=False,
     )
@@ -96,31 +141,56 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
     settled = total - ratchet.remaining
     console.print(progress_line(ratchet))
     if total:
-        bar = Table.grid(padding=(0, 1))
-        bar.add_row(
-            ProgressBar(total=total, completed=settled, width=min(width - 30, 50)),
-            f"{settled}/{total} settled ({100 * settled // total}%)",
-        )
-        console.print(bar)
+        size = max(min(width - 30, 50), 10)
+        label = f"{settled}/{total} settled ({100 * settled // total}%)"
+        if ascii:
+            # rich's ASCII bar leaves the unsettled part blank; this one shows both.
+            done = size * settled // total
+            buffer.write(f"[{'#' * done}{'-' * (size - done)}] {label}\n")
+        else:
+            bar = Table.grid(padding=(0, 1))
+            # Settled work is progress, not an alarm: green, never rich's default red.
+            bar.add_row(
+                ProgressBar(
+                    total=total,
+                    completed=settled,
+                    width=size,
+                    complete_style="green",
+                    finished_style="green",
+                ),
+                label,
+            )
+            console.print(bar)
     files: dict[str, dict[str, int]] = {}
     for quest in ratchet.quests.values():
         row = files.setdefault(quest.file, {s.value: 0 for s in State})
         row[quest.state.value] += 1
     if files:
-        table = Table(title=None, show_edge=False, pad_edge=False)
-        table.add_column("file")
-        for state in State:
-            table.add_column(state.value, justify="right")
-        table.add_column("total", justify="right")
-        for name in sorted(files):
-            row = files[name]
-            table.add_row(name, *(str(row[s.value]) for s in State), str(sum(row.values())))
-        console.print(table)
-    for state, title in (
-        (State.REVIEW, "waiting for a person (REVIEW)"),
-        (State.DONE, "closed after max tries (DONE)"),
+        header = ["file", *(s.value for s in State), "total"]
+        rows = [
+            [name, *(str(files[name][s.value]) for s in State), str(sum(files[name].values()))]
+            for name in sorted(files)
+        ]
+        # Columns apart by " | " (no outer edge): its natural width, cells uncut.
+        columns = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+        if sum(columns) + 3 * (len(columns) - 1) <= width:
+            table = Table(title=None, show_edge=False, pad_edge=False)
+            table.add_column("file", no_wrap=True)
+            for title in header[1:]:
+                table.add_column(title, justify="right", no_wrap=True)
+            for cells in rows:
+                table.add_row(*cells)
+            console.print(table)
+        else:
+            buffer.write("\n".join(_narrow_rows(files, width)) + "\n")
+    for state, title, disputed in (
+        (State.REVIEW, "waiting for a person (REVIEW)", False),
+        (State.REVIEW, "disputed mutants, waiting for a person (REVIEW)", True),
+        (State.DONE, "closed after max tries (DONE)", False),
     ):
-        quests = [q for q in ratchet.ordered() if q.state is state]
+        quests = [
+            q for q in ratchet.ordered() if q.state is state and is_dispute(q) is disputed
+        ]
         if not quests:
             continue
         console.print(f"{title}:")
@@ -132,7 +202,7 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
             lines.append(
                 f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{max_tries})"
             )
-            lines.extend(f"    {fact.text()}" for fact in quest.facts)
+            lines.extend(f"    {visible(fact.text())}" for fact in quest.facts)
         buffer.write("\n".join(lines) + "\n")
     excluded = [q for q in ratchet.ordered() if q.state is State.EXCLUDED]
     if excluded:
@@ -141,12 +211,26 @@ def status_text(ratchet: Ratchet, max_tries: int, markup: bool, width: int) -> s
     return buffer.getvalue().rstrip("\n")
 
 
+def _narrow_rows(files: dict[str, dict[str, int]], width: int) -> list[str]:
+    """Each file's counts for a narrow terminal: its name, then the states it has (and all)."""
+    lines = []
+    for name in sorted(files):
+        row = files[name]
+        counts = ", ".join(f"{row[s.value]} {s.value}" for s in State if row[s.value])
+        lines += [name[start : start + width] for start in range(0, len(name), width)]
+        lines += textwrap.wrap(
+            f"{counts} ({sum(row.values())})", width, initial_indent="  ", subsequent_indent="  "
+        )
+    return lines
+
+
 def excluded_text(quest: Quest) -> list[str]:
     """An EXCLUDED quest as status shows it: where, who excluded it, when and why."""
     lines = [f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last})"]
     event = last_person_event(quest, "exclude")
     if event is not None:
-        lines.append(f"    by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}")
+        said = f"by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}"
+        lines.append(f"    {visible(said)}")
     return lines
 
 

@@ -9,6 +9,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,7 @@ from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import FunctionFacts, Quest
 from pytest_quest.engine import reaper
 from pytest_quest.engine.processes import reap_leftovers, stop_tree
+from pytest_quest.verify.capped import OUTPUT_LIMIT, CappedReader, feed, size_text
 from pytest_quest.verify.prompt import Request, TestSource, build_prompt, build_request
 from pytest_quest.verify.protocol import (
     STATUS_CLEAN,
@@ -57,14 +59,19 @@ class CommandVerifier:
 
     The command line is split with `shlex` and run without a shell, in its
     own process group, from the project's rootdir; at `timeout` seconds the
-    group is killed.
+    group is killed.  Its output is read in chunks and capped at
+    `max_output` bytes: beyond it the call is an error and the group is
+    killed, so a flood never sits in the judge's memory.
     """
 
-    def __init__(self, command: str, timeout: float, cwd: Path) -> None:
+    def __init__(
+        self, command: str, timeout: float, cwd: Path, max_output: int = OUTPUT_LIMIT
+    ) -> None:
         self.command = command
         self.name = command
         self.timeout = timeout
         self.cwd = cwd
+        self.max_output = max_output
 
     def __call__(self, request: Request, prompt: str) -> Answer:
         started = time.monotonic()
@@ -94,18 +101,21 @@ class CommandVerifier:
         except OSError as exc:
             return failed(f"cannot start: {exc}")
         try:
-            out, err = process.communicate(prompt.encode("utf-8"), timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            stop_tree(process)
-            return failed(f"timed out after {self.timeout:g}s (--quest-verify-timeout)")
+            outcome = self._exchange(process, prompt.encode("utf-8"), started)
         except BaseException:
             # Interrupted (Ctrl-C): the verifier runs in its own session.
+            process.stdin = process.stdout = process.stderr = None
             stop_tree(process)
             raise
+        if isinstance(outcome, str):
+            # The pipes belong to the reader threads (they end at the pipes' end):
+            # stopping the tree only kills and reaps.
+            process.stdin = process.stdout = process.stderr = None
+            stop_tree(process)
+            return failed(outcome)
+        stdout, stderr = outcome
         seconds = time.monotonic() - started
-        stdout = out.decode("utf-8", errors="replace")
         if process.returncode != 0:
-            stderr = err.decode("utf-8", errors="replace")
             detail = _tail(stderr) or _tail(stdout)
             return Answer(
                 self.name,
@@ -116,6 +126,38 @@ class CommandVerifier:
         return answer_from_text(
             self.name, seconds=seconds, text=stdout, questions=len(request.questions)
         )
+
+    def _exchange(
+        self, process: subprocess.Popen[bytes], prompt: bytes, started: float
+    ) -> tuple[str, str] | str:
+        """The prompt in, stdout and stderr out (capped); a problem text instead on failure."""
+        assert process.stdin is not None and process.stdout is not None
+        assert process.stderr is not None
+        out = CappedReader(process.stdout, self.max_output, stop_when_over=True)
+        err = CappedReader(process.stderr, self.max_output, stop_when_over=False)
+        writer = threading.Thread(target=feed, args=(process.stdin, prompt), daemon=True)
+        for thread in (out, err, writer):
+            thread.start()
+        deadline = started + self.timeout
+        while process.poll() is None or out.is_alive():
+            if out.over.is_set():
+                return (
+                    f"its output exceeded the cap of {self.max_output} bytes "
+                    f"({size_text(self.max_output)}) and it was stopped; "
+                    "a verifier replies in a few kilobytes"
+                )
+            if time.monotonic() >= deadline:
+                return f"timed out after {self.timeout:g}s (--quest-verify-timeout)"
+            out.over.wait(0.02)
+        if out.over.is_set():
+            return (
+                f"its output exceeded the cap of {self.max_output} bytes "
+                f"({size_text(self.max_output)}) and it was stopped; "
+                "a verifier replies in a few kilobytes"
+            )
+        err.join(max(0.0, deadline - time.monotonic()) + 1)
+        writer.join(1)
+        return out.text(), err.text()
 
 
 def answer_from_text(name: str, *, seconds: float, text: str, questions: int) -> Answer:
@@ -336,13 +378,21 @@ def checked_verifiers(
         )
     for command in commands:
         try:
-            if not shlex.split(command):
+            argv = shlex.split(command)
+            if not argv:
                 raise ValueError("empty command")
         except ValueError as exc:
             raise QuestUsageError(
                 f"verifier command {command!r} cannot be split into arguments ({exc}); "
                 "fix --quest-verifier-cmd or quest_verifier_cmds"
             ) from None
+        missing = _not_startable(argv[0], rootdir)
+        if missing:
+            # Said before any test runs: a verifier that cannot start would only make REVIEW.
+            raise QuestUsageError(
+                f"verifier command {command!r} cannot be started: no program {missing!r} "
+                "(on PATH or from the rootdir); fix --quest-verifier-cmd or quest_verifier_cmd"
+            )
     return verifiers
 
 
@@ -380,6 +430,7 @@ def verify_submission(
 
 
 __all__ = [
+    "OUTPUT_LIMIT",
     "AnsweredVerifier",
     "CommandVerifier",
     "HookVerifier",

@@ -21,6 +21,7 @@ from tests.support.attacks import (
     submit,
 )
 from tests.support.projects import Project
+from tests.support.quests import ratchet_view
 
 pytestmark = pytest.mark.slow
 
@@ -64,7 +65,7 @@ def attack(
 ) -> dict[str, Any]:
     """Submit `quest_id` with the attack's tests; the other entries must be unchanged."""
     (root / "tests" / "test_attack.py").write_text(textwrap.dedent(test_source))
-    before = json.loads((root / "quest.json").read_text())
+    before = ratchet_view((root / "quest.json").read_bytes())
     data = submit(root, quest_id)
     assert data["verdict"] in allowed, data
     assert_only_the_judged_entry_changed(root, before, quest_id)

@@ -82,8 +82,10 @@ if mode == "truncate":
     open(path, "w").close()
     sys.exit(0)
 data = json.loads(raw)
+tests = data.setdefault("tests", [])  # version 2: covering tests by index
+tests.append("forged")
 data["quests"][victim].update(
-    state="PASS", passed_at="2026-01-02T00:00:00Z", covering_tests=["forged"],
+    state="PASS", passed_at="2026-01-02T00:00:00Z", covering_tests=[len(tests) - 1],
     missing_lines=[], missing_branches=[],
 )
 forged = json.dumps(data, indent=2, sort_keys=True).encode() + b"\n"

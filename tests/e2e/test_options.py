@@ -151,6 +151,7 @@ def test_person_actions_have_no_ini_twin():
         "--quest-base-file",
         "--quest-policy",
         "--quest-since",
+        "--quest-require-pass",
     }
 
 
@@ -236,6 +237,7 @@ def test_help_shows_typed_ini_options(help_text, line):
 
 
 def test_help_hides_internal_options_and_person_action_ini(help_text):
+    assert "--quest-channel" not in help_text
     assert "--quest-measure-out" not in help_text
     assert "--quest-measure-only" not in help_text
     assert "internal:" not in help_text

@@ -78,12 +78,11 @@ def delete(path: tuple[str, ...]) -> Callable[[dict[str, Any]], None]:
 def duplicate_quest() -> bytes:
     # Two entries under one id (say, a bad merge of two branches): JSON
     # parsers keep the last one silently; we refuse.
+    # Version 2 writes one quest a line: the line twice.
     lines = VALID.splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.startswith(f'    "{SIGN}": {{'))
-    end = next(i for i in range(start, len(lines)) if lines[i] == "    }\n")
-    block = lines[start : end + 1]
-    block[-1] = "    },\n"
-    return "".join(lines[:start] + block + lines[start:]).encode()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f'"{SIGN}": {{'))
+    block = lines[start].rstrip(",\n") + ",\n"
+    return "".join([*lines[:start], block, *lines[start:]]).encode()
 
 
 def renamed(old: str, new: str) -> Callable[[dict[str, Any]], None]:
@@ -91,6 +90,25 @@ def renamed(old: str, new: str) -> Callable[[dict[str, Any]], None]:
         data["quests"][new] = data["quests"].pop(old)
 
     return change
+
+
+def moved(new_file: str, new_qualname: str = "sign") -> Callable[[dict[str, Any]], None]:
+    """``sign``'s entry as a stranger would forge it: another file or name, the id to match."""
+    new_id = f"{new_file}::{new_qualname}"
+
+    def change(data: dict[str, Any]) -> None:
+        entry = data["quests"].pop(SIGN)
+        entry["file"], entry["qualname"] = new_file, new_qualname
+        data["quests"][new_id] = entry
+        data["active"] = new_id
+
+    return change
+
+
+def raw_extra(literal: str) -> bytes:
+    """The valid file with ``sign``'s extra holding `literal` as written (say ``1e999``)."""
+    text = edit(set_in(("quests", SIGN, "extra"), {"x": "@@"})).decode()
+    return text.replace('"@@"', literal).encode()
 
 
 def merge_conflict() -> bytes:
@@ -116,7 +134,7 @@ CORRUPTIONS: dict[str, tuple[bytes, str]] = {
     ),
     "schema-future": (
         edit(set_in(("schema",), 99)),
-        r"schema: version 99 is newer than this pytest-quest understands \(1\) "
+        r"schema: version 99 is newer than this pytest-quest understands \(2\) "
         r"\(upgrade pytest-quest\)",
     ),
     "schema-zero": (edit(set_in(("schema",), 0)), "schema: unknown version 0"),
@@ -201,6 +219,61 @@ CORRUPTIONS: dict[str, tuple[bytes, str]] = {
         r"active: names 'src/pkg/calc.py::gone', which is not a quest",
     ),
     "quests-not-object": (edit(set_in(("quests",), [])), "quests: expected an object, found list"),
+    # issue 16: what a stranger may write into the file
+    "file-absolute": (
+        edit(moved("/etc/passwd")),
+        r"quests\['/etc/passwd::sign'\]\.file: an absolute path",
+    ),
+    "file-climbs": (
+        edit(moved("../../../../../etc/passwd")),
+        r"quests\['\.\./\.\./\.\./\.\./\.\./etc/passwd::sign'\]\.file: climbs out with '\.\.'",
+    ),
+    "file-control": (
+        edit(moved("src/pkg/calc.py\n::error file=X::Y")),
+        r"\.file: holds the character '\\n'",
+    ),
+    "id-colons": (edit(moved("", "")), r"quests\['::'\]\.file: empty path"),
+    "qualname-newline": (
+        edit(moved("src/pkg/calc.py", "sign\n::error file=X::Y")),
+        r"\.qualname: holds the character '\\n'",
+    ),
+    "qualname-ansi": (
+        edit(moved("src/pkg/calc.py", "\x1b[31msign")),
+        r"\.qualname: holds the character '\\x1b'",
+    ),
+    "qualname-html": (
+        edit(moved("src/pkg/calc.py", "sign<img src=x onerror=alert(1)>")),
+        r"\.qualname: 'sign<img src=x onerror=alert\(1\)>' is not a Python identifier",
+    ),
+    "qualname-locals": (
+        edit(moved("src/pkg/calc.py", "sign.<locals>.inner")),
+        r"\.qualname: '<locals>' is not a Python identifier",
+    ),
+    "tries-400-digits": (
+        edit(set_in(("quests", SIGN, "tries"), int("9" * 400))),
+        rf"quests\['{SIGN}'\]\.tries: an integer of 400 digits \(at most 15\)",
+    ),
+    "line-400-digits": (
+        edit(set_in(("quests", SIGN, "missing_lines"), [6, -int("9" * 400)])),
+        rf"quests\['{SIGN}'\]\.missing_lines\[1\]: an integer of 400 digits",
+    ),
+    "infinity-in-extra": (
+        raw_extra("Infinity"),
+        rf"quests\['{SIGN}'\]\.extra\.x: Infinity is not a JSON number",
+    ),
+    "nan-in-extra": (raw_extra("NaN"), rf"quests\['{SIGN}'\]\.extra\.x: NaN is not a JSON number"),
+    "overflowing-float": (
+        raw_extra("1e999"),
+        rf"quests\['{SIGN}'\]\.extra\.x: 1e999 is beyond a finite number's range",
+    ),
+    "excluded-not-an-id": (
+        edit(set_in(("excluded_functions",), ["src/pkg/calc.py::a\rb"])),
+        r"excluded_functions\[0\]: holds the character '\\r'",
+    ),
+    "test-file-outside": (
+        edit(set_in(("test_files",), {"/etc/passwd": "sha256:00"})),
+        r"test_files\['/etc/passwd'\]: an absolute path",
+    ),
 }
 
 
@@ -242,6 +315,14 @@ E2E_KINDS = [
     "wrong-type",
     "unknown-field",
     "not-utf8",
+    "file-absolute",
+    "file-climbs",
+    "tries-400-digits",
+    "infinity-in-extra",
+    "id-colons",
+    "qualname-newline",
+    "qualname-html",
+    "line-400-digits",
 ]
 E2E_CASES = [(kind, COMMANDS[index % len(COMMANDS)]) for index, kind in enumerate(E2E_KINDS)]
 E2E_CASES += [("merge-conflict", args) for args in COMMANDS]

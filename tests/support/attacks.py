@@ -7,13 +7,13 @@ and that no other entry of quest.json changed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.projects import Project, scanned_template
+from tests.support.quests import ratchet_view
 from tests.support.runner import run_quest
 
 
@@ -25,10 +25,9 @@ def attack_template(
 
 
 def scanned_copy(template: Project, path: Path) -> tuple[Path, dict[str, Any]]:
-    """A copy of `template` at `path`; its ratchet file as scanned."""
+    """A copy of `template` at `path`; its ratchet file as scanned (version 1's layout)."""
     root = Project(path).fill_from(template).path
-    before: dict[str, Any] = json.loads((root / "quest.json").read_text())
-    return root, before
+    return root, ratchet_view((root / "quest.json").read_bytes())
 
 
 def submit(root: Path, quest_id: str) -> dict[str, Any]:
@@ -40,7 +39,7 @@ def submit(root: Path, quest_id: str) -> dict[str, Any]:
 
 def assert_only_the_judged_entry_changed(root: Path, before: dict[str, Any], judged: str) -> None:
     """Every quest but `judged`, the set of quests and the file-wide records are as `before`."""
-    after = json.loads((root / "quest.json").read_text())
+    after = ratchet_view((root / "quest.json").read_bytes())
     for qid, entry in before["quests"].items():
         if qid != judged:
             assert after["quests"].get(qid) == entry, qid

@@ -32,3 +32,48 @@ def test_the_readme_commands_exist():
         assert (ROOT / script).is_file()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "run-tests.sh" in ci, ".ci/run must run the README's test command"
+
+
+def _options_reference():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "options_reference", ROOT / "docs" / "_hooks" / "options_reference.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_configuration_reference_is_generated_from_every_option():
+    hook = _options_reference()
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert hook.MARKER in page
+    rendered = hook.on_page_markdown(page, None, None, None)
+    assert hook.MARKER not in rendered
+    sections = rendered.split("\n### ")[1:]
+    options = [s for s in sections if s.startswith("`--quest")]
+    assert len(options) == len(_OPTIONS)
+    for option, section in zip(_OPTIONS, options):
+        assert section.startswith(f"`{option.flags[0]}")
+        assert option.help in section
+        ini = f"* ini option: `{option.name}` ({option.ini_type})"
+        assert (ini in section) == (option.ini_type is not None), section
+    # A page without the marker is left alone.
+    assert hook.on_page_markdown("# other", None, None, None) == "# other"
+
+
+def test_every_doc_page_is_in_the_site_nav():
+    mkdocs = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = set(re.findall(r"^\s*- (?:[^:\n]+: )?([\w-]+\.md)\s*$", mkdocs, flags=re.M))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")}
+    assert pages == nav, f"in docs/ but not in the nav: {pages - nav}; in the nav only: {nav - pages}"
+
+
+def test_ci_builds_the_site_strictly_and_checks_the_package():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "mkdocs build --strict" in ci
+    assert "-m build" in ci
+    assert "twine check --strict" in ci
+    assert ".ci/check_dist.py" in ci

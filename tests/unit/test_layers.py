@@ -1,7 +1,9 @@
 """The package's layers: every import points one way, and there is no cycle.
 
-Layer order, lowest first: core < engine < verify < report < app < plugin
+Layer order, lowest first: core < engine < verify < report < app < plugin < mcp
 (docs/architecture.md). A module may import its own layer or a lower one.
+`mcp` (the MCP server, an entry point of its own) sits on top: nothing imports
+it, it imports no pytest, and only it imports the MCP SDK.
 Imports inside functions count too: hiding one there does not make it right.
 """
 
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pytest_quest"
-LAYERS = ("core", "engine", "verify", "report", "app", "plugin")
+LAYERS = ("core", "engine", "verify", "report", "app", "plugin", "mcp")
 # Third-party packages a layer may not import at all (stdlib and the package
 # itself are always fine for the layers above core).
 FORBIDDEN_ANYWHERE = {
@@ -26,7 +28,11 @@ FORBIDDEN_ANYWHERE = {
     "verify": {"pytest", "_pytest", "coverage", "rich", "pluggy"},
     "report": {"pytest", "_pytest", "coverage"},
     "app": {"pytest", "_pytest"},
+    # The MCP server runs pytest in child processes; it never loads it (nor the plugin).
+    "mcp": {"pytest", "_pytest"},
 }
+# Third-party packages only one layer may import: the optional MCP SDK.
+ONLY_IN = {"mcp": "mcp", "mcp_types": "mcp"}
 # Not at module level: engine code runs in processes that must start fast and
 # must not need pytest to be importable (a child process imports it itself).
 FORBIDDEN_AT_IMPORT = {"engine": {"pytest", "_pytest"}}
@@ -131,6 +137,8 @@ def violations(root: Path) -> list[str]:
             if LAYERS.index(target_layer) > LAYERS.index(source_layer):
                 problems.append(f"{where}: {source_layer} may not import {target_layer} (a higher layer)")
             continue
+        if top in ONLY_IN and source_layer != ONLY_IN[top]:
+            problems.append(f"{where}: only the {ONLY_IN[top]} layer may import {top}")
         if source_layer in FORBIDDEN_ANYWHERE:
             banned = FORBIDDEN_ANYWHERE[source_layer]
             if (banned is None and top not in stdlib and top != "__future__") or (
@@ -248,6 +256,10 @@ def _package(tmp_path: Path, files: dict[str, str]) -> Path:
          "verify may not import app"),
         ({"report/text.py": "from pytest_quest.plugin.hooks import x\n", "plugin/hooks.py": ""},
          "report may not import plugin"),
+        ({"plugin/hooks.py": "from pytest_quest.mcp import server\n", "mcp/server.py": ""},
+         "plugin may not import mcp"),
+        ({"app/next.py": "def f():\n    import mcp\n"}, "only the mcp layer may import mcp"),
+        ({"mcp/server.py": "import pytest\n"}, "mcp may not import pytest"),
     ],
 )
 def test_the_checker_catches_a_forbidden_import(

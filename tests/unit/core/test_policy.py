@@ -20,6 +20,7 @@ from pytest_quest.core.policy import (
     is_weaker,
     parse_assignment,
     parse_compact,
+    parse_value,
     weaker_keys,
 )
 
@@ -37,6 +38,7 @@ policies = st.builds(
     sources=st.lists(st.sampled_from(["src", "src/pkg", "lib"]), unique=True, min_size=1).map(
         lambda x: tuple(sorted(x))
     ),
+    subprocesses=st.booleans(),
 )
 
 
@@ -103,6 +105,22 @@ def test_compact_names_every_key():
     text = BASE.compact()
     assert [part.split("=")[0] for part in text.split(";")] == list(KEYS)
     assert "mutants=on" in text and "sources=src/pkg" in text
+    off = replace(BASE, subprocesses=False)
+    assert parse_compact(off.compact()) == off and from_dict(off.to_dict()) == off
+
+
+def test_subprocess_measurement_off_is_weaker_and_a_record_without_it_is_on():
+    off = replace(BASE, subprocesses=False)
+    assert weaker_keys(BASE, off) == ["subprocesses"]
+    assert weaker_keys(off, BASE) == []
+    older = {key: value for key, value in BASE.to_dict().items() if key != "subprocesses"}
+    assert from_dict(older).subprocesses is True  # a record from before the key: on
+    assert parse_compact(BASE.compact().replace(";subprocesses=on", "")) == BASE
+    assert replace(BASE, subprocesses=False).digest() != BASE.digest()
+    assert BASE.shown("subprocesses") == "subprocesses=on"
+    assert parse_value("subprocesses", "off") is False
+    with pytest.raises(QuestUsageError, match="subprocesses=on"):
+        effective(BASE, off, {"subprocesses"})
 
 
 def test_effective_keeps_what_is_not_given_and_applies_tightening():
@@ -145,3 +163,19 @@ def test_assignments():
     for bad in ("max_tries", "colour=red", "max_tries=zero"):
         with pytest.raises(PolicyError):
             parse_assignment(bad)
+
+
+def test_operators_default_all_or_a_list_of_known_names():
+    from pytest_quest.core.policy import KNOWN_OPERATORS
+
+    assert change(BASE, [("operators", "all")]).operators == KNOWN_OPERATORS
+    assert change(BASE, [("operators", "default")]).operators == OPERATORS
+    opted = change(BASE, [("operators", ",".join([*OPERATORS, "compare.boundary"]))])
+    assert "compare.boundary" in opted.operators and "compare.boundary" not in OPERATORS
+    assert weaker_keys(opted, BASE) == ["operators"]
+    assert opted.shown("operators").startswith("operators=")
+    assert change(BASE, [("operators", "all")]).shown("operators") == "operators=all"
+    assert BASE.shown("operators") == "operators=default"
+    assert parse_compact(opted.compact()) == opted
+    with pytest.raises(PolicyError, match="unknown operator"):
+        change(BASE, [("operators", "nope")])

@@ -59,7 +59,10 @@ def quests(draw: st.DrawFn) -> Quest:
         passed_at=draw(st.text(min_size=1, max_size=8)) if passed else draw(texts),
         baseline=draw(st.booleans()),
         history=draw(st.lists(events, max_size=2)),
-        extra=draw(st.dictionaries(texts, st.integers() | texts, max_size=2)),
+        # Integers of at most 15 digits: the reader refuses longer ones (issue 16).
+        extra=draw(
+            st.dictionaries(texts, st.integers(-(10**15) + 1, 10**15 - 1) | texts, max_size=2)
+        ),
     )
 
 
@@ -71,9 +74,15 @@ def ratchets(draw: st.DrawFn) -> Ratchet:
         quests=found,
         active=active,
         coverage_config=draw(st.dictionaries(texts, st.booleans() | texts, max_size=3)),
-        test_files=draw(st.dictionaries(texts, texts, max_size=3)),
+        test_files=draw(st.dictionaries(files, texts, max_size=3)),
         removed=draw(st.lists(st.dictionaries(texts, texts, max_size=2), max_size=2)),
-        excluded_functions=sorted(draw(st.lists(texts, max_size=2))),  # written sorted
+        excluded_functions=sorted(  # written sorted; quest ids, as the scanner writes them
+            draw(
+                st.lists(
+                    st.builds(make_quest_id, files, identifiers, st.integers(1, 3)), max_size=2
+                )
+            )
+        ),
         scanned_at=draw(texts),
     )
 

@@ -131,6 +131,17 @@ def test_check_outcome_exit_statuses():
     assert broken.lines[1] == "  tests/t.py:3: boom"
 
 
+
+def test_many_collection_errors_are_summarised_in_text_and_kept_whole_in_json():
+    errors = [CollectionError(file=f"tests/t{n}.py", line=1, message="boom") for n in range(12)]
+    broken = ci.interrupted(errors, ratchet(quest("a", 1, 3)))
+    assert broken.lines[0].startswith("check: not run: 12 collection errors stopped the suite")
+    assert broken.lines[1:] == [f"  tests/t{n}.py:1: boom" for n in range(10)] + ["  ... and 2 more"]
+    assert len(broken.data["collection_errors"]) == 12
+    one = ci.interrupted(errors[:1], ratchet(quest("a", 1, 3)))
+    assert one.lines[0].startswith("check: not run: 1 collection error stopped the suite")
+
+
 def test_workflow_annotations_exact_text_and_escaping():
     base = ratchet(quest("a", 1, 3))
     report = check_ratchet(base, [facts("a", 1, 3, missing=[2]), facts("b", 5, 6)])
@@ -175,7 +186,7 @@ def test_step_summary_and_unwritable_file(tmp_path):
     assert text.startswith("## pytest-quest check failed\n")
     assert f"| `{FILE}::a` | 2026-01-02T03:04:05Z | `{FILE}:2` | line 2 not covered" in text
     assert "### Untracked functions\n" in text
-    assert "- `t::bad\\|x`" in text  # a pipe would break the table's row
+    assert "- `t::bad|x`" in text  # a code span in a list, not a table: the pipe is harmless
     target = tmp_path / "summary.md"
     assert ci.append_step_summary(str(target), text) is None
     assert ci.append_step_summary(str(target), text) is None

@@ -1,0 +1,141 @@
+"""``--quest-since REF``: next, status, check and export limited to the functions changed since REF.
+
+Which functions changed is engine/changes.py's answer (fingerprints at the
+ref's version of each file).  ``check --quest-require-pass`` fails when a
+changed function is not PASS, one fact per function; in GitHub Actions on a
+pull request its default ref is the pull request's base.
+
+The ratchet check itself is never narrowed: `check` re-measures every PASS
+quest whatever ``--quest-since`` says, since a change can regress a function
+it does not touch (a test deleted) and the suite runs whole anyway.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pytest_quest.app.context import Context
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.model import Fact, Ratchet, State
+from pytest_quest.engine.base import default_ref
+from pytest_quest.engine.changes import Changes, changed_since
+
+
+def since_ref(ctx: Context) -> str | None:
+    """The ref to compare with: ``--quest-since``, else (require-pass only) the pull request's base."""
+    options = ctx.options
+    if options.since or not options.require_pass:
+        return options.since
+    ref = default_ref(ctx.environ, ctx.rootdir)
+    if ref is None:
+        raise QuestUsageError(
+            "--quest-require-pass needs --quest-since REF (the branch the change goes into, "
+            "for example origin/main); only in GitHub Actions on a pull request is its base "
+            "the default"
+        )
+    return ref
+
+
+def load_changes(ctx: Context) -> Changes | None:
+    """The functions changed since the ref in force, or None without one."""
+    ref = since_ref(ctx)
+    if ref is None:
+        return None
+    return changed_since(ref, ctx.rootdir, ctx.options.sources)
+
+
+def narrowed(ratchet: Ratchet, changes: Changes | None) -> Ratchet:
+    """A view of `ratchet` holding only the quests of changed functions (the file is untouched)."""
+    if changes is None:
+        return ratchet
+    quests = {qid: quest for qid, quest in ratchet.quests.items() if qid in changes.changed}
+    active = ratchet.active if ratchet.active in quests else None
+    return dataclasses.replace(ratchet, quests=quests, active=active)
+
+
+def untracked(changes: Changes, ratchet: Ratchet) -> list[str]:
+    """Changed functions that have no quest yet (a scan adds them)."""
+    return sorted(qid for qid in changes.changed if qid not in ratchet.quests)
+
+
+def since_data(changes: Changes, ratchet: Ratchet) -> dict[str, Any]:
+    """The ``since`` object of the JSON output."""
+    return {
+        **changes.to_dict(),
+        "new": sorted(changes.new),
+        "untracked": untracked(changes, ratchet),
+    }
+
+
+def since_line(changes: Changes, ratchet: Ratchet) -> str:
+    missing = untracked(changes, ratchet)
+    note = (
+        f"; {len(missing)} not in the ratchet file (`pytest --quest scan` adds them)"
+        if missing
+        else ""
+    )
+    return (
+        f"since {changes.ref} ({changes.commit[:12]}): {len(changes.changed)} functions "
+        f"changed{note}"
+    )
+
+
+def not_pass(changes: Changes, ratchet: Ratchet, regressed: set[str]) -> list[dict[str, Any]]:
+    """Every changed function that is not PASS (or is a PASS that regressed), one fact each."""
+    found: list[dict[str, Any]] = []
+    for qid, info in sorted(changes.changed.items()):
+        quest = ratchet.quests.get(qid)
+        state = quest.state.value if quest is not None else "untracked"
+        where = f"{info.file}:{info.first}"
+        if quest is None:
+            actual = "not in the ratchet file: run `pytest --quest scan` and commit quest.json"
+        elif quest.state is State.PASS and qid in regressed:
+            actual = "PASS, but regressed (see its regression facts)"
+        elif quest.state is State.PASS:
+            continue
+        elif quest.state is State.TODO:
+            gaps = len(quest.missing_lines) + len(quest.missing_branches)
+            actual = (
+                f"TODO ({gaps} lines and branches not covered, {quest.tries} tries): "
+                f"`pytest --quest next --quest-id {qid}`"
+            )
+            if quest.fingerprint and quest.fingerprint != info.fingerprint:
+                # Gate step 1 holds a quest to the code it was issued for (docs/gate.md).
+                actual += (
+                    "; it was issued for the code before this change, so a submit is REVIEW "
+                    "(identity.changed) until a person re-issues it with --quest-reopen"
+                )
+        else:
+            actual = f"{quest.state.value}: a person settles it (docs/ci.md#person-actions)"
+        what = "new" if qid in changes.new else "changed"
+        fact = Fact(
+            check="since.require_pass",
+            field=where,
+            expected=f"PASS ({what} since {changes.ref})",
+            actual=actual,
+            message=f"{info.qualname} {what} since {changes.ref} is not PASS: {actual}",
+        )
+        found.append(
+            {
+                "id": qid,
+                "file": info.file,
+                "qualname": info.qualname,
+                "lines": [info.first, info.last],
+                "state": state,
+                "new": qid in changes.new,
+                "facts": [fact.to_dict()],
+            }
+        )
+    return found
+
+
+__all__ = [
+    "load_changes",
+    "narrowed",
+    "not_pass",
+    "since_data",
+    "since_line",
+    "since_ref",
+    "untracked",
+]

@@ -1,0 +1,79 @@
+"""What `pytest --quest submit` says: the verdict, the quest as recorded, what to do next."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_quest.app.context import Context
+from pytest_quest.core.environment import ENVIRONMENT_EXIT
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import Ratchet, State
+from pytest_quest.report import text
+from pytest_quest.report.json import Output, quest_json
+
+#: The `verdict` of a submit that recorded none (the run could not complete
+#: for reasons outside the submission: core/environment.py).
+NO_VERDICT = "NONE"
+
+
+def said(
+    ctx: Context,
+    quest_id: str,
+    result: GateResult,
+    state: State,
+    ratchet: Ratchet,
+    *,
+    environment: dict[str, Any] | None = None,
+) -> Output:
+    """The verdict, the quest as recorded, and the next quest once this one is settled.
+
+    `environment` (cause, output tail, count in a row, limit): the run could
+    not complete for reasons outside the submission and no verdict was
+    recorded, unless the limit made the quest REVIEW.
+    """
+    max_tries = ctx.options.max_tries
+    judged = ratchet.quests[quest_id]
+    no_verdict = environment is not None and state is State.TODO
+    verdict = NO_VERDICT if no_verdict else result.verdict.value
+    data: dict[str, Any] = {
+        "verdict": verdict,
+        "step": result.step,
+        "remaining": ratchet.remaining,
+        "done": ratchet.remaining == 0,
+        "counts": ratchet.counts(),
+        "quest": quest_json(judged, ratchet, max_tries=max_tries, rootdir=ctx.rootdir),
+        "next_quest": None,
+    }
+    if environment is not None:
+        data["environment"] = environment
+    if no_verdict:
+        assert environment is not None
+        lines = [
+            f"NO VERDICT: {quest_id} stays {state.value} (tries {judged.tries}/{max_tries}, "
+            "none spent): the run could not complete for a reason outside the submission",
+            f"  cause: {environment['cause']}",
+            f"  {environment['in_a_row']} such run(s) in a row; REVIEW at {environment['limit']}",
+        ]
+        if environment["output_tail"]:
+            lines.append("  last lines of the run's output:")
+            lines += [f"    {line}" for line in environment["output_tail"]]
+    else:
+        lines = [
+            f"{verdict}: {quest_id} is now {state.value} (tries {judged.tries}/{max_tries})"
+        ]
+        lines += text.facts_text(result.facts)
+    nxt = ratchet.quests.get(ratchet.active) if ratchet.active else None
+    if state.terminal and nxt is not None:
+        data["next_quest"] = quest_json(nxt, ratchet, max_tries=max_tries, rootdir=ctx.rootdir)
+        lines.append("next quest:")
+        lines += text.quest_text(nxt, max_tries, data["next_quest"])
+    elif state is State.TODO:
+        lines.append(f"submit again: {text.submit_command(quest_id)}")
+    lines.append(text.progress_line(ratchet))
+    exitcode = 1 if state is State.TODO else 0
+    if no_verdict:
+        exitcode = ENVIRONMENT_EXIT
+    return Output(data, lines, exitcode)
+
+
+__all__ = ["NO_VERDICT", "said"]

@@ -1,0 +1,108 @@
+"""Runs that could not complete for reasons outside the submission: no verdict, no try spent.
+
+A gate child killed by a signal the gate did not send (SIGKILL from a person
+or the out-of-memory killer), out of memory, or an interpreter that failed to
+start says nothing about the submitted tests.  The submit records no verdict
+and exits with `ENVIRONMENT_EXIT`; only after the policy's
+``environment_failures`` such runs in a row is the quest REVIEW.  A timeout
+the gate enforced is not one of them: it stays REVIEW ("could not confirm").
+Pure: the caller hands in the exit status and the run's output.
+"""
+
+from __future__ import annotations
+
+import signal
+
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import Event, Fact, Quest, State
+
+#: The exit status of a submit that recorded no verdict for such a reason
+#: (sysexits.h's EX_TEMPFAIL: "temporary failure, try again"; pytest uses 0-5).
+ENVIRONMENT_EXIT = 75
+
+#: The quest's ``extra`` key counting such runs in a row (a recorded verdict resets it).
+STREAK_KEY = "environment_failures"
+
+# Signals that come from outside the judged code: a person or a supervisor
+# (KILL, TERM, HUP, INT, QUIT), the out-of-memory killer (KILL), resource
+# limits (XCPU, XFSZ).  SEGV, ABRT, BUS, FPE, ILL are crashes of the code
+# under test: they stay "could not confirm".
+OUTSIDE_SIGNALS = frozenset(
+    int(getattr(signal, name))
+    for name in ("SIGKILL", "SIGTERM", "SIGHUP", "SIGINT", "SIGQUIT", "SIGXCPU", "SIGXFSZ")
+    if hasattr(signal, name)
+)
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def environment_cause(returncode: int | None, output: str) -> str:
+    """Why a run that sent no report failed for reasons outside the submission, or "".
+
+    `returncode` is the reaping shim's: ``128 + N`` when the child died of
+    signal N, negative when the shim itself was killed; None (the gate's
+    timeout) is never an environment failure.
+    """
+    if returncode is None:
+        return ""
+    number = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else 0
+    if number in OUTSIDE_SIGNALS:
+        return (
+            f"killed by signal {signal_name(number)}, not sent by the gate "
+            "(a person, a supervisor or the out-of-memory killer)"
+        )
+    if number:
+        return ""  # a crash of the code under test (SEGV, ABRT...): could not confirm
+    if returncode in (126, 127):
+        return f"the interpreter failed to start (exit status {returncode})"
+    text = output.strip()
+    if text.startswith("Fatal Python error"):
+        return "the interpreter failed to start: " + text.splitlines()[0]
+    last = text.splitlines()[-1].strip() if text else ""
+    if last.startswith("MemoryError") or "Cannot allocate memory" in last:
+        return f"out of memory ({last[:120]})"
+    return ""
+
+
+def record_environment_failure(quest: Quest, result: GateResult, *, limit: int, now: str) -> State:
+    """One more such run in a row for `quest`: no verdict below `limit`, REVIEW at it.
+
+    No try is spent either way; the history keeps each run (``environment``).
+    """
+    streak = int(quest.extra.get(STREAK_KEY, 0) or 0) + 1
+    quest.extra[STREAK_KEY] = streak
+    cause = result.facts[0].actual if result.facts else ""
+    quest.history.append(Event(at=now, action="environment", note=cause[:200]))
+    if streak < limit:
+        return quest.state
+    quest.facts = [
+        *result.facts,
+        Fact(
+            check="environment.repeated",
+            field=quest.id,
+            expected=f"fewer than {limit} runs in a row that cannot complete",
+            actual=f"{streak} in a row",
+            message=(
+                f"could not confirm: {streak} runs in a row could not complete for reasons "
+                "outside the submission; a person must look"
+            ),
+        ),
+    ]
+    quest.state = State.REVIEW
+    quest.extra.pop(STREAK_KEY, None)
+    return quest.state
+
+
+__all__ = [
+    "ENVIRONMENT_EXIT",
+    "OUTSIDE_SIGNALS",
+    "STREAK_KEY",
+    "environment_cause",
+    "record_environment_failure",
+    "signal_name",
+]

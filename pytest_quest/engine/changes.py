@@ -1,0 +1,170 @@
+"""Which functions of the code under test changed since a git ref (``--quest-since REF``).
+
+A function changed when its fingerprint (engine/source.py: the AST, blind to
+comments, blank lines and position) differs from the same function's in the
+ref's version of its file, or when it was not there at all (new code).  A
+function moved (inside its file, to a renamed file, or cut from a file the
+change also touched) keeps its fingerprint and does not count.
+
+Compared against the merge base of REF and HEAD, as ``git diff REF...`` does
+(so what the base branch gained since the branch point is not this change's),
+plus what is not committed yet: staged, unstaged and untracked files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.engine.base import commit_of, git, show_at, toplevel
+from pytest_quest.engine.source import FunctionInfo, source_functions
+
+OPTION = "--quest-since"
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The functions changed since `ref`: ids (rootdir-relative, as quests name them) to functions."""
+
+    ref: str
+    commit: str  # the merge base compared against
+    changed: dict[str, FunctionInfo] = field(default_factory=dict)
+    new: frozenset[str] = frozenset()  # ids of functions absent at the ref
+
+    def to_dict(self) -> dict[str, object]:
+        return {"ref": self.ref, "commit": self.commit, "changed": sorted(self.changed)}
+
+
+def compare(
+    now: list[FunctionInfo], before: list[FunctionInfo], moved_from: set[tuple[str, str]]
+) -> tuple[list[FunctionInfo], set[str]]:
+    """The functions of `now` that changed against `before` (the same file at the ref).
+
+    Functions are matched by qualified name and ordinal (a renamed file keeps
+    them).  `moved_from` holds (qualname, fingerprint) of every function at
+    the ref in the files the change touched: a function found there unchanged
+    was moved, not written.  Returns the changed functions and the ids of the
+    new ones.
+    """
+    old = {(info.qualname, info.ordinal): info.fingerprint for info in before}
+    old_names = {(info.qualname, info.fingerprint) for info in before}
+    changed: list[FunctionInfo] = []
+    new: set[str] = set()
+    for info in now:
+        if not info.lines:
+            continue  # nothing to measure: never a quest
+        if old.get((info.qualname, info.ordinal)) == info.fingerprint:
+            continue
+        if (info.qualname, info.fingerprint) in old_names | moved_from:
+            continue  # moved (a twin reordered, or from another file)
+        changed.append(info)
+        if (info.qualname, info.ordinal) not in old:
+            new.add(info.quest_id)
+    return changed, new
+
+
+def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
+    """The functions under `sources` whose code changed since `ref` (see the module docstring)."""
+    if ref.startswith("-"):
+        # git would read it as an option.
+        raise QuestUsageError(f"{OPTION} {ref}: a git ref does not start with '-'")
+    top = toplevel(rootdir, OPTION)
+    commit = commit_of(ref, rootdir, OPTION)
+    merged = git(["merge-base", commit, "HEAD"], top, OPTION)
+    if merged.returncode == 0 and merged.stdout.strip():
+        commit = merged.stdout.decode().strip()
+    roots = [Path(s).resolve() for s in sources]
+    # Only the sources: an untracked virtualenv in the project is never listed.
+    pathspecs = [root.relative_to(top).as_posix() or "." for root in roots if _under(root, [top])]
+    if not pathspecs:
+        return Changes(ref=ref, commit=commit)
+    renamed_from, touched_before = _diff(commit, top, pathspecs)
+    root = rootdir.resolve()
+    parsed: dict[str, list[FunctionInfo]] = {}
+
+    def at_ref(path: str) -> list[FunctionInfo]:
+        """The functions of `path` at the commit, read and parsed once."""
+        if path not in parsed:
+            parsed[path] = _functions(show_at(commit, path, top, OPTION), path)
+        return parsed[path]
+
+    moved_from: set[tuple[str, str]] = set()
+    for touched in touched_before:
+        if touched.endswith(".py"):
+            moved_from |= {(info.qualname, info.fingerprint) for info in at_ref(touched)}
+    changes: dict[str, FunctionInfo] = {}
+    new: set[str] = set()
+    for path, old_path in sorted(renamed_from.items()):
+        absolute = top / path
+        if absolute.suffix != ".py" or not _under(absolute, roots) or not absolute.is_file():
+            continue
+        try:
+            rel = absolute.relative_to(root).as_posix()
+        except ValueError:
+            continue  # a source outside the rootdir is named as scan names it: skipped here
+        now = _functions(absolute.read_bytes(), rel)
+        before = at_ref(old_path) if old_path else []
+        found, fresh = compare(now, before, moved_from)
+        changes.update((info.quest_id, info) for info in found)
+        new |= fresh
+    return Changes(ref=ref, commit=commit, changed=changes, new=frozenset(new))
+
+
+def _diff(
+    commit: str, top: Path, pathspecs: list[str]
+) -> tuple[dict[str, str | None], list[str]]:
+    """Files changed since `commit` (path now -> path at the commit, None: new) and old paths touched."""
+    out = git(
+        ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", commit, "--", *pathspecs],
+        top,
+        OPTION,
+    )
+    if out.returncode != 0:
+        message = out.stderr.decode(errors="replace").strip()
+        raise QuestUsageError(f"{OPTION}: git diff against {commit[:12]} failed: {message}")
+    fields = out.stdout.decode(errors="surrogateescape").split("\0")
+    now: dict[str, str | None] = {}
+    touched: list[str] = []
+    index = 0
+    while index < len(fields) and fields[index]:
+        status = fields[index]
+        if status[0] in "RC":
+            old, new = fields[index + 1], fields[index + 2]
+            index += 3
+            now[new] = old
+            if status[0] == "R":
+                touched.append(old)
+            continue
+        path = fields[index + 1]
+        index += 2
+        if status[0] == "D":
+            touched.append(path)
+        elif status[0] == "A":
+            now[path] = None
+        else:  # M, T: the same path before and now
+            now[path] = path
+            touched.append(path)
+    untracked = git(["ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs], top, OPTION)
+    for path in untracked.stdout.decode(errors="surrogateescape").split("\0"):
+        if path:
+            now.setdefault(path, None)
+    return now, touched
+
+
+def _functions(data: bytes | None, rel: str) -> list[FunctionInfo]:
+    if data is None:
+        return []
+    try:
+        return source_functions(rel, data.decode("utf-8", errors="replace"))
+    except QuestUsageError:
+        return []  # does not parse: every function of the other side counts as changed
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == root or root in resolved.parents for root in roots)
+
+
+__all__ = ["Changes", "changed_since", "compare"]

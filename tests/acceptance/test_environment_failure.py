@@ -1,0 +1,82 @@
+"""A gate child killed from outside is no verdict (issue 14, item 2).
+
+The submitted test writes its process id to a file, then sleeps; this test
+kills that process (the gate's child pytest) with SIGKILL, as a person or the
+out-of-memory killer would.  The quest stays TODO, no try is spent, the
+submit exits with the documented status 75 and names the signal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from pytest_quest.core.environment import ENVIRONMENT_EXIT, STREAK_KEY
+from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project
+from tests.support.runner import popen_pytest
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX signals")
+
+SLEEPER = """\
+import os
+import time
+
+from pkg.calc import sign
+
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(5) == 1
+    with open({pidfile!r}, "w") as handle:
+        handle.write(str(os.getpid()))
+    time.sleep(120)
+"""
+
+
+def wait_for_pid(path, process, seconds: float = 60.0) -> int:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the gate's child never started the test")
+
+
+def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project):
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    assert project.run("--quest", "scan").ret == 0
+    pidfile = project.path / "child.pid"
+    project.test("test_sign", SLEEPER.format(pidfile=str(pidfile)))
+    process = popen_pytest(
+        project.path, "--quest", "submit", "--quest-id", SIGN, "--quest-format", "json"
+    )
+    try:
+        child = wait_for_pid(pidfile, process)
+        assert child != process.pid
+        os.kill(child, signal.SIGKILL)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == ENVIRONMENT_EXIT, stdout + stderr
+    data = json.loads(stdout)
+    assert data["verdict"] == "NONE"
+    assert data["step"] == "environment"
+    assert "SIGKILL" in data["environment"]["cause"]
+    assert data["environment"]["in_a_row"] == 1
+    assert data["environment"]["limit"] == 3
+    assert isinstance(data["environment"]["output_tail"], list)
+    assert data["quest"]["state"] == "TODO" and data["quest"]["tries"] == 0
+    assert data["done"] is False
+    recorded = project.ratchet()["quests"][SIGN]
+    assert recorded["state"] == "TODO"
+    assert recorded["tries"] == 0
+    assert recorded["extra"][STREAK_KEY] == 1
+    assert recorded["history"][-1]["action"] == "environment"

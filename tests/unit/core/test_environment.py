@@ -1,0 +1,124 @@
+"""Environment failures are not verdicts (issue 14, item 2): the cause, the streak, the limit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+
+import pytest
+
+from pytest_quest.core.environment import (
+    ENVIRONMENT_EXIT,
+    STREAK_KEY,
+    environment_cause,
+    record_environment_failure,
+)
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import Fact, State, Verdict
+from pytest_quest.core.policy import (
+    LATER_KEYS,
+    GatePolicy,
+    from_dict,
+    parse_compact,
+    weaker_keys,
+)
+from pytest_quest.core.states import apply_verdict
+from tests.support import quests
+
+NOW = "2026-12-01T10:00:00Z"
+
+
+def test_the_exit_status_is_not_pytests_nor_a_shell_signal_status():
+    assert ENVIRONMENT_EXIT == 75
+    assert ENVIRONMENT_EXIT not in range(6)
+
+
+@pytest.mark.parametrize(
+    ("returncode", "output", "expected"),
+    [
+        (128 + signal.SIGKILL, "tests/test_x.py ", "killed by signal SIGKILL"),
+        (-signal.SIGKILL, "", "killed by signal SIGKILL"),
+        (128 + signal.SIGTERM, "", "killed by signal SIGTERM"),
+        (127, "", "the interpreter failed to start (exit status 127)"),
+        (1, "Fatal Python error: init_import_site\nPython runtime state", "the interpreter failed to start"),
+        (1, "collected 3 items\nTraceback...\nMemoryError", "out of memory"),
+    ],
+)
+def test_causes_outside_the_submission(returncode, output, expected):
+    assert expected in environment_cause(returncode, output)
+
+
+@pytest.mark.parametrize(
+    ("returncode", "output"),
+    [
+        (None, ""),  # the gate's own timeout: stays REVIEW
+        (1, "some crash"),
+        (128 + signal.SIGSEGV, "Fatal Python error: Segmentation fault"),  # a crash in the code
+        (128 + signal.SIGABRT, ""),
+        (3, "INTERNALERROR> boom"),
+    ],
+)
+def test_other_incomplete_runs_are_not_environment_failures(returncode, output):
+    assert environment_cause(returncode, output) == ""
+
+
+def review() -> GateResult:
+    fact = Fact("environment", "q", "the test run completes", "killed", "could not confirm: killed")
+    return GateResult(Verdict.REVIEW, [fact], "environment")
+
+
+def test_below_the_limit_no_verdict_no_try_only_the_streak():
+    quest = quests.make_quest(tries=1)
+    for expected in (1, 2):
+        state = record_environment_failure(quest, review(), limit=3, now=NOW)
+        assert state is State.TODO
+        assert quest.tries == 1
+        assert quest.extra[STREAK_KEY] == expected
+    assert [event.action for event in quest.history] == ["environment", "environment"]
+    assert all(event.verdict == "" for event in quest.history)
+
+
+def test_the_limit_in_a_row_is_review_with_a_fact_saying_so():
+    quest = quests.make_quest()
+    for _ in range(2):
+        record_environment_failure(quest, review(), limit=3, now=NOW)
+    state = record_environment_failure(quest, review(), limit=3, now=NOW)
+    assert state is State.REVIEW
+    assert quest.facts[-1].check == "environment.repeated"
+    assert "3 runs in a row" in quest.facts[-1].message
+    assert quest.tries == 0
+
+
+def test_a_recorded_verdict_ends_the_streak():
+    quest = quests.make_quest()
+    record_environment_failure(quest, review(), limit=3, now=NOW)
+    record_environment_failure(quest, review(), limit=3, now=NOW)
+    apply_verdict(quest, GateResult(Verdict.FAIL, [], "3-coverage"), 3, NOW)
+    assert STREAK_KEY not in quest.extra
+    assert record_environment_failure(quest, review(), limit=3, now=NOW) is State.TODO
+
+
+def test_the_limit_is_a_policy_key_default_3_and_more_is_weaker():
+    assert GatePolicy().environment_failures == 3
+    assert "environment_failures=3" in GatePolicy().compact()
+    assert weaker_keys(GatePolicy(), GatePolicy(environment_failures=5)) == ["environment_failures"]
+    assert weaker_keys(GatePolicy(), GatePolicy(environment_failures=1)) == []
+
+
+def test_a_policy_recorded_before_the_key_existed_reads_as_the_default():
+    old = GatePolicy().to_dict()
+    del old["environment_failures"]
+    assert from_dict(old) == GatePolicy()
+    compact = ";".join(p for p in GatePolicy().compact().split(";") if "environment" not in p)
+    assert parse_compact(compact) == GatePolicy()
+
+
+def test_the_default_keeps_the_digest_sealed_before_the_key_existed():
+    # A quest issued before the key existed sealed the digest of the policy without it.
+    before = GatePolicy().to_dict()
+    for key in LATER_KEYS:
+        del before[key]  # the policy as written before the later keys existed
+    text = json.dumps(before, sort_keys=True)
+    assert GatePolicy().digest() == hashlib.sha256(text.encode()).hexdigest()[:16]
+    assert GatePolicy(environment_failures=4).digest() != GatePolicy().digest()

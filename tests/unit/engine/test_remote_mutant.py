@@ -1,0 +1,69 @@
+"""Mutants in the processes a test starts (engine/remote_mutant.py), with real children."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_quest.core.mutants import plan_mutants
+from pytest_quest.engine.remote_mutant import RemoteMutants, rcfile_text
+
+CODE = textwrap.dedent(
+    """\
+    def double(x):
+        return 2 * x
+
+
+    if __name__ == "__main__":
+        print(double(4))
+    """
+)
+
+
+@pytest.fixture
+def remote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    for name in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_FILE", "COVERAGE_RCFILE"):
+        monkeypatch.delenv(name, raising=False)
+    made = RemoteMutants()
+    monkeypatch.setenv("COVERAGE_PROCESS_START", made.rcfile)
+    yield made
+    made.close()
+    assert not os.path.exists(made.root)
+
+
+def run(folder: Path, *args: str) -> str:
+    env = dict(os.environ, PYTHONPATH=str(folder))
+    done = subprocess.run(
+        [sys.executable, *args], env=env, cwd=folder, capture_output=True, text=True, check=True
+    )
+    assert done.stderr == ""  # nothing of ours on the program's stderr
+    return done.stdout.strip()
+
+
+def test_a_child_imports_the_mutant_and_marks_the_run(
+    tmp_path: Path, remote: RemoteMutants
+) -> None:
+    (tmp_path / "dbl.py").write_text(CODE)
+    changed = next(m.index for m in plan_mutants(CODE, 1) if m.operator == "return.changed")
+    assert run(tmp_path, "-c", "import dbl; print(dbl.double(4))") == "8"  # off: the original
+    marks = remote.arm(str(tmp_path / "dbl.py"), 1, changed)
+    assert run(tmp_path, "-c", "import dbl; print(dbl.double(4))") != "8"
+    assert os.path.exists(marks)
+    remote.disarm()
+    marks = remote.arm(str(tmp_path / "dbl.py"), 1, None)  # the probe: original plus a mark
+    assert run(tmp_path, "-m", "dbl") == "8"
+    assert os.path.exists(marks)
+    marks = remote.arm(str(tmp_path / "dbl.py"), 1, changed)
+    assert run(tmp_path, "-c", "print(1)") == "1"  # a run that never imports it: no mark
+    assert not os.path.exists(marks)
+
+
+def test_the_rcfile_escapes_percent_and_names_the_spec() -> None:
+    text = rcfile_text("/tmp/a%b", "mutant", file="/x.py", start=3, index=1, marks="/m")
+    assert "data_file = /tmp/a%%b/.coverage-remote" in text
+    assert "mode = mutant\nfile = /x.py\nindex = 1\nmarks = /m\nstart = 3\n" in text

@@ -1,0 +1,55 @@
+"""The session keeps the first lines of each failed test's error (issue 14, item 1)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from pytest_quest.plugin.session import QuestSession, error_summary
+
+
+def report(when: str, outcome: str, longrepr: object) -> pytest.TestReport:
+    return pytest.TestReport(
+        nodeid="tests/t.py::test_x",
+        location=("tests/t.py", 0, "test_x"),
+        keywords={},
+        outcome=outcome,  # type: ignore[arg-type]
+        longrepr=longrepr,  # type: ignore[arg-type]
+        when=when,  # type: ignore[arg-type]
+    )
+
+
+class Crash:
+    reprcrash = SimpleNamespace(message="RecursionError: maximum recursion depth exceeded\nmore")
+
+    def __str__(self) -> str:
+        return "Traceback...\nRecursionError: maximum recursion depth exceeded"
+
+
+def test_the_crash_message_first_lines():
+    assert error_summary(report("call", "failed", Crash()), lines=1) == (
+        "RecursionError: maximum recursion depth exceeded"
+    )
+    assert error_summary(report("call", "failed", Crash())) == (
+        "RecursionError: maximum recursion depth exceeded | more"
+    )
+
+
+def test_without_a_crash_the_E_lines_and_the_phase():
+    text = "def test_x():\n>   assert f() == 2\nE   assert 1 == 2\nE    +  where 1 = f()\n"
+    assert error_summary(report("setup", "failed", text)) == (
+        "in setup: assert 1 == 2 | +  where 1 = f()"
+    )
+    assert error_summary(report("call", "failed", "boom")) == "boom"
+    assert error_summary(report("call", "failed", None)) == ""
+
+
+def test_logreport_keeps_the_first_error_of_a_test():
+    session = SimpleNamespace(outcomes={}, errors={})
+    QuestSession.pytest_runtest_logreport(session, report("call", "failed", Crash()))  # type: ignore[arg-type]
+    QuestSession.pytest_runtest_logreport(session, report("teardown", "failed", "later"))  # type: ignore[arg-type]
+    assert session.outcomes == {"tests/t.py::test_x": "error"}
+    assert session.errors == {
+        "tests/t.py::test_x": "RecursionError: maximum recursion depth exceeded | more"
+    }
