@@ -110,7 +110,13 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
     # timeout is per function, as a submit's is per gate run.
     results = run_mutation_checks(
         [
-            Target(ctx.rootdir / f.file, f.start, tuple(sorted(f.covering_tests)), f.quest_id)
+            Target(
+                ctx.rootdir / f.file,
+                f.start,
+                tuple(sorted(f.covering_tests)),
+                f.quest_id,
+                None if ratchet.policy is None else tuple(ratchet.policy.operators),
+            )
             for _, f in chosen
         ],
         rootdir=ctx.rootdir,

@@ -39,8 +39,15 @@ def check_function(
         has_cov=ctx.child.has_cov,
         l1=l1,
         seed=function.quest_id,
+        operators=planned_operators(ctx),
         subprocesses=ctx.options.policy.subprocesses if ctx.options.policy is not None else True,
     )
+
+
+def planned_operators(ctx: Context) -> tuple[str, ...] | None:
+    """The mutation operators of the gate policy in force (None: the planner's default)."""
+    policy = ctx.options.policy
+    return None if policy is None else tuple(policy.operators)
 
 
 def survivors(report: MutationReport, file: str) -> list[SurvivingMutant]:
@@ -51,6 +58,7 @@ def survivors(report: MutationReport, file: str) -> list[SurvivingMutant]:
             original=str(m["original"]),
             mutated=str(m["mutated"]),
             operator=str(m["operator"]),
+            mutant_id=str(m.get("id", "")),
         )
         for m in report.survivors()
     ]
@@ -167,5 +175,6 @@ __all__ = [
     "fill_mutation_evidence",
     "l1_checks",
     "l1_evidence",
+    "planned_operators",
     "survivors",
 ]

@@ -68,6 +68,8 @@ class QuestOptions:
     # Person actions beside reopen and accept: exclude a quest; the reason of any.
     exclude: str | None = None
     reason: str | None = None
+    # submit: the surviving mutants disputed as equivalent (ids, comma separated).
+    dispute: str | None = None
     # check: the base ratchet to re-judge new PASS quests against (a git ref, or a file).
     base_ref: str | None = None
     base_file: str | None = None

@@ -38,6 +38,8 @@ class RejudgePolicy:
 
     mutants: bool
     timeout: float
+    # The recorded mutation operators (None: the planner's default set).
+    operators: tuple[str, ...] | None = None
 
 
 def base_policy(base: Ratchet, ctx: Context) -> RejudgePolicy:
@@ -57,6 +59,7 @@ def base_policy(base: Ratchet, ctx: Context) -> RejudgePolicy:
         timeout=max(
             recorded.timeout_floor, ctx.options.timeout if "timeout_floor" in given else 0.0
         ),
+        operators=tuple(recorded.operators),
     )
 
 
@@ -127,7 +130,10 @@ def _deep_checks(
         return
     targets = [
         Target(
-            ctx.rootdir / e.current.file, e.current.start, tuple(sorted(e.current.covering_tests))
+            ctx.rootdir / e.current.file,
+            e.current.start,
+            tuple(sorted(e.current.covering_tests)),
+            operators=policy.operators,
         )
         for _, e in runnable
         if e.current is not None

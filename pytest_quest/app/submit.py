@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from pytest_quest.core.states import apply_verdict, ensure_submittable, record_p
 from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
+from pytest_quest.engine.mutation import MutationReport
 from pytest_quest.engine.runner import run_child
 from pytest_quest.engine.source import (
     check_syntax,
@@ -59,13 +61,17 @@ class Judgement:
     run: RunReport
     mutation_seconds: float | None = None
     verification: dict[str, Any] | None = None
+    mutation: MutationReport | None = None  # steps 4-5's report, if they ran
     #: Set when the run could not complete for a reason outside the submission.
     environment: dict[str, Any] | None = None
 
 
-def submit(ctx: Context) -> Output:
-    """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO."""
+def submit(
+    ctx: Context, *, judging: Callable[[Context, Quest], Callable[..., Judgement]] | None = None
+) -> Output:
+    """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO (`judging`: a dispute's)."""
     quest, ratchet, verifiers = claim_quest(ctx)
+    judge_with = judge_quest if judging is None else judging(ctx, quest)
     signs = tamper_signs(ctx, ratchet)
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
     distrust_journal(guard, signs)
@@ -74,7 +80,7 @@ def submit(ctx: Context) -> Output:
         os.environ[PROTECT_ENV] = str(ctx.store.path)
         os.environ[REFUSED_ENV] = str(guard.refusals)
         try:
-            judgement = judge_quest(ctx, quest, ratchet, verifiers)
+            judgement = judge_with(ctx, quest, ratchet, verifiers)
         except BaseException:
             # No verdict to record, but a forgery made before the failure is still undone.
             undo_forgery(ctx, guard)
@@ -177,6 +183,7 @@ def judge_quest(
         report = deep_checks(ctx, evidence, plugin_verify_request(ctx, evidence, changed))
         if report is not None:
             judgement.mutation_seconds = round(report.duration, 3)
+            judgement.mutation = report
         judgement.result = judge(evidence)
     if (
         ctx.options.verify == "on"

@@ -284,21 +284,30 @@ def step_mutants(evidence: Evidence) -> GateResult | None:
     if not evidence.surviving_mutants:
         return None
     return GateResult(
-        Verdict.FAIL,
-        [
-            Fact(
-                check=f"mutation.{mutant.operator}",
-                field=f"{mutant.file}:{mutant.line}",
-                expected="a covering test fails when the code is changed",
-                actual=f"every covering test passes with `{mutant.original}` -> `{mutant.mutated}`",
-                message=(
-                    f"mutant survived: `{mutant.original}` -> `{mutant.mutated}`; "
-                    "no test checks this"
-                ),
-            )
-            for mutant in evidence.surviving_mutants
-        ],
-        "4-mutants",
+        Verdict.FAIL, [survivor_fact(m) for m in evidence.surviving_mutants], "4-mutants"
+    )
+
+
+def survivor_fact(mutant: SurvivingMutant) -> Fact:
+    """A surviving mutant as a FAIL fact: where, what changed, the operator and the mutant id."""
+    change = f"`{mutant.original}` -> `{mutant.mutated}`"
+    named = f"operator {mutant.operator}"
+    dispute = ""
+    if mutant.mutant_id:
+        named += f", mutant {mutant.mutant_id}"
+        dispute = (
+            "; if no input can tell them apart, "
+            f"dispute it: --quest-dispute {mutant.mutant_id} --quest-reason WHY"
+        )
+    seen = f"; {mutant.observed}" if mutant.observed else ""
+    return Fact(
+        check=f"mutation.{mutant.operator}",
+        field=f"{mutant.file}:{mutant.line}",
+        expected="a covering test fails when the code is changed",
+        actual=f"every covering test passes with {change} ({named})",
+        message=(
+            f"mutant survived: {change}; no covering test fails with it ({named}){seen}{dispute}"
+        ),
     )
 
 

@@ -286,6 +286,9 @@ class Ratchet:
     policy: GatePolicy | None = None
     #: Person changes of the policy: at, by, key, old, new.
     policy_history: list[dict[str, str]] = field(default_factory=list)
+    #: The file's table of covering tests as read (``engine/layout.py``): its
+    #: order is kept from write to write.  Not part of the ratchet's value.
+    test_table: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def ordered(self) -> list[Quest]:
         return sorted(self.quests.values(), key=Quest.sort_key)

@@ -1,38 +1,65 @@
 """Planning the mutants of one function: which small changes, where, and the mutated AST.
 
-Pure and deterministic (stdlib only); docs/gate.md (step 4) says why these mutants.
+Pure and deterministic (stdlib only); the operators are in core/operators.py,
+docs/gate.md (step 4) says why these and what each costs in false alarms.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
+import hashlib
 import math
-from collections.abc import Iterator
+import types
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_quest.core.operators import (
+    ALL_OPERATORS,
+    CHANGED,
+    EXTREME,
+    REACHED,
+    Candidate,
+    body_start,
+    candidates,
+    reached,
+)
+
 # Above this many mutants per function the check costs more than it tells.
-MAX_MUTANTS = 16
+MAX_MUTANTS = 24
 
-# The name mutated code calls to change a returned value (put in builtins in
-# the child only, so the mutated code object finds it from any module).
-CHANGED = "pytest_quest_changed"
-
-# Mutated code calls this where the change is, to tell whether a test ran it.
-REACHED = "pytest_quest_reached"
+#: The operators a new gate policy records (measured: docs/gate.md, step 4);
+#: the others of `ALL_OPERATORS` are opt-in (``--quest-policy operators=...``).
+DEFAULT_OPERATORS = (
+    *EXTREME,
+    "arith.replace",
+    "boolop.swap",
+    "call.remove",
+    "compare.negate",
+    "constant.number",
+    "constant.string",
+    "raise.type",
+    "slice.bounds",
+)
 
 _FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass(frozen=True)
 class Mutant:
-    """One planned change of a function: where, what, and into what."""
+    """One planned change of a function: where, what, and into what.
+
+    `index` is its position among all the function's candidates (how the
+    child applies it again); `id` is stable for the same function text
+    wherever the function sits in its file (the dispute names it).
+    """
 
     index: int
     operator: str
     line: int
     original: str
     mutated: str
+    id: str = ""
 
 
 def changed_value(value: Any) -> Any:
@@ -91,162 +118,118 @@ def find_function(tree: ast.Module, start: int) -> tuple[list[ast.AST], ast.AST]
     return visit(tree, [])
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of `function`'s own body in source order, not entering nested scopes."""
-
-    def walk(node: ast.AST) -> Iterator[ast.AST]:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (*_FunctionNode, ast.Lambda, ast.ClassDef)):
-                continue
-            if isinstance(
-                child, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-            ):  # their conditions are a filter, not a branch of ours
-                continue
-            yield child
-            yield from walk(child)
-
-    for statement in function.body:  # type: ignore[attr-defined]
-        if isinstance(statement, (*_FunctionNode, ast.ClassDef)):
-            continue
-        yield statement
-        yield from walk(statement)
+def mutant_id(operator: str, offset: int, original: str, mutated: str, occurrence: int) -> str:
+    """A short id from what the mutant is and where in its function (not the file)."""
+    text = "\0".join((operator, str(offset), original, mutated, str(occurrence)))
+    return "m" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
 
-def _exits(body: list[ast.stmt]) -> bool:
-    """Whether `body` can leave its block early (return, raise, break, continue)."""
-    block = ast.Module(body=body, type_ignores=[])
-    fake = ast.FunctionDef(
-        name="_",
-        args=ast.arguments([], [], None, [], [], None, []),
-        body=block.body,
-        decorator_list=[],
-    )
-    return any(
-        isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue))
-        for node in _own_nodes(fake)
-    )
+def _ids(found: list[Candidate], first: int) -> list[str]:
+    seen: dict[tuple[str, int, str, str], int] = {}
+    ids = []
+    for c in found:
+        key = (c.operator, c.line - first, c.original, c.mutated)
+        seen[key] = seen.get(key, -1) + 1
+        ids.append(mutant_id(*key, seen[key]))
+    return ids
 
 
-def _is_none(node: ast.AST | None) -> bool:
-    return node is None or (isinstance(node, ast.Constant) and node.value is None)
+def _standalone(function: ast.AST) -> types.CodeType | None:
+    """`function` compiled on its own (free names become globals: the same for a mutant)."""
+    node = copy.copy(function)
+    node.decorator_list = []  # type: ignore[attr-defined]
+    module = ast.fix_missing_locations(ast.Module(body=[node], type_ignores=[]))  # type: ignore[list-item]
+    try:
+        code = compile(module, "<mutant>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None  # `nonlocal` outside its scope, say: not compared
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            return const
+    return None
 
 
-def _is_generator(function: ast.AST) -> bool:
-    return any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_nodes(function))
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    """Same bytecode, names and constants, nested code objects compared the same way."""
+    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars, a.co_cellvars) != (
+        b.co_code,
+        b.co_names,
+        b.co_varnames,
+        b.co_freevars,
+        b.co_cellvars,
+    ) or getattr(a, "co_exceptiontable", b"") != getattr(b, "co_exceptiontable", b""):
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):
+            return False
+    return True
 
 
-def _body_start(function: ast.AST) -> int:
-    """Index of the first statement after the docstring."""
-    body = function.body  # type: ignore[attr-defined]
-    first = body[0]
-    if (
-        len(body) > 1
-        and isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    ):
-        return 1
-    return 0
+def _equivalent(function: ast.AST, lines: list[str], index: int, original: types.CodeType) -> bool:
+    """Whether candidate `index` compiles to the same code as the function (provably the same)."""
+    twin = copy.deepcopy(function)
+    list(candidates(twin, lines))[index].apply(False)
+    mutated = _standalone(twin)
+    return mutated is not None and _same_code(mutated, original)
 
 
-def _line_text(lines: list[str], line: int) -> str:
-    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+def plan_mutants(
+    source: str, start: int, operators: tuple[str, ...] | list[str] | None = None
+) -> list[Mutant]:
+    """The mutants of the function defined on line `start` of `source`, in source order.
 
-
-def _candidates(
-    function: ast.AST, lines: list[str]
-) -> Iterator[tuple[str, ast.AST, int, str, str]]:
-    """(operator, node, line, original, mutated) for every mutant of `function`, in order."""
-    body = function.body  # type: ignore[attr-defined]
-    rest = body[_body_start(function) :]
-    generator = _is_generator(function)
-    returns_value = any(
-        isinstance(node, ast.Return) and not _is_none(node.value) for node in _own_nodes(function)
-    )
-    trivial = len(rest) == 1 and (
-        isinstance(rest[0], ast.Pass)
-        or (isinstance(rest[0], ast.Return) and _is_none(rest[0].value))
-    )
-    if rest and not trivial:
-        first = rest[0]
-        operator = "body.return_none" if returns_value and not generator else "body.skip"
-        yield operator, first, first.lineno, _line_text(lines, first.lineno), "return None"
-    for node in _own_nodes(function):
-        if isinstance(node, ast.Return) and not generator and not _is_none(node.value):
-            value = ast.unparse(node.value)  # type: ignore[arg-type]
-            yield (
-                "return.changed",
-                node,
-                node.lineno,
-                _line_text(lines, node.lineno),
-                f"return {CHANGED}({value})",
-            )
-        elif isinstance(node, (ast.If, ast.IfExp)):
-            if isinstance(node.test, ast.Constant):
-                continue
-            if isinstance(node, ast.If):
-                original = _line_text(lines, node.lineno)
-                keyword = "elif" if original.startswith("elif") else "if"
-                adjustment = not node.orelse and not _exits(node.body)
-                if not adjustment:
-                    yield "condition.true", node, node.lineno, original, f"{keyword} True:"
-                fast_path = (
-                    not node.orelse
-                    and len(node.body) == 1
-                    and isinstance(node.body[0], (ast.Return, ast.Raise))
-                )
-                if not fast_path:
-                    yield "condition.false", node, node.lineno, original, f"{keyword} False:"
-            else:
-                original = ast.unparse(node)
-                for forced in (True, False):
-                    mutated = ast.unparse(
-                        ast.IfExp(test=ast.Constant(forced), body=node.body, orelse=node.orelse)
-                    )
-                    yield f"condition.{str(forced).lower()}", node, node.lineno, original, mutated
-
-
-def plan_mutants(source: str, start: int) -> list[Mutant]:
-    """The mutants of the function defined on line `start` of `source`, in a fixed order.
-
-    Deterministic: the same source gives the same list.  At most `MAX_MUTANTS`.
+    Deterministic: the same source gives the same list.  Only `operators`
+    (default `DEFAULT_OPERATORS`); at most `MAX_MUTANTS`, taken in turns
+    from each operator so that every operator is represented; a candidate
+    that compiles to the function's own code is left out (equivalent).
     """
     tree = ast.parse(source)
     found = find_function(tree, start)
     if found is None:
         return []
+    function = found[1]
     lines = source.splitlines()
-    mutants = []
-    for index, (operator, _, line, original, mutated) in enumerate(_candidates(found[1], lines)):
-        if index >= MAX_MUTANTS:
-            break
-        mutants.append(Mutant(index, operator, line, original, mutated))
-    return mutants
+    every = list(candidates(function, lines))
+    ids = _ids(every, function.lineno)  # type: ignore[attr-defined]
+    allowed = set(DEFAULT_OPERATORS if operators is None else operators)
+    queues = {
+        name: [i for i, c in enumerate(every) if c.operator == name]
+        for name in ALL_OPERATORS
+        if name in allowed
+    }
+    original = _standalone(function)
+    chosen: list[int] = []
+    while len(chosen) < MAX_MUTANTS and any(queues.values()):
+        for queue in queues.values():
+            if not queue or len(chosen) >= MAX_MUTANTS:
+                continue
+            index = queue.pop(0)
+            if (
+                every[index].operator in EXTREME
+                or original is None
+                or not _equivalent(function, lines, index, original)
+            ):
+                chosen.append(index)
+    return [
+        Mutant(i, every[i].operator, every[i].line, every[i].original, every[i].mutated, ids[i])
+        for i in sorted(chosen)
+    ]
 
 
-def mutated_tree(source: str, start: int, index: int) -> ast.Module:
-    """The module `source` with mutant number `index` of the function on line `start` applied."""
+def mutated_tree(source: str, start: int, index: int, *, mark: bool = True) -> ast.Module:
+    """The module `source` with mutant number `index` of the function on line `start` applied.
+
+    With `mark`, the changed code calls `REACHED` (a test that runs it is known).
+    """
     tree = ast.parse(source)
     found = find_function(tree, start)
     assert found is not None
-    function = found[1]
-    lines = source.splitlines()
-    operator, node, *_ = list(_candidates(function, lines))[index]
-    if operator.startswith("body."):
-        body = function.body  # type: ignore[attr-defined]
-        skip = ast.Return(value=_reached(ast.Constant(None)))
-        ast.copy_location(skip, node)
-        # Inserted, not replacing: the body's names stay, so the code object
-        # keeps its free and cell variables and can be swapped in.
-        body.insert(body.index(node), skip)
-    elif operator == "return.changed":
-        assert isinstance(node, ast.Return) and node.value is not None
-        call = ast.Call(func=ast.Name(id=CHANGED, ctx=ast.Load()), args=[node.value], keywords=[])
-        node.value = ast.copy_location(call, node.value)
-    else:
-        assert isinstance(node, (ast.If, ast.IfExp))
-        forced = _reached(ast.Constant(operator == "condition.true"))
-        node.test = ast.copy_location(forced, node.test)
+    list(candidates(found[1], source.splitlines()))[index].apply(mark)
     return ast.fix_missing_locations(tree)
 
 
@@ -261,24 +244,24 @@ def probe_tree(source: str, start: int) -> ast.Module:
     assert found is not None
     function = found[1]
     body = function.body  # type: ignore[attr-defined]
-    index = _body_start(function)
-    mark = ast.Expr(value=_reached(ast.Constant(None)))
+    index = body_start(function)
+    mark = ast.Expr(value=reached(ast.Constant(None)))
     ast.copy_location(mark, body[index])
     body.insert(index, mark)
     return ast.fix_missing_locations(tree)
 
 
-def _reached(value: ast.expr) -> ast.expr:
-    return ast.Call(func=ast.Name(id=REACHED, ctx=ast.Load()), args=[value], keywords=[])
-
-
 __all__ = [
+    "ALL_OPERATORS",
     "CHANGED",
+    "DEFAULT_OPERATORS",
+    "EXTREME",
     "MAX_MUTANTS",
     "REACHED",
     "Mutant",
     "changed_value",
     "find_function",
+    "mutant_id",
     "mutated_tree",
     "plan_mutants",
     "probe_tree",

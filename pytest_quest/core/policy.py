@@ -12,9 +12,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS
 
-#: The mutation operators the planner (core/mutants.py) applies today.
-OPERATORS = ("body.return_none", "body.skip", "condition.false", "condition.true", "return.changed")
+#: The mutation operators a new policy records: the planner's default set
+#: (core/mutants.py); `KNOWN_OPERATORS` adds the opt-in ones.
+OPERATORS: tuple[str, ...] = tuple(sorted(DEFAULT_OPERATORS))
+KNOWN_OPERATORS: tuple[str, ...] = tuple(sorted(ALL_OPERATORS))
 
 #: The person action that changes a recorded policy.
 POLICY_ACTION = "pytest --quest-policy KEY=VALUE"
@@ -79,7 +82,9 @@ class GatePolicy:
         """One value as a message quotes it (``mutants=on``)."""
         value: Any = self.to_dict()[key]
         if key == "operators" and tuple(value) == OPERATORS:
-            value = "all"  # the planner's whole set: the common case, kept short
+            value = "default"  # the planner's default set: the common case, kept short
+        elif key == "operators" and tuple(value) == KNOWN_OPERATORS:
+            value = "all"
         elif isinstance(value, list):
             value = ",".join(str(item) for item in value) or "(none)"
         elif value is None:
@@ -153,13 +158,15 @@ def parse_value(key: str, value: Any) -> Any:
     if key in {"mutants", "verify", "subprocesses"}:
         return _bool(key, value)
     if key == "operators":
-        if value == "all":
+        if value == "default":
             return OPERATORS
+        if value == "all":
+            return KNOWN_OPERATORS
         names = _names(key, value)
-        unknown = sorted(set(names) - set(OPERATORS))
+        unknown = sorted(set(names) - set(KNOWN_OPERATORS))
         if unknown:
             raise PolicyError(
-                f"{key}: unknown operator {unknown[0]!r} (known: {', '.join(OPERATORS)})"
+                f"{key}: unknown operator {unknown[0]!r} (known: {', '.join(KNOWN_OPERATORS)})"
             )
         return names
     if key == "sources":
@@ -289,6 +296,7 @@ def parse_assignment(text: str) -> tuple[str, str]:
 
 __all__ = [
     "KEYS",
+    "KNOWN_OPERATORS",
     "LATER_KEYS",
     "OPERATORS",
     "POLICY_ACTION",

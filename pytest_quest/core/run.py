@@ -60,6 +60,11 @@ class SurvivingMutant:
     original: str
     mutated: str
     operator: str
+    # Stable for the same function text (core/mutants.mutant_id): what a dispute names.
+    mutant_id: str = ""
+    # What the mutant made the function return or raise where the original
+    # did otherwise, on a covering test's inputs ("" when not observed).
+    observed: str = ""
 
 
 __all__ = ["CollectionError", "RunReport", "SurvivingMutant"]

@@ -1,24 +1,24 @@
 """The ratchet file's JSON: quests and ratchets to and from dicts, validation, migration.
 
-Sorted keys and a fixed indentation, so a diff in review shows exactly which quests changed.
+Version 2 is laid out one quest per line, sorted (``engine/layout.py``), so a
+diff in review shows exactly which quests changed; version 1 is still read.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from pytest_quest.core import grammar
 from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, branch_fact, line_fact
 from pytest_quest.core.policy import PolicyError
 from pytest_quest.core.policy import from_dict as policy_from_dict
-from pytest_quest.engine import strict_json
+from pytest_quest.engine import codec_help, layout, strict_json
+from pytest_quest.engine.records import quest_record
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 # -- serialization -------------------------------------------------------------
@@ -71,16 +71,27 @@ def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
 
 
 def dumps(ratchet: Ratchet) -> str:
-    # The same text as json.dumps(..., indent=2, sort_keys=True), streamed:
-    # json.dumps keeps every chunk in a list before joining them, a peak of
-    # ~8 MB per 1,000 quests (measured: scan's peak memory, docs/performance.md).
-    buffer = io.StringIO()
-    write = buffer.write
-    encoder = json.JSONEncoder(indent=2, sort_keys=True, allow_nan=False)
-    for chunk in encoder.iterencode(ratchet_to_dict(ratchet)):
-        write(chunk)
-    write("\n")
-    return buffer.getvalue()
+    """The version-2 text of `ratchet` (``engine/layout.py``); raises ValueError on NaN."""
+    full = ratchet_to_dict(Ratchet(**{**vars(ratchet), "quests": {}}))
+    del full["quests"]
+    used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
+    table = layout.table_order(ratchet.test_table, used)
+    index = {name: position for position, name in enumerate(table)}
+    quests = {qid: quest_record(quest, index) for qid, quest in ratchet.quests.items()}
+    header = {
+        key: value
+        for key, value in full.items()
+        if key not in layout.TOP_DEFAULTS or value != layout.TOP_DEFAULTS[key]
+    }
+    ratchet.test_table = table
+    return layout.render(header, table, quests)
+
+
+def dumps_v1(ratchet: Ratchet) -> str:
+    """The version-1 text (indented, every field), as pytest-quest wrote it before version 2."""
+    data = ratchet_to_dict(ratchet)
+    data["schema"] = 1
+    return json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
 # -- validation ----------------------------------------------------------------
@@ -149,13 +160,14 @@ class _Validator:
     def known_keys(self, obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
         # A field this version does not know would be silently dropped by the
         # next write: refuse it instead (a typo, or a file from a newer tool).
+        if allowed.issuperset(obj):
+            return
         unknown = sorted(set(obj) - allowed)
-        if unknown:
-            raise self.fail(
-                f"{where}.{unknown[0]}" if where else unknown[0],
-                f"unknown field (known: {', '.join(sorted(allowed))})",
-                "remove or rename it; if a newer pytest-quest wrote it, upgrade pytest-quest",
-            )
+        raise self.fail(
+            f"{where}.{unknown[0]}" if where else unknown[0],
+            f"unknown field (known: {', '.join(sorted(allowed))})",
+            "remove or rename it; if a newer pytest-quest wrote it, upgrade pytest-quest",
+        )
 
     def optional_str(self, obj: dict[str, Any], key: str, where: str) -> str:
         if key not in obj:
@@ -167,6 +179,23 @@ class _Validator:
         if value < 0:
             raise self.fail(f"{where}.{key}", "must not be negative")
         return value
+
+    def quest_v2(self, qid: str, stored: Any, table: list[str]) -> Quest:
+        """A version-2 record: defaults filled in, test indexes resolved, facts derived."""
+        where = f"quests[{qid!r}]"
+        if not isinstance(stored, dict):
+            raise self.fail(where, "expected an object")
+        record, fault = layout.expand_quest(stored, table)
+        if fault:
+            raise self.fail(f"{where}.{fault[0]}", fault[1])
+        derive = "facts" not in record
+        if derive:
+            record["facts"] = []
+        quest = self.quest(qid, record)
+        if derive:
+            quest.facts = [line_fact(quest.file, line) for line in quest.missing_lines]
+            quest.facts += [branch_fact(quest.file, arc) for arc in quest.missing_branches]
+        return quest
 
     def quest(self, qid: str, data: Any) -> Quest:
         where = f"quests[{qid!r}]"
@@ -286,10 +315,18 @@ class _Validator:
             data = migrate(data, schema, self)
         self.known_keys(data, _RATCHET_KEYS, "")
         quests_raw = self.get(data, "quests", dict, "")
+        data = {**layout.TOP_DEFAULTS, **data}
         active = data.get("active")
         if active is not None and not isinstance(active, str):
             raise self.fail("active", "expected a quest id or null")
-        quests = {qid: self.quest(qid, entry) for qid, entry in quests_raw.items()}
+        table = self.str_list(data, "tests", "")
+        if len(set(table)) != len(table):
+            seen: set[str] = set()
+            for index, name in enumerate(table):
+                if name in seen:
+                    raise self.fail(f"tests[{index}]", f"{name!r} appears twice")
+                seen.add(name)
+        quests = {qid: self.quest_v2(qid, entry, table) for qid, entry in quests_raw.items()}
         if active is not None and active not in quests:
             raise self.fail("active", f"names {active!r}, which is not a quest")
         test_files = self.get(data, "test_files", dict, "")
@@ -307,14 +344,14 @@ class _Validator:
             try:
                 policy = policy_from_dict(data["policy"])
             except PolicyError as exc:
-                raise self.fail(*_policy_fault(str(exc))) from None
+                raise self.fail(*codec_help.policy_fault(str(exc))) from None
         history = data.get("policy_history", [])
         if not isinstance(history, list):
             raise self.fail("policy_history", "expected a list")
         for index, entry in enumerate(history):
             if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
                 raise self.fail(f"policy_history[{index}]", "expected an object of strings")
-        return Ratchet(
+        ratchet = Ratchet(
             policy=policy,
             policy_history=list(history),
             quests=quests,
@@ -325,6 +362,8 @@ class _Validator:
             excluded_functions=self.ids(data, "excluded_functions"),
             scanned_at=self.get(data, "scanned_at", str, ""),
         )
+        ratchet.test_table = table
+        return ratchet
 
 
 # The typed fields of `Quest` kept in its ``extra`` object, with the JSON types
@@ -352,14 +391,6 @@ def _split_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         else:
             rest[key] = value
     return typed, rest
-
-
-def _policy_fault(message: str) -> tuple[str, str]:
-    """Where and what for a `PolicyError` message (``key: problem``, or a problem of the whole)."""
-    key, sep, problem = message.partition(": ")
-    if sep and " " not in key:
-        return f"policy.{key}", problem
-    return "policy", message
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -391,7 +422,7 @@ def _id_matches(qid: str, file: str, qualname: str) -> bool:
 
 # The fields this version writes are the fields it accepts: derived from the
 # serializer itself, so a field added there is accepted here too.
-_RATCHET_KEYS = frozenset(ratchet_to_dict(Ratchet())) | {"policy", "policy_history"}
+_RATCHET_KEYS = frozenset(ratchet_to_dict(Ratchet())) | {"policy", "policy_history", "tests"}
 _QUEST_KEYS = frozenset(
     quest_to_dict(Quest(id="", file="", qualname="", first=1, last=1, fingerprint=""))
 ) | {"extra"}
@@ -409,40 +440,14 @@ def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[st
     Migrating happens in memory: a read never rewrites the file, the next
     write (under the lock) stores the current version.
     """
-    if schema < 1:
-        raise validator.fail("schema", f"unknown version {schema} (versions start at 1)", _RESTORE)
-    while schema < SCHEMA_VERSION:
-        step = MIGRATIONS.get(schema)
-        if step is None:
-            raise validator.fail(
-                "schema",
-                f"version {schema} is older than this pytest-quest can read "
-                f"(it reads {SCHEMA_VERSION})",
-                _RESTORE,
-            )
-        try:
-            migrated = step(dict(data))
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise validator.fail(
-                "schema",
-                f"migrating from version {schema} to {schema + 1} failed: "
-                f"{type(exc).__name__}: {exc}",
-            ) from None
-        if not isinstance(migrated, dict):
-            raise validator.fail(
-                "schema", f"migrating from version {schema} to {schema + 1} gave no JSON object"
-            )
-        data = migrated
-        schema += 1
-        data["schema"] = schema
-    return data
+    return codec_help.run_migrations(data, schema, validator.fail, SCHEMA_VERSION, MIGRATIONS)
 
 
 #: Schema migrations: ``MIGRATIONS[n]`` turns the parsed JSON of a version
-#: ``n`` file into version ``n + 1``.  Version 1 is the first released
-#: version, so there is none yet; bumping `SCHEMA_VERSION` to 2 means
-#: registering ``MIGRATIONS[1]``.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+#: ``n`` file into version ``n + 1``.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: layout.migrate_1_to_2,
+}
 
 
 def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
@@ -465,7 +470,7 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
     except strict_json.DuplicateKey as exc:
         raise RatchetFileError(
             path,
-            f"duplicate key {exc.key!r}{_second_occurrence(text, exc.key)}: a quest id or a "
+            f"duplicate key {exc.key!r}{codec_help.second_occurrence(text, exc.key)}: a quest id or a "
             "field appears twice in one object",
             "keep one of the two entries (restore it from version control if unsure)",
         ) from None
@@ -480,19 +485,11 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
 _RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
 
 
-def _second_occurrence(text: str, key: str) -> str:
-    """`` at line N``: where `key` appears as an object key for the second time."""
-    pattern = re.compile(re.escape(json.dumps(key)) + r"\s*:")
-    matches = list(pattern.finditer(text))
-    if len(matches) < 2:
-        return ""
-    return f" at line {text.count(chr(10), 0, matches[1].start()) + 1}"
-
-
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "dumps",
+    "dumps_v1",
     "loads",
     "migrate",
     "quest_to_dict",

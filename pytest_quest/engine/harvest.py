@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_quest.core.errors import MeasurementError
 from pytest_quest.engine.source import code_regions, read_source
+from pytest_quest.engine.threads import ThreadFence
 
 # Reserved contexts of the data file written by `Harvest`: the union of
 # the arcs of passing tests, and per test one row per function it executed.
@@ -32,7 +33,8 @@ class Harvest:
     ``(line, line)`` row under ``WHO_PREFIX + nodeid``), found through a map
     from each distinct arc to the function regions of its two lines.  Arcs of
     tests that did not pass, and of code run outside tests, go to the empty
-    context: they keep the file measured and never count.  `analyze()` reads
+    context: they keep the file measured and never count; so do the arcs of
+    threads older than the running test (`ThreadFence`).  `analyze()` reads
     the result exactly as it reads per-test contexts: the same facts
     (tests/test_perf_equivalence.py).
     """
@@ -49,6 +51,8 @@ class Harvest:
         self.anchors: dict[str, dict[Any, tuple[int, ...]]] = {}
         self.line_anchor: dict[str, dict[int, int]] = {}
         self.who: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+        # Threads older than the running test write elsewhere (engine/threads.py).
+        self.fence = ThreadFence(collector)
 
     @classmethod
     def attach(cls, cov: Any) -> Harvest | None:
@@ -77,6 +81,8 @@ class Harvest:
     def switch(self, context: str, passed: bool | None, *, failed: bool = False) -> None:
         taken = self.take()
         ended, self.current = self.current, context
+        if context:
+            self.fence.test_starts()
         if not taken:
             return
         if ended and passed is None:
@@ -129,7 +135,7 @@ class Harvest:
     def write(self, covdata: Any) -> None:
         """Add what was folded to `covdata` (before it is saved)."""
         leftover = self.take()
-        for name, arcs in leftover.items():
+        for name, arcs in [*leftover.items(), *self.fence.take_stray().items()]:
             self.outside[name] |= arcs
         mapped = self.collector.cached_mapped_file
         unpack = self.unpack

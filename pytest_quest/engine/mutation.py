@@ -101,6 +101,10 @@ class Target:
     start: int
     nodeids: tuple[str, ...]
     seed: str = ""
+    # The operators to plan (None: the planner's default set).
+    operators: tuple[str, ...] | None = None
+    # Only these planned mutants (their ids; None: all): a dispute's.
+    only: tuple[str, ...] | None = None
 
 
 def run_mutation_check(
@@ -118,6 +122,8 @@ def run_mutation_check(
     has_cov: bool = False,
     seed: str = "",
     l1: dict[str, Any] | None = None,
+    operators: tuple[str, ...] | None = None,
+    only: tuple[str, ...] | None = None,
     subprocesses: bool = True,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
@@ -126,7 +132,7 @@ def run_mutation_check(
     crash gives ``completed=False`` with the problem stated.  `seed` (the
     quest id) places the original's probe runs among the mutants.
     """
-    target = Target(file, start, tuple(nodeids), seed)
+    target = Target(file, start, tuple(nodeids), seed, operators, only)
     return run_mutation_checks(
         [target],
         rootdir=rootdir,
@@ -212,6 +218,8 @@ def _run_checks(
                 "start": t.start,
                 "nodeids": list(t.nodeids),
                 "seed": t.seed or f"{t.file}:{t.start}",
+                "operators": None if t.operators is None else list(t.operators),
+                "only": None if t.only is None else list(t.only),
             }
             for t in targets
         ],

@@ -41,11 +41,13 @@ class BadNumber(ValueError):
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise DuplicateKey(key)
-        result[key] = value
+    result = dict(pairs)  # at C speed; the loop below only runs to name a duplicate
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
     return result
 
 
@@ -59,7 +61,7 @@ def parse(text: str) -> Any:
         return mark
 
     def parse_int(literal: str) -> int | _Refused:
-        if too_many_digits(literal):
+        if len(literal) > MAX_DIGITS and too_many_digits(literal):
             return refuse(f"an integer of {len(literal.lstrip('-'))} digits (at most {MAX_DIGITS})")
         return int(literal)
 

@@ -126,7 +126,11 @@ class MutationChild:
         ]
         if not stable:
             return  # nothing passes twice: the parent sees why in the runs
-        mutants = plan_mutants(source, start)
+        operators = function.get("operators")
+        mutants = plan_mutants(source, start, None if operators is None else tuple(operators))
+        only = function.get("only")
+        if only is not None:
+            mutants = [m for m in mutants if m.id in set(only)]
         swap = CodeSwap(function["file"], source, start)
         tracker = _Reach(function["file"], start)
         budget = max(2.0, 10 * max(result["run_seconds"]))

@@ -208,7 +208,15 @@ _OPTIONS: list[_Option] = [
         ini_type=None,
         parse=partial(parse_text, what="reason"),
         metavar="TEXT",
-        help="person actions: why (required; recorded with who and when)",
+        help="person actions and --quest-dispute: why (required; recorded with who and when)",
+    ),
+    _option(
+        "--quest-dispute",
+        ini_type=None,
+        parse=partial(parse_text, what="mutant id"),
+        metavar="MUTANT_ID",
+        help="submit: dispute a surviving mutant as equivalent (with --quest-reason); "
+        "never PASS: REVIEW if no test of the suite kills it, else refused (a try)",
     ),
     _option(
         "--quest-export-to",

@@ -193,6 +193,8 @@ def resolve(config: pytest.Config) -> QuestOptions:
             raise QuestUsageError(
                 "--quest-base and --quest-base-file are options of `pytest --quest check`"
             )
+    if values["quest_dispute"] and command != "submit":
+        raise QuestUsageError("--quest-dispute is an option of `pytest --quest submit`")
     check_since_option(command, values["quest_since"], bool(values["quest_require_pass"]))
     measure_out = measuring_child(config)
     if measure_out:
@@ -234,6 +236,7 @@ def resolve(config: pytest.Config) -> QuestOptions:
         require_pass=bool(values["quest_require_pass"]),
         exclude=values["quest_exclude"],
         reason=values["quest_reason"],
+        dispute=values["quest_dispute"],
         base_ref=values["quest_base"],
         base_file=values["quest_base_file"],
     )

@@ -18,6 +18,7 @@ import pytest
 from pytest_quest.app.audit import audit
 from pytest_quest.app.check import check
 from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal, resolve_sources
+from pytest_quest.app.dispute import submit_or_dispute
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
@@ -25,7 +26,6 @@ from pytest_quest.app.person import accept, exclude, reopen
 from pytest_quest.app.policy import change_policy
 from pytest_quest.app.scan import scan
 from pytest_quest.app.status import status
-from pytest_quest.app.submit import submit
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport
 from pytest_quest.engine.borrowed import BorrowedCoverage
@@ -50,7 +50,7 @@ RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 USE_CASES: dict[str, Callable[[Context], Output]] = {
     "scan": scan,
     "next": next_quest,
-    "submit": submit,
+    "submit": submit_or_dispute,
     "status": status,
     "check": check,
     "audit": audit,

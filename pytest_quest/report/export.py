@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
@@ -47,6 +48,7 @@ CSV_COLUMNS = (
     "issued_at",
     "passed_at",
     "regression_facts",
+    "dispute",
 )
 
 
@@ -169,6 +171,8 @@ def quest_rows(ratchet: Ratchet, regressions: list[dict[str, Any]]) -> list[dict
                 "issued_at": quest.issued_at,
                 "passed_at": quest.passed_at,
                 "regression_facts": regressed.get(quest.id, 0),
+                # A REVIEW that waits on a disputed mutant (core/dispute.py).
+                "dispute": is_dispute(quest),
             }
         )
     return rows
@@ -245,6 +249,8 @@ def render_markdown(
             excluded = last_person_event(quest, "exclude")
             if quest.state is State.EXCLUDED and excluded is not None:
                 facts = _md(f"excluded by {excluded.by} at {excluded.at}: {excluded.reason}")
+            if is_dispute(quest):
+                facts = f"(disputed mutant) {facts}"
             out.append(
                 f"| {md_code(quest.id)} | {quest.first}-{quest.last} | {quest.tries} | "
                 f"{missing} | {facts} |"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import JSON_SCHEMA, Quest, Ratchet, State
 from pytest_quest.core.states import facts_origin, last_person_event
 from pytest_quest.engine.examples import example_for
@@ -52,6 +53,8 @@ def quest_json(
     extra = quest.extra_record()
     if extra:
         data["extra"] = extra
+    if is_dispute(quest):
+        data["dispute"] = True  # a REVIEW that waits on a disputed mutant
     if quest.state is State.EXCLUDED:
         event = last_person_event(quest, "exclude")
         data["excluded"] = {

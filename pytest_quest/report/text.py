@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
 from pytest_quest.report.escape import visible
@@ -182,11 +183,14 @@ def status_text(
             console.print(table)
         else:
             buffer.write("\n".join(_narrow_rows(files, width)) + "\n")
-    for state, title in (
-        (State.REVIEW, "waiting for a person (REVIEW)"),
-        (State.DONE, "closed after max tries (DONE)"),
+    for state, title, disputed in (
+        (State.REVIEW, "waiting for a person (REVIEW)", False),
+        (State.REVIEW, "disputed mutants, waiting for a person (REVIEW)", True),
+        (State.DONE, "closed after max tries (DONE)", False),
     ):
-        quests = [q for q in ratchet.ordered() if q.state is state]
+        quests = [
+            q for q in ratchet.ordered() if q.state is state and is_dispute(q) is disputed
+        ]
         if not quests:
             continue
         console.print(f"{title}:")

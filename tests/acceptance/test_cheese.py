@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.projects import Project, qid
+from tests.support.quests import ratchet_view
 from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.slow
@@ -376,7 +377,7 @@ def cheat_after_scan(project: Any) -> None:
     project.source("hand_edit", new_source)
     node = ast.parse(new_source).body[0]
     ratchet_path = project.path / "quest.json"
-    ratchet = json.loads(ratchet_path.read_text())
+    ratchet = ratchet_view(ratchet_path.read_bytes())
     ratchet["quests"][qid("hand_edit", "tax")]["fingerprint"] = fingerprint_node(node)
     ratchet_path.write_text(json.dumps(ratchet, indent=2, sort_keys=True) + "\n")
 
@@ -483,7 +484,9 @@ import json, pathlib, sys
 path = pathlib.Path(sys.argv[1])
 data = json.loads(path.read_text())
 entry = data["quests"][sys.argv[2]]
-entry.update(state="PASS", passed_at="2020-01-01T00:00:00Z", covering_tests=["forged"],
+tests = data.setdefault("tests", [])  # version 2: covering tests by index
+tests.append("forged")
+entry.update(state="PASS", passed_at="2020-01-01T00:00:00Z", covering_tests=[len(tests) - 1],
              missing_lines=[], missing_branches=[])
 path.write_text(json.dumps(data, indent=2, sort_keys=True))
 '''

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.quests import ratchet_view
 from tests.support.runner import child_environ
 
 pytestmark = pytest.mark.slow
@@ -286,7 +287,7 @@ def scanned(cli: Path) -> dict[str, Any]:
     user.write_text(f"[run]\ndata_file = {cli}/.coverage-user\nparallel = true\n")
     env = dict(child_environ(), COVERAGE_PROCESS_START=str(user))
     data = quest(cli, "--quest", "scan", env=env)
-    ratchet = json.loads((cli / "quest.json").read_text())
+    ratchet = ratchet_view((cli / "quest.json").read_bytes())
     return {"own": own, "scan": data, "quests": ratchet["quests"]}
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.quests import ratchet_view
+
 pytestmark = pytest.mark.slow
 
 PYPROJECT = """\
@@ -91,11 +93,11 @@ def attack(
 ) -> dict[str, Any]:
     """Submit `quest_id` with the attack's tests; the other entries must be unchanged."""
     (root / "tests" / "test_attack.py").write_text(textwrap.dedent(test_source))
-    before = json.loads((root / "quest.json").read_text())
+    before = ratchet_view((root / "quest.json").read_bytes())
     _, data, stderr = run_quest(root, "--quest", "submit", "--quest-id", quest_id)
     assert "verdict" in data, (data, stderr)
     assert data["verdict"] in allowed, data
-    after = json.loads((root / "quest.json").read_text())
+    after = ratchet_view((root / "quest.json").read_bytes())
     for other, entry in before["quests"].items():
         if other != quest_id:
             assert after["quests"][other] == entry, other

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.quests import ratchet_view
+
 pytestmark = pytest.mark.slow
 
 PYPROJECT = """\
@@ -87,8 +89,10 @@ if mode == "truncate":
     open(path, "w").close()
     sys.exit(0)
 data = json.loads(raw)
+tests = data.setdefault("tests", [])  # version 2: covering tests by index
+tests.append("forged")
 data["quests"][victim].update(
-    state="PASS", passed_at="2026-01-02T00:00:00Z", covering_tests=["forged"],
+    state="PASS", passed_at="2026-01-02T00:00:00Z", covering_tests=[len(tests) - 1],
     missing_lines=[], missing_branches=[],
 )
 forged = json.dumps(data, indent=2, sort_keys=True).encode() + b"\n"
@@ -254,11 +258,11 @@ def project(tmp_path: Path, attack: str) -> tuple[Path, dict[str, Any]]:
     (root / "tools").mkdir()
     (root / "tools" / "forge.py").write_text(FORGE)
     (root / "tests" / "test_mod.py").write_text(TEST_HEAD + textwrap.dedent(attack))
-    return root, json.loads((root / "quest.json").read_text())
+    return root, ratchet_view((root / "quest.json").read_bytes())
 
 
 def assert_only_the_judged_entry_changed(root: Path, before: dict[str, Any]) -> None:
-    after = json.loads((root / "quest.json").read_text())
+    after = ratchet_view((root / "quest.json").read_bytes())
     for qid, entry in before["quests"].items():
         if qid != TARGET:
             assert after["quests"].get(qid) == entry, qid

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.projects import CALC, PYPROJECT_NO_COVERAGE, SIGN, TEST_DOUBLE, Project
+from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest as run
 
 PYPROJECT = PYPROJECT_NO_COVERAGE
@@ -193,7 +194,7 @@ def test_next_before_any_scan(tmp_path):
 
 def test_hand_edited_ratchet_file_is_refused_and_kept(scanned):
     path = scanned / "quest.json"
-    data = json.loads(path.read_text())
+    data = ratchet_view(path.read_bytes())
     data["quests"][SIGN]["state"] = "WON"
     path.write_text(json.dumps(data, indent=2))
     before = path.read_bytes()

@@ -10,6 +10,7 @@ import pytest
 from tests.support import projects
 from tests.support.paths import EXAMPLE_PROJECT as EXAMPLE
 from tests.support.projects import TEST_DOUBLE, TEST_SIGN, scanned_template
+from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest
 
 # `double` and `sign` one line lower than in projects.CALC, and `untested`.
@@ -105,7 +106,7 @@ def test_check_text_output_names_quest_and_lines(project, scanned):
 def test_hand_edited_pass_entry_is_caught(project, scanned):
     scanned(project)
     path = project.path / "quest.json"
-    ratchet = json.loads(path.read_text())
+    ratchet = ratchet_view(path.read_bytes())
     entry = ratchet["quests"]["src/pkg/calc.py::untested"]
     entry.update(
         state="PASS",
@@ -319,7 +320,7 @@ def test_example_project_ratchet_serial_and_xdist(pytester):
     assert json.loads(result.stdout.str())["verdict"] == "PASS", result.stdout.str()
     ratchet = pytester.path / "quest.json"
     before = ratchet.read_bytes()
-    passed_at = json.loads(before)["quests"][APPLY]["passed_at"]
+    passed_at = ratchet_view(before)["quests"][APPLY]["passed_at"]
     for xdist in ((), ("-n", "2")):
         result, data = checked(pytester, *xdist)
         # example_project has an xfail and a skip, no failing test.
@@ -349,7 +350,7 @@ def test_example_project_ratchet_serial_and_xdist(pytester):
         result, data = checked(pytester, *xdist)
         assert result.ret == 0, xdist
         # A PASS entry made by hand is caught.
-        edited = json.loads(before)
+        edited = ratchet_view(before)
         edited["quests"][REMOVE].update(
             state="PASS",
             passed_at="2026-01-01T00:00:00Z",

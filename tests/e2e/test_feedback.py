@@ -93,7 +93,9 @@ def test_a_failing_new_test_is_named_with_its_error_before_coverage(project, lri
 
 THREADS = """\
 import threading
-import time
+
+GO = threading.Event()
+DONE = threading.Event()
 
 
 def late():
@@ -104,10 +106,11 @@ def joined():
     return "joined"
 
 
-def leave_behind(delay):
+def leave_behind():
     def run():
-        time.sleep(delay)
+        GO.wait(30)
         late()
+        DONE.set()
 
     threading.Thread(target=run, daemon=True).start()
 
@@ -118,18 +121,18 @@ def start_and_join():
     thread.join()
 """
 
+# test_a leaves a thread waiting; test_b lets it run `late` and waits until it did.
 TEST_THREADS = """\
-import time
-
-from pkg.threads import leave_behind, start_and_join
+from pkg.threads import DONE, GO, leave_behind, start_and_join
 
 
 def test_a_leaves_a_thread_behind():
-    leave_behind(0.5)
+    leave_behind()
 
 
 def test_b_merely_runs_meanwhile():
-    time.sleep(1.5)
+    GO.set()
+    assert DONE.wait(30)
 
 
 def test_c_joins_its_thread():

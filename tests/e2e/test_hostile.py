@@ -21,6 +21,7 @@ import pytest
 
 from tests.support.projects import CALC, SIGN, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
+from tests.support.quests import ratchet_view
 from tests.support.runner import popen_pytest
 
 
@@ -53,7 +54,7 @@ def refused(result, path: Path, before: bytes, *needles: str) -> str:
 
 def forge(project, change) -> tuple[Path, bytes]:
     path = Path(project.path) / "quest.json"
-    data = json.loads(path.read_text())
+    data = ratchet_view(path.read_bytes())
     change(data)
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return path, path.read_bytes()

@@ -178,15 +178,17 @@ def test_check_under_github_actions(judged, monkeypatch, tmp_path):
     broken.unlink()
     summary.unlink()
     (Path(judged.path) / "tests" / "test_long.py").unlink()  # the long-named PASS regresses
-    result = judged.run(
-        "--quest", "check", "--tb=no", "-rN", f"--quest-export-to={tmp_path / 'c.md'}"
-    )
+    result = judged.run(  # outside the rootdir: needs force (issue 16)
+        "--quest", "check", "--tb=no", "-rN", f"--quest-export-to={tmp_path / 'c.md'}",
+        "--quest-export-force",
+    )  # fmt: skip
     assert result.ret == 1, result.stdout.str()  # the hostile test fails
     out = result.stdout.str() + "\n" + result.stderr.str()
     assert_log_safe(out)
     assert "test_hostile[::error file=X::Y]" in out  # listed, never at a line's start
     assert f"REGRESSION {LONG_ID}" in out
     assert f"title=pytest-quest regression%3A {LONG}::" in out
+    assert f"report written to {(tmp_path / 'c.md').resolve()} (outside the rootdir" in out
     assert_markdown_safe(summary.read_text(), ("## pytest-quest check", "### "))
     assert_markdown_safe((tmp_path / "c.md").read_text(), ("# pytest-quest report", "## ", "### "))
     result = run_pytest(judged.path, "--quest", "check", "--tb=no", "-rN", "--quest-format", "json")

@@ -16,6 +16,7 @@ import pytest
 
 from tests.support import projects
 from tests.support.projects import scanned_template
+from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest
 
 SHAPES = """\
@@ -737,7 +738,7 @@ def test_ini_options_quest_file_format_and_source(project):
     check_envelope(data, "scan")
     assert data["remaining"] == 2
     assert not (project.path / "quest.json").exists()
-    ratchet = json.loads((project.path / "state" / "ratchet.json").read_text())
+    ratchet = ratchet_view((project.path / "state" / "ratchet.json").read_bytes())
     assert set(ratchet["quests"]) == {DOUBLE, SIGN, CLAMP}
     # The command line wins over the ini file.
     result = project.run("--quest", "next", "--quest-format", "text")

@@ -10,11 +10,12 @@ have been used for the plain run.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import pytest
+
+from tests.support.quests import ratchet_view
 
 pytest.importorskip("pytest_cov")
 pytestmark = pytest.mark.all_plugins
@@ -181,7 +182,7 @@ def test_setup_error(broken):
 
 
 def quests(project, name):
-    data = json.loads((project.path / name).read_text())
+    data = ratchet_view((project.path / name).read_bytes())
     return {
         qid: {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at", "extra")}
         for qid, entry in data["quests"].items()

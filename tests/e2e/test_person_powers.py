@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.quests import ratchet_view
 from tests.support.runner import FAST, child_environ
 
 CALC = """
@@ -173,7 +174,7 @@ def test_accept_typed_at_a_terminal_is_recorded(reviewed):
     assert f"type {SIGN} to confirm" in run.terminal
     data = run.json()
     assert (data["command"], data["by"], data["reason"]) == ("accept", "Quest Tester", REASON)
-    entry = json.loads((reviewed.path / "quest.json").read_text())["quests"][SIGN]
+    entry = ratchet_view((reviewed.path / "quest.json").read_bytes())["quests"][SIGN]
     assert entry["state"] == "PASS"
     event = entry["history"][-1]
     assert event == {
@@ -210,7 +211,7 @@ def test_exclude_at_a_terminal_then_status_then_reopen(reviewed):
         reviewed.path, "--quest-reopen", SIGN, "--quest-reason", "called again", typed=SIGN
     )
     assert run.ret == 0, run.terminal + run.stdout + run.stderr
-    entry = json.loads((reviewed.path / "quest.json").read_text())["quests"][SIGN]
+    entry = ratchet_view((reviewed.path / "quest.json").read_bytes())["quests"][SIGN]
     assert entry["state"] == "TODO"
     assert [e["action"] for e in entry["history"]][-2:] == ["exclude", "reopen"]
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.support import projects
+from tests.support.quests import ratchet_view
 
 pytest.importorskip("pytest_cov")
 pytestmark = pytest.mark.all_plugins
@@ -27,7 +26,7 @@ NO_BRANCH_PYPROJECT = projects.PYPROJECT_NO_COVERAGE
 
 
 def quests(project, name):
-    data = json.loads((project.path / name).read_text())
+    data = ratchet_view((project.path / name).read_bytes())
     return {
         qid: {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at", "extra")}
         for qid, entry in data["quests"].items()

@@ -10,7 +10,6 @@ message and that the ratchet file's bytes did not change.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -23,6 +22,7 @@ import pytest
 from tests.support.paths import DOCS
 from tests.support.projects import CALC, SIGN, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
+from tests.support.quests import ratchet_view
 from tests.support.runner import child_environ, popen_pytest
 
 
@@ -264,7 +264,7 @@ def test_no_temp_files_after_normal_runs(scanned):
     for args in (("--quest", "next"), ("--quest", "submit"), ("--quest-status",)):
         assert scanned.run(*args).ret == 0, args
     assert (
-        json.loads((Path(scanned.path) / "quest.json").read_text())["quests"][SIGN]["state"]
+        ratchet_view((Path(scanned.path) / "quest.json").read_bytes())["quests"][SIGN]["state"]
         == "PASS"
     )
     assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]

@@ -78,12 +78,11 @@ def delete(path: tuple[str, ...]) -> Callable[[dict[str, Any]], None]:
 def duplicate_quest() -> bytes:
     # Two entries under one id (say, a bad merge of two branches): JSON
     # parsers keep the last one silently; we refuse.
+    # Version 2 writes one quest a line: the line twice.
     lines = VALID.splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.startswith(f'    "{SIGN}": {{'))
-    end = next(i for i in range(start, len(lines)) if lines[i] == "    }\n")
-    block = lines[start : end + 1]
-    block[-1] = "    },\n"
-    return "".join(lines[:start] + block + lines[start:]).encode()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f'"{SIGN}": {{'))
+    block = lines[start].rstrip(",\n") + ",\n"
+    return "".join([*lines[:start], block, *lines[start:]]).encode()
 
 
 def renamed(old: str, new: str) -> Callable[[dict[str, Any]], None]:
@@ -135,7 +134,7 @@ CORRUPTIONS: dict[str, tuple[bytes, str]] = {
     ),
     "schema-future": (
         edit(set_in(("schema",), 99)),
-        r"schema: version 99 is newer than this pytest-quest understands \(1\) "
+        r"schema: version 99 is newer than this pytest-quest understands \(2\) "
         r"\(upgrade pytest-quest\)",
     ),
     "schema-zero": (edit(set_in(("schema",), 0)), "schema: unknown version 0"),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+
+from tests.support.quests import ratchet_view
 
 pytest.importorskip("xdist")
 pytestmark = pytest.mark.all_plugins
@@ -137,8 +137,8 @@ def test_scan_and_check_same_under_xdist(several):
     assert "2 workers" in result.stderr.str() or "gw1" in result.stderr.str()
     for key in ("added", "added_pass", "removed", "counts", "remaining", "tests_not_passed"):
         assert parallel_scan[key] == serial_scan[key], key
-    serial = json.loads((project.path / "serial.json").read_text())
-    parallel = json.loads((project.path / "parallel.json").read_text())
+    serial = ratchet_view((project.path / "serial.json").read_bytes())
+    parallel = ratchet_view((project.path / "parallel.json").read_bytes())
     assert comparable(parallel) == comparable(serial)
     # Per-test attribution is intact: the failing test's lines did not count.
     first = serial["quests"]["src/pkg/words.py::Box.first"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pytest_quest.core.model import Quest, State
@@ -42,3 +43,16 @@ def double_pass(fingerprint: str) -> Quest:
         passed_at="2026-01-01T00:00:00Z",
         baseline=True,
     )
+
+
+def ratchet_view(text: str | bytes) -> dict[str, Any]:
+    """A ratchet file's content as version 1 laid it out: every field, covering tests by name.
+
+    Version 2 leaves defaults out and interns test names (engine/layout.py);
+    tests read and hand-edit this view, and a file written from it (schema 1)
+    is read back through the migration.
+    """
+    from pytest_quest.engine.codec import dumps_v1, loads
+
+    view: dict[str, Any] = json.loads(dumps_v1(loads(text)))
+    return view

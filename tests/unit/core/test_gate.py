@@ -350,7 +350,7 @@ def test_coverage_comes_before_mutants_stability_and_extra_checks():
 
 def test_surviving_mutants_fail_one_fact_each():
     mutants = [
-        SurvivingMutant(FILE, 32, "qty <= 0", "qty > 0", "compare"),
+        SurvivingMutant(FILE, 32, "qty <= 0", "qty > 0", "compare", "m1234abcd"),
         SurvivingMutant(FILE, 40, "return line", "return None", "return"),
     ]
     result = judge(make_evidence(surviving_mutants=mutants))
@@ -359,14 +359,30 @@ def test_surviving_mutants_fail_one_fact_each():
         check="mutation.compare",
         field="src/shop/cart.py:32",
         expected="a covering test fails when the code is changed",
-        actual="every covering test passes with `qty <= 0` -> `qty > 0`",
-        message="mutant survived: `qty <= 0` -> `qty > 0`; no test checks this",
+        actual=(
+            "every covering test passes with `qty <= 0` -> `qty > 0` "
+            "(operator compare, mutant m1234abcd)"
+        ),
+        message=(
+            "mutant survived: `qty <= 0` -> `qty > 0`; no covering test fails with it "
+            "(operator compare, mutant m1234abcd); if no input can tell them apart, "
+            "dispute it: --quest-dispute m1234abcd --quest-reason WHY"
+        ),
     )
     # The field has no arc: the rendering keeps the whole `path:line`.
-    assert result.facts[0].text() == (
-        "src/shop/cart.py:32: mutant survived: `qty <= 0` -> `qty > 0`; no test checks this"
+    assert result.facts[1].text() == (
+        "src/shop/cart.py:40: mutant survived: `return line` -> `return None`; "
+        "no covering test fails with it (operator return)"
     )
     assert [fact.check for fact in result.facts] == ["mutation.compare", "mutation.return"]
+
+
+def test_a_surviving_mutant_says_what_it_made_the_function_do():
+    mutant = SurvivingMutant(
+        FILE, 32, "a + b", "a - b", "arith.replace", "m1", "with (1, 2) it returns -1, not 3"
+    )
+    (fact,) = judge(make_evidence(surviving_mutants=[mutant])).facts
+    assert "(operator arith.replace, mutant m1); with (1, 2) it returns -1, not 3;" in fact.message
 
 
 def test_no_surviving_mutant_passes_whether_checked_or_not():

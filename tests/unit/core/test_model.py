@@ -363,13 +363,13 @@ def test_dumps_loads_round_trip_is_stable():
 def test_dumps_has_sorted_keys_one_quest_per_entry_and_a_schema():
     text = dumps(full_ratchet())
     data = json.loads(text)
-    assert data["schema"] == 1
-    assert list(data) == sorted(data)
+    assert data["schema"] == 2
     assert list(data["quests"]) == sorted(data["quests"])
     for entry in data["quests"].values():
         assert list(entry) == sorted(entry)
     assert text.endswith("}\n")
-    assert '\n  "quests": {\n    "src/pkg/a.py::x": {\n' in text
+    # Version 2: the quests last, one a line, sorted by id.
+    assert '\n"quests": {\n"src/pkg/a.py::x": {' in text
 
 
 def test_dumps_does_not_depend_on_insertion_order():

@@ -163,3 +163,19 @@ def test_assignments():
     for bad in ("max_tries", "colour=red", "max_tries=zero"):
         with pytest.raises(PolicyError):
             parse_assignment(bad)
+
+
+def test_operators_default_all_or_a_list_of_known_names():
+    from pytest_quest.core.policy import KNOWN_OPERATORS
+
+    assert change(BASE, [("operators", "all")]).operators == KNOWN_OPERATORS
+    assert change(BASE, [("operators", "default")]).operators == OPERATORS
+    opted = change(BASE, [("operators", ",".join([*OPERATORS, "compare.boundary"]))])
+    assert "compare.boundary" in opted.operators and "compare.boundary" not in OPERATORS
+    assert weaker_keys(opted, BASE) == ["operators"]
+    assert opted.shown("operators").startswith("operators=")
+    assert change(BASE, [("operators", "all")]).shown("operators") == "operators=all"
+    assert BASE.shown("operators") == "operators=default"
+    assert parse_compact(opted.compact()) == opted
+    with pytest.raises(PolicyError, match="unknown operator"):
+        change(BASE, [("operators", "nope")])

@@ -145,10 +145,12 @@ def test_the_journal_stays_short(tmp_path, monkeypatch):
 def forge(store: RatchetStore, qid: str) -> None:
     """What a judged test does: a PASS written in place, no journal line."""
     data = json.loads(store.path.read_text())
+    tests = data.setdefault("tests", [])  # version 2: covering tests by index
+    tests.append("forged")
     data["quests"][qid].update(
         state="PASS",
         passed_at="2026-01-02T00:00:00Z",
-        covering_tests=["forged"],
+        covering_tests=[len(tests) - 1],
         missing_lines=[],
         missing_branches=[],
     )

@@ -14,7 +14,7 @@ from filelock import FileLock
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.engine import codec, store
+from pytest_quest.engine import codec, layout, store
 from pytest_quest.engine.codec import SCHEMA_VERSION, dumps, loads
 from pytest_quest.engine.store import RatchetStore
 from tests.support.quests import double_pass
@@ -77,8 +77,11 @@ def test_file_is_diff_friendly():
     data = json.loads(text)
     assert data["schema"] == SCHEMA_VERSION
     assert list(data["quests"]) == sorted(data["quests"])
-    # One field a line, two-space indentation, a final newline.
-    assert '\n  "schema": 1,\n' in text
+    # Version 2: one field a line, then one quest a line, a final newline.
+    assert '\n"schema": 2,\n' in text
+    lines = text.splitlines()
+    for qid in data["quests"]:
+        assert sum(line.startswith(json.dumps(qid) + ": {") for line in lines) == 1
     assert text.endswith("}\n")
 
 
@@ -361,9 +364,9 @@ def test_failing_migration_is_a_clear_error(monkeypatch):
         loads(v1_text())
 
 
-def test_no_migration_is_registered_for_the_first_version():
-    assert SCHEMA_VERSION == 1
-    assert codec.MIGRATIONS == {}
+def test_version_2_registers_the_step_from_version_1():
+    assert SCHEMA_VERSION == 2
+    assert {1: layout.migrate_1_to_2} == codec.MIGRATIONS
 
 
 # -- judging claims -------------------------------------------------------------------
@@ -541,4 +544,6 @@ def test_a_typed_extra_field_of_another_type_is_kept_as_found():
     quest = loads(text).quests["src/pkg/calc.py::sign"]
     assert quest.issued_seal is None and quest.last_run_seconds is None
     assert quest.extra == data["quests"]["src/pkg/calc.py::sign"]["extra"]
-    assert dumps(loads(text)) == text
+    again = dumps(loads(text))
+    assert loads(again).quests["src/pkg/calc.py::sign"].extra == quest.extra
+    assert dumps(loads(again)) == again

@@ -1,0 +1,170 @@
+r"""Per mutation operator: how many mutants, killed, survived, on a project's honest tests.
+
+    # once per project, in its folder (a venv with the project and pytest-quest installed):
+    pytest -p no:cacheprovider --quest scan --quest-source boltons
+    # then, from anywhere:
+    python benchmarks/mutation_operators.py /tmp/mut-bench/boltons --out boltons.json
+    python benchmarks/mutation_operators.py /tmp/mut-bench/dateutil --limit 150 --out du.json
+    python benchmarks/mutation_operators.py --table boltons.json du.json
+
+Takes the scan's baseline PASS functions (fully covered by the project's own
+tests: honest tests), plans every operator's mutants for each (the policy
+``operators=all``) and runs them against the function's covering tests in
+one mutation child per batch, exactly as ``audit`` does.  Writes per
+function the mutants with their status, and prints per operator: mutants,
+killed, survived, other (unreached, not applied), and the quests that would
+FAIL with the default set (a surviving default-set mutant) and with each
+operator alone.  ``--sample N`` prints N surviving mutants per operator (a
+fixed seed) for the equivalence inspection by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS
+from pytest_quest.engine.codec import loads
+from pytest_quest.engine.mutation import Target, run_mutation_checks
+from pytest_quest.engine.source import facts_from_source
+
+
+def targets(root: Path, limit: int | None, seed: int) -> list[tuple[str, Target]]:
+    ratchet = loads((root / "quest.json").read_bytes(), "quest.json")
+    chosen = []
+    for quest in ratchet.ordered():
+        if quest.state.value != "PASS" or not quest.baseline or not quest.covering_tests:
+            continue
+        facts = facts_from_source(quest.id, quest.file, root, all_missing=False)
+        if facts is None:
+            continue
+        target = Target(
+            root / quest.file,
+            facts.start,
+            tuple(sorted(quest.covering_tests)),
+            quest.id,
+            tuple(ALL_OPERATORS),
+        )
+        chosen.append((quest.id, target))
+    if limit is not None and len(chosen) > limit:
+        chosen = sorted(random.Random(seed).sample(chosen, limit))
+    return chosen
+
+
+def measure(root: Path, chosen: list[tuple[str, Target]], batch: int, timeout: float) -> list[Any]:
+    results = []
+    for at in range(0, len(chosen), batch):
+        part = chosen[at : at + batch]
+        started = time.monotonic()
+        reports = run_mutation_checks(
+            [t for _, t in part],
+            rootdir=root,
+            inifile=None,
+            timeout=timeout * len(part),
+            cwd=root,
+        )
+        print(
+            f"  {at + len(part)}/{len(chosen)} functions, {time.monotonic() - started:.0f} s",
+            file=sys.stderr,
+        )
+        for (quest_id, _), report in zip(part, reports):
+            results.append(
+                {
+                    "id": quest_id,
+                    "completed": report.completed,
+                    "problem": report.problem,
+                    "unstable": report.unstable(),
+                    "mutants": report.mutants,
+                }
+            )
+    return results
+
+
+def table(results: list[dict[str, Any]], project: str) -> list[str]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    failing: dict[str, set[str]] = defaultdict(set)
+    judged = [r for r in results if r["completed"] and not r["unstable"]]
+    for result in judged:
+        for mutant in result["mutants"]:
+            operator, status = mutant["operator"], mutant["status"]
+            counts[operator]["mutants"] += 1
+            counts[operator][status if status in ("killed", "survived") else "other"] += 1
+            if status == "survived":
+                failing[operator].add(result["id"])
+    default = set().union(*(failing[o] for o in DEFAULT_OPERATORS))
+    lines = [
+        f"{project}: {len(judged)} baseline PASS functions judged "
+        f"({len(results) - len(judged)} left out: incomplete or unstable); "
+        f"would FAIL with the default set: {len(default)} "
+        f"({100 * len(default) / max(1, len(judged)):.1f}%)",
+        "",
+        "| operator | default | mutants | killed | survived | other | functions failed |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for operator in ALL_OPERATORS:
+        c = counts[operator]
+        lines.append(
+            f"| `{operator}` | {'yes' if operator in DEFAULT_OPERATORS else 'opt-in'} | "
+            f"{c['mutants']} | {c['killed']} | {c['survived']} | {c['other']} | "
+            f"{len(failing[operator])} |"
+        )
+    return lines
+
+
+def sample(results: list[dict[str, Any]], per_operator: int, seed: int) -> list[str]:
+    by: dict[str, list[str]] = defaultdict(list)
+    for result in results:
+        for m in result["mutants"]:
+            if m["status"] == "survived":
+                by[m["operator"]].append(
+                    f"{result['id']} line {m['line']} {m['id']}: `{m['original']}` -> `{m['mutated']}`"
+                )
+    lines = []
+    for operator in ALL_OPERATORS:
+        found = by.get(operator, [])
+        picked = random.Random(seed).sample(found, min(per_operator, len(found)))
+        lines.append(f"## {operator} ({len(found)} survivors, {len(picked)} shown)")
+        lines += [f"- {item}" for item in sorted(picked)]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("project", nargs="?", type=Path)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--batch", type=int, default=60)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--table", nargs="*", type=Path, help="print the tables of saved runs")
+    parser.add_argument("--sample", type=int, default=0)
+    args = parser.parse_args()
+    if args.table:
+        for path in args.table:
+            results = json.loads(path.read_text())
+            print("\n".join(table(results, path.stem)))
+            if args.sample:
+                print("\n".join(sample(results, args.sample, args.seed)))
+            print()
+        return
+    root = args.project.resolve()
+    chosen = targets(root, args.limit, args.seed)
+    print(f"{len(chosen)} baseline PASS functions", file=sys.stderr)
+    started = time.monotonic()
+    results = measure(root, chosen, args.batch, args.timeout)
+    print(f"{time.monotonic() - started:.0f} s in all", file=sys.stderr)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+    print("\n".join(table(results, root.name)))
+    if args.sample:
+        print("\n".join(sample(results, args.sample, args.seed)))
+
+
+if __name__ == "__main__":
+    main()

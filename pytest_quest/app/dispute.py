@@ -1,0 +1,175 @@
+"""`pytest --quest submit --quest-dispute ID --quest-reason WHY`: a surviving mutant disputed.
+
+Runs in the clean judge like a submit (it is one): every run of the
+project's code is a child.  It never yields PASS and spends no try unless a
+test kills a disputed mutant:
+
+1. the gate is run again as for a submit (covering tests, mutants);
+2. when it fails only on disputed mutants, the whole suite is measured and
+   each disputed mutant runs against every test of it that reaches the
+   function (no early stop but a kill);
+3. killed (in 1 or 2): FAIL ``dispute.refused`` naming the killing test;
+   survived: REVIEW ``dispute.equivalent`` with the reason and the tests
+   that ran it, for a person; could not run: REVIEW ``dispute.unconfirmed``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from pytest_quest.app.context import Context
+from pytest_quest.app.deep_checks import planned_operators
+from pytest_quest.app.submit import Judgement, judge_quest, run_selection, submit
+from pytest_quest.core import dispute
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult
+from pytest_quest.core.model import Fact, Quest, Ratchet, Verdict
+from pytest_quest.core.mutants import plan_mutants
+from pytest_quest.engine.mutation import MutationReport, run_mutation_check
+from pytest_quest.engine.source import facts_from_source, read_source
+from pytest_quest.engine.testfiles import digest_test_files
+from pytest_quest.report.json import Output
+
+
+def submit_or_dispute(ctx: Context) -> Output:
+    """`pytest --quest submit`, a dispute when ``--quest-dispute`` is given."""
+    if not ctx.options.dispute:
+        return submit(ctx)
+    return submit(ctx, judging=_dispute_judge)
+
+
+def _dispute_judge(ctx: Context, quest: Quest) -> Callable[..., Judgement]:
+    ids = check_dispute(ctx, quest)
+    return lambda c, q, r, _verifiers: judge_dispute(c, q, r, ids)
+
+
+def check_dispute(ctx: Context, quest: Quest) -> tuple[str, ...]:
+    """The disputed ids, each a mutant the gate plans for the quest now; else a usage error.
+
+    Decided from the source alone, before any test runs.
+    """
+    ids = dispute.parse_ids(ctx.options.dispute or "")
+    if not ids:
+        raise QuestUsageError("--quest-dispute needs the id of a surviving mutant (m1a2b3c4d)")
+    if not (ctx.options.reason or "").strip():
+        raise QuestUsageError(
+            "--quest-dispute needs --quest-reason: why no input can tell the mutant "
+            "from the function (a person reads it)"
+        )
+    function = facts_from_source(quest.id, quest.file, ctx.rootdir, all_missing=False)
+    source = read_source(ctx.rootdir / quest.file)
+    planned = (
+        {m.id for m in plan_mutants(source, function.start, planned_operators(ctx))}
+        if function is not None
+        else set()
+    )
+    unknown = [i for i in ids if i not in planned]
+    if unknown:
+        raise QuestUsageError(
+            f"mutant {unknown[0]} is not a mutant of {quest.id} as its code is now "
+            f"(its mutants: {', '.join(sorted(planned)) or 'none'})"
+        )
+    return ids
+
+
+def judge_dispute(ctx: Context, quest: Quest, ratchet: Ratchet, ids: tuple[str, ...]) -> Judgement:
+    """The gate again, then the disputed mutants against the whole suite: never PASS."""
+    # L2 is for a PASS, which a dispute never gives.
+    ctx.options = dataclasses.replace(ctx.options, verify="off")
+    judgement = judge_quest(ctx, quest, ratchet, [])
+    result, report = judgement.result, judgement.mutation
+    entries = {str(m.get("id")): m for m in (report.mutants if report else [])}
+    killed = [entries[i] for i in ids if entries.get(i, {}).get("status") == "killed"]
+    if killed:
+        facts = [dispute.refused_fact(quest.file, m, whole_suite=False) for m in killed]
+        judgement.result = GateResult(Verdict.FAIL, [*facts, *_kept(result)], dispute.STEP)
+        return judgement
+    if result.verdict is Verdict.PASS:
+        # Not killed and yet PASS: the mutant was not run (a skipped plan).
+        judgement.result = GateResult(
+            Verdict.REVIEW,
+            [dispute.unconfirmed_fact(quest.id, "the disputed mutant did not run")],
+            dispute.STEP,
+        )
+        return judgement
+    survivors = {str(m.get("id")) for m in (report.survivors() if report else [])}
+    others = sorted(survivors - set(ids))
+    if result.step != "4-mutants" or result.verdict is not Verdict.FAIL or others:
+        why = (
+            f"other mutants survive too ({', '.join(others)}); dispute them all or kill them"
+            if others and result.step == "4-mutants"
+            else f"the gate's verdict is {result.verdict.value} at step {result.step}"
+        )
+        judgement.result = GateResult(
+            result.verdict, [*result.facts, dispute.not_judged_fact(quest.id, why)], result.step
+        )
+        return judgement
+    judgement.result = whole_suite(ctx, quest, ids, judgement)
+    return judgement
+
+
+def _kept(result: GateResult) -> list[Fact]:
+    """The gate's own facts a refusal keeps (its other failures), without surviving mutants."""
+    return [f for f in result.facts if not f.check.startswith("mutation.")]
+
+
+def whole_suite(
+    ctx: Context, quest: Quest, ids: tuple[str, ...], judgement: Judgement
+) -> GateResult:
+    """Step 2: the whole suite measured, the disputed mutants run against every test reaching it."""
+    tests = sorted(digest_test_files(ctx.tests, ctx.rootdir))
+    run, source = run_selection(ctx, tests, quest)
+    current = source.by_id().get(quest.id) if source else None
+    if not run.completed or current is None or not current.covering_tests:
+        why = run.problem or "the whole suite's run did not measure the function"
+        return GateResult(Verdict.REVIEW, [dispute.unconfirmed_fact(quest.id, why)], dispute.STEP)
+    report = run_mutation_check(
+        sorted(current.covering_tests),
+        file=ctx.rootdir / current.file,
+        start=current.start,
+        rootdir=ctx.rootdir,
+        inifile=ctx.child.inifile,
+        timeout=ctx.options.timeout,
+        cwd=ctx.rootdir,
+        plugin_args=ctx.child.plugin_args,
+        has_xdist=ctx.child.has_xdist,
+        has_cov=ctx.child.has_cov,
+        seed=quest.id,
+        operators=planned_operators(ctx),
+        only=ids,
+        subprocesses=ctx.options.policy.subprocesses if ctx.options.policy is not None else True,
+    )
+    if judgement.mutation_seconds is not None:
+        judgement.mutation_seconds = round(judgement.mutation_seconds + report.duration, 3)
+    return decide(quest, ids, report, ctx.options.reason or "")
+
+
+def decide(quest: Quest, ids: tuple[str, ...], report: MutationReport, reason: str) -> GateResult:
+    """The dispute's verdict from the whole suite's mutation report (pure)."""
+    if report.tampered or not report.completed:
+        why = report.problem or "the mutation run did not complete"
+        return GateResult(Verdict.REVIEW, [dispute.unconfirmed_fact(quest.id, why)], dispute.STEP)
+    unstable = report.unstable()
+    if unstable:
+        why = f"tests of the suite are unstable: {', '.join(unstable[:3])}"
+        return GateResult(Verdict.REVIEW, [dispute.unconfirmed_fact(quest.id, why)], dispute.STEP)
+    entries: dict[str, dict[str, Any]] = {str(m.get("id")): m for m in report.mutants}
+    killed = [entries[i] for i in ids if entries.get(i, {}).get("status") == "killed"]
+    if killed:
+        facts = [dispute.refused_fact(quest.file, m, whole_suite=True) for m in killed]
+        return GateResult(Verdict.FAIL, facts, dispute.STEP)
+    facts = []
+    for mutant_id in ids:
+        entry = entries.get(mutant_id)
+        if entry is None or entry.get("status") != "survived":
+            status = "not run" if entry is None else str(entry.get("status"))
+            facts.append(dispute.unconfirmed_fact(quest.id, f"mutant {mutant_id}: {status}"))
+            continue
+        tests = sorted(str(t) for t in entry.get("reached_by", []))
+        facts.append(dispute.equivalent_fact(quest.file, entry, reason, tests))
+    return GateResult(Verdict.REVIEW, facts, dispute.STEP)
+
+
+__all__ = ["check_dispute", "decide", "judge_dispute", "submit_or_dispute", "whole_suite"]

@@ -1,0 +1,180 @@
+"""The building blocks of the mutation operators (core/operators.py): walking, showing, applying.
+
+Pure (stdlib only).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+# Mutated code calls this where the change is, to tell whether a test ran it.
+REACHED = "pytest_quest_reached"
+
+# The name mutated code calls to change a returned value (put in builtins in
+# the child only, so the mutated code object finds it from any module).
+CHANGED = "pytest_quest_changed"
+
+_FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Scope = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_Comprehension = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@dataclass
+class Candidate:
+    """One change an operator can make: where, shown how, and how to apply it in place."""
+
+    operator: str
+    line: int
+    original: str
+    mutated: str
+    apply: Callable[[bool], None]
+
+
+def reached(value: ast.expr) -> ast.expr:
+    """`value` wrapped in the reach mark (a call that returns its argument)."""
+    call = ast.Call(func=ast.Name(id=REACHED, ctx=ast.Load()), args=[value], keywords=[])
+    return ast.copy_location(call, value) if hasattr(value, "lineno") else call
+
+
+def marked(value: ast.expr, mark: bool) -> ast.expr:
+    """`value`, with the reach mark called *before* it is evaluated (``reached(None) or value``).
+
+    Before: a mutated expression that raises (`"a" - "!"`) still marks its test.
+    """
+    if not mark:
+        return value
+    first = ast.BoolOp(op=ast.Or(), values=[reached(ast.Constant(None)), value])
+    return ast.copy_location(first, value) if hasattr(value, "lineno") else first
+
+
+def line_text(lines: list[str], line: int) -> str:
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def spliced(lines: list[str], node: ast.AST, replacement: str) -> tuple[str, str]:
+    """(original, mutated) text: the line with `node` replaced, or the node alone if it spans lines."""
+    line = node.lineno  # type: ignore[attr-defined]
+    end = getattr(node, "end_lineno", None)
+    start_col, end_col = node.col_offset, getattr(node, "end_col_offset", None)  # type: ignore[attr-defined]
+    if end != line or end_col is None or not 0 < line <= len(lines):
+        return ast.unparse(node), replacement
+    raw = lines[line - 1].encode("utf-8")  # offsets are in UTF-8 bytes
+    before = raw[:start_col].decode("utf-8", "replace")
+    after = raw[end_col:].decode("utf-8", "replace")
+    return lines[line - 1].strip(), (before + replacement + after).strip()
+
+
+def exits(body: list[ast.stmt]) -> bool:
+    """Whether `body` can leave its block early (return, raise, break, continue)."""
+    return any(
+        isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue))
+        for statement in body
+        for node in walk_scope(statement, skip_comprehensions=True)
+    )
+
+
+def walk_scope(node: ast.AST, *, skip_comprehensions: bool) -> Iterator[ast.AST]:
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _Scope):
+            continue
+        if skip_comprehensions and isinstance(child, _Comprehension):
+            continue
+        yield from walk_scope(child, skip_comprehensions=skip_comprehensions)
+
+
+def own_nodes(function: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(node, parent) for `function`'s own body in source order, not entering nested scopes.
+
+    Comprehensions are not entered either: their conditions are a filter,
+    not a branch of ours, and their expressions run once per element.
+    """
+
+    def walk(node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (*_Scope, *_Comprehension)):
+                continue
+            yield child, node
+            yield from walk(child)
+
+    for statement in function.body:  # type: ignore[attr-defined]
+        if isinstance(statement, (*_FunctionNode, ast.ClassDef)):
+            continue
+        yield statement, function
+        yield from walk(statement)
+
+
+def is_none(node: ast.AST | None) -> bool:
+    return node is None or (isinstance(node, ast.Constant) and node.value is None)
+
+
+def body_start(function: ast.AST) -> int:
+    """Index of the first statement after the docstring."""
+    body = function.body  # type: ignore[attr-defined]
+    first = body[0]
+    if (
+        len(body) > 1
+        and isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return 1
+    return 0
+
+
+def same_ast(a: list[ast.stmt] | ast.AST, b: list[ast.stmt] | ast.AST) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_ast(x, y) for x, y in zip(a, b))
+    if isinstance(a, list) or isinstance(b, list):
+        return False
+    return ast.dump(a) == ast.dump(b)
+
+
+def only_guards(body: list[ast.stmt]) -> bool:
+    """A block made only of `if`s without `else`: forcing the outer guard is seldom observable."""
+    return all(isinstance(s, ast.If) and not s.orelse for s in body)
+
+
+def call_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def replace_in(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    """Put `new` where `old` is among `parent`'s fields (a field or an item of a list field)."""
+    for name, value in ast.iter_fields(parent):
+        if value is old:
+            setattr(parent, name, new)
+            return
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if item is old:
+                    value[i] = new
+                    return
+    raise ValueError("node not found in its parent")
+
+
+__all__ = [
+    "CHANGED",
+    "REACHED",
+    "Candidate",
+    "body_start",
+    "call_name",
+    "exits",
+    "is_none",
+    "line_text",
+    "marked",
+    "only_guards",
+    "own_nodes",
+    "reached",
+    "replace_in",
+    "same_ast",
+    "spliced",
+    "walk_scope",
+]

@@ -1,0 +1,419 @@
+"""The mutation operators: where each applies in a function, and the change it makes.
+
+Pure (stdlib only).  `candidates` walks a function's own body in source
+order and yields every change an operator can make there; each `Candidate`
+applies itself to the tree it was found in (`apply(mark)`), so the planner
+(core/mutants.py) re-finds a candidate in a fresh tree by its position in
+the sequence.  The operator list follows mutmut's (operator, number,
+string, keyword, and/or, argument mutations) and MutPy's (AOR, ROR, COI,
+CRP, LCR, SIR), minus what the extreme mutants already cover; docs/gate.md
+has the measured false-alarm rate of each.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+from pytest_quest.core.mutant_ast import (
+    CHANGED,
+    REACHED,
+    Candidate,
+    body_start,
+    call_name,
+    exits,
+    is_none,
+    line_text,
+    marked,
+    only_guards,
+    own_nodes,
+    reached,
+    replace_in,
+    same_ast,
+    spliced,
+)
+
+#: The extreme mutants (Descartes for PIT, Meta's ACH): the original set.
+EXTREME = ("body.return_none", "body.skip", "condition.false", "condition.true", "return.changed")
+
+#: Every operator the planner knows, in the order the plan picks them.
+ALL_OPERATORS = (
+    *EXTREME,
+    "arith.replace",
+    "boolop.swap",
+    "call.remove",
+    "compare.boundary",
+    "compare.negate",
+    "constant.number",
+    "constant.string",
+    "raise.message",
+    "raise.type",
+    "slice.bounds",
+)
+
+
+# Calls whose removal or changed text no test is expected to notice: logging
+# and warnings (an honest suite rarely captures them; docs/gate.md).
+_QUIET_CALLS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
+)
+
+_ARITH: dict[type[ast.operator], type[ast.operator]] = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    # Not `//` -> `/`: 6 // 2 == 6 / 2 == 3.0 compare equal, an equivalent
+    # mutant on every exact division.
+    ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
+    ast.LShift: ast.RShift,
+    ast.RShift: ast.LShift,
+    ast.BitAnd: ast.BitOr,
+    ast.BitOr: ast.BitAnd,
+    ast.BitXor: ast.BitAnd,
+}
+
+_BOUNDARY: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+}
+
+_NEGATE: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Lt: ast.GtE,
+    ast.LtE: ast.Gt,
+    ast.Gt: ast.LtE,
+    ast.GtE: ast.Lt,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+
+
+def _extreme(function: ast.AST, lines: list[str], generator: bool) -> Iterator[Candidate]:
+    body = function.body  # type: ignore[attr-defined]
+    rest = body[body_start(function) :]
+    nodes = [node for node, _ in own_nodes(function)]
+    returns_value = any(isinstance(n, ast.Return) and not is_none(n.value) for n in nodes)
+    trivial = len(rest) == 1 and (
+        isinstance(rest[0], ast.Pass)
+        or (isinstance(rest[0], ast.Return) and is_none(rest[0].value))
+    )
+    if rest and not trivial:
+        first = rest[0]
+
+        def skip(mark: bool, first: ast.stmt = first) -> None:
+            value = marked(ast.Constant(None), mark)
+            statement = ast.copy_location(ast.Return(value=value), first)
+            # Inserted, not replacing: the body's names stay, so the code object
+            # keeps its free and cell variables and can be swapped in.
+            body.insert(body.index(first), statement)
+
+        operator = "body.return_none" if returns_value and not generator else "body.skip"
+        yield Candidate(operator, first.lineno, line_text(lines, first.lineno), "return None", skip)
+
+
+def _returns(node: ast.Return, lines: list[str]) -> Candidate:
+    def change(mark: bool, node: ast.Return = node) -> None:
+        assert node.value is not None
+        call = ast.Call(func=ast.Name(id=CHANGED, ctx=ast.Load()), args=[node.value], keywords=[])
+        node.value = ast.copy_location(call, node.value)
+
+    value = ast.unparse(node.value)  # type: ignore[arg-type]
+    return Candidate(
+        "return.changed",
+        node.lineno,
+        line_text(lines, node.lineno),
+        f"return {CHANGED}({value})",
+        change,
+    )
+
+
+def _conditions(node: ast.If | ast.IfExp, lines: list[str]) -> Iterator[Candidate]:
+    if isinstance(node.test, ast.Constant):
+        return
+    if isinstance(node, ast.IfExp) and same_ast(node.body, node.orelse):
+        return  # both branches the same value: forcing either is the same program
+    if isinstance(node, ast.If) and node.orelse and same_ast(node.body, node.orelse):
+        return
+
+    def force(value: bool) -> Callable[[bool], None]:
+        def apply(mark: bool) -> None:
+            node.test = ast.copy_location(marked(ast.Constant(value), mark), node.test)
+
+        return apply
+
+    if isinstance(node, ast.If):
+        original = line_text(lines, node.lineno)
+        keyword = "elif" if original.startswith("elif") else "if"
+        # A guarded adjustment (`if len(p) > 3: p = p[:3]`) is a no-op where
+        # the guard is false; a block of nested guards seldom does anything
+        # the inner guards do not already exclude.
+        adjustment = not node.orelse and (not exits(node.body) or only_guards(node.body))
+        if not adjustment:
+            yield Candidate(
+                "condition.true", node.lineno, original, f"{keyword} True:", force(True)
+            )
+        # Fast paths and caches (`if not items: return 0`) and validation
+        # guards raising what the next line would raise anyway.
+        fast_path = (
+            not node.orelse
+            and len(node.body) == 1
+            and isinstance(node.body[0], (ast.Return, ast.Raise))
+        )
+        if not fast_path:
+            yield Candidate(
+                "condition.false", node.lineno, original, f"{keyword} False:", force(False)
+            )
+        return
+    original = ast.unparse(node)
+    for forced in (True, False):
+        shown = ast.unparse(
+            ast.IfExp(test=ast.Constant(forced), body=node.body, orelse=node.orelse)
+        )
+        yield Candidate(
+            f"condition.{str(forced).lower()}", node.lineno, original, shown, force(forced)
+        )
+
+
+def _expression(
+    operator: str, node: ast.expr, parent: ast.AST, lines: list[str], build: Callable[[], ast.expr]
+) -> Candidate:
+    """A candidate that replaces expression `node` (in `parent`) by what `build` makes."""
+    original, mutated = spliced(lines, node, ast.unparse(build()))
+
+    def apply(mark: bool) -> None:
+        new = ast.copy_location(build(), node)
+        replace_in(parent, node, marked(new, mark))
+
+    return Candidate(operator, node.lineno, original, mutated, apply)
+
+
+def _identity(op: ast.operator, left: ast.expr | None, right: ast.expr) -> bool:
+    """`x + 0`, `x - 0`, `x * 1`, `x / 1`: swapping the operator gives the same value."""
+
+    def const(node: ast.expr | None, value: int) -> bool:
+        return (
+            isinstance(node, ast.Constant)
+            and not isinstance(node.value, bool)
+            and node.value == value
+        )
+
+    if isinstance(op, (ast.Add, ast.Sub)):
+        return const(right, 0) or (isinstance(op, ast.Add) and const(left, 0))
+    return isinstance(op, (ast.Mult, ast.Div)) and const(right, 1)
+
+
+def _binop(node: ast.BinOp, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:
+    new_op = _ARITH.get(type(node.op))
+    if new_op is None or _identity(node.op, node.left, node.right):
+        return
+    if isinstance(node.op, ast.Mod) and isinstance(node.left, (ast.Constant, ast.JoinedStr)):
+        if isinstance(getattr(node.left, "value", None), str):
+            return  # "%s" % x is string formatting, not arithmetic
+    yield _expression(
+        "arith.replace", node, parent, lines, lambda: ast.BinOp(node.left, new_op(), node.right)
+    )
+
+
+def _augassign(node: ast.AugAssign, lines: list[str]) -> Iterator[Candidate]:
+    new_op = _ARITH.get(type(node.op))
+    if new_op is None or _identity(node.op, None, node.value):
+        return
+    shown = ast.unparse(ast.AugAssign(node.target, new_op(), node.value))
+    old_value = node.value
+
+    def apply(mark: bool) -> None:
+        node.op = new_op()
+        node.value = marked(old_value, mark)
+
+    yield Candidate("arith.replace", node.lineno, line_text(lines, node.lineno), shown, apply)
+
+
+def _compare(node: ast.Compare, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:
+    whole_test = isinstance(parent, (ast.If, ast.IfExp)) and parent.test is node
+    for position, op in enumerate(node.ops):
+        for name, table in (("compare.boundary", _BOUNDARY), ("compare.negate", _NEGATE)):
+            new_op = table.get(type(op))
+            if new_op is None:
+                continue
+            if name == "compare.negate" and whole_test:
+                continue  # the condition.* mutants force the whole test already
+
+            def build(position: int = position, new_op: type[ast.cmpop] = new_op) -> ast.expr:
+                ops = list(node.ops)
+                ops[position] = new_op()
+                return ast.Compare(node.left, ops, node.comparators)
+
+            yield _expression(name, node, parent, lines, build)
+
+
+def _boolop(node: ast.BoolOp, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:
+    other = ast.Or if isinstance(node.op, ast.And) else ast.And
+    yield _expression("boolop.swap", node, parent, lines, lambda: ast.BoolOp(other(), node.values))
+
+
+def _not(node: ast.UnaryOp, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:
+    if isinstance(node.op, ast.Not):
+        if isinstance(parent, (ast.If, ast.IfExp)) and parent.test is node:
+            return
+        yield _expression("compare.negate", node, parent, lines, lambda: node.operand)
+    elif isinstance(node.op, ast.USub) and not isinstance(node.operand, ast.Constant):
+        yield _expression("arith.replace", node, parent, lines, lambda: node.operand)
+
+
+def _constant(
+    node: ast.Constant, parent: ast.AST, lines: list[str], in_raise: bool, initial: bool
+) -> Iterator[Candidate]:
+    value = node.value
+    if isinstance(parent, ast.Return) or initial:
+        # return.changed changes it already; a variable starting from zero
+        # or empty at the top of the body (`count = 0`, `a, b = '', 0`) is
+        # most often overwritten or internal bookkeeping: measured
+        # equivalent too often (docs/gate.md).
+        return
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(parent, ast.Compare) and any(type(op) in _BOUNDARY for op in parent.ops):
+            # `x < 0` -> `x < 1` is a boundary move (equivalent where the
+            # boundary is not observable): compare.boundary's business.
+            return
+        new_number = value + 1
+        yield _expression("constant.number", node, parent, lines, lambda: ast.Constant(new_number))
+    elif isinstance(value, (str, bytes)):
+        if isinstance(parent, ast.Call) and call_name(parent) in _QUIET_CALLS:
+            return
+        marker: str | bytes = "XX" if isinstance(value, str) else b"XX"
+        new_text = marker + value + marker  # type: ignore[operator]
+        name = "raise.message" if in_raise else "constant.string"
+        yield _expression(name, node, parent, lines, lambda: ast.Constant(new_text))
+
+
+def _slice(node: ast.Slice, lines: list[str]) -> Iterator[Candidate]:
+    field = "lower" if node.lower is not None else "upper" if node.upper is not None else ""
+    if not field:
+        return
+    bound = getattr(node, field)
+    if field == "lower" and isinstance(bound, ast.Constant) and bound.value == 0:
+        return  # `s[0:n]` is `s[:n]`
+    original, mutated = spliced(lines, bound, "None")
+
+    def apply(mark: bool) -> None:
+        setattr(node, field, ast.copy_location(marked(ast.Constant(None), mark), bound))
+
+    yield Candidate("slice.bounds", bound.lineno, original, mutated, apply)
+
+
+def _call_statement(node: ast.Expr, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:
+    call = node.value
+    assert isinstance(call, ast.Call)
+    if call_name(call) in _QUIET_CALLS or (
+        isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == "warnings"
+    ):
+        return
+    text = line_text(lines, node.lineno)
+
+    def apply(mark: bool) -> None:
+        # Kept but never run: its names stay, so the closure is unchanged.
+        guard = ast.If(test=marked(ast.Constant(False), mark), body=[node], orelse=[])
+        replace_in(parent, node, ast.copy_location(guard, node))
+
+    yield Candidate("call.remove", node.lineno, text, "pass  # call removed", apply)
+
+
+def _raise(node: ast.Raise, lines: list[str]) -> Iterator[Candidate]:
+    exc = node.exc
+    target = exc.func if isinstance(exc, ast.Call) else exc
+    if not isinstance(target, (ast.Name, ast.Attribute)):
+        return
+    if isinstance(target, ast.Name) and target.id in ("Exception", "BaseException"):
+        return
+    holder: ast.AST = exc if isinstance(exc, ast.Call) else node
+    yield _expression(
+        "raise.type", target, holder, lines, lambda: ast.Name(id="Exception", ctx=ast.Load())
+    )
+
+
+def _skip_constants(parent: ast.AST) -> bool:
+    """Places where a constant cannot become a call (f-string parts, match patterns)."""
+    return isinstance(
+        parent, (ast.JoinedStr, ast.FormattedValue, ast.MatchValue, ast.MatchSingleton)
+    )
+
+
+def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
+    """Every change of `function` the known operators can make, in source order."""
+    nodes = list(own_nodes(function))
+    generator = any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node, _ in nodes)
+    yield from _extreme(function, lines, generator)
+    start = body_start(function)
+    docstring = function.body[0] if start else None  # type: ignore[attr-defined]
+    raising: set[int] = set()
+    initial: set[int] = set()  # constants a variable starts from
+    annotations: set[int] = set()
+    for node, _ in nodes:
+        if isinstance(node, ast.Raise):
+            raising.update(id(n) for n in ast.walk(node))
+        if isinstance(node, ast.AnnAssign):
+            annotations.update(id(n) for n in ast.walk(node.annotation))
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node in function.body:  # type: ignore[attr-defined]
+            # A variable starting from zero or empty at the top of the body.
+            value = node.value
+            parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+            if all(isinstance(p, ast.Constant) and p.value in (0, "", b"") for p in parts):
+                initial.update(id(part) for part in parts)
+    for node, parent in nodes:
+        if node is docstring or id(node) in annotations:
+            continue
+        if isinstance(node, ast.Return) and not generator and not is_none(node.value):
+            yield _returns(node, lines)
+        elif isinstance(node, (ast.If, ast.IfExp)):
+            yield from _conditions(node, lines)
+        elif isinstance(node, ast.BinOp):
+            yield from _binop(node, parent, lines)
+        elif isinstance(node, ast.AugAssign):
+            yield from _augassign(node, lines)
+        elif isinstance(node, ast.Compare):
+            yield from _compare(node, parent, lines)
+        elif isinstance(node, ast.BoolOp):
+            yield from _boolop(node, parent, lines)
+        elif isinstance(node, ast.UnaryOp):
+            yield from _not(node, parent, lines)
+        elif isinstance(node, ast.Constant) and not _skip_constants(parent):
+            if isinstance(parent, ast.Expr):
+                continue  # a bare string statement (a comment in disguise)
+            yield from _constant(node, parent, lines, id(node) in raising, id(node) in initial)
+        elif isinstance(node, ast.Slice):
+            yield from _slice(node, lines)
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and node is not docstring
+        ):
+            yield from _call_statement(node, parent, lines)
+        elif isinstance(node, ast.Raise):
+            yield from _raise(node, lines)
+
+
+__all__ = [
+    "ALL_OPERATORS",
+    "CHANGED",
+    "EXTREME",
+    "REACHED",
+    "Candidate",
+    "body_start",
+    "candidates",
+    "is_none",
+    "line_text",
+    "own_nodes",
+    "reached",
+]

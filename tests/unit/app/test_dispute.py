@@ -1,0 +1,77 @@
+"""Disputed mutants: the verdict from the whole suite's mutation report, and the facts (in-process)."""
+
+from __future__ import annotations
+
+from pytest_quest.app.dispute import decide
+from pytest_quest.core import dispute
+from pytest_quest.core.model import Fact, Quest, State, Verdict
+from pytest_quest.engine.mutation import MutationReport
+
+QUEST = Quest(id="src/m.py::f", file="src/m.py", qualname="f", first=1, last=3, fingerprint="x")
+
+
+def mutant(mutant_id: str, status: str, **more: object) -> dict[str, object]:
+    return {
+        "id": mutant_id,
+        "operator": "condition.true",
+        "line": 3,
+        "original": "a if b else c",
+        "mutated": "a if True else c",
+        "status": status,
+        "reached_by": ["tests/t.py::t1", "tests/t.py::t2"],
+        **more,
+    }
+
+
+def report(*mutants: dict[str, object], **more: object) -> MutationReport:
+    runs = [{"tests/t.py::t1": "passed", "tests/t.py::t2": "passed"}] * 2
+    return MutationReport(runs=runs, mutants=list(mutants), **more)  # type: ignore[arg-type]
+
+
+def test_ids_are_split_on_commas_without_repeats():
+    assert dispute.parse_ids(" m1, m2,,m1 ") == ("m1", "m2")
+    assert dispute.parse_ids("") == ()
+
+
+def test_a_mutant_no_test_kills_is_review_with_the_reason_and_the_tests():
+    result = decide(QUEST, ("m1",), report(mutant("m1", "survived")), "never empty")
+    assert (result.verdict, result.step) == (Verdict.REVIEW, "dispute")
+    (fact,) = result.facts
+    assert fact.check == "dispute.equivalent" and fact.field == "src/m.py:3"
+    assert "'never empty'" in fact.message and "m1" in fact.message
+    assert fact.actual == "2 tests of the suite reach it and pass: tests/t.py::t1, tests/t.py::t2"
+
+
+def test_a_mutant_a_test_kills_is_refused_naming_the_test():
+    killed = mutant("m1", "killed", killed_by="tests/t.py::t2", how="failed")
+    result = decide(QUEST, ("m1", "m2"), report(killed, mutant("m2", "survived")), "why")
+    assert (result.verdict, result.step) == (Verdict.FAIL, "dispute")
+    (fact,) = result.facts
+    assert fact.check == "dispute.refused"
+    assert "a test of the suite, tests/t.py::t2, failed with" in fact.message
+
+
+def test_what_could_not_run_is_review_never_pass():
+    for status in ("unreached", "not_applied"):
+        result = decide(QUEST, ("m1",), report(mutant("m1", status)), "why")
+        assert result.verdict is Verdict.REVIEW
+        assert [f.check for f in result.facts] == ["dispute.unconfirmed"]
+    result = decide(QUEST, ("m1",), report(), "why")
+    assert "m1: not run" in result.facts[0].message
+    broken = decide(QUEST, ("m1",), report(completed=False, problem="timeout"), "why")
+    assert broken.verdict is Verdict.REVIEW and "timeout" in broken.facts[0].message
+    flaky = MutationReport(runs=[{"t": "passed"}, {"t": "failed"}], mutants=[])
+    assert decide(QUEST, ("m1",), flaky, "why").verdict is Verdict.REVIEW
+
+
+def test_a_dispute_review_is_told_apart():
+    quest = Quest(id="q", file="f", qualname="q", first=1, last=2, fingerprint="x")
+    quest.state = State.REVIEW
+    quest.facts = [Fact("dispute.equivalent", "f:1", "e", "a")]
+    assert dispute.is_dispute(quest)
+    quest.facts = [Fact("stability.flaky", "t", "e", "a")]
+    assert not dispute.is_dispute(quest)
+    quest.state = State.TODO
+    quest.facts = [Fact("dispute.refused", "f:1", "e", "a")]
+    assert not dispute.is_dispute(quest)
+    assert dispute.not_judged_fact("q", "why").check == "dispute.not_judged"

@@ -1,0 +1,314 @@
+"""The mutation operators and the plan, in-process: what each operator changes, ids, equivalence."""
+
+from __future__ import annotations
+
+import textwrap
+import types
+
+import pytest
+
+from pytest_quest.core.mutants import (
+    ALL_OPERATORS,
+    DEFAULT_OPERATORS,
+    EXTREME,
+    MAX_MUTANTS,
+    mutant_id,
+    mutated_tree,
+    plan_mutants,
+)
+
+
+def plan(source: str, operators=ALL_OPERATORS, start: int = 1):
+    source = textwrap.dedent(source).lstrip("\n")
+    return [(m.operator, m.original, m.mutated) for m in plan_mutants(source, start, operators)]
+
+
+def run(source: str, index: int, name: str, *args):
+    """Call function `name` of `source` with mutant `index` applied (the marks are identities)."""
+    source = textwrap.dedent(source).lstrip("\n")
+    namespace: dict = {
+        "pytest_quest_reached": lambda value: value,
+        "pytest_quest_changed": lambda value: value,
+    }
+    exec(compile(mutated_tree(source, 1, index), "<m>", "exec"), namespace)
+    return namespace[name](*args)
+
+
+def only(operator: str, source: str):
+    return [(o, m) for o, _, m in plan(source) if o == operator]
+
+
+def test_arithmetic_operators_are_replaced():
+    source = """
+    def price(amount, qty):
+        total = amount * qty
+        total -= 2
+        return -total % 7
+    """
+    assert only("arith.replace", source) == [
+        ("arith.replace", "total = amount / qty"),
+        ("arith.replace", "total += 2"),
+        ("arith.replace", "return -total // 7"),
+        ("arith.replace", "return total % 7"),
+    ]
+
+
+def test_identity_arithmetic_and_string_formatting_are_left_alone():
+    source = """
+    def f(x):
+        y = x + 0
+        z = x * 1
+        return "%s!" % y + z
+    """
+    assert only("arith.replace", source) == [("arith.replace", "return '%s!' % y - z")]
+
+
+def test_numbers_move_by_one_and_strings_are_framed():
+    source = """
+    def f(x):
+        limit = x + 10
+        label = "big:" + x
+        return (limit, label, x)
+    """
+    assert only("constant.number", source) == [("constant.number", "limit = x + 11")]
+    assert only("constant.string", source) == [("constant.string", "label = 'XXbig:XX' + x")]
+
+
+def test_docstrings_returns_and_logging_are_not_constants_to_change():
+    source = """
+    def f(x):
+        \"\"\"Doc.\"\"\"
+        log.debug("seen %s", x)
+        warnings.warn("careful")
+        if x:
+            return 3
+        return "three"
+    """
+    found = plan(source)
+    assert not [o for o, _, _ in found if o.startswith("constant.")]
+    assert not [o for o, _, _ in found if o == "call.remove"]
+
+
+def test_comparisons_boundary_and_negation():
+    source = """
+    def f(a, b):
+        ok = a < b
+        return ok and a is not None
+    """
+    found = plan(source)
+    assert ("compare.boundary", "ok = a < b", "ok = a <= b") in found
+    assert ("compare.negate", "ok = a < b", "ok = a >= b") in found
+    assert ("compare.negate", "return ok and a is not None", "return ok and a is None") in found
+    assert ("boolop.swap", "return ok and a is not None", "return ok or a is not None") in found
+
+
+def test_a_whole_if_test_is_forced_not_negated():
+    source = """
+    def f(a):
+        if a == 1:
+            x = 1
+        else:
+            x = 2
+        return x
+    """
+    operators = {o for o, _, _ in plan(source)}
+    assert "condition.true" in operators and "condition.false" in operators
+    assert "compare.negate" not in operators
+
+
+def test_slices_calls_and_raises():
+    source = """
+    def f(items, n):
+        out = []
+        out.append(items[1:n])
+        if n < 0:
+            raise ValueError("negative")
+        return out
+    """
+    found = plan(source)
+    assert ("slice.bounds", "out.append(items[1:n])", "out.append(items[None:n])") in found
+    assert ("call.remove", "out.append(items[1:n])", "pass  # call removed") in found
+    assert (
+        "raise.type",
+        'raise ValueError("negative")',
+        'raise Exception("negative")',
+    ) in found
+    assert (
+        "raise.message",
+        'raise ValueError("negative")',
+        "raise ValueError('XXnegativeXX')",
+    ) in found
+
+
+def test_mutated_code_behaves_as_shown():
+    source = """
+    def f(items, n):
+        out = []
+        out.append(items[1:n])
+        if n < 0:
+            raise ValueError("negative")
+        return len(out) + n * 2
+    """
+    mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), 1, ALL_OPERATORS)
+    by = {(m.operator, m.mutated): m.index for m in mutants}
+    assert run(source, by[("call.remove", "pass  # call removed")], "f", [1, 2, 3], 2) == 4
+    assert run(source, by[("arith.replace", "return len(out) + n / 2")], "f", [1], 2) == 2.0
+    with pytest.raises(Exception) as raised:
+        run(source, by[("raise.type", 'raise Exception("negative")')], "f", [1], -1)
+    assert type(raised.value) is Exception
+
+
+def test_equivalent_mutants_are_not_planned():
+    source = """
+    def f(c, x):
+        if c:
+            y = x
+        else:
+            y = x
+        return y if c else y
+    """
+    operators = {o for o, _, _ in plan(source)}
+    assert "condition.true" not in operators and "condition.false" not in operators
+
+
+def test_a_block_of_nested_guards_is_not_forced_true():
+    source = """
+    def f(val):
+        if type(val) is not int:
+            if isinstance(val, float):
+                val = round(val)
+            if isinstance(val, str):
+                val = int(val)
+        return val
+    """
+    found = [(o, orig) for o, orig, _ in plan(source)]
+    assert ("condition.true", "if type(val) is not int:") not in found
+    assert ("condition.false", "if type(val) is not int:") in found
+
+
+def test_bytecode_equal_mutants_are_dropped(monkeypatch):
+    from pytest_quest.core import mutants
+
+    source = "def f(x):\n    return x + 2\n"
+    calls = []
+    real = mutants._same_code
+
+    def same(a: types.CodeType, b: types.CodeType) -> bool:
+        calls.append((a, b))
+        return True  # as if every mutant compiled to the function's own code
+
+    monkeypatch.setattr(mutants, "_same_code", same)
+    assert [m.operator for m in plan_mutants(source, 1, ALL_OPERATORS)] == [
+        "body.return_none",
+        "return.changed",
+    ]
+    assert calls
+    monkeypatch.setattr(mutants, "_same_code", real)
+    assert len(plan_mutants(source, 1, ALL_OPERATORS)) == 4
+
+
+def test_same_code_compares_nested_code_and_constants():
+    from pytest_quest.core.mutants import _same_code
+
+    def code(text: str) -> types.CodeType:
+        return compile(text, "<x>", "exec")
+
+    assert _same_code(code("def f():\n    return 1\n"), code("def f():\n    return 1\n"))
+    assert not _same_code(code("def f():\n    return 1\n"), code("def f():\n    return 1.0\n"))
+    assert not _same_code(code("def f():\n    return 1\n"), code("def f():\n    return 2\n"))
+    assert not _same_code(code("x = 1\ny = 2\n"), code("x = 1\n"))
+
+
+def test_the_plan_is_deterministic_capped_and_shares_the_cap():
+    source = "def f(x):\n" + "".join(
+        f"    if x == {i}:\n        y = x * {i} + 'a{i}'\n        return y\n" for i in range(30)
+    )
+    first = plan_mutants(source, 1)
+    assert first == plan_mutants(source, 1)
+    assert len(first) == MAX_MUTANTS
+    assert [m.index for m in first] == sorted(m.index for m in first)
+    # Every operator that has candidates is represented.
+    assert {m.operator for m in first} >= {"return.changed", "arith.replace", "constant.string"}
+
+
+def test_ids_are_stable_when_the_function_moves_and_unique():
+    source = "def f(x):\n    return x + 1 + 1\n"
+    moved = "\n\n# a comment\n" + source
+    ids = [m.id for m in plan_mutants(source, 1, ALL_OPERATORS)]
+    assert ids == [m.id for m in plan_mutants(moved, 4, ALL_OPERATORS)]
+    assert len(set(ids)) == len(ids)
+    assert all(i.startswith("m") and len(i) == 9 for i in ids)
+    assert mutant_id("a", 1, "x", "y", 0) != mutant_id("a", 1, "x", "y", 1)
+
+
+def test_operators_select_what_is_planned():
+    source = "def f(x):\n    return x + 1\n"
+    assert {m.operator for m in plan_mutants(source, 1, EXTREME)} <= set(EXTREME)
+    assert plan_mutants(source, 1, ()) == []
+    assert set(DEFAULT_OPERATORS) < set(ALL_OPERATORS)
+
+
+def test_non_ascii_lines_are_spliced_by_character():
+    source = 'def f(t):\n    return t[:3] + "…" + "é"\n'
+    found = plan(source)
+    assert ("slice.bounds", 'return t[:3] + "…" + "é"', 'return t[:None] + "…" + "é"') in found
+
+
+def test_f_strings_and_match_patterns_are_left_alone():
+    source = """
+    def f(x):
+        match x:
+            case 1:
+                return f"one {x:>3}"
+        return "x"
+    """
+    found = plan(source)
+    assert not [o for o, _, _ in found if o.startswith("constant.")]
+    for mutant in plan_mutants(textwrap.dedent(source).lstrip("\n"), 1, ALL_OPERATORS):
+        compile(mutated_tree(textwrap.dedent(source).lstrip("\n"), 1, mutant.index), "<m>", "exec")
+
+
+def test_numbers_compared_by_order_are_boundaries_not_constants():
+    source = """
+    def f(x):
+        if x < 0:
+            return -x
+        if x == 0:
+            return 1
+        return x
+    """
+    found = plan(source, DEFAULT_OPERATORS)
+    assert ("constant.number", "if x == 0:", "if x == 1:") in found
+    assert not [m for o, _, m in found if m == "if x < 1:"]
+
+
+def test_the_reach_mark_comes_before_a_mutated_expression_that_raises():
+    source = 'def f(t):\n    return t.upper() + "!"\n'
+    (mutant,) = [m for m in plan_mutants(source, 1) if m.operator == "arith.replace"]
+    marks = []
+    namespace: dict = {"pytest_quest_reached": lambda value: marks.append(1) or value}
+    exec(compile(mutated_tree(source, 1, mutant.index), "<m>", "exec"), namespace)
+    with pytest.raises(TypeError):
+        namespace["f"]("a")
+    assert marks == [1]
+
+
+def test_initial_values_and_a_zero_lower_bound_are_not_mutated():
+    source = """
+    def f(items, n):
+        count, label = 0, ""
+        total: int = 5
+        head = items[0:n]
+        if n:
+            label = ""
+        count += len(head) * 3
+        return count, label, total
+    """
+    found = plan(source)
+    assert [m for o, _, m in found if o.startswith("constant.")] == [
+        "total: int = 6",
+        "head = items[1:n]",
+        "label = 'XXXX'",
+        "count += len(head) * 4",
+    ]
+    assert not [o for o, _, _ in found if o == "slice.bounds"]
