@@ -46,7 +46,7 @@ from pytest_quest.verify.adapters import (
     Verifier,
     answer_from_dict,
     request_to_dict,
-    run_verification,
+    verify_submission,
 )
 from pytest_quest.verify.prompt import build_prompt, build_request
 from pytest_quest.verify.vote import excluded_by
@@ -325,24 +325,19 @@ def verify_l2(
 
     It may turn a PASS into REVIEW, never anything else.
     """
-    quest, current = evidence.quest, evidence.current
+    current = evidence.current
     assert current is not None
-    pattern = excluded_by(quest, ctx.options.verify_exclude)
-    if pattern is not None:
-        return result, {"result": "excluded", "excluded_by": pattern}
-    request = build_request(
+    return verify_submission(
         rootdir=ctx.rootdir,
-        quest=quest,
+        quest=evidence.quest,
         current=current,
-        covering_tests=current.covering_tests,
         changed_files=changed,
+        result=result,
+        verifiers=verifiers,
+        threshold=ctx.options.verify_threshold,
         questions=ctx.options.verify_questions,
+        exclude=ctx.options.verify_exclude,
     )
-    verification = run_verification(
-        request, verifiers, threshold=ctx.options.verify_threshold, rootdir=ctx.rootdir
-    )
-    return verification.judge(result), verification.record()
-
 
 def record(
     ctx: Context,
