@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS
+from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS, plan_mutants
 from pytest_quest.engine.codec import loads
 from pytest_quest.engine.mutation import Target, run_mutation_checks
 from pytest_quest.engine.source import facts_from_source
@@ -57,8 +57,10 @@ def targets(root: Path, limit: int | None, seed: int) -> list[tuple[str, Target]
     return chosen
 
 
-def measure(root: Path, chosen: list[tuple[str, Target]], batch: int, timeout: float) -> list[Any]:
-    results = []
+def measure(
+    root: Path, chosen: list[tuple[str, Target]], batch: int, timeout: float, out: Path | None
+) -> list[Any]:
+    results: list[Any] = []
     for at in range(0, len(chosen), batch):
         part = chosen[at : at + batch]
         started = time.monotonic()
@@ -83,7 +85,24 @@ def measure(root: Path, chosen: list[tuple[str, Target]], batch: int, timeout: f
                     "mutants": report.mutants,
                 }
             )
+        if out is not None:  # kept after each batch: a long run can be read half way
+            out.write_text(json.dumps(results, indent=1))
     return results
+
+
+def replanned(results: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
+    """`results` with only the mutants the planner (as it is now) still plans, by id."""
+    kept = []
+    for result in results:
+        file = result["id"].split("::")[0]
+        facts = facts_from_source(result["id"], file, root, all_missing=False)
+        if facts is None:
+            continue
+        source = (root / file).read_text(encoding="utf-8")
+        planned = {m.id for m in plan_mutants(source, facts.start, ALL_OPERATORS)}
+        mutants = [m for m in result["mutants"] if m["id"] in planned]
+        kept.append({**result, "mutants": mutants})
+    return kept
 
 
 def table(results: list[dict[str, Any]], project: str) -> list[str]:
@@ -144,10 +163,17 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--table", nargs="*", type=Path, help="print the tables of saved runs")
     parser.add_argument("--sample", type=int, default=0)
+    parser.add_argument(
+        "--replan",
+        type=Path,
+        help="with --table: keep only the mutants today's planner still plans for ROOT's sources",
+    )
     args = parser.parse_args()
     if args.table:
         for path in args.table:
             results = json.loads(path.read_text())
+            if args.replan:
+                results = replanned(results, args.replan.resolve())
             print("\n".join(table(results, path.stem)))
             if args.sample:
                 print("\n".join(sample(results, args.sample, args.seed)))
@@ -157,10 +183,8 @@ def main() -> None:
     chosen = targets(root, args.limit, args.seed)
     print(f"{len(chosen)} baseline PASS functions", file=sys.stderr)
     started = time.monotonic()
-    results = measure(root, chosen, args.batch, args.timeout)
+    results = measure(root, chosen, args.batch, args.timeout, args.out)
     print(f"{time.monotonic() - started:.0f} s in all", file=sys.stderr)
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1))
     print("\n".join(table(results, root.name)))
     if args.sample:
         print("\n".join(sample(results, args.sample, args.seed)))

@@ -269,10 +269,15 @@ def _not(node: ast.UnaryOp, parent: ast.AST, lines: list[str]) -> Iterator[Candi
 
 
 def _constant(
-    node: ast.Constant, parent: ast.AST, lines: list[str], in_raise: bool, initial: bool
+    node: ast.Constant,
+    parent: ast.AST,
+    lines: list[str],
+    in_raise: bool,
+    initial: bool,
+    method_argument: bool = False,
 ) -> Iterator[Candidate]:
     value = node.value
-    if isinstance(parent, ast.Return) or initial:
+    if isinstance(parent, ast.Return) or initial or (method_argument and not in_raise):
         # return.changed changes it already; a variable starting from zero
         # or empty at the top of the body (`count = 0`, `a, b = '', 0`) is
         # most often overwritten or internal bookkeeping: measured
@@ -359,12 +364,23 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     docstring = function.body[0] if start else None  # type: ignore[attr-defined]
     raising: set[int] = set()
     initial: set[int] = set()  # constants a variable starts from
+    # Numbers handed to a method or a module's function (`c.most_common(1)`,
+    # `zlib.decompress(b, 16 + zlib.MAX_WBITS)`, `s.ljust(6, "0")[:6]`):
+    # library arguments whose neighbours often mean the same.
+    method_numbers: set[int] = set()
     annotations: set[int] = set()
     for node, _ in nodes:
         if isinstance(node, ast.Raise):
             raising.update(id(n) for n in ast.walk(node))
         if isinstance(node, ast.AnnAssign):
             annotations.update(id(n) for n in ast.walk(node.annotation))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                method_numbers.update(
+                    id(n)
+                    for n in ast.walk(argument)
+                    if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+                )
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node in function.body:  # type: ignore[attr-defined]
             # A variable starting from zero or empty at the top of the body.
             value = node.value
@@ -391,7 +407,14 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
         elif isinstance(node, ast.Constant) and not _skip_constants(parent):
             if isinstance(parent, ast.Expr):
                 continue  # a bare string statement (a comment in disguise)
-            yield from _constant(node, parent, lines, id(node) in raising, id(node) in initial)
+            yield from _constant(
+                node,
+                parent,
+                lines,
+                id(node) in raising,
+                id(node) in initial,
+                id(node) in method_numbers,
+            )
         elif isinstance(node, ast.Slice):
             yield from _slice(node, lines)
         elif (

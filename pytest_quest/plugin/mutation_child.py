@@ -223,17 +223,22 @@ def _probe(
     try:
         if not applied and not REMOTE:
             return  # the mutants say why (not applied)
-        result["probed"] = True
+        detects, reached = [], []
         for item in stable:
             tracker.begin(item.nodeid, None)
             try:
                 outcome = _try_mutant([item], budget)
             finally:
                 tracker.end()
-            if outcome["status"] != "survived" and item.nodeid not in result["detects_run"]:
-                result["detects_run"].append(item.nodeid)
-            if item.nodeid in tracker.by and item.nodeid not in result["original_reached"]:
-                result["original_reached"].append(item.nodeid)
+            if outcome["status"] != "survived":
+                detects.append(item.nodeid)
+            if item.nodeid in tracker.by:
+                reached.append(item.nodeid)
+        if not applied and not reached:
+            return  # applied nowhere, not even in a process a test started: as above
+        result["probed"] = True
+        for name, found in (("detects_run", detects), ("original_reached", reached)):
+            result[name] += [nodeid for nodeid in found if nodeid not in result[name]]
     finally:
         swap.restore()
 

@@ -45,16 +45,17 @@ def verify_configured(
     changed_files: Sequence[str],
     result: GateResult,
 ) -> tuple[GateResult, dict[str, Any]]:
-    """`verify_submission` with this run's verifiers and verification options."""
+    """`verify_submission` with this run's verifiers and verification options.
+
+    Usage errors (`QuestUsageError`) for a setup that cannot work, as ``submit`` has them.
+    """
     return verify_submission(
         rootdir=rootdir,
         quest=quest,
         current=current,
         changed_files=changed_files,
         result=result,
-        commands=options.verifier_cmds,
-        hooks=hook_verifiers(config.pluginmanager, rootdir),
-        timeout=options.verify_timeout,
+        verifiers=configured_verifiers(config, options, rootdir),
         threshold=options.verify_threshold,
         questions=options.verify_questions,
         exclude=options.verify_exclude,

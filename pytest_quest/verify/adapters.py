@@ -403,25 +403,20 @@ def verify_submission(
     current: FunctionFacts,
     changed_files: Sequence[str],
     result: GateResult,
-    commands: Sequence[str],
-    hooks: Sequence[Verifier],
-    timeout: float,
+    verifiers: Sequence[Verifier],
     threshold: int | None,
     questions: int,
     exclude: Sequence[str],
 ) -> tuple[GateResult, dict[str, Any]]:
-    """L2 for a submission L1 would PASS: the (possibly raised) result and the record.
+    """L2 for a submission L1 would PASS: the (possibly raised) result and its record.
 
-    The record goes to ``Quest.extra["verification"]``.  Raises
-    `QuestUsageError` when verification is on without any verifier, or the
-    threshold asks for more verifiers than there are.
+    `verifiers` come from `checked_verifiers` (and the answers of the project's
+    plugin verifiers).  It may turn a PASS into REVIEW, never anything else; a
+    quest under an `exclude` pattern is not verified (the record says which).
     """
     pattern = excluded_by(quest, exclude)
     if pattern is not None:
         return result, {"result": "excluded", "excluded_by": pattern}
-    verifiers = checked_verifiers(
-        commands=commands, hooks=hooks, timeout=timeout, threshold=threshold, rootdir=rootdir
-    )
     request = build_request(
         rootdir=rootdir,
         quest=quest,
@@ -430,7 +425,7 @@ def verify_submission(
         changed_files=changed_files,
         questions=questions,
     )
-    verification = run_verification(request, verifiers, threshold=threshold, rootdir=rootdir)
+    verification = run_verification(request, list(verifiers), threshold=threshold, rootdir=rootdir)
     return verification.judge(result), verification.record()
 
 

@@ -7,29 +7,23 @@ each must end FAIL or REVIEW, with no other quest's entry in quest.json changed.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.attacks import (
+    assert_only_the_judged_entry_changed,
+    attack_template,
+    checks,
+    scanned_copy,
+    submit,
+)
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 
 pytestmark = pytest.mark.slow
-
-PYPROJECT = """\
-[tool.pytest.ini_options]
-pythonpath = ["src"]
-testpaths = ["tests"]
-quest_source = ["src/pkg"]
-
-[tool.coverage.run]
-branch = true
-source = ["src/pkg"]
-"""
 
 SOURCE = """\
 def level(x):
@@ -54,37 +48,15 @@ LEVEL = "src/pkg/calc.py::level"
 SIGN = "src/pkg/calc.py::sign"
 
 
-def run_quest(path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE", "COVERAGE_"))}
-    env.pop("PYTEST_ADDOPTS", None)
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    command = [sys.executable, "-m", "pytest", "-p", "pytest_quest.plugin.hooks"]
-    completed = subprocess.run(
-        [*command, "-p", "no:cacheprovider", *args, "--quest-format", "json"],
-        check=False,
-        cwd=path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    try:
-        data = json.loads(completed.stdout)
-    except ValueError:
-        raise AssertionError(f"not one JSON object:\n{completed.stdout}\n{completed.stderr}")
-    return completed.returncode, data, completed.stderr
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    project, _ = attack_template(tmp_path_factory, "calc", SOURCE)
+    return project
 
 
 @pytest.fixture
-def scanned(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    (root / "src" / "pkg").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "src" / "pkg" / "__init__.py").write_text("")
-    (root / "src" / "pkg" / "calc.py").write_text(SOURCE)
-    (root / "pyproject.toml").write_text(PYPROJECT)
-    code, data, stderr = run_quest(root, "--quest", "scan")
-    assert code == 0, (data, stderr)
+def scanned(template: Project, tmp_path: Path) -> Path:
+    root, _ = scanned_copy(template, tmp_path / "project")
     return root
 
 
@@ -94,18 +66,10 @@ def attack(
     """Submit `quest_id` with the attack's tests; the other entries must be unchanged."""
     (root / "tests" / "test_attack.py").write_text(textwrap.dedent(test_source))
     before = ratchet_view((root / "quest.json").read_bytes())
-    _, data, stderr = run_quest(root, "--quest", "submit", "--quest-id", quest_id)
-    assert "verdict" in data, (data, stderr)
+    data = submit(root, quest_id)
     assert data["verdict"] in allowed, data
-    after = ratchet_view((root / "quest.json").read_bytes())
-    for other, entry in before["quests"].items():
-        if other != quest_id:
-            assert after["quests"][other] == entry, other
+    assert_only_the_judged_entry_changed(root, before, quest_id)
     return data
-
-
-def checks(data: dict[str, Any]) -> list[str]:
-    return [fact["check"] for fact in data["quest"]["facts"]]
 
 
 FORGED = """

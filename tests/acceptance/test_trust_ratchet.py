@@ -10,31 +10,24 @@ the test finds the ratchet file by suffix), so what stops it is the guard.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.quests import ratchet_view
+from tests.support.attacks import (
+    assert_only_the_judged_entry_changed,
+    attack_template,
+    checks,
+    scanned_copy,
+    submit,
+)
+from tests.support.projects import Project
 
 pytestmark = pytest.mark.slow
-
-PYPROJECT = """\
-[tool.pytest.ini_options]
-pythonpath = ["src"]
-testpaths = ["tests"]
-quest_source = ["src/pkg"]
-
-[tool.coverage.run]
-branch = true
-source = ["src/pkg"]
-"""
 
 SOURCE = """\
 def target(n):
@@ -226,79 +219,50 @@ GUARDED = {
 }
 
 
-def run_quest(path: Path, *args: str) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE", "COVERAGE_"))}
-    env.pop("PYTEST_ADDOPTS", None)
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    command = [sys.executable, "-m", "pytest", "-p", "pytest_quest.plugin.hooks"]
-    completed = subprocess.run(
-        [*command, "-p", "no:cacheprovider", *args, "--quest-format", "json"],
-        cwd=path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    try:
-        return dict(json.loads(completed.stdout))
-    except ValueError:
-        raise AssertionError(f"{completed.stdout}\n{completed.stderr}") from None
-
-
-def project(tmp_path: Path, attack: str) -> tuple[Path, dict[str, Any]]:
-    """A scanned project with the attack written after the scan; the ratchet as scanned."""
-    root = tmp_path / "project"
-    (root / "src" / "pkg").mkdir(parents=True)
-    (root / "src" / "pkg" / "__init__.py").write_text("")
-    (root / "src" / "pkg" / "mod.py").write_text(SOURCE)
-    (root / "tests").mkdir()
-    (root / "pyproject.toml").write_text(PYPROJECT)
-    data = run_quest(root, "--quest", "scan")
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    project, data = attack_template(tmp_path_factory, "mod", SOURCE)
     assert TARGET in data["added"], data
-    (root / "tools").mkdir()
-    (root / "tools" / "forge.py").write_text(FORGE)
-    (root / "tests" / "test_mod.py").write_text(TEST_HEAD + textwrap.dedent(attack))
-    return root, ratchet_view((root / "quest.json").read_bytes())
+    return project
 
 
-def assert_only_the_judged_entry_changed(root: Path, before: dict[str, Any]) -> None:
-    after = ratchet_view((root / "quest.json").read_bytes())
-    for qid, entry in before["quests"].items():
-        if qid != TARGET:
-            assert after["quests"].get(qid) == entry, qid
-    assert set(after["quests"]) == set(before["quests"])
-    for field in ("test_files", "coverage_config", "excluded_functions", "removed"):
-        assert after[field] == before[field], field
+@pytest.fixture
+def project(template: Project, tmp_path: Path) -> Callable[[str], tuple[Path, dict[str, Any]]]:
+    """A scanned project with the attack written after the scan; the ratchet as scanned."""
 
+    def make(attack: str) -> tuple[Path, dict[str, Any]]:
+        root, before = scanned_copy(template, tmp_path / "project")
+        (root / "tools").mkdir()
+        (root / "tools" / "forge.py").write_text(FORGE)
+        (root / "tests" / "test_mod.py").write_text(TEST_HEAD + textwrap.dedent(attack))
+        return root, before
 
-def checks(data: dict[str, Any]) -> list[str]:
-    return [fact["check"] for fact in data["quest"]["facts"]]
+    return make
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
-def test_a_forged_verdict_for_another_quest_is_undone(tmp_path, attack):
-    root, before = project(tmp_path, ATTACKS[attack])
-    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+def test_a_forged_verdict_for_another_quest_is_undone(project, attack):
+    root, before = project(ATTACKS[attack])
+    data = submit(root, TARGET)
     assert data["verdict"] in ("REVIEW", "FAIL"), data
     found = checks(data)
     if attack in GUARDED:
         assert "guard.ratchet_written" in found, found
     else:
         assert data["verdict"] == "REVIEW", found
-    assert_only_the_judged_entry_changed(root, before)
+    assert_only_the_judged_entry_changed(root, before, TARGET)
     assert not (root / "quest.json.forged").exists() or attack == "replace"
 
 
-def test_the_guard_names_the_forged_entry(tmp_path):
-    root, _ = project(tmp_path, ATTACKS["subprocess"])
-    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+def test_the_guard_names_the_forged_entry(project):
+    root, _ = project(ATTACKS["subprocess"])
+    data = submit(root, TARGET)
     fact = next(f for f in data["quest"]["facts"] if f["check"] == "guard.ratchet_written")
     assert VICTIM in fact["actual"]
     assert TARGET not in fact["actual"]
 
 
-def test_a_detached_process_writing_after_the_run_is_ended_with_it(tmp_path):
+def test_a_detached_process_writing_after_the_run_is_ended_with_it(project):
     # Past the guard's window: what stops it is the reaping shim (engine/reaper.py).
     attack = """
 def test_attack():
@@ -306,16 +270,16 @@ def test_attack():
     if path is not None:
         subprocess.Popen(forge("late-inplace", path), start_new_session=True)
 """
-    root, before = project(tmp_path, attack)
-    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+    root, before = project(attack)
+    data = submit(root, TARGET)
     assert data["verdict"] in ("REVIEW", "FAIL"), data
     time.sleep(3)
-    assert_only_the_judged_entry_changed(root, before)
+    assert_only_the_judged_entry_changed(root, before, TARGET)
 
 
-def test_an_honest_submission_passes_with_no_alarm(tmp_path):
-    root, before = project(tmp_path, "")
-    data = run_quest(root, "--quest", "submit", "--quest-id", TARGET)
+def test_an_honest_submission_passes_with_no_alarm(project):
+    root, before = project("")
+    data = submit(root, TARGET)
     assert data["verdict"] == "PASS", data
     assert checks(data) == []
-    assert_only_the_judged_entry_changed(root, before)
+    assert_only_the_judged_entry_changed(root, before, TARGET)

@@ -19,54 +19,7 @@ from tests.support.projects import scanned_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest
 
-SHAPES = """\
-def plain(x):
-    return x + 1
-
-
-def outer(n):
-    def inner(m):
-        return m * 2
-
-    return inner(n)
-
-
-async def fetch(x):
-    return x
-
-
-def gen(n):
-    for i in range(n):
-        yield i
-
-
-def one(): return 1
-
-
-def skipped():  # pragma: no cover
-    return 2
-
-
-class C:
-    def method(self):
-        return 1
-
-    @staticmethod
-    def stat(a):
-        return a
-
-    @classmethod
-    def klass(cls):
-        return cls.__name__
-
-    @property
-    def x(self):
-        return self._x
-
-    @x.setter
-    def x(self, value):
-        self._x = value
-
+SHAPES = projects.SHAPES + """
 
 def by_failing(x):
     return x * 3

@@ -7,7 +7,6 @@ works on its own copy of that repository.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from pytest_quest.core.model import Event, Ratchet, State
 from pytest_quest.core.seal import issued_seal
 from pytest_quest.engine.codec import dumps, loads
 from pytest_quest.engine.source import facts_from_source
+from tests.support.runner import child_environ
 
 pytestmark = pytest.mark.slow
 
@@ -38,10 +38,11 @@ TRACKING = "src/shop/shipping.py::Carrier.tracking_url"
 
 
 def environ(**extra: str) -> dict[str, str]:
+    """tests/support's rule for a child pytest with every plugin, and no CI's variables."""
     env = {
         key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("GITHUB_", "PYTEST_", "COV_", "COVERAGE_"))
+        for key, value in child_environ(autoload=True).items()
+        if not key.startswith("GITHUB_")
     }
     return {**env, **GIT, **extra}
 

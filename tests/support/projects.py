@@ -55,6 +55,57 @@ def test_sign():
     assert sign(5) == 1
 """
 
+# One function of every shape the scan tells apart: nested, async, generator,
+# one-line, excluded, methods, static and class methods, a property's twins.
+SHAPES = """\
+def plain(x):
+    return x + 1
+
+
+def outer(n):
+    def inner(m):
+        return m * 2
+
+    return inner(n)
+
+
+async def fetch(x):
+    return x
+
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+
+def one(): return 1
+
+
+def skipped():  # pragma: no cover
+    return 2
+
+
+class C:
+    def method(self):
+        return 1
+
+    @staticmethod
+    def stat(a):
+        return a
+
+    @classmethod
+    def klass(cls):
+        return cls.__name__
+
+    @property
+    def x(self):
+        return self._x
+
+    @x.setter
+    def x(self, value):
+        self._x = value
+"""
+
 SIGN = "src/pkg/calc.py::sign"
 DOUBLE = "src/pkg/calc.py::double"
 

@@ -312,3 +312,18 @@ def test_initial_values_and_a_zero_lower_bound_are_not_mutated():
         "count += len(head) * 4",
     ]
     assert not [o for o, _, _ in found if o == "slice.bounds"]
+
+
+def test_numbers_handed_to_methods_are_library_arguments_not_constants_to_change():
+    source = """
+    def f(c, s, price):
+        top = c.most_common(1)[0]
+        micro = s.ljust(6, "0")[:6]
+        return apply_percent(price, 10), top, micro
+    """
+    numbers = [m for o, _, m in plan(source) if o == "constant.number"]
+    assert numbers == [
+        "top = c.most_common(1)[1]",
+        'micro = s.ljust(6, "0")[:7]',
+        "return apply_percent(price, 11), top, micro",
+    ]

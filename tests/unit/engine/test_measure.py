@@ -11,60 +11,9 @@ import pytest
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import FunctionFacts, make_quest_id
 from pytest_quest.engine.source import fingerprint_node, new_exclusions, source_functions
+from tests.support import projects
 
-SHAPES = textwrap.dedent(
-    """\
-    import functools
-
-
-    def plain(x):
-        return x + 1
-
-
-    def outer(n):
-        def inner(m):
-            return m * 2
-
-        return inner(n)
-
-
-    async def fetch(x):
-        return x
-
-
-    def gen(n):
-        for i in range(n):
-            yield i
-
-
-    def one(): return 1
-
-
-    def skipped():  # pragma: no cover
-        return 2
-
-
-    class C:
-        def method(self):
-            return 1
-
-        @staticmethod
-        def stat(a):
-            return a
-
-        @classmethod
-        def klass(cls):
-            return cls
-
-        @property
-        def x(self):
-            return self._x
-
-        @x.setter
-        def x(self, value):
-            self._x = value
-    """
-)
+SHAPES = "import functools\n\n\n" + projects.SHAPES
 
 # qualname, ordinal, first, last: `first` is the def line, `last` the end of
 # the body including nested functions.

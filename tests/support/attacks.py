@@ -1,0 +1,62 @@
+"""Attacks on the judge from a throwaway project: scanned once per module, one submit each.
+
+A test copies the module's scanned project, writes its attack after the scan
+(tests, helper scripts), submits the judged quest once, and checks the verdict
+and that no other entry of quest.json changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.projects import Project, scanned_template
+from tests.support.quests import ratchet_view
+from tests.support.runner import run_quest
+
+
+def attack_template(
+    factory: pytest.TempPathFactory, module: str, source: str
+) -> tuple[Project, dict[str, Any]]:
+    """A project with `source` as ``src/pkg/<module>.py`` and no tests, scanned; the scan's output."""
+    return scanned_template(factory, lambda project: project.source(module, source))
+
+
+def scanned_copy(template: Project, path: Path) -> tuple[Path, dict[str, Any]]:
+    """A copy of `template` at `path`; its ratchet file as scanned (version 1's layout)."""
+    root = Project(path).fill_from(template).path
+    return root, ratchet_view((root / "quest.json").read_bytes())
+
+
+def submit(root: Path, quest_id: str) -> dict[str, Any]:
+    """One ``--quest submit --quest-id`` in `root`; its JSON output, which has a verdict."""
+    _, data, stderr = run_quest(root, "--quest", "submit", "--quest-id", quest_id)
+    assert "verdict" in data, (data, stderr)
+    return data
+
+
+def assert_only_the_judged_entry_changed(root: Path, before: dict[str, Any], judged: str) -> None:
+    """Every quest but `judged`, the set of quests and the file-wide records are as `before`."""
+    after = ratchet_view((root / "quest.json").read_bytes())
+    for qid, entry in before["quests"].items():
+        if qid != judged:
+            assert after["quests"].get(qid) == entry, qid
+    assert set(after["quests"]) == set(before["quests"])
+    for field in ("test_files", "coverage_config", "excluded_functions", "removed"):
+        assert after[field] == before[field], field
+
+
+def checks(data: dict[str, Any]) -> list[str]:
+    """The checks named by the facts of a submit's quest."""
+    return [fact["check"] for fact in data["quest"]["facts"]]
+
+
+__all__ = [
+    "assert_only_the_judged_entry_changed",
+    "attack_template",
+    "checks",
+    "scanned_copy",
+    "submit",
+]
