@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,7 @@ class Judgement:
     mutation: MutationReport | None = None  # steps 4-5's report, if they ran
     #: Set when the run could not complete for a reason outside the submission.
     environment: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)  # what the measuring run left out
 
 
 def submit(
@@ -101,6 +102,7 @@ def submit(
     output = said(
         ctx, quest.id, judgement.result, state, written, environment=judgement.environment
     )
+    output.lines += [f"left out: {note}" for note in judgement.notes]
     if quest.config_digest is None:
         output.lines.append(
             "note: this quest was issued before the coverage configuration was sealed; "
@@ -175,7 +177,7 @@ def judge_quest(
     run, source = run_selection(ctx, selection, quest)
     current = source.by_id().get(quest.id) if source else None
     evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
-    judgement = Judgement(judge(evidence), current, run)
+    judgement = Judgement(judge(evidence), current, run, notes=list(source.notes) if source else [])
     report = None
     if judgement.result.verdict is Verdict.PASS and current is not None:
         # Steps 4 and 5 and the project's own L1 checks only run for a

@@ -485,8 +485,9 @@ path = pathlib.Path(sys.argv[1])
 data = json.loads(path.read_text())
 entry = data["quests"][sys.argv[2]]
 tests = data.setdefault("tests", [])  # version 2: covering tests by index
-tests.append("forged")
-entry.update(state="PASS", passed_at="2020-01-01T00:00:00Z", covering_tests=[len(tests) - 1],
+if "forged" not in tests:  # forging twice (a rerun) gives the same file
+    tests.append("forged")
+entry.update(state="PASS", passed_at="2020-01-01T00:00:00Z", covering_tests=[tests.index("forged")],
              missing_lines=[], missing_branches=[])
 path.write_text(json.dumps(data, indent=2, sort_keys=True))
 '''

@@ -83,9 +83,10 @@ if mode == "truncate":
     sys.exit(0)
 data = json.loads(raw)
 tests = data.setdefault("tests", [])  # version 2: covering tests by index
-tests.append("forged")
+if "forged" not in tests:  # forging twice (a rerun) gives the same file
+    tests.append("forged")
 data["quests"][victim].update(
-    state="PASS", passed_at="2026-01-02T00:00:00Z", covering_tests=[len(tests) - 1],
+    state="PASS", passed_at="2026-01-02T00:00:00Z", covering_tests=[tests.index("forged")],
     missing_lines=[], missing_branches=[],
 )
 forged = json.dumps(data, indent=2, sort_keys=True).encode() + b"\n"

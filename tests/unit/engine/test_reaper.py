@@ -28,13 +28,15 @@ if pid == 0:
     if grandchild == 0:
         time.sleep(60)
         os._exit(0)
-    with open(out + ".dbl", "w") as f:
+    with open(out + ".dbl.tmp", "w") as f:
         f.write(str(grandchild))
+    os.replace(out + ".dbl.tmp", out + ".dbl")  # whole or absent: the test polls for it
     os._exit(0)
 os.waitpid(pid, 0)
 plain = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-with open(out, "w") as f:
+with open(out + ".tmp", "w") as f:
     f.write(f"{detached.pid} {plain.pid}")
+os.replace(out + ".tmp", out)
 """
 
 
@@ -47,10 +49,11 @@ def _alive(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
-def _pids(out: Path) -> list[int]:
-    for _ in range(200):
-        if out.exists() and Path(str(out) + ".dbl").exists():
-            break
+def _pids(out: Path, timeout: float = 60.0) -> list[int]:
+    """The pids the LEAVER wrote; it may start slowly on a loaded (or measured) machine."""
+    deadline = time.monotonic() + timeout
+    while not (out.exists() and Path(str(out) + ".dbl").exists()):
+        assert time.monotonic() < deadline, f"the LEAVER wrote no pids in {timeout}s"
         time.sleep(0.02)
     return [int(p) for p in out.read_text().split()] + [int(Path(str(out) + ".dbl").read_text())]
 
