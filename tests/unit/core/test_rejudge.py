@@ -198,11 +198,15 @@ def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten():
     strict = Ratchet(policy=GatePolicy(mutants=True, timeout_floor=600.0))
     weak = Ratchet(policy=GatePolicy(mutants=False, timeout_floor=60.0))
     asked_off = ctx(False, 10.0, {"quest_mutants", "quest_timeout"})
-    assert base_policy(strict, asked_off) == RejudgePolicy(mutants=True, timeout=600.0)
+    # The base's recorded mutation operators are the re-judge's.
+    ops = GatePolicy().operators
+    assert base_policy(strict, asked_off) == RejudgePolicy(mutants=True, timeout=600.0, operators=ops)
     assert base_policy(weak, ctx(True, 900.0, {"quest_mutants", "quest_timeout"})) == (
-        RejudgePolicy(mutants=True, timeout=900.0)
+        RejudgePolicy(mutants=True, timeout=900.0, operators=ops)
     )
-    assert base_policy(weak, ctx(True, 600.0, set())) == RejudgePolicy(mutants=False, timeout=60.0)
+    assert base_policy(weak, ctx(True, 600.0, set())) == RejudgePolicy(
+        mutants=False, timeout=60.0, operators=ops
+    )
     # A base written before policies were recorded: this run's options.
     assert base_policy(Ratchet(), asked_off) == RejudgePolicy(mutants=False, timeout=10.0)
 
