@@ -58,6 +58,10 @@ _QUIET_CALLS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
 )
 
+# Builtins whose number arguments are precision or defaults (`round(x, 11)`,
+# `getattr(dt, "fold", 0)`): measured equivalent on dateutil.
+_LIBRARY_CALLS = frozenset({"round", "getattr"})
+
 _ARITH: dict[type[ast.operator], type[ast.operator]] = {
     ast.Add: ast.Sub,
     ast.Sub: ast.Add,
@@ -319,6 +323,8 @@ def _slice(node: ast.Slice, lines: list[str]) -> Iterator[Candidate]:
 def _call_statement(node: ast.Expr, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     call = node.value
     assert isinstance(call, ast.Call)
+    if _super_init(call):
+        return  # a parent's __init__: mostly trivial (measured equivalent)
     if call_name(call) in _QUIET_CALLS or (
         isinstance(call.func, ast.Attribute)
         and isinstance(call.func.value, ast.Name)
@@ -333,6 +339,16 @@ def _call_statement(node: ast.Expr, parent: ast.AST, lines: list[str]) -> Iterat
         replace_in(parent, node, ast.copy_location(guard, node))
 
     yield Candidate("call.remove", node.lineno, text, "pass  # call removed", apply)
+
+
+def _super_init(call: ast.Call) -> bool:
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "__init__"
+        and isinstance(func.value, ast.Call)
+        and call_name(func.value) == "super"
+    )
 
 
 def _raise(node: ast.Raise, lines: list[str]) -> Iterator[Candidate]:
@@ -374,7 +390,9 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
             raising.update(id(n) for n in ast.walk(node))
         if isinstance(node, ast.AnnAssign):
             annotations.update(id(n) for n in ast.walk(node.annotation))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if isinstance(node, ast.Call) and (
+            isinstance(node.func, ast.Attribute) or call_name(node) in _LIBRARY_CALLS
+        ):
             for argument in [*node.args, *(k.value for k in node.keywords)]:
                 method_numbers.update(
                     id(n)

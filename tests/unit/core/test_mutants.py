@@ -327,3 +327,17 @@ def test_numbers_handed_to_methods_are_library_arguments_not_constants_to_change
         'micro = s.ljust(6, "0")[:7]',
         "return apply_percent(price, 11), top, micro",
     ]
+
+
+def test_a_parents_init_and_precision_arguments_are_left_alone():
+    source = """
+    def f(self, x):
+        super().__init__()
+        self.items.append(x)
+        return round(x, 11) + getattr(x, "fold", 0) + max(0, x)
+    """
+    found = plan(source)
+    assert [m for o, _, m in found if o == "call.remove"] == ["pass  # call removed"]
+    assert [o for o, orig, _ in found if o == "call.remove"] == ["call.remove"]
+    numbers = [m for o, _, m in found if o == "constant.number"]
+    assert numbers == ['return round(x, 11) + getattr(x, "fold", 0) + max(1, x)']
