@@ -403,18 +403,20 @@ def test_every_cheat_ends_fail_or_review(project):
     pragma = results[qid("pragma", "parity")]["quest"]["facts"]
     assert pragma[0]["field"] == "src/pkg/pragma.py:5"
     assert "pragma" in pragma[0]["actual"]
-    # ...and a surviving mutant its line, the original and the mutated code.
-    mutants = {
-        (fact["field"], fact["actual"])
+    # ...and a surviving mutant its line, the original and the mutated code,
+    # its operator and its id (for --quest-dispute).
+    mutants = [
+        fact["actual"]
         for fact in results[qid("not_none", "score")]["quest"]["facts"]
-    }
-    assert (
-        "src/pkg/not_none.py:4",
-        (
+        if fact["field"] == "src/pkg/not_none.py:4"
+    ]
+    assert any(
+        actual.startswith(
             "every covering test passes with `return len(word) * 2` -> "
-            "`return pytest_quest_changed(len(word) * 2)`"
-        ),
-    ) in mutants
+            "`return pytest_quest_changed(len(word) * 2)` (operator return.changed, mutant m"
+        )
+        for actual in mutants
+    ), mutants
 
 
 # -- coverage configuration edits (their own project: they touch every quest) -------

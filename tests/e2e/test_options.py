@@ -152,6 +152,8 @@ def test_person_actions_have_no_ini_twin():
         "--quest-policy",
         "--quest-since",
         "--quest-require-pass",
+        # an ini value would dispute on every submit
+        "--quest-dispute",
     }
 
 
