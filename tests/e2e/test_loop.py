@@ -811,7 +811,7 @@ def test_a_test_with_a_failed_subtest_does_not_count(project):
     calc_project(project)
     project.test("test_sign", SUBTESTS_SIGN)
     result = project.run("--quest", "scan")
-    assert result.ret == 0
+    assert result.ret == 1  # a failed subtest fails the run, as in plain pytest
     sign = project.ratchet()["quests"][SIGN]
     assert (sign["state"], sign["covering_tests"]) == ("TODO", [])
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)

@@ -50,6 +50,8 @@ def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
     project.test("test_double", TEST_DOUBLE)
     scanned, data = project.run_json("--quest", "scan")
     assert scanned.ret == 0 and data["added"] == [SIGN], data
+    project.run_json("--quest", "next")  # picks the active quest (active_changed: true)
+    # The steady answer, which quest_next (called after it) must give too.
     cli_next, expected_next = project.run_json("--quest", "next")
     cli_error, expected_error = project.run_json("--quest", "next", "--quest-id", "src/pkg/calc.py::nope")
     assert int(cli_error.ret) == 4
