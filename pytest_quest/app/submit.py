@@ -99,7 +99,7 @@ def submit(
         )
     finally:
         guard.close()
-    output = said(
+    output = submit_output.said(
         ctx, quest.id, judgement.result, state, written, environment=judgement.environment
     )
     output.lines += [f"left out: {note}" for note in judgement.notes]
@@ -467,18 +467,6 @@ def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
     return GateResult(result.verdict, [*result.facts, *signs], result.step)
 
 
-def said(
-    ctx: Context,
-    quest_id: str,
-    result: GateResult,
-    state: State,
-    ratchet: Ratchet,
-    *,
-    environment: dict[str, Any] | None = None,
-) -> Output:
-    """The verdict, the quest as recorded, and the next quest (app/submit_output.py)."""
-    return submit_output.said(ctx, quest_id, result, state, ratchet, environment=environment)
-
 
 __all__ = [
     "Judgement",
@@ -486,7 +474,6 @@ __all__ = [
     "distrust_journal",
     "judge_quest",
     "record",
-    "said",
     "submit",
     "tamper_signs",
     "undo_forgery",

@@ -16,7 +16,8 @@ from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.person import accept, exclude, reopen, require_person
 from pytest_quest.app.status import status
-from pytest_quest.app.submit import Judgement, claim_quest, record, said
+from pytest_quest.app.submit import Judgement, claim_quest, record
+from pytest_quest.app.submit_output import said
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
 from pytest_quest.core.model import Fact, State, Verdict
