@@ -35,7 +35,8 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
 def next_quest(ctx: Context) -> Output:
     """Show the quest to work on and record it as the active one."""
     changes = load_changes(ctx)
-    ratchet = narrowed(load_ratchet(ctx), changes)
+    # One quest is shown: the lists of the others are decoded only if used.
+    ratchet = narrowed(load_ratchet(ctx, lazy=True), changes)
     if changes is not None and ctx.options.quest_id and ctx.options.quest_id not in ratchet.quests:
         raise QuestUsageError(
             f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "

@@ -12,7 +12,8 @@ from pytest_quest.report.json import Output, quest_json
 def status(ctx: Context) -> Output:
     """The table of quests (text) or their list (JSON), with the counts."""
     changes = load_changes(ctx)
-    ratchet = narrowed(load_ratchet(ctx), changes)
+    # The text shows the lists of few quests: those of the others are not decoded.
+    ratchet = narrowed(load_ratchet(ctx, lazy=not ctx.options.json), changes)
     found = weaker_passes(ratchet)
     data = {
         "remaining": ratchet.remaining,

@@ -27,6 +27,7 @@ from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetF
 from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.codec_lazy import loads_lazy
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
 from pytest_quest.engine.store_help import special_kind as _special_kind
 from pytest_quest.engine.witness import announce
@@ -71,12 +72,12 @@ class RatchetStore:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def load(self) -> Ratchet:
-        """The current ratchet, or an empty one when the file does not exist yet."""
+    def load(self, *, lazy: bool = False) -> Ratchet:
+        """The current ratchet, or an empty one when the file does not exist yet (`lazy`: to read)."""
         raw = self._read_bytes()
         if raw is None:
             return Ratchet()
-        self.seen = (raw, self._vetted(loads(raw, str(self.path))))
+        self.seen = (raw, self._vetted((loads_lazy if lazy else loads)(raw, str(self.path))))
         return self.seen[1]
 
     def _vetted(self, ratchet: Ratchet) -> Ratchet:
