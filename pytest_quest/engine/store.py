@@ -54,9 +54,9 @@ class RatchetStore:
         self.lock_timeout = lock_timeout
         #: The rootdir: every quest's `file` must resolve inside it (None: not checked).
         self.root = root
-        #: How many times this store replaced the file (a command can say
-        #: whether it recorded anything before it was interrupted).
+        #: Times this store replaced the file, and of them a submit's begun marks (no outcome).
         self.writes = 0
+        self.marks = 0
         #: The bytes `load` last read and the ratchet they hold (engine/active.py).
         self.seen: tuple[bytes, Ratchet] | None = None
 
