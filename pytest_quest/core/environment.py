@@ -104,6 +104,16 @@ def record_environment_failure(quest: Quest, result: GateResult, *, limit: int, 
     return quest.state
 
 
+def judge_killed(returncode: int) -> str:
+    """Why the clean judge, run as a child (plugin/judge.py ``run_judge``), gave no answer, or ""."""
+    if returncode >= 0:
+        return ""
+    return (
+        f"the clean judge was killed by signal {signal_name(-returncode)}, not sent by the "
+        "gate: no verdict was recorded, and the next submit of the quest counts this run"
+    )
+
+
 def signal_facts(lines: list[str]) -> list[Fact]:
     """One fact per signal at the gate a judged process tried to send (``PID WHAT`` lines)."""
     facts = []
@@ -183,6 +193,7 @@ __all__ = [
     "STREAK_KEY",
     "begin_run",
     "environment_cause",
+    "judge_killed",
     "record_environment_failure",
     "signal_facts",
     "signal_name",

@@ -6,10 +6,11 @@ place would turn a FAIL into "try again".  The parent of a killed process
 learns the signal, never its sender, so the sender is caught where it runs:
 in the judged process, an audit hook (PEP 578) sees ``os.kill``,
 ``os.killpg`` and ``signal.pthread_kill`` and refuses (`PermissionError`)
-a signal that would end this process or one of its ancestors (the reaping
-shim, the judge): SIGKILL to itself, its process group or an ancestor;
-any other terminating signal (core/environment.py ``OUTSIDE_SIGNALS``) to an
-ancestor, or to itself while the signal's handler is the default one.  Each
+a signal that would end or stop this process or one of its ancestors (the
+reaping shim, the judge): any signal but `HARMLESS` ones to an ancestor or
+its process group; SIGKILL to itself or its own process group; any other
+signal of core/environment.py ``OUTSIDE_SIGNALS`` to itself while that
+signal's handler is the default one.  Each
 refusal leaves a line in the file `SIGNALS_ENV` names; the judge makes the
 submission REVIEW for it (core/environment.py ``signal_facts``).
 
@@ -30,6 +31,16 @@ from pytest_quest.core.environment import OUTSIDE_SIGNALS, signal_name
 
 # The judge names the file where each refused signal leaves a line.
 SIGNALS_ENV = "PYTEST_QUEST_SIGNALS"
+
+# Signals whose default action ends no process: the only ones the tests may send the gate.
+HARMLESS = frozenset(
+    {0}
+    | {
+        int(getattr(signal, name))
+        for name in ("SIGCHLD", "SIGWINCH", "SIGURG", "SIGCONT")
+        if hasattr(signal, name)
+    }
+)
 
 
 def ancestors(pid: int) -> list[int]:
@@ -76,12 +87,14 @@ def deadly_target(event: str, args: tuple[Any, ...], gate: set[int]) -> str:
                 who, "its own process"
             )
         elif who in gate:
-            return f"the gate's process {who}" if number in OUTSIDE_SIGNALS else ""
+            own, target = False, f"the gate's process {who}"
         else:
             return ""
+    if not own:
+        return target if number not in HARMLESS else ""
     if number == signal.SIGKILL:
         return target
-    if number in OUTSIDE_SIGNALS and (not own or signal.getsignal(number) == signal.SIG_DFL):
+    if number in OUTSIDE_SIGNALS and signal.getsignal(number) == signal.SIG_DFL:
         return target
     return ""
 

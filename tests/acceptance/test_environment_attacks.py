@@ -8,8 +8,11 @@ reset the count of runs in a row that could not complete.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +153,28 @@ def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Pro
     quest = recorded(project)
     assert (quest["state"], quest["tries"]) == ("REVIEW", 0)
     assert BEGUN_KEY not in quest.get("extra", {})
+
+
+def test_a_pytest_main_caller_whose_judge_is_killed_gets_no_verdict_and_status_75(
+    project: Project,
+):
+    """In-process callers run the clean judge as a child: its death is relayed as no verdict."""
+    runs = project.path / "runs.txt"
+    project.test("test_sign", JUDGE_KILL.format(runs=str(runs)))
+    script = (
+        "import sys, pytest\n"
+        "code = pytest.main(['-p', 'no:cacheprovider', '--quest', 'submit', '--quest-id', "
+        f"{SIGN!r}, '--quest-format', 'json'])\n"
+        "sys.exit(int(code))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=project.path, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == ENVIRONMENT_EXIT, done.stdout + done.stderr
+    assert "NO VERDICT: the clean judge was killed by signal SIGKILL" in done.stderr
+    data = json.loads(done.stdout)
+    assert data["command"] == "submit" and "SIGKILL" in data["error"]
+    quest = recorded(project)
+    assert (quest["state"], quest["tries"]) == ("TODO", 0)
+    assert BEGUN_KEY in quest["extra"]  # the next submit counts it

@@ -33,6 +33,8 @@ KILL, TERM, USR1 = int(signal.SIGKILL), int(signal.SIGTERM), int(signal.SIGUSR1)
         ("signal.pthread_kill", (1, KILL), "this process"),
         ("os.kill", (os.getppid(), TERM), f"the gate's process {os.getppid()}"),
         ("os.kill", (os.getppid(), KILL), f"the gate's process {os.getppid()}"),
+        ("os.kill", (os.getppid(), USR1), f"the gate's process {os.getppid()}"),
+        ("os.kill", (os.getppid(), int(signal.SIGSTOP)), f"the gate's process {os.getppid()}"),
     ],
 )
 def test_signals_that_end_this_process_or_the_gate_are_named(event, args, expected):
@@ -44,7 +46,8 @@ def test_signals_that_end_this_process_or_the_gate_are_named(event, args, expect
     [
         ("os.kill", (ME, 0)),  # is it alive?
         ("os.kill", (ME, USR1)),  # not a terminating signal of OUTSIDE_SIGNALS
-        ("os.kill", (os.getppid(), USR1)),
+        ("os.kill", (os.getppid(), 0)),  # is the gate alive?
+        ("os.kill", (os.getppid(), int(signal.SIGWINCH))),
         ("os.kill", (987654321, KILL)),  # some process the test started
         ("os.killpg", (987654321, KILL)),
         ("os.kill", (-987654321, KILL)),
