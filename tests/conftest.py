@@ -20,6 +20,9 @@ from tests.support.runner import SETTINGS
 settings.register_profile("pytest-quest", derandomize=True, database=None, deadline=None)
 settings.load_profile("pytest-quest")
 
+# Test data: vendored projects (tests/acceptance/projects) are run in child pytests only.
+collect_ignore = ["acceptance/projects"]
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _no_inherited_settings() -> Iterator[None]:
