@@ -21,6 +21,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
 
+# Where PYTHONDONTWRITEBYTECODE is set, every pytest the tests start would compile and
+# assertion-rewrite ~200 modules again: write those caches once (tests/support/warm_bytecode.py).
+"$venv/bin/python" -m tests.support.warm_bytecode
+
 rm -f .coverage .coverage.*
 # COVERAGE_COVERAGE keeps coverage.py's subprocess measurement saving in processes
 # that start a Coverage object of their own (the plugin's scan does);

@@ -14,6 +14,7 @@ from hypothesis import settings
 
 from tests.support.projects import Project
 from tests.support.runner import SETTINGS
+from tests.support.warm_bytecode import warm_if_needed
 
 # Derandomized: the same examples every run, so the project's own ratchet
 # check (`pytest --quest check` on this suite) sees the same coverage each time.
@@ -22,6 +23,11 @@ settings.load_profile("pytest-quest")
 
 # Test data: vendored projects (tests/acceptance/projects) are run in child pytests only.
 collect_ignore = ["acceptance/projects"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the xdist controller or a plain run
+        warm_if_needed()
 
 
 @pytest.fixture(autouse=True, scope="session")

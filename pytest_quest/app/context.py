@@ -103,13 +103,13 @@ def now_utc() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def load_ratchet(ctx: Context) -> Ratchet:
-    """The ratchet file, or a usage error saying to scan first."""
+def load_ratchet(ctx: Context, *, lazy: bool = False) -> Ratchet:
+    """The ratchet file, or a usage error saying to scan first (`lazy`: read only, lists on use)."""
     if not ctx.store.exists():
         raise QuestUsageError(
             f"no ratchet file at {ctx.options.quest_file}: run `pytest --quest scan` first"
         )
-    return ctx.store.load()
+    return ctx.store.load(lazy=lazy)
 
 
 def measured(ctx: Context) -> MeasuredSource:

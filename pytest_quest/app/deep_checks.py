@@ -75,6 +75,7 @@ def fill_mutation_evidence(
         return
     if not report.completed:
         evidence.mutation_problem = report.problem
+        evidence.mutation_environment = report.environment
         return
     evidence.unverified = unverified_facts(report, function)
     evidence.unstable_tests = report.unstable(first)

@@ -1,6 +1,7 @@
 """A submit whose run could not complete for a reason outside the submission (core/environment.py).
 
 No verdict and no try: the streak grows, and the quest is REVIEW at the policy's limit.
+The same rule for every gate child: the measuring run and the mutation child.
 """
 
 from __future__ import annotations
@@ -8,28 +9,87 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.app.context import Context
-from pytest_quest.core.environment import STREAK_KEY, record_environment_failure
+from pytest_quest.core.environment import STREAK_KEY, begin_run, record_environment_failure
+from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
-from pytest_quest.core.model import Quest, State, Verdict
+from pytest_quest.core.model import Quest, Ratchet, State, Verdict
 from pytest_quest.core.run import RunReport
+from pytest_quest.engine.mutation import MutationReport
 
 
-def outside_cause(run: RunReport, result: GateResult) -> bool:
-    """The run could not complete for a reason outside the submission, and nothing else decided."""
-    return bool(run.environment) and result.step == "environment"
+def outside_cause(
+    run: RunReport, result: GateResult, mutation: MutationReport | None = None
+) -> tuple[str, list[str]]:
+    """Why a gate child could not complete for a reason outside the submission, and its output tail.
+
+    ("", []) unless that, and nothing else, decided `result`.
+    """
+    if result.step != "environment":
+        return "", []
+    if run.environment:
+        return run.environment, list(run.output_tail)
+    if mutation is not None and mutation.environment:
+        return mutation.environment, list(mutation.output_tail)
+    return "", []
+
+
+def limit_of(ctx: Context) -> int:
+    """The policy's ``environment_failures``: runs in a row with no verdict before REVIEW."""
+    policy = ctx.options.policy
+    return policy.environment_failures if policy is not None else 3
+
+
+def begin_submit(
+    ctx: Context, quest_id: str, now: str
+) -> tuple[Ratchet, Quest, tuple[GateResult, dict[str, Any]] | None]:
+    """Write ahead that a submit of `quest_id` began, before any child starts (core/environment.py).
+
+    Returns the ratchet as written, the quest in it, and, when an earlier
+    submit that recorded nothing made the quest REVIEW, the result and what
+    to say of it (the submit then runs nothing).
+    """
+    limit = limit_of(ctx)
+    stopped: list[tuple[GateResult, dict[str, Any]]] = []
+
+    def change(fresh: Ratchet) -> Ratchet:
+        target = fresh.quests.get(quest_id)
+        if target is None:
+            raise QuestUsageError(f"quest {quest_id} vanished from the ratchet file")
+        streak = int(target.extra.get(STREAK_KEY, 0) or 0) + 1
+        state, earlier = begin_run(target, limit=limit, now=now)
+        if state is State.REVIEW and earlier is not None:
+            said = {"cause": earlier.facts[0].actual, "output_tail": [], "in_a_row": streak}
+            said["limit"] = limit
+            stopped.append((GateResult(Verdict.REVIEW, list(target.facts), "environment"), said))
+        return fresh
+
+    written = ctx.store.update(change)
+    ctx.store.marks += 1
+    return written, written.quests[quest_id], stopped[0] if stopped else None
+
+
+def interrupted_done(writes: int, marks: int) -> str:
+    """What an interrupted command recorded, from its store's `writes` and begun `marks`."""
+    if writes > marks:
+        return "the ratchet file was already written"
+    if marks:
+        return (
+            "no verdict was recorded (this submit counts as a run that could not complete "
+            "when the quest is next submitted)"
+        )
+    return "nothing was recorded"
 
 
 def record_outside_failure(
-    ctx: Context, target: Quest, run: RunReport, result: GateResult, now: str
+    ctx: Context, target: Quest, cause: tuple[str, list[str]], result: GateResult, now: str
 ) -> tuple[State, GateResult, dict[str, Any]]:
     """Record one more such run on `target`: its state, the result to show, what to say of it."""
-    policy = ctx.options.policy
-    limit = policy.environment_failures if policy is not None else 3
+    limit = limit_of(ctx)
     streak = int(target.extra.get(STREAK_KEY, 0) or 0) + 1
     state = record_environment_failure(target, result, limit=limit, now=now)
     said = {
-        "cause": run.environment,
-        "output_tail": list(run.output_tail),
+        "cause": cause[0],
+        "output_tail": list(cause[1]),
         "in_a_row": streak,
         "limit": limit,
     }
@@ -38,4 +98,10 @@ def record_outside_failure(
     return state, result, said
 
 
-__all__ = ["outside_cause", "record_outside_failure"]
+__all__ = [
+    "begin_submit",
+    "interrupted_done",
+    "limit_of",
+    "outside_cause",
+    "record_outside_failure",
+]

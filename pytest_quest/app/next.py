@@ -9,6 +9,7 @@ from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest, Ratchet, State
+from pytest_quest.engine.active import set_active
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
 
@@ -34,7 +35,8 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
 def next_quest(ctx: Context) -> Output:
     """Show the quest to work on and record it as the active one."""
     changes = load_changes(ctx)
-    ratchet = narrowed(load_ratchet(ctx), changes)
+    # One quest is shown: the lists of the others are decoded only if used.
+    ratchet = narrowed(load_ratchet(ctx, lazy=True), changes)
     if changes is not None and ctx.options.quest_id and ctx.options.quest_id not in ratchet.quests:
         raise QuestUsageError(
             f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "
@@ -50,16 +52,8 @@ def next_quest(ctx: Context) -> Output:
     previous = ratchet.active
     # Narrowed by --quest-since, `ratchet.active` is None when the active quest did not change.
     if ratchet.active != target:
-
-        def set_active(fresh: Ratchet) -> None:
-            nonlocal previous
-            previous = fresh.active
-            if target is None or (
-                target in fresh.quests and not fresh.quests[target].state.terminal
-            ):
-                fresh.active = target
-
-        ctx.store.update(set_active)
+        # Only the active pointer changes: one line of the file (engine/active.py).
+        previous = set_active(ctx.store, target)
     data: dict[str, Any] = {
         "remaining": ratchet.remaining,
         "done": ratchet.remaining == 0,

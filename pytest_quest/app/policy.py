@@ -14,7 +14,7 @@ from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import require_person
 from pytest_quest.core import policy as gate_policy
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import Ratchet, State
+from pytest_quest.core.model import Quest, Ratchet, State
 from pytest_quest.core.policy import OPERATORS, GatePolicy, PolicyError
 from pytest_quest.core.seal import policy_digest_part, seal_issued
 from pytest_quest.engine.source import relpath
@@ -113,10 +113,9 @@ def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
         return found
     # Most PASS quests share a few policies: judge each compact text once.
     judged: dict[str, list[str]] = {}
-    for quest in ratchet.ordered():
-        text = quest.passed_policy
-        if quest.state is not State.PASS or not text:
-            continue
+    passed = (q for q in ratchet.quests.values() if q.state is State.PASS and q.passed_policy)
+    for quest in sorted(passed, key=Quest.sort_key):
+        text = quest.passed_policy or ""
         if text not in judged:
             try:
                 judged[text] = gate_policy.weaker_keys(current, gate_policy.parse_compact(text))

@@ -16,7 +16,7 @@ from typing import Any
 from pytest_quest.app import submit_output
 from pytest_quest.app.context import Context, load_ratchet, now_utc, resolve_sources
 from pytest_quest.app.deep_checks import deep_checks
-from pytest_quest.app.environment import outside_cause, record_outside_failure
+from pytest_quest.app.environment import begin_submit, outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
 from pytest_quest.core.errors import QuestUsageError
@@ -73,6 +73,13 @@ def submit(
     """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO (`judging`: a dispute's)."""
     quest, ratchet, verifiers = claim_quest(ctx)
     judge_with = judge_quest if judging is None else judging(ctx, quest)
+    # Written ahead: a judge killed from here on still counts (core/environment.py).
+    ratchet, quest, stopped = begin_submit(ctx, quest.id, now_utc())
+    if stopped is not None:
+        result, environment = stopped
+        return submit_output.said(
+            ctx, quest.id, result, State.REVIEW, ratchet, environment=environment
+        )
     signs = tamper_signs(ctx, ratchet)
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
     distrust_journal(guard, signs)
@@ -377,9 +384,10 @@ def record(
             return State.TODO, fresh
         assert target is not None
         ensure_policy(fresh, ctx.options, ctx.rootdir)
-        if outside_cause(judgement.run, judgement.result):
+        cause = outside_cause(judgement.run, judgement.result, judgement.mutation)
+        if cause[0]:
             state, judgement.result, judgement.environment = record_outside_failure(
-                ctx, target, judgement.run, judgement.result, now
+                ctx, target, cause, judgement.result, now
             )
             return state, fresh
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import signal
 
 from pytest_quest.core.gate import GateResult
-from pytest_quest.core.model import Event, Fact, Quest, State
+from pytest_quest.core.model import Event, Fact, Quest, State, Verdict
 
 #: The exit status of a submit that recorded no verdict for such a reason
 #: (sysexits.h's EX_TEMPFAIL: "temporary failure, try again"; pytest uses 0-5).
@@ -22,6 +22,11 @@ ENVIRONMENT_EXIT = 75
 
 #: The quest's ``extra`` key counting such runs in a row (a recorded verdict resets it).
 STREAK_KEY = "environment_failures"
+
+#: The quest's ``extra`` key written before a submit starts any child (when it
+#: began), removed when its outcome is recorded: a submit whose judge is
+#: killed leaves it behind, and the next submit counts that run (`begin_run`).
+BEGUN_KEY = "submit_begun"
 
 # Signals that come from outside the judged code: a person or a supervisor
 # (KILL, TERM, HUP, INT, QUIT), the out-of-memory killer (KILL), resource
@@ -76,6 +81,7 @@ def record_environment_failure(quest: Quest, result: GateResult, *, limit: int, 
     """
     streak = int(quest.extra.get(STREAK_KEY, 0) or 0) + 1
     quest.extra[STREAK_KEY] = streak
+    quest.extra.pop(BEGUN_KEY, None)  # this run's outcome is recorded
     cause = result.facts[0].actual if result.facts else ""
     quest.history.append(Event(at=now, action="environment", note=cause[:200]))
     if streak < limit:
@@ -98,11 +104,51 @@ def record_environment_failure(quest: Quest, result: GateResult, *, limit: int, 
     return quest.state
 
 
+def unrecorded_run(quest: Quest) -> GateResult | None:
+    """The earlier submit that began and recorded nothing (its judge killed), or None."""
+    began = quest.extra.get(BEGUN_KEY)
+    if not began:
+        return None
+    cause = (
+        f"the submit begun at {began} recorded nothing: its judge was killed or stopped "
+        "before the outcome was written"
+    )
+    fact = Fact(
+        check="environment.outside",
+        field=quest.id,
+        expected="the submit records its outcome",
+        actual=cause,
+        message=f"could not confirm: {cause}",
+    )
+    return GateResult(Verdict.REVIEW, [fact], "environment")
+
+
+def begin_run(quest: Quest, *, limit: int, now: str) -> tuple[State, GateResult | None]:
+    """Before a submit starts any child: count an unrecorded earlier run, then mark this one begun.
+
+    Written ahead, so that killing the judge itself (from outside, or from a
+    judged test that finds its pid) is one more run in a row that could not
+    complete, bounded by `limit` like the others, and never a free retry.
+    Returns the quest's state (REVIEW when that run reached the limit: this
+    one is then not begun) and the earlier run's result when there was one.
+    """
+    earlier = unrecorded_run(quest)
+    if earlier is not None and record_environment_failure(
+        quest, earlier, limit=limit, now=now
+    ) is State.REVIEW:
+        return quest.state, earlier
+    quest.extra[BEGUN_KEY] = now
+    return quest.state, earlier
+
+
 __all__ = [
+    "BEGUN_KEY",
     "ENVIRONMENT_EXIT",
     "OUTSIDE_SIGNALS",
     "STREAK_KEY",
+    "begin_run",
     "environment_cause",
     "record_environment_failure",
     "signal_name",
+    "unrecorded_run",
 ]

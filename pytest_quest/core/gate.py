@@ -38,6 +38,9 @@ class Evidence:
     config_digest_now: str | None = None
     surviving_mutants: list[SurvivingMutant] | None = None
     mutation_problem: str = ""
+    # Why the mutation child could not complete when the cause lies outside
+    # the submission (core/environment.py): no verdict, as for the measuring run.
+    mutation_environment: str = ""
     unstable_tests: list[str] | None = None
     extra_checks: list[tuple[Verdict, Fact]] = field(default_factory=list)
     # The children's evidence, cross-checked (app/trust.py): a report that is
@@ -266,20 +269,25 @@ def step_unverified(evidence: Evidence) -> GateResult | None:
 
 
 def step_mutants(evidence: Evidence) -> GateResult | None:
-    """Step 4: no mutant survives the covering tests (FAIL), or REVIEW when it cannot run."""
+    """Step 4: no mutant survives the covering tests (FAIL), or REVIEW when it cannot run.
+
+    A mutation child ended from outside the submission is step ``environment``
+    (``environment.outside``): the caller records no verdict for it (core/environment.py).
+    """
     if evidence.mutation_problem:
+        outside = bool(evidence.mutation_environment)
         return GateResult(
             Verdict.REVIEW,
             [
                 Fact(
-                    check="mutation.environment",
+                    check="environment.outside" if outside else "mutation.environment",
                     field=evidence.quest.id,
                     expected="the mutation check completes",
                     actual=evidence.mutation_problem,
                     message=f"could not confirm: {evidence.mutation_problem}",
                 )
             ],
-            "4-mutants",
+            "environment" if outside else "4-mutants",
         )
     if not evidence.surviving_mutants:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_quest.core.policy import GatePolicy
 
@@ -249,6 +249,17 @@ class Quest:
     def sort_key(self) -> tuple[str, int, str]:
         return (self.file, self.first, self.id)
 
+    if not TYPE_CHECKING:  # seen by mypy, any misspelt field would pass as Any
+
+        def __getattr__(self, name: str) -> Any:
+            # A quest read lazily (engine/codec_lazy.py) decodes its lists on first use:
+            # `_pending` puts `name` (and what is decoded with it) into the instance.
+            pending = self.__dict__.get("_pending") if name in DECODED_ON_USE else None
+            if pending is None:
+                raise AttributeError(f"'Quest' object has no attribute {name!r}")
+            pending(self, name)
+            return self.__dict__[name]
+
     def extra_record(self) -> dict[str, Any]:
         """The quest's ``extra`` object as stored and shown: `extra` with the typed fields set."""
         record = dict(self.extra)
@@ -258,6 +269,11 @@ class Quest:
                 record[name] = value
         return record
 
+
+#: The fields of `Quest` a lazy read leaves out until first used (engine/codec_lazy.py).
+DECODED_ON_USE = frozenset(
+    {"missing_lines", "missing_branches", "excluded_lines", "covering_tests", "facts", "history"}
+)
 
 #: The typed fields of `Quest` that live in its ``extra`` object, by key.
 EXTRA_FIELDS = (

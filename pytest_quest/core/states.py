@@ -5,7 +5,7 @@ FAIL spends a try (DONE at `max_tries`); only a person's `reopen` or `accept` le
 
 from __future__ import annotations
 
-from pytest_quest.core.environment import STREAK_KEY
+from pytest_quest.core.environment import BEGUN_KEY, STREAK_KEY
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, Fact, FunctionFacts, Quest, Ratchet, State, Verdict
@@ -31,6 +31,7 @@ def apply_verdict(quest: Quest, result: GateResult, max_tries: int, now: str) ->
     ensure_submittable(quest)
     quest.facts = list(result.facts)
     quest.extra.pop(STREAK_KEY, None)  # a verdict ends a streak of environment failures
+    quest.extra.pop(BEGUN_KEY, None)  # and the submit that began is recorded
     quest.extra.pop(GATE_FACTS_KEY, None)  # its facts are the gate's last word now
     quest.extra.pop(RESCANNED_KEY, None)
     if result.verdict is Verdict.PASS:

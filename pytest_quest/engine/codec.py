@@ -452,6 +452,11 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
     """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect."""
+    return _Validator(path).ratchet(parsed(text, path))
+
+
+def parsed(text: str | bytes, path: str = "quest.json") -> Any:
+    """The ratchet file's text as parsed JSON; `RatchetFileError` for text that is not JSON."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -479,19 +484,11 @@ def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
         if isinstance(exc, json.JSONDecodeError):
             where = f" at line {exc.lineno} column {exc.colno}"
         raise RatchetFileError(path, f"not valid JSON{where}", _RESTORE) from None
-    return _Validator(path).ratchet(data)
+    return data
 
 
 _RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
 
 
-__all__ = [
-    "MIGRATIONS",
-    "SCHEMA_VERSION",
-    "dumps",
-    "dumps_v1",
-    "loads",
-    "migrate",
-    "quest_to_dict",
-    "ratchet_to_dict",
-]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "dumps", "dumps_v1", "loads", "migrate", "parsed"]
+__all__ += ["quest_to_dict", "ratchet_to_dict"]

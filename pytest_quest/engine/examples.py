@@ -111,13 +111,20 @@ class _Scanned:
         self.ratchet = ratchet
         self.rootdir = rootdir
         self.unchanged: dict[str, bool] = {}
-        # Covering tests recorded at a scan: every quest's but a PASS the gate gave.
-        self.recorded = {
-            nodeid
-            for q in ratchet.quests.values()
-            if not (q.state is State.PASS and not q.baseline)
-            for nodeid in q.covering_tests
-        }
+        # Covering tests recorded at a scan (every quest's but a PASS the gate gave):
+        # gathered when first needed (a lazy read decodes every quest's list for it).
+        self._recorded: set[str] | None = None
+
+    @property
+    def recorded(self) -> set[str]:
+        if self._recorded is None:
+            self._recorded = {
+                nodeid
+                for q in self.ratchet.quests.values()
+                if not (q.state is State.PASS and not q.baseline)
+                for nodeid in q.covering_tests
+            }
+        return self._recorded
 
     def __contains__(self, nodeid: object) -> bool:
         if not isinstance(nodeid, str):

@@ -20,6 +20,7 @@ turns those into quests and validates them with the same rules as version 1.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pytest_quest.core.model import arc_text
@@ -180,6 +181,35 @@ def render(header: dict[str, Any], table: list[str], quests: dict[str, dict[str,
     return "".join(parts)
 
 
+# Any ``"active":`` at all (even inside a string): inserting one could make a second.
+_ACTIVE_KEY = re.compile(rb'"active"\s*:')
+
+
+def with_active(text: bytes, old: str | None, new: str | None) -> bytes | None:
+    """`text` (a version-2 file whose ``active`` is `old`) with `new` active, by one line.
+
+    `render` writes ``active`` first when it is set: the line after ``{`` is
+    replaced, removed (`new` None) or inserted (`old` None); the rest of the
+    file is kept byte for byte, so a file `render` wrote comes out as
+    `render` would write it with `new`.  None when `text` is not laid out so
+    (version 1, a hand-indented file, ``"active"`` anywhere when `old` is
+    None): the caller then reads and writes the whole file.
+    """
+    if not text.startswith(b"{\n"):
+        return None
+    encode = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
+    if old is None:
+        if _ACTIVE_KEY.search(text):
+            return None
+        head = b""
+    else:
+        head = f'"active": {encode(old)},\n'.encode()
+        if not text.startswith(head, 2):
+            return None
+    line = f'"active": {encode(new)},\n'.encode() if new is not None else b""
+    return b"{\n" + line + text[2 + len(head) :]
+
+
 def migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     """A version-1 file's parsed JSON as version 2 (the step of ``codec.MIGRATIONS``)."""
     quests = data.get("quests")
@@ -213,4 +243,5 @@ __all__ = [
     "migrate_1_to_2",
     "render",
     "table_order",
+    "with_active",
 ]

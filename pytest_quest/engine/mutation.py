@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.engine.runner import CHILD_PLUGIN, run_over_channel
+from pytest_quest.core.environment import environment_cause
+from pytest_quest.engine.runner import CHILD_PLUGIN, ChannelRun, run_over_channel
 
 
 @dataclass
@@ -29,6 +30,10 @@ class MutationReport:
     duration: float = 0.0
     # What the child's report was, when it was not its own (nothing else is then believed).
     tampered: str = ""
+    # Why the child could not complete, when the cause lies outside the
+    # submission (core/environment.py); and the last lines of its output then.
+    environment: str = ""
+    output_tail: list[str] = field(default_factory=list)
     # Covering tests that reached the original function in the probe runs,
     # and those that failed against it there (the probe runs are among the mutants).
     original_reached: list[str] = field(default_factory=list)
@@ -251,9 +256,7 @@ def _run_checks(
             report.tampered = received.tampered
         return reports
     if received.payload is None:
-        return failed(
-            f"the mutation runner crashed (exit status {ran.returncode}): {ran.tail()}", duration
-        )
+        return _ended_early(ran, failed)
     try:
         reports = _reports(received.payload, len(targets), duration)
     except (ValueError, KeyError, TypeError) as exc:
@@ -267,6 +270,28 @@ def _run_checks(
         for report in reports:
             report.l1 = l1_results if isinstance(l1_results, list) else None
             report.answers = answers if isinstance(answers, list) else None
+    return reports
+
+
+def _ended_early(
+    ran: ChannelRun, failed: Callable[[str, float], list[MutationReport]]
+) -> list[MutationReport]:
+    """Reports for a child that sent none: a crash, or an environment failure named with its cause."""
+    cause = environment_cause(ran.returncode, ran.output)
+    if not cause:
+        return failed(
+            f"the mutation runner crashed (exit status {ran.returncode}): {ran.tail()}",
+            ran.duration,
+        )
+    cause += " (the mutation child, step 4)"
+    rows = [line for line in ran.output.strip().splitlines() if line.strip()]
+    reports = failed(
+        f"the mutation check could not complete: {cause}; last output: {ran.tail() or '(none)'}",
+        ran.duration,
+    )
+    for report in reports:
+        report.environment = cause
+        report.output_tail = rows[-5:]
     return reports
 
 

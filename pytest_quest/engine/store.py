@@ -27,11 +27,13 @@ from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetF
 from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.codec_lazy import loads_lazy
+from pytest_quest.engine.store_help import prune_journals as _prune_journals
+from pytest_quest.engine.store_help import special_kind as _special_kind
 from pytest_quest.engine.witness import announce
 
 TMP_PREFIX = ".quest-tmp-"
-# The journal is cut back to its last JOURNAL_KEEP lines once it exceeds
-# JOURNAL_MAX_BYTES (a guard's window needs only the writes made during it).
+# The journal is cut to its last JOURNAL_KEEP lines past JOURNAL_MAX_BYTES (a guard needs no more).
 JOURNAL_MAX_BYTES = 64 * 1024
 JOURNAL_KEEP = 200
 
@@ -52,9 +54,11 @@ class RatchetStore:
         self.lock_timeout = lock_timeout
         #: The rootdir: every quest's `file` must resolve inside it (None: not checked).
         self.root = root
-        #: How many times this store replaced the file (a command can say
-        #: whether it recorded anything before it was interrupted).
+        #: Times this store replaced the file, and of them a submit's begun marks (no outcome).
         self.writes = 0
+        self.marks = 0
+        #: The bytes `load` last read and the ratchet they hold (engine/active.py).
+        self.seen: tuple[bytes, Ratchet] | None = None
 
     @property
     def lock_path(self) -> Path:
@@ -68,12 +72,13 @@ class RatchetStore:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def load(self) -> Ratchet:
-        """The current ratchet, or an empty one when the file does not exist yet."""
+    def load(self, *, lazy: bool = False) -> Ratchet:
+        """The current ratchet, or an empty one when the file does not exist yet (`lazy`: to read)."""
         raw = self._read_bytes()
         if raw is None:
             return Ratchet()
-        return self._vetted(loads(raw, str(self.path)))
+        self.seen = (raw, self._vetted((loads_lazy if lazy else loads)(raw, str(self.path))))
+        return self.seen[1]
 
     def _vetted(self, ratchet: Ratchet) -> Ratchet:
         if self.root is not None:
@@ -195,6 +200,18 @@ class RatchetStore:
                 os.replace(tmp, path)
         except OSError:
             pass
+
+    def replace_if_unchanged(self, read: bytes, data: bytes) -> bool:
+        """Under the lock: `data` replaces the file if it still holds `read` (False: it did not)."""
+        self._check_writable()
+        lock = self._acquire_lock()
+        try:
+            if self._read_bytes() != read:
+                return False
+            self._write_atomic(data, read=read)
+            return True
+        finally:
+            lock.release()
 
     def _read_bytes_or_none(self) -> bytes | None:
         try:
@@ -449,30 +466,6 @@ def _refuse_special(path: Path, mode: int) -> None:
             f"is a {_special_kind(mode)}, not a regular file; it was not read",
             "point --quest-file at a regular file",
         )
-
-
-def _special_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    return "special file"
-
-
-JOURNAL_MAX_AGE = 24 * 3600
-
-
-def _prune_journals(folder: Path) -> None:
-    """Remove journals nobody wrote for a day (a guard only needs the writes of its own run)."""
-    horizon = time.time() - JOURNAL_MAX_AGE
-    for old in folder.glob("*.journal"):
-        try:
-            if old.stat().st_mtime < horizon:
-                old.unlink()
-        except OSError:
-            continue
 
 
 def journal_folder() -> Path:

@@ -19,6 +19,7 @@ from pytest_quest.app.audit import audit
 from pytest_quest.app.check import check
 from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal, resolve_sources
 from pytest_quest.app.dispute import submit_or_dispute
+from pytest_quest.app.environment import interrupted_done
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
@@ -194,11 +195,7 @@ class QuestSession:
             output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
         except KeyboardInterrupt:
             # A write of the ratchet file is all or nothing; say which happened.
-            done = (
-                "the ratchet file was already written"
-                if self.store.writes
-                else "nothing was recorded"
-            )
+            done = interrupted_done(self.store.writes, self.store.marks)
             output = Output(
                 {"error": f"interrupted: {done}"},
                 [f"INTERRUPTED: {done}; run the command again"],

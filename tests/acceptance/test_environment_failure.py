@@ -1,9 +1,10 @@
 """A gate child killed from outside is no verdict (issue 14, item 2).
 
 The submitted test writes its process id to a file, then sleeps; this test
-kills that process (the gate's child pytest) with SIGKILL, as a person or the
-out-of-memory killer would.  The quest stays TODO, no try is spent, the
-submit exits with the documented status 75 and names the signal.
+kills that process (the gate's child pytest: the measuring child, or the
+mutation child of step 4) with SIGKILL, as a person or the out-of-memory
+killer would.  The quest stays TODO, no try is spent, the submit exits with
+the documented status 75 and names the signal.
 """
 
 from __future__ import annotations
@@ -80,3 +81,68 @@ def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project
     assert recorded["tries"] == 0
     assert recorded["extra"][STREAK_KEY] == 1
     assert recorded["history"][-1]["action"] == "environment"
+
+
+# In the measuring child (the first process to run it) the test passes at
+# once; in the next process, the mutation child, it writes its pid and sleeps.
+SECOND_SLEEPS = """\
+import os
+import time
+
+from pkg.calc import sign
+
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(5) == 1
+    with open({pids!r}, "a") as handle:
+        handle.write(str(os.getpid()) + "\\n")
+    with open({pids!r}) as handle:
+        seen = handle.read().split()
+    if seen[0] != str(os.getpid()):
+        with open({pidfile!r}, "w") as handle:
+            handle.write(str(os.getpid()))
+        time.sleep(120)
+"""
+
+
+def assert_no_verdict(process, stdout: str, stderr: str, project: Project, in_a_row: int) -> dict:
+    assert process.returncode == ENVIRONMENT_EXIT, stdout + stderr
+    data = json.loads(stdout)
+    assert data["verdict"] == "NONE"
+    assert data["step"] == "environment"
+    assert "SIGKILL" in data["environment"]["cause"]
+    assert data["environment"]["in_a_row"] == in_a_row
+    assert isinstance(data["environment"]["output_tail"], list)
+    assert data["quest"]["state"] == "TODO" and data["quest"]["tries"] == 0
+    recorded = project.ratchet()["quests"][SIGN]
+    assert (recorded["state"], recorded["tries"]) == ("TODO", 0)
+    assert recorded["extra"][STREAK_KEY] == in_a_row
+    assert recorded["history"][-1]["action"] == "environment"
+    assert "SIGKILL" in recorded["history"][-1]["note"]
+    return data
+
+
+def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project):
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    assert project.run("--quest", "scan").ret == 0
+    pids, pidfile = project.path / "pids.txt", project.path / "mutation.pid"
+    project.test("test_sign", SECOND_SLEEPS.format(pids=str(pids), pidfile=str(pidfile)))
+    process = popen_pytest(
+        project.path,
+        "--quest", "submit", "--quest-id", SIGN, "--quest-format", "json",
+        "--quest-timeout", "600",
+    )  # fmt: skip
+    try:
+        child = wait_for_pid(pidfile, process, seconds=300.0)
+        measuring = int(pids.read_text().split()[0])
+        assert child not in (process.pid, measuring)
+        os.kill(child, signal.SIGKILL)
+        stdout, stderr = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    data = assert_no_verdict(process, stdout, stderr, project, in_a_row=1)
+    assert "the mutation child" in data["environment"]["cause"]

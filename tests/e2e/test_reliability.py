@@ -19,10 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from pytest_quest.app.environment import interrupted_done
+from pytest_quest.core.environment import BEGUN_KEY
 from tests.support.paths import DOCS
 from tests.support.projects import CALC, SIGN, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
-from tests.support.quests import ratchet_view
+from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import child_environ, popen_pytest
 
 
@@ -319,8 +321,14 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned, command):
     args = ["--quest", command] + (["--quest-id", SIGN] if command == "submit" else [])
     returncode, out = interrupt_when_started(scanned, pid_file, *args)
     assert returncode == 2, out
-    assert "INTERRUPTED: nothing was recorded; run the command again" in out.splitlines()
-    assert path.read_bytes() == before  # not a partial scan, not a verdict
+    if command == "submit":
+        # Not a verdict: only the mark written before the run, which the next submit counts.
+        assert f"INTERRUPTED: {interrupted_done(1, 1)}; run the command again" in out.splitlines()
+        assert without_begun_marks(path.read_bytes()) == ratchet_view(before)
+        assert BEGUN_KEY in ratchet_view(path.read_bytes())["quests"][SIGN]["extra"]
+    else:
+        assert "INTERRUPTED: nothing was recorded; run the command again" in out.splitlines()
+        assert path.read_bytes() == before  # not a partial scan
     pid = int(pid_file.read_text())
     deadline = time.monotonic() + 10
     while alive(pid) and time.monotonic() < deadline:

@@ -56,3 +56,17 @@ def ratchet_view(text: str | bytes) -> dict[str, Any]:
 
     view: dict[str, Any] = json.loads(dumps_v1(loads(text)))
     return view
+
+
+def without_begun_marks(text: str | bytes) -> dict[str, Any]:
+    """`ratchet_view` less each quest's ``extra.submit_begun``: the mark a submit writes
+    before its run (core/environment.py), the one thing an interrupted submit leaves."""
+    from pytest_quest.core.environment import BEGUN_KEY
+
+    view = ratchet_view(text)
+    for quest in view["quests"].values():
+        extra = quest.get("extra") or {}
+        extra.pop(BEGUN_KEY, None)
+        if "extra" in quest and not extra:
+            del quest["extra"]
+    return view

@@ -43,8 +43,9 @@ def check_run(project: CalcProject) -> RunData:
 
 def test_status_next_and_export_show_only_the_changed_function(repo: CalcProject) -> None:
     repo.write_source(CHANGED_SIGN)
-    output = status(repo.context("status", since="main"))
-    assert [q["id"] for q in output.data["quests"]] == [SIGN]
+    output = status(repo.context("status", since="main", format="text"))
+    listed = status(repo.context("status", since="main")).data["quests"]
+    assert [q["id"] for q in listed] == [SIGN]
     assert output.data["since"]["changed"] == [SIGN]
     assert output.data["since"]["new"] == [] and output.data["since"]["untracked"] == []
     assert (output.data["remaining"], output.data["counts"]["TODO"]) == (1, 1)

@@ -48,7 +48,7 @@ def test_status_text_and_json(tmp_path):
     settled(project)
     quest_file = tmp_path / "quest.json"
     before = quest_file.read_bytes()
-    output = status(project.context("status"))
+    output = status(project.context("status", format="text"))
     assert output.exitcode == 0
     assert output.lines[0] == "4 quests: 1 TODO, 1 PASS, 1 REVIEW, 1 DONE; 1 remaining"
     text = "\n".join(output.lines)
@@ -59,7 +59,7 @@ def test_status_text_and_json(tmp_path):
     assert f"  {CLAMP}  (src/pkg/calc.py:11-16, tries 1/3)" in output.lines
     assert "    src/pkg/calc.py:12: line 12 not covered" in output.lines
     assert "\x1b[" not in text
-    data = output.data
+    data = status(project.context("status")).data
     assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1, "EXCLUDED": 0}
     assert data["remaining"] == 1
     assert [quest["id"] for quest in data["quests"]] == [DOUBLE, SIGN, CLAMP, SPARE]

@@ -189,12 +189,13 @@ def test_an_excluded_quest_is_not_remaining_and_next_passes_it_by(calc):
 def test_status_and_export_show_an_excluded_quest_with_its_reason(calc):
     output, _ = act(calc, "exclude", SIGN)
     at = output.data["at"]
-    shown = status(calc.context("status"))
+    shown = status(calc.context("status", format="text"))
     assert shown.lines[0] == "3 quests: 1 TODO, 1 PASS, 0 REVIEW, 0 DONE, 1 EXCLUDED; 1 remaining"
     assert "taken out of the work by a person (EXCLUDED):" in shown.lines
     assert f"  {SIGN}  (src/pkg/calc.py:5-8)" in shown.lines
     assert f"    by Quest Tester at {at}: {REASON}" in shown.lines
-    quests = {q["id"]: q for q in shown.data["quests"]}
+    listed = status(calc.context("status")).data["quests"]
+    quests = {q["id"]: q for q in listed}
     assert quests[SIGN]["state"] == "EXCLUDED"
     assert quests[SIGN]["excluded"]["reason"] == REASON
     assert "excluded" not in quests[CLAMP]

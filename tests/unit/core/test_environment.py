@@ -9,10 +9,13 @@ import signal
 import pytest
 
 from pytest_quest.core.environment import (
+    BEGUN_KEY,
     ENVIRONMENT_EXIT,
     STREAK_KEY,
+    begin_run,
     environment_cause,
     record_environment_failure,
+    unrecorded_run,
 )
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, State, Verdict
@@ -122,3 +125,56 @@ def test_the_default_keeps_the_digest_sealed_before_the_key_existed():
     text = json.dumps(before, sort_keys=True)
     assert GatePolicy().digest() == hashlib.sha256(text.encode()).hexdigest()[:16]
     assert GatePolicy(environment_failures=4).digest() != GatePolicy().digest()
+
+
+# -- written ahead: a submit whose judge is killed still counts ---------------------------
+
+
+def test_a_submit_begins_by_marking_the_quest():
+    quest = quests.make_quest()
+    assert begin_run(quest, limit=3, now=NOW) == (State.TODO, None)
+    assert quest.extra[BEGUN_KEY] == NOW
+    assert STREAK_KEY not in quest.extra
+
+
+def test_a_mark_left_behind_is_one_more_run_that_could_not_complete():
+    quest = quests.make_quest()
+    begin_run(quest, limit=3, now="2026-12-01T09:00:00Z")  # its judge is killed: nothing recorded
+    state, earlier = begin_run(quest, limit=3, now=NOW)
+    assert state is State.TODO
+    assert earlier is not None and earlier.step == "environment"
+    assert "the submit begun at 2026-12-01T09:00:00Z recorded nothing" in earlier.facts[0].actual
+    assert quest.extra[STREAK_KEY] == 1
+    assert quest.extra[BEGUN_KEY] == NOW
+    assert quest.history[-1].action == "environment"
+    assert quest.tries == 0
+
+
+def test_killed_judges_in_a_row_are_review_at_the_limit_and_nothing_more_begins():
+    quest = quests.make_quest()
+    states = [begin_run(quest, limit=3, now=NOW)[0] for _ in range(4)]
+    assert states == [State.TODO, State.TODO, State.TODO, State.REVIEW]
+    assert BEGUN_KEY not in quest.extra
+    assert [fact.check for fact in quest.facts] == ["environment.outside", "environment.repeated"]
+    assert quest.tries == 0
+
+
+def test_a_recorded_outcome_removes_the_mark():
+    quest = quests.make_quest()
+    begin_run(quest, limit=3, now=NOW)
+    record_environment_failure(quest, review(), limit=3, now=NOW)
+    assert BEGUN_KEY not in quest.extra
+    begin_run(quest, limit=3, now=NOW)
+    apply_verdict(quest, GateResult(Verdict.FAIL, [], "3-coverage"), 3, NOW)
+    assert BEGUN_KEY not in quest.extra
+    assert STREAK_KEY not in quest.extra
+    assert unrecorded_run(quest) is None
+
+
+def test_the_streak_mixes_killed_judges_and_killed_children():
+    quest = quests.make_quest()
+    begin_run(quest, limit=3, now=NOW)  # killed judge
+    begin_run(quest, limit=3, now=NOW)  # counted: 1
+    assert record_environment_failure(quest, review(), limit=3, now=NOW) is State.TODO  # 2
+    assert begin_run(quest, limit=3, now=NOW)[0] is State.TODO  # no mark left: still 2
+    assert record_environment_failure(quest, review(), limit=3, now=NOW) is State.REVIEW

@@ -481,3 +481,15 @@ def test_judge_is_deterministic_and_leaves_the_evidence_alone(changes):
     assert first == second
     assert first.to_dict() == second.to_dict()
     assert evidence == before
+
+
+def test_a_mutation_child_ended_from_outside_is_step_environment_not_a_verdict():
+    evidence = make_evidence(
+        mutation_problem="the mutation check could not complete: killed by signal SIGKILL",
+        mutation_environment="killed by signal SIGKILL, not sent by the gate",
+        surviving_mutants=[SurvivingMutant(FILE, 32, "a", "b", "compare")],
+    )
+    result = judge(evidence)
+    assert (result.verdict, result.step) == (Verdict.REVIEW, "environment")
+    assert [fact.check for fact in result.facts] == ["environment.outside"]
+    assert "SIGKILL" in result.facts[0].actual

@@ -95,3 +95,51 @@ def test_the_ascii_progress_bar_shows_settled_and_unsettled_parts():
     bar = next(line for line in text.splitlines() if "settled" in line)
     # 25 of 35 settled, 30 columns: 21 of them "#"
     assert bar == "[" + "#" * 21 + "-" * 9 + "] 25/35 settled (71%)"
+
+
+def rich_table(ratchet: Ratchet, markup: bool, width: int, ascii: bool) -> str:
+    """The per-file table as rich alone draws it (every row), the reference of the fast rows."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from pytest_quest.report.text import _AsciiBuffer
+
+    buffer = _AsciiBuffer() if ascii else io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=markup,
+        no_color=not markup,
+        color_system="standard" if markup else None,
+        width=width,
+        highlight=False,
+        emoji=False,
+    )
+    files: dict[str, list[int]] = {}
+    for quest in ratchet.quests.values():
+        files.setdefault(quest.file, [0] * len(State))[list(State).index(quest.state)] += 1
+    table = Table(title=None, show_edge=False, pad_edge=False)
+    table.add_column("file", no_wrap=True)
+    for state in [*State, "total"]:
+        table.add_column(getattr(state, "value", state), justify="right", no_wrap=True)
+    for name in sorted(files):
+        table.add_row(name, *(str(n) for n in files[name]), str(sum(files[name])))
+    console.print(table)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("markup", "ascii"), [(False, True), (True, False), (False, False)])
+@pytest.mark.parametrize("files", [1, 2, 30])
+def test_the_table_is_the_one_rich_draws(markup, ascii, files):
+    shown = ratchet(files=files, long_name=True)
+    text = status_text(shown, 3, markup=markup, width=120, ascii=ascii)
+    assert rich_table(shown, markup, 120, ascii).rstrip("\n") in text
+
+
+def test_a_name_rich_would_read_as_markup_is_drawn_by_rich():
+    shown = ratchet(files=3)
+    for quest in list(shown.quests.values())[:7]:
+        quest.file = "src/[bold]odd[/bold].py"
+    text = status_text(shown, 3, markup=False, width=120, ascii=True)
+    assert rich_table(shown, False, 120, True).rstrip("\n") in text

@@ -1,0 +1,44 @@
+"""A mutation child that sent no report: a crash is REVIEW, a kill from outside no verdict (issue 14)."""
+
+from __future__ import annotations
+
+import signal
+
+from pytest_quest.engine.channel import Received
+from pytest_quest.engine.mutation import MutationReport, _ended_early
+from pytest_quest.engine.runner import ChannelRun
+
+OUTPUT = "collected 1 item\n\ntests/test_sign.py .\n"
+
+
+def failed(problem: str, duration: float) -> list[MutationReport]:
+    return [MutationReport(completed=False, problem=problem, duration=duration) for _ in range(2)]
+
+
+def test_a_signal_the_gate_did_not_send_names_itself_the_child_and_the_output():
+    ran = ChannelRun(128 + signal.SIGKILL, Received(), OUTPUT, 1.5)
+    reports = _ended_early(ran, failed)
+    assert len(reports) == 2
+    for report in reports:
+        assert not report.completed
+        assert report.environment.startswith("killed by signal SIGKILL, not sent by the gate")
+        assert report.environment.endswith("(the mutation child, step 4)")
+        assert report.output_tail == ["collected 1 item", "tests/test_sign.py ."]
+        assert "last output: collected 1 item" in report.problem
+        assert report.problem.endswith("tests/test_sign.py .")
+        assert report.duration == 1.5
+
+
+def test_the_interpreter_failing_to_start_is_an_environment_failure():
+    ran = ChannelRun(127, Received(), "", 0.1)
+    (report,) = _ended_early(ran, lambda p, d: [MutationReport(completed=False, problem=p)])
+    assert "the interpreter failed to start" in report.environment
+    assert "last output: (none)" in report.problem
+
+
+def test_a_crash_of_the_code_under_test_stays_could_not_confirm():
+    ran = ChannelRun(128 + signal.SIGSEGV, Received(), "Fatal Python error: Segmentation fault", 1.0)
+    (report,) = _ended_early(ran, lambda p, d: [MutationReport(completed=False, problem=p)])
+    assert report.environment == ""
+    assert report.output_tail == []
+    assert report.problem.startswith(f"the mutation runner crashed (exit status {128 + 11})")
