@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_quest.core.mutants import CHANGED, REACHED, changed_value, mutated_tree, probe_tree
+from pytest_quest.engine.subproc import stop_forkserver
 
 SECTION = "pytest_quest.engine.remote_mutant"
 _QUIET = "no-data-collected, module-not-imported, module-not-measured, already-imported"
@@ -62,6 +63,9 @@ class RemoteMutants:
         self._write(rcfile_text(self.root))
 
     def _write(self, text: str) -> None:
+        # A forkserver started in an earlier run would fork this run's workers
+        # from the module it imported then (another mutant, or none).
+        stop_forkserver()
         temporary = self.rcfile + ".next"
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(text)

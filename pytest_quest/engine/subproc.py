@@ -19,8 +19,11 @@ count (``harvest.passing_arcs``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -157,6 +160,9 @@ class ChildMeasurement:
         if not self._active:
             return
         if self._current is not None:
+            # The test's forkserver is its process: ended with it (its data saved
+            # first); the next test that uses one starts its own.
+            stop_forkserver()
             self._current.ended = time.time()
             self._current = None
         if not nodeid:
@@ -265,6 +271,64 @@ def read_arcs(path: str) -> dict[str, set[tuple[int, int]]] | None:
         return None
 
 
+def stop_forkserver(grace: float = 5.0) -> bool:
+    """End ``multiprocessing``'s forkserver of this process, if one runs; whether one did.
+
+    The forkserver is started by the first test that uses it and forks every
+    later worker: its measurement (and, in the mutation child, the module it
+    imported from the mutant of that run) would pass on to later tests'
+    workers.  SIGTERM lets its coverage save (``sigterm = true``); it is
+    waited for (SIGKILL after `grace` seconds), and the next use starts a new
+    one (``ForkServer.ensure_running``).  The fields reset are those
+    ``ForkServer._stop`` resets on Python 3.10 to 3.13.
+    """
+    module = sys.modules.get("multiprocessing.forkserver")
+    server = getattr(module, "_forkserver", None)
+    pid = getattr(server, "_forkserver_pid", None)
+    if server is None or not isinstance(pid, int):
+        return False
+    with getattr(server, "_lock", None) or contextlib.nullcontext():
+        _end_process(pid, grace)
+        alive = getattr(server, "_forkserver_alive_fd", None)
+        if isinstance(alive, int):
+            try:
+                os.close(alive)
+            except OSError:
+                pass
+        address = getattr(server, "_forkserver_address", None)
+        if isinstance(address, str) and address and not address.startswith("\0"):
+            try:
+                os.unlink(address)
+            except OSError:
+                pass
+        server._forkserver_pid = None
+        server._forkserver_alive_fd = None
+        server._forkserver_address = None
+    return True
+
+
+def _end_process(pid: int, grace: float) -> None:
+    """SIGTERM `pid` (a child of this process), then SIGKILL after `grace` seconds; reap it.
+
+    A pid that is not (or no longer) a child of this process is never signalled.
+    """
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return
+            time.sleep(0.005)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:  # ChildProcessError: not ours, or reaped already
+        return
+
+
 def _install_fork_hook() -> None:
     if _HOOKED:
         return
@@ -328,5 +392,6 @@ __all__ = [
     "rcfile_text",
     "read_arcs",
     "stop_auto_started",
+    "stop_forkserver",
     "stop_inherited",
 ]

@@ -5,6 +5,7 @@ What cannot work is refused with a message naming the flag (docs/ci.md, pytest-c
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.engine.borrowed import BorrowedCoverage
+from pytest_quest.plugin.options import recorded_subprocesses
 
 
 def pytest_cov_requested(config: pytest.Config) -> bool:
@@ -64,7 +66,26 @@ def borrow_pytest_cov(config: pytest.Config, sources: list[Path]) -> BorrowedCov
                 "coverage.py's sysmon core cannot tell tests apart: unset COVERAGE_CORE "
                 "(or [run] core), or drop --cov"
             )
+        if recorded_subprocesses(config, Path(str(config.rootpath))):
+            # The tests' processes are measured as without --cov (engine/subproc.py).
+            borrowed.measure_children()
+            config.pluginmanager.register(_FoldChildren(borrowed), "quest-cov-children")
     return borrowed
+
+
+class _FoldChildren:
+    """Folds the tests' processes' data into pytest-cov's before pytest-cov stops and reports."""
+
+    def __init__(self, borrowed: BorrowedCoverage) -> None:
+        self.borrowed = borrowed
+
+    # trylast: inside pytest-cov's own wrapper, which stops, saves and reports after it.
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        try:
+            return (yield)
+        finally:
+            self.borrowed.fold_children()
 
 
 __all__ = ["borrow_pytest_cov", "pytest_cov_requested"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import shlex
 import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -167,9 +168,11 @@ def status_text(
             )
             console.print(bar)
     files: dict[str, dict[str, int]] = {}
-    for quest in ratchet.quests.values():
-        row = files.setdefault(quest.file, {s.value: 0 for s in State})
-        row[quest.state.value] += 1
+    # Counted in C (a dict per quest and an enum lookup each cost seconds on 50,000).
+    for (file, state), number in Counter((q.file, q.state) for q in ratchet.quests.values()).items():
+        if file not in files:
+            files[file] = {s.value: 0 for s in State}
+        files[file][state.value] = number
     if files:
         header = ["file", *(s.value for s in State), "total"]
         rows = [

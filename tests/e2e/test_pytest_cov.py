@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support import projects
@@ -107,3 +109,49 @@ def test_cov_without_branches_asks_for_cov_branch(calc):
     result, data = calc.run_json("--quest", "scan", "--cov=src/pkg", "--cov-branch")
     assert result.ret == 0, result.stderr.str()
     assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
+
+
+CHILD_TESTS = """
+import os
+import subprocess
+import sys
+
+
+def run_sign(value):
+    code = f"from pkg.calc import sign; print(sign({value}))"
+    env = dict(os.environ, PYTHONPATH="src")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def test_sign_negative_in_a_child():
+    assert run_sign(-5).stdout == "-1\\n"
+
+
+def test_sign_positive_in_a_child_failing():
+    assert run_sign(5).stdout == "99\\n"  # wrong on purpose: counts for nothing
+"""
+
+
+def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc):
+    # Issue 19: with --cov, the processes the tests start are still measured
+    # for the test that started them (a failing test's for nothing), and the
+    # user's `patch = subprocess` neither doubles nor steals their data.
+    (calc.path / "pyproject.toml").write_text(
+        projects.PYPROJECT + 'patch = ["subprocess"]\nparallel = true\n'
+    )
+    calc.test("test_calc", TESTS.replace("def test_sign_negative", "def _unused"))
+    calc.test("test_child", CHILD_TESTS)
+    result, data = calc.run_json("--quest", "scan", "--quest-file", "plain.json")
+    assert result.ret == 1, result.stderr.str()  # one test fails on purpose
+    result, data = calc.run_json(
+        "--quest", "scan", "--quest-file", "with-cov.json", "--cov", "--cov-report=term"
+    )
+    assert result.ret == 1, result.stderr.str()
+    assert "INTERNALERROR" not in result.stderr.str()
+    sign = quests(calc, "with-cov.json")["src/pkg/calc.py::sign"]
+    assert sign["missing_lines"] == [9]
+    assert sign["covering_tests"] == ["tests/test_child.py::test_sign_negative_in_a_child"]
+    assert quests(calc, "with-cov.json") == quests(calc, "plain.json")
+    # pytest-cov's own report counts the children's lines too, as it would alone
+    # (every test, failing ones included): nothing of calc.py is missing there.
+    assert re.search(r"src/pkg/calc\.py\s+6\s+0\s", result.stderr.str()), result.stderr.str()

@@ -67,3 +67,19 @@ def test_the_rcfile_escapes_percent_and_names_the_spec() -> None:
     text = rcfile_text("/tmp/a%b", "mutant", file="/x.py", start=3, index=1, marks="/m")
     assert "data_file = /tmp/a%%b/.coverage-remote" in text
     assert "mode = mutant\nfile = /x.py\nindex = 1\nmarks = /m\nstart = 3\n" in text
+
+
+def test_each_run_starts_without_the_forkserver_of_an_earlier_run(
+    tmp_path: Path, remote: RemoteMutants
+) -> None:
+    # A forkserver forks every later worker from the module it imported when
+    # it started (another run's mutant, or none): each run gets its own.
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+    pid = forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+    assert isinstance(pid, int)
+    remote.arm(str(tmp_path / "dbl.py"), 1, None)
+    assert forkserver._forkserver._forkserver_pid is None  # type: ignore[attr-defined]
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 from coverage import CoverageData
 
-from pytest_quest.engine.subproc import USER_ENV, ChildMeasurement, rcfile_text, read_arcs
+from pytest_quest.engine.subproc import (
+    USER_ENV,
+    ChildMeasurement,
+    _end_process,
+    rcfile_text,
+    read_arcs,
+    stop_forkserver,
+)
 
 CODE = textwrap.dedent(
     """\
@@ -184,3 +191,74 @@ def test_a_measuring_pytest_started_by_a_measured_test_stops_the_hook_s_tracer(
     env = dict(os.environ, COVERAGE_PROCESS_START=str(other), COVERAGE_FILE=str(other) + ".data")
     theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert theirs.stdout.split() == ["False", "False"]  # the user's measurement is left alone
+
+
+def _forkserver_pid() -> int | None:
+    from multiprocessing import forkserver
+
+    pid = forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+    return pid if isinstance(pid, int) else None
+
+
+def test_a_forkserver_started_by_one_test_ends_with_it_and_the_next_starts_its_own(
+    children: ChildMeasurement, src: Path
+) -> None:
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    sys.path.insert(0, str(src))
+    context.set_forkserver_preload([])
+    pids = []
+    try:
+        import signmod
+
+        children.start()
+        try:
+            for nodeid, value in (("t.py::test_a", -1), ("t.py::test_b", 1)):
+                children.switch(nodeid)
+                pool = context.Pool(1)
+                try:
+                    assert pool.map(signmod.sign, [value]) == [value]
+                finally:
+                    pool.close()
+                    pool.join()
+                pids.append(_forkserver_pid())
+                children.switch("")
+                assert _forkserver_pid() is None  # ended with its test
+        finally:
+            children.stop()
+    finally:
+        context.set_forkserver_preload(["__main__"])
+        sys.path.remove(str(src))
+        sys.modules.pop("signmod", None)
+    assert None not in pids and pids[0] != pids[1]
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped
+    data = folded(children)
+    filename = str(src / "signmod.py")
+    assert (2, 3) in arcs_of(data, "t.py::test_a", filename)
+    assert (2, 4) not in arcs_of(data, "t.py::test_a", filename)
+    assert (2, 4) in arcs_of(data, "t.py::test_b", filename)
+    assert (2, 3) not in arcs_of(data, "t.py::test_b", filename)
+    # Test B's worker was forked by B's own server: nothing written under A's name late.
+    assert children.notes == []
+
+
+def test_a_server_ignoring_sigterm_is_killed_and_a_stranger_never_signalled() -> None:
+    stubborn = subprocess.Popen(
+        [sys.executable, "-c", "import signal, sys, time; signal.signal(signal.SIGTERM, "
+         "signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE,
+    )  # fmt: skip
+    assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"
+    started = time.monotonic()
+    _end_process(stubborn.pid, 0.2)
+    assert time.monotonic() - started < 5
+    with pytest.raises(ChildProcessError):
+        os.waitpid(stubborn.pid, os.WNOHANG)  # killed and reaped
+    stubborn.returncode = -9  # (reaped above: Popen must not wait for it again)
+    stubborn.stdout.close()
+    # A pid that is no child of ours (any more) is left alone.
+    _end_process(stubborn.pid, 0.1)
+    assert stop_forkserver() is False  # none runs here now
