@@ -104,6 +104,41 @@ def record_environment_failure(quest: Quest, result: GateResult, *, limit: int, 
     return quest.state
 
 
+def signal_facts(lines: list[str]) -> list[Fact]:
+    """One fact per signal at the gate a judged process tried to send (``PID WHAT`` lines)."""
+    facts = []
+    for line in lines:
+        pid, _, what = line.strip().partition(" ")
+        if not what:
+            continue
+        facts.append(
+            Fact(
+                check="environment.self_signal",
+                field=f"pid {pid}",
+                expected="the tests under judgment leave the gate's processes alone",
+                actual=f"tried to {what} (refused)",
+                message=(
+                    f"could not confirm: a judged process (pid {pid}) tried to {what}; "
+                    "it was refused, and a person must review the tests"
+                ),
+            )
+        )
+    return facts
+
+
+def with_signal_attempts(result: GateResult, lines: list[str]) -> GateResult:
+    """A FAIL stays FAIL with the attempts added; anything else is REVIEW (step ``signals``).
+
+    A run that could not complete is then not believed an environment failure.
+    """
+    facts = signal_facts(lines)
+    if not facts:
+        return result
+    if result.verdict is Verdict.FAIL:
+        return GateResult(Verdict.FAIL, [*result.facts, *facts], result.step)
+    return GateResult(Verdict.REVIEW, [*facts, *result.facts], "signals")
+
+
 def unrecorded_run(quest: Quest) -> GateResult | None:
     """The earlier submit that began and recorded nothing (its judge killed), or None."""
     began = quest.extra.get(BEGUN_KEY)
@@ -149,6 +184,8 @@ __all__ = [
     "begin_run",
     "environment_cause",
     "record_environment_failure",
+    "signal_facts",
     "signal_name",
     "unrecorded_run",
+    "with_signal_attempts",
 ]

@@ -137,6 +137,52 @@ def only_guards(body: list[ast.stmt]) -> bool:
     return all(isinstance(s, ast.If) and not s.orelse for s in body)
 
 
+def returns_falsy_constant(function: ast.AST) -> bool:
+    """The body (after its docstring) is one `return` of a falsy constant (`False`, `0`, `''`)."""
+    body = function.body[body_start(function) :]  # type: ignore[attr-defined]
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Return)
+        and isinstance(body[0].value, ast.Constant)
+        and not body[0].value.value
+    )
+
+
+def truth_tested_only(enclosing: ast.AST, name: str) -> bool:
+    """Every use of `name` in `enclosing` is a call whose result is only tested for truth.
+
+    (`if name(x):`, `while not name(x):`, `a and name(x)` inside such a
+    test, a comprehension's `if`.)  Any other use (passed on, returned,
+    stored, `nonlocal`/`global`, `locals()`/`vars()`) and the answer is no:
+    the function's value may escape.
+    """
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(enclosing):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, (ast.Nonlocal, ast.Global)) and name in node.names:
+            return False
+        if isinstance(node, ast.Call) and call_name(node) in ("locals", "vars"):
+            return False
+
+    def tested(node: ast.AST) -> bool:
+        parent = parents.get(id(node))
+        if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            return parent.test is node
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            return True
+        if isinstance(parent, ast.BoolOp):
+            return tested(parent)
+        return isinstance(parent, ast.comprehension) and node in parent.ifs
+
+    for node in ast.walk(enclosing):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            call = parents.get(id(node))
+            if not (isinstance(call, ast.Call) and call.func is node and tested(call)):
+                return False
+    return True
+
+
 def call_name(call: ast.Call) -> str:
     func = call.func
     if isinstance(func, ast.Attribute):
@@ -174,7 +220,9 @@ __all__ = [
     "own_nodes",
     "reached",
     "replace_in",
+    "returns_falsy_constant",
     "same_ast",
     "spliced",
+    "truth_tested_only",
     "walk_scope",
 ]

@@ -14,6 +14,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_quest.core.mutant_ast import returns_falsy_constant, truth_tested_only
 from pytest_quest.core.operators import (
     ALL_OPERATORS,
     CHANGED,
@@ -178,6 +179,29 @@ def _equivalent(function: ast.AST, lines: list[str], index: int, original: types
     return mutated is not None and _same_code(mutated, original)
 
 
+def _falsy_for_truth_tests(chain: list[ast.AST], function: ast.AST) -> bool:
+    """`return None` before a body that is `return False` (or 0, ''), where only truth is tested.
+
+    A nested function whose enclosing function only ever tests its result
+    for truth (`def sep_func(x): return False` then `if sep_func(s):`):
+    None and False are the same there (issue 13, boltons' `split_iter`).
+    """
+    if not chain or function.decorator_list:  # type: ignore[attr-defined]
+        return False
+
+    def defines(node: ast.AST) -> bool:  # in the enclosing function's scope, not a class's
+        return any(
+            child is function or (not isinstance(child, ast.ClassDef) and defines(child))
+            for child in ast.iter_child_nodes(node)
+        )
+
+    return (
+        returns_falsy_constant(function)
+        and defines(chain[-1])
+        and truth_tested_only(chain[-1], function.name)  # type: ignore[attr-defined]
+    )
+
+
 def plan_mutants(
     source: str, start: int, operators: tuple[str, ...] | list[str] | None = None
 ) -> list[Mutant]:
@@ -192,7 +216,7 @@ def plan_mutants(
     found = find_function(tree, start)
     if found is None:
         return []
-    function = found[1]
+    chain, function = found
     lines = source.splitlines()
     every = list(candidates(function, lines))
     ids = _ids(every, function.lineno)  # type: ignore[attr-defined]
@@ -209,6 +233,10 @@ def plan_mutants(
             if not queue or len(chosen) >= MAX_MUTANTS:
                 continue
             index = queue.pop(0)
+            if every[index].operator == "body.return_none" and _falsy_for_truth_tests(
+                chain, function
+            ):
+                continue
             if (
                 every[index].operator in EXTREME
                 or original is None

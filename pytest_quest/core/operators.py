@@ -65,8 +65,11 @@ _LIBRARY_CALLS = frozenset({"round", "getattr"})
 _ARITH: dict[type[ast.operator], type[ast.operator]] = {
     ast.Add: ast.Sub,
     ast.Sub: ast.Add,
-    ast.Mult: ast.Div,
-    ast.Div: ast.Mult,
+    # Not `*` <-> `/`: both keep the value wherever the other operand is 1
+    # or -1 (a sign `s`, a unit factor), measured equivalent on dateutil
+    # (`divmod(x * s, 60)`); `+` and `-` change it for every unit factor.
+    ast.Mult: ast.Add,
+    ast.Div: ast.Sub,
     # Not `//` -> `/`: 6 // 2 == 6 / 2 == 3.0 compare equal, an equivalent
     # mutant on every exact division.
     ast.FloorDiv: ast.Mult,
@@ -200,7 +203,7 @@ def _expression(
 
 
 def _identity(op: ast.operator, left: ast.expr | None, right: ast.expr) -> bool:
-    """`x + 0`, `x - 0`, `x * 1`, `x / 1`: swapping the operator gives the same value."""
+    """`x + 0`, `x - 0`, `0 + x`: swapping the operator gives the same value."""
 
     def const(node: ast.expr | None, value: int) -> bool:
         return (
@@ -211,7 +214,7 @@ def _identity(op: ast.operator, left: ast.expr | None, right: ast.expr) -> bool:
 
     if isinstance(op, (ast.Add, ast.Sub)):
         return const(right, 0) or (isinstance(op, ast.Add) and const(left, 0))
-    return isinstance(op, (ast.Mult, ast.Div)) and const(right, 1)
+    return False
 
 
 def _binop(node: ast.BinOp, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:

@@ -72,6 +72,11 @@ def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
 
 def dumps(ratchet: Ratchet) -> str:
     """The version-2 text of `ratchet` (``engine/layout.py``); raises ValueError on NaN."""
+    with codec_help.paused_gc():
+        return _dumps(ratchet)
+
+
+def _dumps(ratchet: Ratchet) -> str:
     full = ratchet_to_dict(Ratchet(**{**vars(ratchet), "quests": {}}))
     del full["quests"]
     used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
@@ -452,7 +457,8 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
     """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect."""
-    return _Validator(path).ratchet(parsed(text, path))
+    with codec_help.paused_gc():
+        return _Validator(path).ratchet(parsed(text, path))
 
 
 def parsed(text: str | bytes, path: str = "quest.json") -> Any:

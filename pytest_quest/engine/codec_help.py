@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -61,6 +63,22 @@ def run_migrations(
     return data
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off meanwhile (it was on: on again after).
+
+    Reading or writing 50,000 quests makes millions of objects and no cycle;
+    the collector's passes over them cost a third of the time.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
 
-__all__ = ["RESTORE", "policy_fault", "run_migrations", "second_occurrence"]
+__all__ = ["RESTORE", "paused_gc", "policy_fault", "run_migrations", "second_occurrence"]

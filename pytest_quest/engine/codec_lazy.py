@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.core import grammar
-from pytest_quest.core.model import Quest, Ratchet, State
-from pytest_quest.engine import codec, layout
+from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, branch_fact, line_fact
+from pytest_quest.engine import codec, codec_help, layout
 
 # What each list field must be for its elements to wait (absent: its default).
 _LISTS = ("missing_lines", "missing_branches", "excluded_lines", "covering_tests", "facts", "history")
@@ -166,16 +166,59 @@ class _LazyValidator(codec._Validator):
                 names = self.str_list(record, "covering_tests", where)
                 quest.__dict__.setdefault("covering_tests", names)
                 return
-            full = codec._Validator.quest_v2(self, qid, stored, table)
-            for key in _LISTS:
-                quest.__dict__.setdefault(key, getattr(full, key))
+            for key, value in self.lists(qid, stored, quest.file).items():
+                quest.__dict__.setdefault(key, value)
 
         return decode
 
 
+    def lists(self, qid: str, stored: dict[str, Any], file: str) -> dict[str, Any]:
+        """A quest's lists but its covering tests, by the full reader's rules and messages."""
+        where = f"quests[{qid!r}]"
+        data = {**layout.QUEST_DEFAULTS, **stored}
+        arcs: list[tuple[int, int]] = []
+        for index, arc in enumerate(data["missing_branches"]):
+            if type(arc) is not list or len(arc) != 2 or not all(type(n) is int for n in arc):
+                raise self.fail(f"{where}.missing_branches[{index}]", "expected a [from, to] pair")
+            arcs.append((arc[0], arc[1]))
+        out: dict[str, Any] = {"missing_branches": arcs}
+        out["facts"] = [self.fact(fact, f"{where}.facts[{i}]") for i, fact in enumerate(data.get("facts", []))]
+        out["history"] = [self.event(event, f"{where}.history[{i}]") for i, event in enumerate(data["history"])]
+        out["missing_lines"] = self.int_list(data, "missing_lines", where)
+        out["excluded_lines"] = self.int_list(data, "excluded_lines", where)
+        if "facts" not in stored:  # a scan's facts: what the missing lines and branches give
+            out["facts"] = [line_fact(file, line) for line in out["missing_lines"]]
+            out["facts"] += [branch_fact(file, arc) for arc in arcs]
+        return out
+
+    def fact(self, fact: Any, where: str) -> Fact:
+        if not isinstance(fact, dict):
+            raise self.fail(where, "expected an object")
+        self.known_keys(fact, codec._FACT_KEYS, where)
+        for key in ("check", "field", "expected", "actual"):
+            self.get(fact, key, str, where)
+        self.optional_str(fact, "message", where)
+        return Fact.from_dict(fact)
+
+    def event(self, event: Any, where: str) -> Event:
+        if not isinstance(event, dict):
+            raise self.fail(where, "expected an object")
+        self.known_keys(event, codec._EVENT_KEYS, where)
+        return Event(
+            at=self.get(event, "at", str, where),
+            action=self.get(event, "action", str, where),
+            verdict=self.optional_str(event, "verdict", where),
+            by=self.optional_str(event, "by", where),
+            note=self.optional_str(event, "note", where),
+            reason=self.optional_str(event, "reason", where),
+            fingerprint=self.optional_str(event, "fingerprint", where),
+        )
+
+
 def loads_lazy(text: str | bytes, path: str = "quest.json") -> Ratchet:
     """`codec.loads`, the elements of each quest's lists validated and decoded on first use."""
-    return _LazyValidator(path).ratchet(codec.parsed(text, path))
+    with codec_help.paused_gc():
+        return _LazyValidator(path).ratchet(codec.parsed(text, path))
 
 
 __all__ = ["loads_lazy", "plain"]

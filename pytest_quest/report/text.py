@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import shlex
 import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,11 @@ def summarised(items: list[str], *, first: int = 5, width: int = 200) -> str:
 
 def submit_command(quest_id: str) -> str:
     return f"pytest --quest submit --quest-id {shlex.quote(quest_id)}"
+
+
+def submit_args(quest_id: str) -> list[str]:
+    """`submit_command` as pytest's arguments: nothing for a program to split."""
+    return ["--quest", "submit", "--quest-id", quest_id]
 
 
 def source_with_marks(quest: Quest, rootdir: Path) -> str:
@@ -162,9 +168,11 @@ def status_text(
             )
             console.print(bar)
     files: dict[str, dict[str, int]] = {}
-    for quest in ratchet.quests.values():
-        row = files.setdefault(quest.file, {s.value: 0 for s in State})
-        row[quest.state.value] += 1
+    # Counted in C (a dict per quest and an enum lookup each cost seconds on 50,000).
+    for (file, state), number in Counter((q.file, q.state) for q in ratchet.quests.values()).items():
+        if file not in files:
+            files[file] = {s.value: 0 for s in State}
+        files[file][state.value] = number
     if files:
         header = ["file", *(s.value for s in State), "total"]
         rows = [

@@ -46,7 +46,7 @@ def test_arithmetic_operators_are_replaced():
         return -total % 7
     """
     assert only("arith.replace", source) == [
-        ("arith.replace", "total = amount / qty"),
+        ("arith.replace", "total = amount + qty"),
         ("arith.replace", "total += 2"),
         ("arith.replace", "return -total // 7"),
         ("arith.replace", "return total % 7"),
@@ -57,10 +57,29 @@ def test_identity_arithmetic_and_string_formatting_are_left_alone():
     source = """
     def f(x):
         y = x + 0
-        z = x * 1
+        z = 0 + x
         return "%s!" % y + z
     """
     assert only("arith.replace", source) == [("arith.replace", "return '%s!' % y - z")]
+
+
+def test_a_factor_of_one_or_minus_one_is_not_an_equivalent_mutant():
+    # `x * s` -> `x / s` keeps the value for a sign s (1 or -1): dateutil's
+    # relativedelta._fix had honest tests FAIL on it.  `*` -> `+` and
+    # `/` -> `-` change the value for every unit factor.
+    source = """
+    def fix(x, s):
+        return divmod(x * s, 60), x / s
+    """
+    mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), 1, ALL_OPERATORS)
+    by = {m.mutated: m.index for m in mutants if m.operator == "arith.replace"}
+    assert set(by) == {
+        "return divmod(x + s, 60), x / s",
+        "return divmod(x * s, 60), x - s",
+    }
+    for index in by.values():  # every unit factor: the mutant gives another value
+        for s in (1, -1):
+            assert run(source, index, "fix", 130, s) != (divmod(130 * s, 60), 130 / s)
 
 
 def test_numbers_move_by_one_and_strings_are_framed():
@@ -152,7 +171,7 @@ def test_mutated_code_behaves_as_shown():
     mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), 1, ALL_OPERATORS)
     by = {(m.operator, m.mutated): m.index for m in mutants}
     assert run(source, by[("call.remove", "pass  # call removed")], "f", [1, 2, 3], 2) == 4
-    assert run(source, by[("arith.replace", "return len(out) + n / 2")], "f", [1], 2) == 2.0
+    assert run(source, by[("arith.replace", "return len(out) + n + 2")], "f", [1], 3) == 6
     with pytest.raises(Exception) as raised:
         run(source, by[("raise.type", 'raise Exception("negative")')], "f", [1], -1)
     assert type(raised.value) is Exception
@@ -341,3 +360,76 @@ def test_a_parents_init_and_precision_arguments_are_left_alone():
     assert [o for o, orig, _ in found if o == "call.remove"] == ["call.remove"]
     numbers = [m for o, _, m in found if o == "constant.number"]
     assert numbers == ['return round(x, 11) + getattr(x, "fold", 0) + max(1, x)']
+
+
+def _returns_none_planned(source: str, line: int) -> bool:
+    mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), line, ALL_OPERATORS)
+    return any(m.operator == "body.return_none" for m in mutants)
+
+
+def test_return_none_for_a_falsy_closure_only_tested_for_truth_is_not_planned():
+    # boltons' split_iter (issue 13): `return False` -> `return None` where the
+    # enclosing function only ever writes `if sep_func(s):`.
+    source = """
+    def split(src, sep, stop):
+        def sep_func(x): return x == sep
+        out = []
+        for s in src:
+            if stop:
+                def sep_func(x): return False
+            if sep_func(s) and not (s and not sep_func(s)):
+                out.append(s)
+            while not sep_func(s):
+                break
+        return [s for s in src if sep_func(s)]
+    """
+    assert not _returns_none_planned(source, 6)
+    # the truthy twin is still mutated
+    assert _returns_none_planned(source, 2)
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "r = sep_func(s)\n        return r",  # stored
+        "return sep_func(s)",  # returned
+        "return list(filter(sep_func, src))",  # passed on
+        "x = sep_func(s) or 5\n        return x",  # an `or` outside a test
+        "return locals()",  # escapes through locals()
+    ],
+)
+def test_a_falsy_closure_whose_result_escapes_keeps_its_mutant(use):
+    source = f"""
+    def split(src, s):
+        def sep_func(x): return False
+        {use}
+    """
+    assert _returns_none_planned(source, 2)
+
+
+def test_a_falsy_method_of_a_local_class_or_a_decorated_closure_keeps_its_mutant():
+    source = """
+    def make(deco):
+        class K:
+            def empty(self): return False
+        @deco
+        def flag(x): return False
+        if flag(1):
+            return K
+        return K().empty()
+    """
+    assert _returns_none_planned(source, 3)
+    assert _returns_none_planned(source, 5)
+
+
+def test_a_nonlocal_rebinding_keeps_the_mutant():
+    source = """
+    def outer(src):
+        def sep_func(x): return False
+        def rebind():
+            nonlocal sep_func
+            sep_func = print
+        if sep_func(src):
+            return 1
+    """
+    assert _returns_none_planned(source, 2)
