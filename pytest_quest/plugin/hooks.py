@@ -153,6 +153,14 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if judged is None:
         return None
     code, out, err = judged
+    if code < 0:  # the judge was killed: no verdict, as for a gate child (core/environment.py)
+        from pytest_quest.core.environment import ENVIRONMENT_EXIT, judge_killed
+
+        cause = judge_killed(code)
+        err, code = err + f"NO VERDICT: {cause}\n", ENVIRONMENT_EXIT
+        if _early_json(config) and not out.strip():
+            data = {"schema": JSON_SCHEMA, "command": raw_value(config, "quest"), "error": cause}
+            out = json.dumps(data, indent=2, sort_keys=True) + "\n"
     sys.stderr.write(err)
     sys.stderr.flush()
     sys.stdout.write(out)
