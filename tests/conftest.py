@@ -21,6 +21,9 @@ from tests.support.warm_bytecode import warm_if_needed
 settings.register_profile("pytest-quest", derandomize=True, database=None, deadline=None)
 settings.load_profile("pytest-quest")
 
+# Test data: vendored projects (tests/acceptance/projects) are run in child pytests only.
+collect_ignore = ["acceptance/projects"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the xdist controller or a plain run

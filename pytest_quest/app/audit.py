@@ -131,7 +131,8 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
     for (quest, function), result in zip(chosen, results):
         report.audited.append(quest.id)
         evidence = Evidence(quest=quest, current=function, run=RunReport())
-        fill_mutation_evidence(evidence, result, None)
+        # The covering tests are every test of the measured suite that runs it.
+        fill_mutation_evidence(evidence, result, None, whole_suite=True)
         decided = (
             step_tampered(evidence)
             or step_mutants(evidence)

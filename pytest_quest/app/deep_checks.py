@@ -9,6 +9,7 @@ from pytest_quest.app.context import Context
 from pytest_quest.app.trust import tampered_facts, unverified_facts
 from pytest_quest.core.gate import Evidence
 from pytest_quest.core.model import Fact, FunctionFacts, Verdict
+from pytest_quest.core.observed import observed_text
 from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
@@ -50,24 +51,49 @@ def planned_operators(ctx: Context) -> tuple[str, ...] | None:
     return None if policy is None else tuple(policy.operators)
 
 
-def survivors(report: MutationReport, file: str) -> list[SurvivingMutant]:
-    return [
-        SurvivingMutant(
-            file=file,
-            line=int(m["line"]),
-            original=str(m["original"]),
-            mutated=str(m["mutated"]),
-            operator=str(m["operator"]),
-            mutant_id=str(m.get("id", "")),
+def survivors(
+    report: MutationReport, file: str, whole_suite: frozenset[str] | None = None
+) -> list[SurvivingMutant]:
+    """The surviving mutants as the gate's facts want them.
+
+    `whole_suite`: the covering tests when they are every test of the suite
+    that runs the function (audit): each survivor is then labelled possibly
+    equivalent, with the tests that ran it (only those the judge knows).
+    """
+    found = []
+    for m in report.survivors():
+        reached = m.get("reached_by")
+        tests = (
+            tuple(sorted(t for t in reached if isinstance(t, str) and t in whole_suite))
+            if whole_suite is not None and isinstance(reached, list)
+            else ()
         )
-        for m in report.survivors()
-    ]
+        found.append(
+            SurvivingMutant(
+                file=file,
+                line=int(m["line"]),
+                original=str(m["original"]),
+                mutated=str(m["mutated"]),
+                operator=str(m["operator"]),
+                mutant_id=str(m.get("id", "")),
+                observed=observed_text(m.get("observed")),
+                whole_suite=tests,
+            )
+        )
+    return found
 
 
 def fill_mutation_evidence(
-    evidence: Evidence, report: MutationReport, first: dict[str, str] | None
+    evidence: Evidence,
+    report: MutationReport,
+    first: dict[str, str] | None,
+    *,
+    whole_suite: bool = False,
 ) -> None:
-    """What the mutation child found, into `evidence` (`first`: the gate run's outcomes)."""
+    """What the mutation child found, into `evidence` (`first`: the gate run's outcomes).
+
+    `whole_suite`: the function's covering tests are every test of the suite that runs it.
+    """
     function = evidence.current
     assert function is not None
     if report.tampered:
@@ -80,7 +106,15 @@ def fill_mutation_evidence(
     evidence.unverified = unverified_facts(report, function)
     evidence.unstable_tests = report.unstable(first)
     # A flaky test can kill a mutant by chance: with one, step 5 decides.
-    evidence.surviving_mutants = [] if evidence.unstable_tests else survivors(report, function.file)
+    evidence.surviving_mutants = (
+        []
+        if evidence.unstable_tests
+        else survivors(
+            report,
+            function.file,
+            frozenset(function.covering_tests) if whole_suite else None,
+        )
+    )
     if not evidence.unstable_tests and not report.passed_again():
         evidence.mutation_problem = "no covering test passed when run again"
 

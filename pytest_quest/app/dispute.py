@@ -122,6 +122,9 @@ def whole_suite(
     tests = sorted(digest_test_files(ctx.tests, ctx.rootdir))
     run, source = run_selection(ctx, tests, quest)
     current = source.by_id().get(quest.id) if source else None
+    if run.environment:
+        judgement.run = run  # no verdict, as for a submit (core/environment.py)
+        return outside(quest, run.problem)
     if not run.completed or current is None or not current.covering_tests:
         why = run.problem or "the whole suite's run did not measure the function"
         return GateResult(Verdict.REVIEW, [dispute.unconfirmed_fact(quest.id, why)], dispute.STEP)
@@ -143,7 +146,22 @@ def whole_suite(
     )
     if judgement.mutation_seconds is not None:
         judgement.mutation_seconds = round(judgement.mutation_seconds + report.duration, 3)
+    if report.environment:
+        judgement.mutation = report
+        return outside(quest, report.problem)
     return decide(quest, ids, report, ctx.options.reason or "")
+
+
+def outside(quest: Quest, problem: str) -> GateResult:
+    """A whole-suite child ended from outside the submission: step ``environment``, no verdict."""
+    fact = Fact(
+        check="environment.outside",
+        field=quest.id,
+        expected="the dispute's whole-suite run completes",
+        actual=problem,
+        message=f"could not confirm: {problem}",
+    )
+    return GateResult(Verdict.REVIEW, [fact], "environment")
 
 
 def decide(quest: Quest, ids: tuple[str, ...], report: MutationReport, reason: str) -> GateResult:
@@ -172,4 +190,11 @@ def decide(quest: Quest, ids: tuple[str, ...], report: MutationReport, reason: s
     return GateResult(Verdict.REVIEW, facts, dispute.STEP)
 
 
-__all__ = ["check_dispute", "decide", "judge_dispute", "submit_or_dispute", "whole_suite"]
+__all__ = [
+    "check_dispute",
+    "decide",
+    "judge_dispute",
+    "outside",
+    "submit_or_dispute",
+    "whole_suite",
+]

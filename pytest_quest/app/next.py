@@ -62,6 +62,8 @@ def next_quest(ctx: Context) -> Output:
         # `next` makes the quest it shows the active one (the one `submit` judges).
         "active_changed": previous != target,
         "previous_active": previous,
+        # Every TODO id in `next`'s order: `--quest-id` with one of them passes over a quest.
+        "queue": [todo.id for todo in ratchet.ordered() if todo.state is State.TODO],
     }
     head = [text.progress_line(ratchet)]
     if changes is not None:

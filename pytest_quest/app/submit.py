@@ -19,6 +19,7 @@ from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.environment import begin_submit, outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.core.environment import with_signal_attempts
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
@@ -27,6 +28,7 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
 from pytest_quest.core.tamper import find_tamper_signs
+from pytest_quest.engine.gate_signals import SIGNALS_ENV
 from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.mutation import MutationReport
@@ -87,6 +89,7 @@ def submit(
         # The judged cannot write the verdict (engine/guard.py).
         os.environ[PROTECT_ENV] = str(ctx.store.path)
         os.environ[REFUSED_ENV] = str(guard.refusals)
+        os.environ[SIGNALS_ENV] = str(guard.signals)  # nor kill the gate (engine/gate_signals.py)
         try:
             judgement = judge_with(ctx, quest, ratchet, verifiers)
         except BaseException:
@@ -96,7 +99,9 @@ def submit(
         finally:
             os.environ.pop(PROTECT_ENV, None)
             os.environ.pop(REFUSED_ENV, None)
+            os.environ.pop(SIGNALS_ENV, None)
         judgement.result = with_tamper_signs(judgement.result, signs)
+        judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
         state, written = record(
             ctx,
             quest=quest,

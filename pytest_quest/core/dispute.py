@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, State
+from pytest_quest.core.observed import observed_text
 
 #: The gate step a dispute's verdict records (the quest's history keeps it).
 STEP = "dispute"
@@ -55,6 +56,8 @@ def refused_fact(file: str, mutant: dict[str, Any], *, whole_suite: bool) -> Fac
 def equivalent_fact(file: str, mutant: dict[str, Any], reason: str, tests: list[str]) -> Fact:
     """A disputed mutant every test of the suite that reaches it lets through: for a person."""
     shown = ", ".join(tests[:5]) + (f" and {len(tests) - 5} more" if len(tests) > 5 else "")
+    observed = observed_text(mutant.get("observed"))
+    seen = f"; {observed}" if observed else ""
     return Fact(
         check="dispute.equivalent",
         field=_where(file, mutant),
@@ -62,8 +65,9 @@ def equivalent_fact(file: str, mutant: dict[str, Any], reason: str, tests: list[
         actual=f"{len(tests)} tests of the suite reach it and pass: {shown}",
         message=(
             f"disputed mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) "
-            f"{_change(mutant)} survives all {len(tests)} tests of the suite that reach it "
-            f"({shown}); the reason given: {reason!r}; possibly equivalent: a person "
+            f"{_change(mutant)} survives all {len(tests)} tests of the suite that reach "
+            f"line {mutant.get('line', 0)} ({shown}){seen}; the reason given: {reason!r}; "
+            "possibly equivalent: a person "
             "accepts it (--quest-accept) or reopens the quest (--quest-reopen)"
         ),
     )

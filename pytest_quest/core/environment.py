@@ -104,6 +104,51 @@ def record_environment_failure(quest: Quest, result: GateResult, *, limit: int, 
     return quest.state
 
 
+def judge_killed(returncode: int) -> str:
+    """Why the clean judge, run as a child (plugin/judge.py ``run_judge``), gave no answer, or ""."""
+    if returncode >= 0:
+        return ""
+    return (
+        f"the clean judge was killed by signal {signal_name(-returncode)}, not sent by the "
+        "gate: no verdict was recorded, and the next submit of the quest counts this run"
+    )
+
+
+def signal_facts(lines: list[str]) -> list[Fact]:
+    """One fact per signal at the gate a judged process tried to send (``PID WHAT`` lines)."""
+    facts = []
+    for line in lines:
+        pid, _, what = line.strip().partition(" ")
+        if not what:
+            continue
+        facts.append(
+            Fact(
+                check="environment.self_signal",
+                field=f"pid {pid}",
+                expected="the tests under judgment leave the gate's processes alone",
+                actual=f"tried to {what} (refused)",
+                message=(
+                    f"could not confirm: a judged process (pid {pid}) tried to {what}; "
+                    "it was refused, and a person must review the tests"
+                ),
+            )
+        )
+    return facts
+
+
+def with_signal_attempts(result: GateResult, lines: list[str]) -> GateResult:
+    """A FAIL stays FAIL with the attempts added; anything else is REVIEW (step ``signals``).
+
+    A run that could not complete is then not believed an environment failure.
+    """
+    facts = signal_facts(lines)
+    if not facts:
+        return result
+    if result.verdict is Verdict.FAIL:
+        return GateResult(Verdict.FAIL, [*result.facts, *facts], result.step)
+    return GateResult(Verdict.REVIEW, [*facts, *result.facts], "signals")
+
+
 def unrecorded_run(quest: Quest) -> GateResult | None:
     """The earlier submit that began and recorded nothing (its judge killed), or None."""
     began = quest.extra.get(BEGUN_KEY)
@@ -148,7 +193,10 @@ __all__ = [
     "STREAK_KEY",
     "begin_run",
     "environment_cause",
+    "judge_killed",
     "record_environment_failure",
+    "signal_facts",
     "signal_name",
     "unrecorded_run",
+    "with_signal_attempts",
 ]

@@ -16,6 +16,7 @@ from pytest_quest.core.model import (
     branch_fact,
     line_fact,
 )
+from pytest_quest.core.observed import possibly_equivalent
 from pytest_quest.core.run import RunReport, SurvivingMutant
 
 #: Failing tests named one by one in a FAIL's facts; the rest are counted.
@@ -308,6 +309,8 @@ def survivor_fact(mutant: SurvivingMutant) -> Fact:
             f"dispute it: --quest-dispute {mutant.mutant_id} --quest-reason WHY"
         )
     seen = f"; {mutant.observed}" if mutant.observed else ""
+    if mutant.whole_suite:
+        seen += "; " + possibly_equivalent(mutant.line, list(mutant.whole_suite))
     return Fact(
         check=f"mutation.{mutant.operator}",
         field=f"{mutant.file}:{mutant.line}",

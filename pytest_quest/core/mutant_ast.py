@@ -137,6 +137,40 @@ def only_guards(body: list[ast.stmt]) -> bool:
     return all(isinstance(s, ast.If) and not s.orelse for s in body)
 
 
+def returns_falsy_constant(function: ast.AST) -> bool:
+    """The body (after its docstring) is one `return` of a falsy constant (`False`, `0`, `''`)."""
+    body = function.body[body_start(function) :]  # type: ignore[attr-defined]
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Return)
+        and isinstance(body[0].value, ast.Constant)
+        and not body[0].value.value
+    )
+
+
+def lazy_init(node: ast.If) -> bool:
+    """`if obj.attr is None:` without `else`, whose block assigns `obj.attr` (kept across calls).
+
+    Not a local name (`if items is None: items = []`): defaulted on every
+    call, forcing it False is seen on every call.
+    """
+    test = node.test
+    if node.orelse or not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and is_none(test.comparators[0])
+        and isinstance(test.left, ast.Attribute)
+    ):
+        return False
+    wanted = ast.unparse(test.left)
+    return any(
+        isinstance(statement, ast.Assign)
+        and any(ast.unparse(t) == wanted for t in statement.targets)
+        for statement in node.body
+    )
+
+
 def call_name(call: ast.Call) -> str:
     func = call.func
     if isinstance(func, ast.Attribute):
@@ -168,12 +202,14 @@ __all__ = [
     "call_name",
     "exits",
     "is_none",
+    "lazy_init",
     "line_text",
     "marked",
     "only_guards",
     "own_nodes",
     "reached",
     "replace_in",
+    "returns_falsy_constant",
     "same_ast",
     "spliced",
     "walk_scope",

@@ -71,9 +71,12 @@ def changed_value(value: Any) -> Any:
     if isinstance(value, bool):
         return not value
     # Numbers move by at least their own size: `pytest.approx` (relative
-    # tolerance) cannot take the changed value for the original.
+    # tolerance) cannot take the changed value for the original.  An int
+    # goes to the other side of zero, in reverse order (`-v - 1`): a sort
+    # key or a priority changed in the same order (`2 * v`) sorts the same
+    # (boltons' FilePerms `sort_key` was an equivalent mutant so).
     if isinstance(value, int):
-        return value + max(1, abs(value))
+        return -value - 1
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return 0.0
@@ -178,6 +181,13 @@ def _equivalent(function: ast.AST, lines: list[str], index: int, original: types
     return mutated is not None and _same_code(mutated, original)
 
 
+# In `__hash__`, mutants that keep it a deterministic function of what it
+# reads (another number, operator, constant, branch) keep Python's one
+# requirement, equal objects hash equal: sets and dicts behave the same.
+# Only body.* (None is no hash) and removed calls and raises are tried.
+_HASH_KEEPS = ("body.return_none", "body.skip", "call.remove", "raise.type", "raise.message")
+
+
 def plan_mutants(
     source: str, start: int, operators: tuple[str, ...] | list[str] | None = None
 ) -> list[Mutant]:
@@ -209,6 +219,8 @@ def plan_mutants(
             if not queue or len(chosen) >= MAX_MUTANTS:
                 continue
             index = queue.pop(0)
+            if function.name == "__hash__" and every[index].operator not in _HASH_KEEPS:  # type: ignore[attr-defined]
+                continue
             if (
                 every[index].operator in EXTREME
                 or original is None

@@ -23,12 +23,14 @@ from pytest_quest.core.mutant_ast import (
     call_name,
     exits,
     is_none,
+    lazy_init,
     line_text,
     marked,
     only_guards,
     own_nodes,
     reached,
     replace_in,
+    returns_falsy_constant,
     same_ast,
     spliced,
 )
@@ -65,8 +67,11 @@ _LIBRARY_CALLS = frozenset({"round", "getattr"})
 _ARITH: dict[type[ast.operator], type[ast.operator]] = {
     ast.Add: ast.Sub,
     ast.Sub: ast.Add,
-    ast.Mult: ast.Div,
-    ast.Div: ast.Mult,
+    # Not `*` <-> `/`: both keep the value wherever the other operand is 1
+    # or -1 (a sign `s`, a unit factor), measured equivalent on dateutil
+    # (`divmod(x * s, 60)`); `+` and `-` change it for every unit factor.
+    ast.Mult: ast.Add,
+    ast.Div: ast.Sub,
     # Not `//` -> `/`: 6 // 2 == 6 / 2 == 3.0 compare equal, an equivalent
     # mutant on every exact division.
     ast.FloorDiv: ast.Mult,
@@ -109,6 +114,10 @@ def _extreme(function: ast.AST, lines: list[str], generator: bool) -> Iterator[C
         isinstance(rest[0], ast.Pass)
         or (isinstance(rest[0], ast.Return) and is_none(rest[0].value))
     )
+    # `return False` (0, ''): `return.changed` makes it truthy already; None
+    # instead differs in identity only (issue 13: boltons' `sep_func`,
+    # dateutil's `tzutc.is_ambiguous`, their results only tested for truth).
+    trivial = trivial or returns_falsy_constant(function)
     if rest and not trivial:
         first = rest[0]
 
@@ -165,12 +174,14 @@ def _conditions(node: ast.If | ast.IfExp, lines: list[str]) -> Iterator[Candidat
                 "condition.true", node.lineno, original, f"{keyword} True:", force(True)
             )
         # Fast paths and caches (`if not items: return 0`) and validation
-        # guards raising what the next line would raise anyway.
+        # guards raising what the next line would raise anyway; a lazy
+        # initialisation (`if self._x is None: self._x = make()`), observable
+        # only on the very first call (dateutil's `_TzSingleton`, made at import).
         fast_path = (
             not node.orelse
             and len(node.body) == 1
             and isinstance(node.body[0], (ast.Return, ast.Raise))
-        )
+        ) or lazy_init(node)
         if not fast_path:
             yield Candidate(
                 "condition.false", node.lineno, original, f"{keyword} False:", force(False)
@@ -200,7 +211,7 @@ def _expression(
 
 
 def _identity(op: ast.operator, left: ast.expr | None, right: ast.expr) -> bool:
-    """`x + 0`, `x - 0`, `x * 1`, `x / 1`: swapping the operator gives the same value."""
+    """`x + 0`, `x - 0`, `0 + x`: swapping the operator gives the same value."""
 
     def const(node: ast.expr | None, value: int) -> bool:
         return (
@@ -211,7 +222,7 @@ def _identity(op: ast.operator, left: ast.expr | None, right: ast.expr) -> bool:
 
     if isinstance(op, (ast.Add, ast.Sub)):
         return const(right, 0) or (isinstance(op, ast.Add) and const(left, 0))
-    return isinstance(op, (ast.Mult, ast.Div)) and const(right, 1)
+    return False
 
 
 def _binop(node: ast.BinOp, parent: ast.AST, lines: list[str]) -> Iterator[Candidate]:

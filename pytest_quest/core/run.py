@@ -65,6 +65,10 @@ class SurvivingMutant:
     # What the mutant made the function return or raise where the original
     # did otherwise, on a covering test's inputs ("" when not observed).
     observed: str = ""
+    # Set only when the tests that ran it are every test of the whole suite
+    # that reaches its line (audit, a dispute): they all let it through,
+    # so it is possibly equivalent.
+    whole_suite: tuple[str, ...] = ()
 
 
 __all__ = ["CollectionError", "RunReport", "SurvivingMutant"]

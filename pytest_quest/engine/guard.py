@@ -13,6 +13,7 @@ from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unaccounted
 from pytest_quest.core.model import Fact, Ratchet, State
 from pytest_quest.engine.codec import loads, quest_to_dict
+from pytest_quest.engine.gate_signals import refuse_gate_signals
 from pytest_quest.engine.store import RatchetStore, read_regular
 from pytest_quest.engine.witness import Witness
 
@@ -34,6 +35,7 @@ def protect_from_env() -> None:
     earlier is refused too.  It cannot see a subprocess or C code writing the
     file; `VerdictGuard` catches those after the run.
     """
+    refuse_gate_signals()
     target = os.environ.get(PROTECT_ENV)
     if not target:
         return
@@ -123,10 +125,16 @@ class VerdictGuard:
         fd, name = tempfile.mkstemp(prefix="pytest-quest-refused-")
         os.close(fd)
         self.refusals = Path(name)
+        # Each signal at the gate refused in a judged process (engine/gate_signals.py).
+        fd, name = tempfile.mkstemp(prefix="pytest-quest-signals-")
+        os.close(fd)
+        self.signals = Path(name)
         # Listening before the snapshot: every write after it is announced.
         self.witness = Witness.start(self.path)
         # A guard dropped without `close` still lets go of its socket and file.
-        self._finalizer = weakref.finalize(self, _release, self.witness, self.refusals)
+        self._finalizer = weakref.finalize(
+            self, _release, self.witness, self.refusals, self.signals
+        )
         self.before, self.snapshot = self.store.locked(self._snapshot)
 
     def _snapshot(self) -> tuple[bytes | None, Snapshot]:
@@ -174,6 +182,10 @@ class VerdictGuard:
         self.changed = changed_entries(before, after) if after is not None else ["the whole file"]
         self.facts.append(self._fact(reasons))
         return self.before if after is None else None
+
+    def signal_lines(self) -> list[str]:
+        """The signals at the gate a judged process tried to send (refused), one line each."""
+        return _read_lines(self.signals)
 
     def close(self) -> None:
         """Stop listening for announced writes and drop the refusals file (the verdict is recorded)."""
@@ -272,8 +284,9 @@ def _parsed(data: bytes | None, path: Path) -> Ratchet | None:
         return None
 
 
-def _release(witness: Witness | None, refusals: Path) -> None:
-    refusals.unlink(missing_ok=True)
+def _release(witness: Witness | None, *files: Path) -> None:
+    for path in files:
+        path.unlink(missing_ok=True)
     if witness is not None:
         witness.close()
 

@@ -18,6 +18,7 @@ from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA
 from pytest_quest.core.platforms import unsupported_reason
 from pytest_quest.plugin.options import add_options, measuring_child, raw_value
+from pytest_quest.plugin.rootdir import misread_value_message
 
 if TYPE_CHECKING:
     from pytest_quest.engine.measure import Measurement
@@ -67,6 +68,9 @@ def pytest_load_initial_conftests(
     command = _early_command(early_config)
     if command is not None:
         _refuse_unsupported_platform(command, _early_json(early_config))
+    misread = misread_value_message(early_config, args)
+    if misread is not None:
+        _usage_error(QuestUsageError(misread), command, _early_json(early_config))
     if command == "submit":
         _hand_over_to_judge(early_config)
         return
@@ -149,6 +153,14 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if judged is None:
         return None
     code, out, err = judged
+    if code < 0:  # the judge was killed: no verdict, as for a gate child (core/environment.py)
+        from pytest_quest.core.environment import ENVIRONMENT_EXIT, judge_killed
+
+        cause = judge_killed(code)
+        err, code = err + f"NO VERDICT: {cause}\n", ENVIRONMENT_EXIT
+        if _early_json(config) and not out.strip():
+            data = {"schema": JSON_SCHEMA, "command": raw_value(config, "quest"), "error": cause}
+            out = json.dumps(data, indent=2, sort_keys=True) + "\n"
     sys.stderr.write(err)
     sys.stderr.flush()
     sys.stdout.write(out)

@@ -35,6 +35,7 @@ from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.engine.swap import CodeSwap, SwapError, SwapMissError, cache_wrappers
 from pytest_quest.plugin import child_channel
+from pytest_quest.plugin.observe_child import Watch, observed
 from pytest_quest.verify.adapters import answer_to_dict, hook_verifiers, request_from_dict
 
 
@@ -279,6 +280,8 @@ def _mutant(
         )
         return entry
     reached: set[str] = set()
+    watch = Watch(swap.path, source, start, lambda item: _try_mutant([item], budget))
+    witness, with_mutant = None, None
     try:
         for item in stable:
             tracker.begin(item.nodeid, mutant.index)
@@ -292,8 +295,16 @@ def _mutant(
                 break
         else:
             entry.update(status="survived", killed_by="", how="")
+            # What it makes the function do, on the first test that reached it.
+            witness = next((item for item in stable if item.nodeid in reached), None)
+            if witness is not None and applied:
+                with_mutant = watch.calls(witness)
     finally:
         swap.restore()
+    if witness is not None and with_mutant:
+        seen = observed(witness, with_mutant, watch.calls(witness), watch.calls(witness))
+        if seen is not None:
+            entry["observed"] = seen
     if not applied and not reached:
         # Applied nowhere: neither here nor in a process a test started.
         entry.update(

@@ -64,6 +64,7 @@ def quest_json(
             "fingerprint": event.fingerprint if event else "",
         }
     if full:
+        data["submit_args"] = text.submit_args(quest.id)
         data["facts_from"] = facts_from(quest, ratchet)
         data["source"] = text.source_with_marks(quest, rootdir)
         data["example"] = example_for(quest, ratchet, rootdir)

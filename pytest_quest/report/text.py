@@ -36,6 +36,11 @@ def submit_command(quest_id: str) -> str:
     return f"pytest --quest submit --quest-id {shlex.quote(quest_id)}"
 
 
+def submit_args(quest_id: str) -> list[str]:
+    """`submit_command` as pytest's arguments: nothing for a program to split."""
+    return ["--quest", "submit", "--quest-id", quest_id]
+
+
 def source_with_marks(quest: Quest, rootdir: Path) -> str:
     """The function's source, uncovered lines marked ``>``, partial branches ``~``."""
     path = rootdir / quest.file

@@ -209,3 +209,30 @@ def test_submit_on_code_with_a_syntax_error(scanned):
     result = run(scanned, "--quest", "submit", "--quest-id", SIGN)
     assert_usage_error(result, "src/pkg/calc.py:6: syntax error in the code under test")
     assert (scanned / "quest.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--quest", "export", "--quest-export-to", "{outside}"],
+        ["--quest", "next", "--quest-id", "{outside}::f"],
+    ],
+)
+def test_an_option_value_pytest_reads_as_a_test_path_is_refused_with_the_spelling_that_works(
+    scanned, tmp_path, args
+):
+    # pytest chooses the rootdir before it loads the plugin: an existing path
+    # after --quest-x would root the run in its folder and miss the ini file.
+    outside = tmp_path / "elsewhere" / "report.md"
+    outside.parent.mkdir()
+    outside.write_text("")
+    before = (scanned / "quest.json").read_bytes()
+    argv = [arg.format(outside=outside) for arg in args]
+    result = run(scanned, *argv)
+    flag, value = argv[2], argv[3]
+    assert_usage_error(result, f"pytest read the value of {flag} ({value}) as a test path")
+    assert f"write {flag}={value}" in result.stderr.str()
+    assert (scanned / "quest.json").read_bytes() == before
+    # The `=` spelling is read as the option's value only.
+    joined = run(scanned, *argv[:2], f"{flag}={value}")
+    assert "as a test path" not in joined.stdout.str() + joined.stderr.str()

@@ -148,6 +148,8 @@ def test_a_changed_value_is_never_equal(value):
     assert changed != value
     if value is not None and not isinstance(value, float):
         assert type(changed) is type(value)
+    if type(value) is int:  # moved by at least its own size (pytest.approx cannot take it)
+        assert abs(changed - value) >= max(1, abs(value))
 
 
 def load(tmp_path, name, source):
@@ -303,6 +305,18 @@ def test_assertion_free_tests_let_mutants_survive(tmp_path):
     ]
     assert all(m.mutant_id.startswith("m") for m in found)
     assert found[0].original == "if x % 2 == 0:" and found[0].mutated == "return None"
+    # What each made the function do, on the test's own inputs (the first that differs);
+    # nothing when coverage.py measures the child (its tracer is left alone).
+    measured = any(k in os.environ for k in ("COVERAGE_PROCESS_START", "COV_CORE_SOURCE"))
+    assert found[0].observed == (
+        ""
+        if measured
+        else "in `tests/test_mod.py::test_parity_runs`, with `x=1` the mutant returns `None` "
+        "where the function returns `'odd'`; no test noticed"
+    )
+    assert measured or found[5].observed.endswith(
+        "with `x=2` the mutant returns `''` where the function returns `'even'`; no test noticed"
+    )
 
 
 def test_a_flaky_test_is_unstable_and_mutants_are_not_blamed(tmp_path):

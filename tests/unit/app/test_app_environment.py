@@ -9,7 +9,7 @@ from app_calc import CLAMP, SIGN, CalcProject
 
 from pytest_quest.app import deep_checks as deep_checks_module
 from pytest_quest.app import submit as submit_module
-from pytest_quest.app.environment import begin_submit, interrupted_done
+from pytest_quest.app.environment import begin_submit, interrupted_done, outside_cause
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.submit import submit
 from pytest_quest.core.environment import BEGUN_KEY, ENVIRONMENT_EXIT, STREAK_KEY
@@ -177,3 +177,43 @@ def test_an_interrupted_command_says_what_it_recorded():
     assert interrupted_done(0, 0) == "nothing was recorded"
     assert interrupted_done(1, 1).startswith("no verdict was recorded (this submit counts")
     assert interrupted_done(2, 1) == "the ratchet file was already written"
+
+
+# -- a dispute's whole-suite stage: the same rule -------------------------------------------
+
+
+def whole_suite_with(calc, monkeypatch, run: RunReport, report: MutationReport | None = None):
+    from pytest_quest.app import dispute as dispute_module
+    from pytest_quest.app.submit import Judgement
+    from pytest_quest.core.gate import GateResult
+    from pytest_quest.core.model import Verdict
+
+    monkeypatch.setattr(
+        dispute_module,
+        "run_selection",
+        lambda *a, **k: (run, calc.measured({"sign": [TEST_SIGN]}) if run.completed else None),
+    )
+    monkeypatch.setattr(dispute_module, "run_mutation_check", lambda *a, **k: report)
+    calc.test("test_sign", "from pkg.calc import sign\n\ndef test_sign():\n    pass\n")
+    ctx = calc.context("submit")
+    quest = ctx.store.load().quests[SIGN]
+    judgement = Judgement(GateResult(Verdict.FAIL, [], "4-mutants"), None, RunReport())
+    result = dispute_module.whole_suite(ctx, quest, ("m1",), judgement)
+    return result, judgement
+
+
+def test_a_disputes_whole_suite_run_killed_from_outside_is_no_verdict(calc, monkeypatch):
+    killed = RunReport(completed=False, problem="killed: SIGKILL", environment="killed by SIGKILL")
+    result, judgement = whole_suite_with(calc, monkeypatch, killed)
+    assert (result.step, [f.check for f in result.facts]) == ("environment", ["environment.outside"])
+    assert outside_cause(judgement.run, result, judgement.mutation)[0] == "killed by SIGKILL"
+
+
+def test_a_disputes_mutation_child_killed_from_outside_is_no_verdict(calc, monkeypatch):
+    run = RunReport(outcomes={TEST_SIGN: "passed"})
+    result, judgement = whole_suite_with(calc, monkeypatch, run, MUTATION_KILLED)
+    assert result.step == "environment"
+    assert outside_cause(judgement.run, result, judgement.mutation) == (
+        MUTATION_KILLED.environment,
+        ["tests/test_sign.py ."],
+    )

@@ -44,3 +44,17 @@ def test_submit_fail_has_done_false_and_says_next_quest_is_null_because_it_is_st
     assert data["verdict"] == "REVIEW"
     assert (data["remaining"], data["done"]) == (1, False)
     assert data["next_quest"]["id"] == SIGN
+
+
+def test_next_lists_the_queue_in_its_order_to_pass_over_a_quest(calc):
+    first = next_quest(calc.context("next")).data
+    assert first["queue"] == [SIGN, CLAMP]
+    # `--quest-id` with the queue's second id passes over the first; the queue stays in order.
+    switched = next_quest(calc.context("next", quest_id=CLAMP)).data
+    assert (switched["quest"]["id"], switched["queue"]) == (CLAMP, [SIGN, CLAMP])
+
+
+def test_next_gives_the_submit_command_as_arguments(calc):
+    quest = next_quest(calc.context("next", quest_id=CLAMP)).data["quest"]
+    assert quest["submit_args"] == ["--quest", "submit", "--quest-id", CLAMP]
+    assert quest["submit"] == "pytest " + " ".join(quest["submit_args"])

@@ -75,3 +75,37 @@ def test_a_dispute_review_is_told_apart():
     quest.facts = [Fact("dispute.refused", "f:1", "e", "a")]
     assert not dispute.is_dispute(quest)
     assert dispute.not_judged_fact("q", "why").check == "dispute.not_judged"
+
+
+def test_survivors_are_possibly_equivalent_only_for_the_whole_suite_and_known_tests():
+    from pytest_quest.app.deep_checks import survivors
+
+    observed = {
+        "test": "tests/t.py::t1",
+        "args": "x=1",
+        "mutant": "returns 2",
+        "original": "returns 3",
+    }
+    forged = ["tests/t.py::t1", "tests/t.py::t2", "tests/forged.py::t9", 7]
+    found = report(mutant("m1", "survived", reached_by=forged, observed=observed))
+    (plain,) = survivors(found, "src/m.py")
+    assert plain.whole_suite == ()
+    assert plain.observed == (
+        "in `tests/t.py::t1`, with `x=1` the mutant returns `2` where the function "
+        "returns `3`; no test noticed"
+    )
+    known = frozenset({"tests/t.py::t1", "tests/t.py::t2"})
+    (labelled,) = survivors(found, "src/m.py", known)
+    assert labelled.whole_suite == ("tests/t.py::t1", "tests/t.py::t2")
+    (odd,) = survivors(report(mutant("m1", "survived", reached_by="x")), "src/m.py", known)
+    assert odd.whole_suite == () and odd.observed == ""
+
+
+def test_a_disputed_survivor_says_what_it_made_the_function_do():
+    observed = {"test": "tests/t.py::t1", "args": "", "mutant": "returns 1", "original": "raises E()"}
+    result = decide(QUEST, ("m1",), report(mutant("m1", "survived", observed=observed)), "why")
+    (fact,) = result.facts
+    assert "that reach line 3 (tests/t.py::t1, tests/t.py::t2); in `tests/t.py::t1`, " in (
+        fact.message
+    )
+    assert "the mutant returns `1` where the function raises `E()`" in fact.message

@@ -14,6 +14,7 @@ from pytest_quest.core.environment import (
     STREAK_KEY,
     begin_run,
     environment_cause,
+    judge_killed,
     record_environment_failure,
     unrecorded_run,
 )
@@ -178,3 +179,10 @@ def test_the_streak_mixes_killed_judges_and_killed_children():
     assert record_environment_failure(quest, review(), limit=3, now=NOW) is State.TODO  # 2
     assert begin_run(quest, limit=3, now=NOW)[0] is State.TODO  # no mark left: still 2
     assert record_environment_failure(quest, review(), limit=3, now=NOW) is State.REVIEW
+
+
+def test_a_clean_judge_run_as_a_child_and_killed_is_no_verdict():
+    assert judge_killed(0) == judge_killed(1) == ""
+    said = judge_killed(-signal.SIGKILL)
+    assert said.startswith("the clean judge was killed by signal SIGKILL, not sent by the gate")
+    assert "no verdict was recorded" in said

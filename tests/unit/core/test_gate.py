@@ -385,6 +385,25 @@ def test_a_surviving_mutant_says_what_it_made_the_function_do():
     assert "(operator arith.replace, mutant m1); with (1, 2) it returns -1, not 3;" in fact.message
 
 
+def test_a_mutant_the_whole_suite_lets_through_is_possibly_equivalent_with_the_tests():
+    tests = tuple(f"tests/t.py::t{i}" for i in range(5))
+    mutant = SurvivingMutant(FILE, 32, "a", "b", "constant.string", "m1", whole_suite=tests)
+    (fact,) = judge(make_evidence(surviving_mutants=[mutant])).facts
+    assert fact.message.endswith(
+        "; possibly equivalent: it also survives all 5 tests of the suite that reach line 32 "
+        "(`tests/t.py::t0`, `tests/t.py::t1`, `tests/t.py::t2` and 2 more)"
+        "; if no input can tell them apart, dispute it: --quest-dispute m1 --quest-reason WHY"
+    )
+    one = SurvivingMutant(FILE, 32, "a", "b", "constant.string", whole_suite=tests[:1])
+    (fact,) = judge(make_evidence(surviving_mutants=[one])).facts
+    assert "survives the one test of the suite that reaches line 32 (`tests/t.py::t0`)" in (
+        fact.message
+    )
+    plain = SurvivingMutant(FILE, 32, "a", "b", "constant.string")
+    (fact,) = judge(make_evidence(surviving_mutants=[plain])).facts
+    assert "possibly equivalent" not in fact.message
+
+
 def test_no_surviving_mutant_passes_whether_checked_or_not():
     assert judge(make_evidence(surviving_mutants=[])).verdict is Verdict.PASS
     assert judge(make_evidence(surviving_mutants=None)).verdict is Verdict.PASS

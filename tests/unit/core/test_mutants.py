@@ -46,7 +46,7 @@ def test_arithmetic_operators_are_replaced():
         return -total % 7
     """
     assert only("arith.replace", source) == [
-        ("arith.replace", "total = amount / qty"),
+        ("arith.replace", "total = amount + qty"),
         ("arith.replace", "total += 2"),
         ("arith.replace", "return -total // 7"),
         ("arith.replace", "return total % 7"),
@@ -57,10 +57,29 @@ def test_identity_arithmetic_and_string_formatting_are_left_alone():
     source = """
     def f(x):
         y = x + 0
-        z = x * 1
+        z = 0 + x
         return "%s!" % y + z
     """
     assert only("arith.replace", source) == [("arith.replace", "return '%s!' % y - z")]
+
+
+def test_a_factor_of_one_or_minus_one_is_not_an_equivalent_mutant():
+    # `x * s` -> `x / s` keeps the value for a sign s (1 or -1): dateutil's
+    # relativedelta._fix had honest tests FAIL on it.  `*` -> `+` and
+    # `/` -> `-` change the value for every unit factor.
+    source = """
+    def fix(x, s):
+        return divmod(x * s, 60), x / s
+    """
+    mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), 1, ALL_OPERATORS)
+    by = {m.mutated: m.index for m in mutants if m.operator == "arith.replace"}
+    assert set(by) == {
+        "return divmod(x + s, 60), x / s",
+        "return divmod(x * s, 60), x - s",
+    }
+    for index in by.values():  # every unit factor: the mutant gives another value
+        for s in (1, -1):
+            assert run(source, index, "fix", 130, s) != (divmod(130 * s, 60), 130 / s)
 
 
 def test_numbers_move_by_one_and_strings_are_framed():
@@ -152,7 +171,7 @@ def test_mutated_code_behaves_as_shown():
     mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), 1, ALL_OPERATORS)
     by = {(m.operator, m.mutated): m.index for m in mutants}
     assert run(source, by[("call.remove", "pass  # call removed")], "f", [1, 2, 3], 2) == 4
-    assert run(source, by[("arith.replace", "return len(out) + n / 2")], "f", [1], 2) == 2.0
+    assert run(source, by[("arith.replace", "return len(out) + n + 2")], "f", [1], 3) == 6
     with pytest.raises(Exception) as raised:
         run(source, by[("raise.type", 'raise Exception("negative")')], "f", [1], -1)
     assert type(raised.value) is Exception
@@ -341,3 +360,104 @@ def test_a_parents_init_and_precision_arguments_are_left_alone():
     assert [o for o, orig, _ in found if o == "call.remove"] == ["call.remove"]
     numbers = [m for o, _, m in found if o == "constant.number"]
     assert numbers == ['return round(x, 11) + getattr(x, "fold", 0) + max(1, x)']
+
+
+def _returns_none_planned(source: str, line: int) -> bool:
+    mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), line, ALL_OPERATORS)
+    return any(m.operator == "body.return_none" for m in mutants)
+
+
+def test_return_none_before_a_lone_falsy_return_is_not_planned():
+    # boltons' split_iter `def sep_func(x): return False` then `if sep_func(s):`, dateutil's
+    # tzutc.is_ambiguous (issue 13): None for False differs in identity only, and
+    # return.changed makes the value truthy already.
+    source = """
+    def split(src, sep, stop):
+        def sep_func(x): return x == sep
+        for s in src:
+            if stop:
+                def sep_func(x): return False
+            if sep_func(s):
+                return s
+    """
+    assert not _returns_none_planned(source, 5)
+    assert _returns_none_planned(source, 2)  # the truthy twin is still mutated
+    for falsy in ("False", "0", "''", "0.0", "b''"):
+        source = f'def f(x):\n    """Doc."""\n    return {falsy}\n'
+        mutants = plan_mutants(source, 1, ALL_OPERATORS)
+        assert [m.operator for m in mutants] == ["return.changed"], falsy
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return True",  # truthy: None is falsy, a truthiness test tells them apart
+        "return 5",
+        "return 'x'",
+        "x.append(1)\n    return False",  # more than the return: skipping it is seen
+        "return x or False",  # not a constant
+    ],
+)
+def test_return_none_is_kept_for_any_other_body(body):
+    assert _returns_none_planned(f"def f(x):\n    {body}\n", 1)
+
+
+def test_a_lazy_initialisation_is_not_forced_false_but_other_none_tests_are():
+    # dateutil's _TzSingleton.__call__: the instance is made at import, so forcing
+    # `if cls.__instance is None:` False is only observable on the very first call.
+    source = """
+    def get(cls, key, cache):
+        if cls.instance is None:
+            cls.instance = cls()
+        if key is None:
+            key = 0
+        if cache is None:
+            cls.other = 1
+        if cls.instance is None:
+            cls.instance = 1
+        else:
+            key = 2
+        return cls.instance, key
+    """
+    mutants = plan_mutants(textwrap.dedent(source).lstrip("\n"), 1, ALL_OPERATORS)
+    forced = [m.line for m in mutants if m.operator == "condition.false"]
+    # kept: a local defaulted per call (4), another attribute assigned (6), an `else` (8)
+    assert forced == [4, 6, 8]
+
+
+def test_a_hash_keeps_only_the_mutants_that_break_it():
+    # boltons' FrozenDict/_HashedKey/_ComplementSet.__hash__: another number, operator or
+    # branch is still a hash consistent with __eq__ (sets and dicts behave the same).
+    body = """
+        if self.cached is not None:
+            return self.cached
+        self.note()
+        if not self.parts:
+            raise ValueError("empty")
+        return hash(self.parts[1:]) ^ hash(self.name + "x") * 3
+    """
+    source = f"class K:\n    def __hash__(self):{body}"
+    planned = {m.operator for m in plan_mutants(textwrap.dedent(source), 2, ALL_OPERATORS)}
+    assert planned == {"body.return_none", "call.remove", "raise.type", "raise.message"}
+    # the same body under another name keeps every operator
+    other = {m.operator for m in plan_mutants(source.replace("__hash__", "digest"), 2)}
+    assert {"return.changed", "arith.replace", "constant.string", "condition.true"} <= other
+
+
+def test_a_changed_int_reverses_the_order_so_a_sort_key_cannot_hide_it():
+    # boltons' FilePerms sort_key: `2 * v` kept the order of 0, 1, 2; `-v - 1` reverses it.
+    from pytest_quest.core.mutants import changed_value
+
+    source = """
+    def order(text):
+        values = {"r": 0, "w": 1, "x": 2}
+        def sort_key(c):
+            return values[c]
+        return "".join(sorted(text, key=sort_key))
+    """
+    assert [changed_value(v) for v in (-2, 0, 1, 2)] == [1, -1, -2, -3]
+    dedented = textwrap.dedent(source).lstrip("\n")
+    (changed,) = [m for m in plan_mutants(dedented, 3) if m.operator == "return.changed"]
+    namespace: dict = {"pytest_quest_reached": lambda v: v, "pytest_quest_changed": changed_value}
+    exec(compile(mutated_tree(dedented, 3, changed.index), "<m>", "exec"), namespace)
+    assert namespace["order"]("xrw") == "xwr"  # the original gives "rwx"

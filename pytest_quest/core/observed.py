@@ -1,0 +1,82 @@
+"""What a surviving mutant made the function do, as the judge words it in the fact.
+
+Pure (stdlib only).  The mutation child reports plain fields (the test, the
+arguments, how the mutant's call and the original's ended, each a short
+repr); those are the tested code's own text, so the judge, not the child,
+writes the sentence: each field is checked to be a string, cut to a few
+dozen characters and put in a code span it cannot leave (backticks and
+control characters escaped), so a `__repr__` cannot write a line break, a
+second fact or a "possibly equivalent" of its own.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+#: Characters kept of each shown field (the child caps them too).
+LIMIT = {"test": 160, "args": 160, "mutant": 100, "original": 100}
+
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+
+
+def quoted(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, every control character and backtick escaped, in backticks."""
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    out = []
+    for char in text:
+        if char == "`":
+            out.append("\\x60")
+        elif char == "\\":
+            out.append("\\\\")
+        elif unicodedata.category(char) in _HIDDEN:
+            out.append(ascii(char)[1:-1])
+        else:
+            out.append(char)
+    return "`" + "".join(out) + "`"
+
+
+def _ending(text: str) -> tuple[str, str] | None:
+    verb, _, value = text.partition(" ")
+    if verb not in ("returns", "raises"):
+        return None
+    return verb, value
+
+
+def observed_text(data: Any) -> str:
+    """The sentence for a fact from the child's `observed` fields, or "" when they do not fit."""
+    if not isinstance(data, dict):
+        return ""
+    raw = {key: data.get(key) for key in LIMIT}
+    if not all(isinstance(value, str) for value in raw.values()):
+        return ""
+    fields: dict[str, str] = {key: str(value) for key, value in raw.items()}
+    mutant, original = _ending(fields["mutant"]), _ending(fields["original"])
+    if mutant is None or original is None or not fields["test"]:
+        return ""
+    args = quoted(fields["args"], LIMIT["args"]) if fields["args"] else "no arguments"
+    return (
+        f"in {quoted(fields['test'], LIMIT['test'])}, with {args} the mutant "
+        f"{mutant[0]} {quoted(mutant[1], LIMIT['mutant'])} where the function "
+        f"{original[0]} {quoted(original[1], LIMIT['original'])}; no test noticed"
+    )
+
+
+def tests_shown(tests: list[str], most: int = 3) -> str:
+    """Up to `most` test ids, each in its code span, and how many more."""
+    shown = ", ".join(quoted(t, LIMIT["test"]) for t in tests[:most])
+    return shown + (f" and {len(tests) - most} more" if len(tests) > most else "")
+
+
+def possibly_equivalent(line: int, tests: list[str]) -> str:
+    """The label of a mutant every test of the whole suite reaching `line` lets through."""
+    count = f"all {len(tests)} tests" if len(tests) != 1 else "the one test"
+    verb = "reach" if len(tests) != 1 else "reaches"
+    return (
+        f"possibly equivalent: it also survives {count} of the suite that {verb} line "
+        f"{line} ({tests_shown(tests)})"
+    )
+
+
+__all__ = ["LIMIT", "observed_text", "possibly_equivalent", "quoted", "tests_shown"]

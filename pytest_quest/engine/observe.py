@@ -1,0 +1,169 @@
+"""What a function returned or raised, call by call, while one test ran (the mutation child).
+
+A surviving mutant's fact says what the mutant made the function do where
+the original did otherwise (issue 13): the child runs the test that reached
+the mutant once more with the mutant and once with the original, under a
+`CallObserver`, and `first_difference` pairs the calls.  Only what can be
+told for sure is kept: a call that left by an exception after a handler or
+`finally` ran, a generator, a coroutine, a tracer already set by someone
+else: nothing observed, nothing said.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import reprlib
+import sys
+from dataclasses import dataclass
+from types import CodeType, FrameType
+from typing import Any
+
+#: Calls recorded per run, and characters per shown value.
+MAX_CALLS = 20
+MAX_VALUE = 80
+
+_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async gen
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+_repr = reprlib.Repr()
+_repr.maxstring = MAX_VALUE
+_repr.maxother = MAX_VALUE
+_repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
+_repr.maxlevel = 3
+
+
+def shown(value: Any) -> str:
+    """A short repr of `value` (never raises: a failing `__repr__` shows the type)."""
+    try:
+        text = _repr.repr(value)
+    except Exception:  # a project's __repr__ may raise anything
+        text = f"<{type(value).__name__}>"
+    # Object addresses differ on every run: shown without, so facts repeat.
+    text = _ADDRESS.sub("", text)
+    return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of the observed function: its arguments (shown) and how it ended."""
+
+    args: str
+    ended: str  # "returns" or "raises"
+    value: str
+
+
+class CallObserver:
+    """Records the calls of one function (by file, name, first line) in this thread."""
+
+    def __init__(self, path: str, name: str, firstline: int) -> None:
+        self.path = os.path.realpath(path)
+        self.name = name
+        self.firstline = firstline
+        self.calls: list[Call] = []
+        self.usable = True
+        self._previous: Any = None
+        self._tracer = self._global  # one bound method: compared by identity on exit
+
+    def __enter__(self) -> CallObserver:
+        self._previous = sys.gettrace()
+        if self._previous is not None:
+            # coverage.py measuring the child, a debugger: not taken away nor
+            # chained (coverage's tracer puts itself back when called from
+            # Python), so nothing is observed.
+            self.usable = False
+        else:
+            sys.settrace(self._tracer)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.usable:
+            if sys.gettrace() is not self._tracer:
+                self.usable = False  # the test replaced the tracer: calls may be missing
+            sys.settrace(None)
+
+    def _matches(self, code: CodeType) -> bool:
+        return (
+            code.co_name == self.name
+            and code.co_firstlineno == self.firstline
+            and os.path.realpath(code.co_filename) == self.path
+        )
+
+    def _global(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if event != "call" or frame.f_code.co_name != self.name:
+            return None
+        code = frame.f_code
+        if not self._matches(code) or code.co_flags & _NOT_PLAIN:
+            return None
+        if len(self.calls) >= MAX_CALLS:
+            return None
+        args = _arguments(frame)
+        state: dict[str, Any] = {"exception": None, "handled": False}
+
+        def local(frame: FrameType, event: str, arg: Any) -> Any:
+            if event == "exception":
+                state["exception"] = arg[1]
+            elif event == "line" and state["exception"] is not None:
+                state["handled"] = True  # a handler or `finally` runs: unsure how it ends
+            elif event == "return":
+                self._ended(args, arg, state)
+            return local
+
+        return local
+
+    def _ended(self, args: str, value: Any, state: dict[str, Any]) -> None:
+        exception = state["exception"]
+        if exception is None:
+            self.calls.append(Call(args, "returns", shown(value)))
+        elif value is None and not state["handled"]:
+            self.calls.append(Call(args, "raises", shown(exception)))
+        else:
+            self.calls.append(Call(args, "", ""))  # cannot tell how it ended
+
+
+def _arguments(frame: FrameType) -> str:
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    names = list(code.co_varnames[:count])
+    if names and names[0] in ("self", "cls"):
+        names = names[1:]
+    local = frame.f_locals
+    return ", ".join(f"{name}={shown(local.get(name))}" for name in names)
+
+
+def _same(a: str, b: str) -> bool:
+    """Equal but for object addresses (`<Foo object at 0x7f...>` differs on every run)."""
+    return _ADDRESS.sub("", a) == _ADDRESS.sub("", b)
+
+
+def first_difference(
+    mutant: list[Call], original: list[Call], again: list[Call] | None = None
+) -> dict[str, str] | None:
+    """The first call, with the same arguments in both runs, that ended otherwise; else None.
+
+    Calls are paired in order; where the arguments differ the runs took
+    different paths and nothing more is said.  `again`, a second run of the
+    original, must match the first: a function whose results change from
+    run to run (the clock, random numbers) is not said to differ.
+    """
+    if again is not None and again != original:
+        return None
+    for with_mutant, with_original in zip(mutant, original):
+        if not _same(with_mutant.args, with_original.args):
+            return None
+        if not with_mutant.ended or not with_original.ended:
+            continue
+        if with_mutant.ended == with_original.ended and _same(
+            with_mutant.value, with_original.value
+        ):
+            continue
+        return {
+            "args": with_original.args,
+            "mutant": f"{with_mutant.ended} {with_mutant.value}",
+            "original": f"{with_original.ended} {with_original.value}",
+        }
+    return None
+
+
+__all__ = ["MAX_CALLS", "MAX_VALUE", "Call", "CallObserver", "first_difference", "shown"]

@@ -1,0 +1,77 @@
+"""In the mutation child: what a surviving mutant made the function return or raise.
+
+One more run of the first covering test that reached the survivor, with the
+mutant in place, and two with the original (they must agree), each under
+`engine.observe.CallObserver`; the first call with the same arguments that
+ended otherwise is handed to the judge as plain fields (the judge words
+them: core/observed.py).  Three test runs per survivor, none per killed
+mutant.  Nothing certain, nothing said.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_quest.core.mutants import find_function
+from pytest_quest.engine.observe import MAX_VALUE, Call, CallObserver, first_difference
+
+
+def target(source: str, start: int) -> tuple[str, int] | None:
+    """(name, first line of its code object) of the function defined on line `start`."""
+    try:
+        found = find_function(ast.parse(source), start)
+    except SyntaxError:
+        return None
+    if found is None:
+        return None
+    node = found[1]
+    decorators = node.decorator_list  # type: ignore[attr-defined]
+    first = decorators[0].lineno if decorators else node.lineno  # type: ignore[attr-defined]
+    return node.name, first  # type: ignore[attr-defined]
+
+
+class Watch:
+    """Runs one test under a `CallObserver` of the quest's function."""
+
+    def __init__(
+        self, file: str, source: str, start: int, run: Callable[[pytest.Item], dict[str, Any]]
+    ) -> None:
+        self.file = file
+        self.where = target(source, start)
+        self.run = run
+
+    def calls(self, item: pytest.Item) -> list[Call] | None:
+        """The function's calls while `item` ran and passed; None when not observable."""
+        if self.where is None:
+            return None
+        name, first = self.where
+        try:
+            with CallObserver(self.file, name, first) as observer:
+                outcome = self.run(item)
+        except Exception:  # the observer must never change a verdict
+            return None
+        if not observer.usable or outcome.get("status") != "survived":
+            return None
+        return observer.calls
+
+
+def observed(
+    item: pytest.Item,
+    mutant: list[Call] | None,
+    original: list[Call] | None,
+    again: list[Call] | None,
+) -> Any:
+    """The child's `observed` fields for a survivor, or None (`again`: the original once more)."""
+    if not mutant or not original or again is None:
+        return None
+    difference = first_difference(mutant, original, again)
+    if difference is None:
+        return None
+    return {"test": item.nodeid[: 2 * MAX_VALUE], **difference}
+
+
+__all__ = ["Watch", "observed", "target"]

@@ -1,0 +1,190 @@
+"""engine/observe.py: the calls of one function while a test runs, and the first difference."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_quest.engine.observe import (
+    MAX_CALLS,
+    MAX_VALUE,
+    Call,
+    CallObserver,
+    first_difference,
+    shown,
+)
+
+SOURCE = """
+def price(amount, qty, *rest, rate=0.1, **kw):
+    if qty < 0:
+        raise ValueError("negative")
+    return amount * (1 - rate)
+
+
+def guarded(x):
+    try:
+        return 1 // x
+    except ZeroDivisionError:
+        return None
+
+
+def finally_raises(x):
+    try:
+        raise KeyError(x)
+    finally:
+        x = 2
+
+
+def gen(n):
+    yield n
+
+
+class Box:
+    def get(self, key):
+        return [key]
+"""
+
+
+@pytest.fixture(autouse=True)
+def no_tracer() -> Iterator[None]:
+    """These tests set tracers: the run's own (coverage.py measuring it) is put aside, then back."""
+    previous = sys.gettrace()
+    sys.settrace(None)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
+def load(tmp_path: Path) -> dict:
+    path = tmp_path / "mod.py"
+    path.write_text(textwrap.dedent(SOURCE))
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace
+
+
+def observe(tmp_path: Path, name: str, line: int, run) -> CallObserver:
+    namespace = load(tmp_path)
+    with CallObserver(str(tmp_path / "mod.py"), name, line) as observer:
+        run(namespace)
+    return observer
+
+
+def test_returns_and_raises_are_recorded_with_their_arguments(tmp_path):
+    def run(ns):
+        ns["price"](1000, 20)
+        try:
+            ns["price"](5, -1, 7, rate=0.5, extra=1)
+        except ValueError:
+            pass
+
+    observer = observe(tmp_path, "price", 2, run)
+    assert observer.usable
+    assert observer.calls == [
+        Call("amount=1000, qty=20, rate=0.1, rest=(), kw={}", "returns", "900.0"),
+        Call(
+            "amount=5, qty=-1, rate=0.5, rest=(7,), kw={'extra': 1}",
+            "raises",
+            "ValueError('negative')",
+        ),
+    ]
+
+
+def test_an_exception_handled_or_a_finally_is_not_guessed(tmp_path):
+    def run(ns):
+        ns["guarded"](0)
+        ns["guarded"](2)
+        try:
+            ns["finally_raises"](1)
+        except KeyError:
+            pass
+
+    assert observe(tmp_path, "guarded", 8, run).calls == [
+        Call("x=0", "", ""),
+        Call("x=2", "returns", "0"),
+    ]
+    assert observe(tmp_path, "finally_raises", 15, run).calls == [Call("x=1", "", "")]
+
+
+def test_generators_other_functions_and_self_are_left_out(tmp_path):
+    def run(ns):
+        list(ns["gen"](3))
+        ns["Box"]().get("k")
+
+    assert observe(tmp_path, "gen", 22, run).calls == []
+    assert observe(tmp_path, "get", 27, run).calls == [Call("key='k'", "returns", "['k']")]
+
+
+def test_at_most_max_calls_and_short_values(tmp_path):
+    def run(ns):
+        for _ in range(MAX_CALLS + 5):
+            ns["price"]("x" * 500, 1, rate=0)
+
+    calls = observe(tmp_path, "price", 2, run).calls
+    assert len(calls) == MAX_CALLS
+    assert all(len(c.value) <= MAX_VALUE for c in calls)
+
+
+def test_a_tracer_already_set_is_left_alone_and_a_replaced_one_noticed(tmp_path):
+    def other(frame, event, arg):
+        return None
+
+    namespace = load(tmp_path)
+    sys.settrace(other)
+    try:
+        with CallObserver(str(tmp_path / "mod.py"), "price", 2) as observer:
+            namespace["price"](1, 1)
+        assert sys.gettrace() is other
+    finally:
+        sys.settrace(None)
+    assert not observer.usable and observer.calls == []
+    try:
+        with CallObserver(str(tmp_path / "mod.py"), "price", 2) as observer:
+            sys.settrace(other)
+        assert sys.gettrace() is None
+    finally:
+        sys.settrace(None)
+    assert not observer.usable
+
+
+def test_a_failing_repr_shows_the_type():
+    class Bad:
+        def __repr__(self):
+            raise RuntimeError("no")
+
+    assert shown(Bad()) == "<Bad instance>"  # addresses are never shown: facts repeat
+
+
+def test_the_first_difference_pairs_calls_in_order():
+    same = Call("a=1", "returns", "2")
+    assert first_difference([same], [same]) is None
+    assert first_difference(
+        [same, Call("a=2", "returns", "50")], [same, Call("a=2", "returns", "900")]
+    ) == {"args": "a=2", "mutant": "returns 50", "original": "returns 900"}
+    assert first_difference(
+        [Call("a=1", "raises", "ValueError()")], [Call("a=1", "returns", "1")]
+    ) == {"args": "a=1", "mutant": "raises ValueError()", "original": "returns 1"}
+    # the original twice, not alike (the clock, random numbers): nothing said
+    assert (
+        first_difference(
+            [Call("a=1", "returns", "5")],
+            [Call("a=1", "returns", "1.25")],
+            [Call("a=1", "returns", "1.5")],
+        )
+        is None
+    )
+    # different paths (other arguments): nothing said
+    assert first_difference([Call("a=3", "returns", "1")], [Call("a=1", "returns", "2")]) is None
+    # an unknown ending is skipped, an address is no difference
+    assert (
+        first_difference(
+            [Call("a=1", "", ""), Call("o=<X object at 0x1>", "returns", "<Y at 0xa>")],
+            [Call("a=1", "returns", "3"), Call("o=<X object at 0x2>", "returns", "<Y at 0xb>")],
+        )
+        is None
+    )
