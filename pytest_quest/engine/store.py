@@ -49,7 +49,7 @@ class RatchetStore:
     read-modify-write, never while tests run.
     """
 
-    def __init__(self, path: Path, lock_timeout: float = 5.0, root: Path | None = None) -> None:
+    def __init__(self, path: Path, lock_timeout: float = 30.0, root: Path | None = None) -> None:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
         #: The rootdir: every quest's `file` must resolve inside it (None: not checked).
