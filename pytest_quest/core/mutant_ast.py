@@ -148,39 +148,27 @@ def returns_falsy_constant(function: ast.AST) -> bool:
     )
 
 
-def truth_tested_only(enclosing: ast.AST, name: str) -> bool:
-    """Every use of `name` in `enclosing` is a call whose result is only tested for truth.
+def lazy_init(node: ast.If) -> bool:
+    """`if obj.attr is None:` without `else`, whose block assigns `obj.attr` (kept across calls).
 
-    (`if name(x):`, `while not name(x):`, `a and name(x)` inside such a
-    test, a comprehension's `if`.)  Any other use (passed on, returned,
-    stored, `nonlocal`/`global`, `locals()`/`vars()`) and the answer is no:
-    the function's value may escape.
+    Not a local name (`if items is None: items = []`): defaulted on every
+    call, forcing it False is seen on every call.
     """
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(enclosing):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-        if isinstance(node, (ast.Nonlocal, ast.Global)) and name in node.names:
-            return False
-        if isinstance(node, ast.Call) and call_name(node) in ("locals", "vars"):
-            return False
-
-    def tested(node: ast.AST) -> bool:
-        parent = parents.get(id(node))
-        if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-            return parent.test is node
-        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
-            return True
-        if isinstance(parent, ast.BoolOp):
-            return tested(parent)
-        return isinstance(parent, ast.comprehension) and node in parent.ifs
-
-    for node in ast.walk(enclosing):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            call = parents.get(id(node))
-            if not (isinstance(call, ast.Call) and call.func is node and tested(call)):
-                return False
-    return True
+    test = node.test
+    if node.orelse or not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and is_none(test.comparators[0])
+        and isinstance(test.left, ast.Attribute)
+    ):
+        return False
+    wanted = ast.unparse(test.left)
+    return any(
+        isinstance(statement, ast.Assign)
+        and any(ast.unparse(t) == wanted for t in statement.targets)
+        for statement in node.body
+    )
 
 
 def call_name(call: ast.Call) -> str:
@@ -214,6 +202,7 @@ __all__ = [
     "call_name",
     "exits",
     "is_none",
+    "lazy_init",
     "line_text",
     "marked",
     "only_guards",
@@ -223,6 +212,5 @@ __all__ = [
     "returns_falsy_constant",
     "same_ast",
     "spliced",
-    "truth_tested_only",
     "walk_scope",
 ]

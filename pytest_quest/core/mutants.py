@@ -14,7 +14,6 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_quest.core.mutant_ast import returns_falsy_constant, truth_tested_only
 from pytest_quest.core.operators import (
     ALL_OPERATORS,
     CHANGED,
@@ -72,9 +71,12 @@ def changed_value(value: Any) -> Any:
     if isinstance(value, bool):
         return not value
     # Numbers move by at least their own size: `pytest.approx` (relative
-    # tolerance) cannot take the changed value for the original.
+    # tolerance) cannot take the changed value for the original.  An int
+    # goes to the other side of zero, in reverse order (`-v - 1`): a sort
+    # key or a priority changed in the same order (`2 * v`) sorts the same
+    # (boltons' FilePerms `sort_key` was an equivalent mutant so).
     if isinstance(value, int):
-        return value + max(1, abs(value))
+        return -value - 1
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return 0.0
@@ -179,27 +181,11 @@ def _equivalent(function: ast.AST, lines: list[str], index: int, original: types
     return mutated is not None and _same_code(mutated, original)
 
 
-def _falsy_for_truth_tests(chain: list[ast.AST], function: ast.AST) -> bool:
-    """`return None` before a body that is `return False` (or 0, ''), where only truth is tested.
-
-    A nested function whose enclosing function only ever tests its result
-    for truth (`def sep_func(x): return False` then `if sep_func(s):`):
-    None and False are the same there (issue 13, boltons' `split_iter`).
-    """
-    if not chain or function.decorator_list:  # type: ignore[attr-defined]
-        return False
-
-    def defines(node: ast.AST) -> bool:  # in the enclosing function's scope, not a class's
-        return any(
-            child is function or (not isinstance(child, ast.ClassDef) and defines(child))
-            for child in ast.iter_child_nodes(node)
-        )
-
-    return (
-        returns_falsy_constant(function)
-        and defines(chain[-1])
-        and truth_tested_only(chain[-1], function.name)  # type: ignore[attr-defined]
-    )
+# In `__hash__`, mutants that keep it a deterministic function of what it
+# reads (another number, operator, constant, branch) keep Python's one
+# requirement, equal objects hash equal: sets and dicts behave the same.
+# Only body.* (None is no hash) and removed calls and raises are tried.
+_HASH_KEEPS = ("body.return_none", "body.skip", "call.remove", "raise.type", "raise.message")
 
 
 def plan_mutants(
@@ -216,7 +202,7 @@ def plan_mutants(
     found = find_function(tree, start)
     if found is None:
         return []
-    chain, function = found
+    function = found[1]
     lines = source.splitlines()
     every = list(candidates(function, lines))
     ids = _ids(every, function.lineno)  # type: ignore[attr-defined]
@@ -233,9 +219,7 @@ def plan_mutants(
             if not queue or len(chosen) >= MAX_MUTANTS:
                 continue
             index = queue.pop(0)
-            if every[index].operator == "body.return_none" and _falsy_for_truth_tests(
-                chain, function
-            ):
+            if function.name == "__hash__" and every[index].operator not in _HASH_KEEPS:  # type: ignore[attr-defined]
                 continue
             if (
                 every[index].operator in EXTREME

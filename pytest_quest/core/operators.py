@@ -23,12 +23,14 @@ from pytest_quest.core.mutant_ast import (
     call_name,
     exits,
     is_none,
+    lazy_init,
     line_text,
     marked,
     only_guards,
     own_nodes,
     reached,
     replace_in,
+    returns_falsy_constant,
     same_ast,
     spliced,
 )
@@ -112,6 +114,10 @@ def _extreme(function: ast.AST, lines: list[str], generator: bool) -> Iterator[C
         isinstance(rest[0], ast.Pass)
         or (isinstance(rest[0], ast.Return) and is_none(rest[0].value))
     )
+    # `return False` (0, ''): `return.changed` makes it truthy already; None
+    # instead differs in identity only (issue 13: boltons' `sep_func`,
+    # dateutil's `tzutc.is_ambiguous`, their results only tested for truth).
+    trivial = trivial or returns_falsy_constant(function)
     if rest and not trivial:
         first = rest[0]
 
@@ -168,12 +174,14 @@ def _conditions(node: ast.If | ast.IfExp, lines: list[str]) -> Iterator[Candidat
                 "condition.true", node.lineno, original, f"{keyword} True:", force(True)
             )
         # Fast paths and caches (`if not items: return 0`) and validation
-        # guards raising what the next line would raise anyway.
+        # guards raising what the next line would raise anyway; a lazy
+        # initialisation (`if self._x is None: self._x = make()`), observable
+        # only on the very first call (dateutil's `_TzSingleton`, made at import).
         fast_path = (
             not node.orelse
             and len(node.body) == 1
             and isinstance(node.body[0], (ast.Return, ast.Raise))
-        )
+        ) or lazy_init(node)
         if not fast_path:
             yield Candidate(
                 "condition.false", node.lineno, original, f"{keyword} False:", force(False)
