@@ -40,6 +40,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results.md"
 
+FLOOR = "pytest --collect-only -q (no tests: a session)"
+
 #: Builds the synthetic ratchet with the checkout under test (argv: path, count).
 BUILD = textwrap.dedent(
     """
@@ -157,6 +159,9 @@ def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[st
     pytest = [python, "-m", "pytest", "-p", "no:cacheprovider"]
     configs = [
         ("pytest --version", [*pytest, "--version"]),
+        # A whole pytest session that collects nothing (exit 5): the floor under any command,
+        # every installed plugin's session hooks included (Hypothesis imports itself at the end).
+        (FLOOR, [*pytest, "--collect-only", "-q"]),
         ("pytest --quest-status", [*pytest, "--quest-status"]),
         (
             "pytest --quest-status --quest-format json",
@@ -174,7 +179,7 @@ def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[st
                 target = second if switch % 2 else first
                 command = [*pytest, "--quest", "next", "--quest-id", target]
             wall, cpu, rss, code, text = run(command, folder)
-            if code != 0:
+            if code != 0 and not (label == FLOOR and code == 5):
                 print(f"{label} exited {code}:\n{text[-1500:]}", file=sys.stderr)
             samples[label].append((wall, cpu, rss, code))
         if switch % 2:  # leave the first quest active for the next round's plain `next`
@@ -263,6 +268,8 @@ def main() -> int:
         "--record", action="store_true", help=f"append the report to {RESULTS.name}"
     )
     args = parser.parse_args()
+    if os.sep in args.python:
+        args.python = os.path.abspath(args.python)
     sizes = [int(s) for s in args.sizes.split(",")]
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True

@@ -9,11 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.app.context import Context
-from pytest_quest.core.environment import STREAK_KEY, begin_run, record_environment_failure
+from pytest_quest.core.environment import (
+    BEGUN_KEY,
+    STREAK_KEY,
+    begin_run,
+    record_environment_failure,
+)
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Quest, Ratchet, State, Verdict
 from pytest_quest.core.run import RunReport
+from pytest_quest.engine.active import set_quest_extra
 from pytest_quest.engine.mutation import MutationReport
 
 
@@ -48,6 +54,13 @@ def begin_submit(
     submit that recorded nothing made the quest REVIEW, the result and what
     to say of it (the submit then runs nothing).
     """
+    seen = ctx.store.seen[1].quests.get(quest_id) if ctx.store.seen is not None else None
+    if seen is not None and BEGUN_KEY not in seen.extra:
+        # The usual case, no earlier run to count: the quest's line alone (engine/active.py).
+        fast = set_quest_extra(ctx.store, quest_id, BEGUN_KEY, now)
+        if fast is not None:
+            ctx.store.marks += 1
+            return fast, fast.quests[quest_id], None
     limit = limit_of(ctx)
     stopped: list[tuple[GateResult, dict[str, Any]]] = []
 

@@ -114,11 +114,19 @@ def judge_killed(returncode: int) -> str:
     )
 
 
+#: Refused signals named one by one in a submission's facts.
+NAMED_SIGNALS = 10
+
+
 def signal_facts(lines: list[str]) -> list[Fact]:
-    """One fact per signal at the gate a judged process tried to send (``PID WHAT`` lines)."""
+    """One fact per signal at the gate a judged process tried to send (``PID WHAT`` lines).
+
+    The judged tests can write that file too (only against themselves): the
+    first `NAMED_SIGNALS` lines are named, each cut to 200 characters.
+    """
     facts = []
-    for line in lines:
-        pid, _, what = line.strip().partition(" ")
+    for line in lines[:NAMED_SIGNALS]:
+        pid, _, what = line.strip()[:200].partition(" ")
         if not what:
             continue
         facts.append(

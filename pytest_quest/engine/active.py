@@ -1,4 +1,4 @@
-"""Changing the active quest alone: one line of the ratchet file rewritten, not all of it.
+"""Changing the active quest, or one key of a quest's extra, alone: one line rewritten, not all.
 
 `next` changes nothing but the ``active`` pointer.  When the file, under the
 lock, still holds the bytes this process read and validated
@@ -13,6 +13,7 @@ and writes the whole file, as every other change does.
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.layout import with_active
@@ -44,4 +45,43 @@ def set_active(store: RatchetStore, target: str | None) -> str | None:
     return store.update(change)
 
 
-__all__ = ["allowed", "set_active"]
+def with_quest_extra(text: bytes, qid: str, key: str, value: str) -> bytes | None:
+    """`text` (a version-2 file) with ``extra[key] = value`` on quest `qid`'s line alone.
+
+    The line is decoded and encoded again as `layout.render` writes it; None
+    when the file is not laid out so (the caller then writes the whole file).
+    """
+    encode = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
+    head = b"\n" + f"{encode(qid)}: ".encode()
+    start = text.find(head)
+    if start < 0 or text.find(head, start + 1) >= 0:
+        return None
+    end = text.find(b"\n", start + 1)
+    line = text[start + len(head) : end]
+    comma = line.endswith(b",")
+    try:
+        record = json.loads(line[:-1] if comma else line)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("extra", {}), dict):
+        return None
+    record.setdefault("extra", {})[key] = value
+    patched = encode(record).encode() + (b"," if comma else b"")
+    return text[: start + len(head)] + patched + text[end:]
+
+
+def set_quest_extra(store: RatchetStore, qid: str, key: str, value: str) -> Ratchet | None:
+    """One line rewritten when the file is what `store` last read; the ratchet now (None: not done)."""
+    if store.seen is None:
+        return None
+    raw, ratchet = store.seen
+    quest = ratchet.quests.get(qid)
+    patched = with_quest_extra(raw, qid, key, value) if quest is not None else None
+    if quest is None or patched is None or not store.replace_if_unchanged(raw, patched):
+        return None
+    quest.extra[key] = value
+    store.seen = (patched, ratchet)
+    return ratchet
+
+
+__all__ = ["allowed", "set_active", "set_quest_extra", "with_quest_extra"]

@@ -49,7 +49,7 @@ class RatchetStore:
     read-modify-write, never while tests run.
     """
 
-    def __init__(self, path: Path, lock_timeout: float = 5.0, root: Path | None = None) -> None:
+    def __init__(self, path: Path, lock_timeout: float = 30.0, root: Path | None = None) -> None:
         self.path = Path(path)
         self.lock_timeout = lock_timeout
         #: The rootdir: every quest's `file` must resolve inside it (None: not checked).
@@ -120,12 +120,19 @@ class RatchetStore:
         the write is then made even when it equals those bytes.
         """
         self._check_writable()
+        # Read and validated before the lock, which is then held for the change and the
+        # write: the same bytes found under the lock are not validated a second time.
+        early = self._read_bytes() if vet is None else None
+        known = self._vetted(loads(early, str(self.path))) if early is not None else None
         lock = self._acquire_lock()
         try:
             before = self._read_bytes()
             start = vet(before) if vet is not None else None
             base = start if start is not None else before
-            ratchet = self._vetted(loads(base, str(self.path))) if base is not None else Ratchet()
+            if known is not None and base == early:
+                ratchet = known
+            else:
+                ratchet = self._vetted(loads(base, str(self.path))) if base is not None else Ratchet()
             result = change(ratchet)
             if base is None and ratchet == Ratchet():
                 # Nothing to record (say, the file was deleted under a `next`):

@@ -130,10 +130,10 @@ _OPTIONS: list[_Option] = [
     _option(
         "--quest-lock-timeout",
         ini_type=_FLOAT,
-        default=5.0,
+        default=30.0,
         parse=parse_seconds,
         metavar="SECONDS",
-        help="seconds to wait for the ratchet file's lock (default 5)",
+        help="seconds to wait for the ratchet file's lock (default 30)",
     ),
     _option(
         "--quest-strict",

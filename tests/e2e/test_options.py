@@ -256,7 +256,7 @@ def test_defaults(pytester):
     assert options.command == "next"
     assert options.max_tries == 3
     assert options.timeout == 600.0
-    assert options.lock_timeout == 5.0
+    assert options.lock_timeout == 30.0
     assert options.verify_questions == 3
     assert options.verify_threshold is None
     assert options.verify_timeout == 300.0

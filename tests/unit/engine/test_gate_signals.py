@@ -142,3 +142,9 @@ def test_a_refused_signal_makes_anything_but_a_fail_review():
     assert with_signal_attempts(same, []) is same
 
 
+
+
+def test_a_flood_of_lines_is_named_ten_at_most_each_cut():
+    facts = signal_facts([f"{n} send SIGKILL to its own process" + "x" * 500 for n in range(50)])
+    assert len(facts) == 10
+    assert all(len(fact.actual) < 250 for fact in facts)

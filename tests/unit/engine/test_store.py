@@ -547,3 +547,35 @@ def test_a_typed_extra_field_of_another_type_is_kept_as_found():
     again = dumps(loads(text))
     assert loads(again).quests["src/pkg/calc.py::sign"].extra == quest.extra
     assert dumps(loads(again)) == again
+
+
+def test_update_validates_before_taking_the_lock(tmp_path, monkeypatch):
+    """The lock is held for the change and the write: the same bytes are not validated twice."""
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    events: list[str] = []
+    monkeypatch.setattr(store, "loads", lambda *a: events.append("loads") or codec.loads(*a))
+    take = RatchetStore._acquire_lock
+    monkeypatch.setattr(
+        RatchetStore, "_acquire_lock", lambda self: events.append("lock") or take(self)
+    )
+    RatchetStore(path).update(lambda r: setattr(r, "active", None))
+    assert events == ["loads", "lock"]
+    assert loads(path.read_bytes()).active is None
+
+
+def test_update_reads_again_when_the_file_changed_before_the_lock(tmp_path, monkeypatch):
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    take = RatchetStore._acquire_lock
+
+    def late(self: RatchetStore) -> FileLock:
+        other = sample_ratchet()
+        other.scanned_at = "2026-02-02T00:00:00Z"  # another writer, between the read and the lock
+        path.write_text(dumps(other))
+        return take(self)
+
+    monkeypatch.setattr(RatchetStore, "_acquire_lock", late)
+    seen: list[str] = []
+    RatchetStore(path).update(lambda r: seen.append(r.scanned_at))
+    assert seen == ["2026-02-02T00:00:00Z"]
