@@ -51,7 +51,8 @@ def audit(ctx: Context) -> Output:
             "--quest-mutants off (or the quest_mutants ini option) to audit"
         )
     ratchet = load_ratchet(ctx)
-    report = audit_functions(ctx, ratchet, measured(ctx).functions)
+    source = measured(ctx)
+    report = audit_functions(ctx, ratchet, source.functions, source.line_tests)
     data = {
         "audited": report.audited,
         "findings": [
@@ -83,7 +84,12 @@ def audit(ctx: Context) -> Output:
     return Output(data, lines, 0)
 
 
-def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFacts]) -> AuditReport:
+def audit_functions(
+    ctx: Context,
+    ratchet: Ratchet,
+    functions: list[FunctionFacts],
+    line_tests: dict[str, dict[int, set[str]]] | None = None,
+) -> AuditReport:
     """The mutation check over every PASS function (baseline or submitted); changes nothing.
 
     ``--quest-since`` limits it to the quests that passed since a date or a git ref's commit.
@@ -116,6 +122,7 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
                 tuple(sorted(f.covering_tests)),
                 f.quest_id,
                 None if ratchet.policy is None else tuple(ratchet.policy.operators),
+                line_tests=_span((line_tests or {}).get(f.file, {}), f),
             )
             for _, f in chosen
         ],
@@ -150,6 +157,11 @@ def audit_functions(ctx: Context, ratchet: Ratchet, functions: list[FunctionFact
                 )
             )
     return report
+
+
+def _span(by_line: dict[int, set[str]], function: FunctionFacts) -> dict[int, set[str]]:
+    """The per-line tests of `function`'s own lines (each mutant runs against its statement's)."""
+    return {line: tests for line, tests in by_line.items() if function.first <= line <= function.last}
 
 
 __all__ = ["AuditFinding", "AuditReport", "audit", "audit_functions"]

@@ -20,10 +20,12 @@ def check_function(
     function: FunctionFacts,
     nodeids: list[str],
     l1: dict[str, Any] | None = None,
+    line_tests: dict[int, set[str]] | None = None,
 ) -> MutationReport:
     """Baseline twice, then every mutant of `function`, against `nodeids` (one child).
 
-    With `l1`, the child also calls the project's L1 hooks on that evidence.
+    With `l1`, the child also calls the project's L1 hooks on that evidence;
+    with `line_tests`, each mutant runs against the tests that ran its statement.
     """
     return run_mutation_check(
         nodeids,
@@ -42,6 +44,11 @@ def check_function(
         seed=function.quest_id,
         operators=planned_operators(ctx),
         subprocesses=ctx.options.policy.subprocesses if ctx.options.policy is not None else True,
+        line_tests={
+            line: tests
+            for line, tests in (line_tests or {}).items()
+            if function.first <= line <= function.last
+        },
     )
 
 
@@ -136,7 +143,7 @@ def deep_checks(
         hooks = l1_evidence(ctx, evidence)
         if verify is not None:
             hooks["verify"] = verify  # the plugin verifiers are asked in the child too
-        report = check_function(ctx, function, tests, hooks)
+        report = check_function(ctx, function, tests, hooks, evidence.line_tests)
         fill_mutation_evidence(evidence, report, evidence.run.outcomes)
     evidence.extra_checks += seal_facts(evidence.quest)
     evidence.extra_checks += l1_checks(ctx, evidence)

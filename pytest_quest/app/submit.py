@@ -241,6 +241,7 @@ def gather_evidence(
     evidence.config_then = ratchet.coverage_config
     evidence.config_now = source.config
     if current is not None:
+        evidence.line_tests = source.line_tests.get(current.file, {})
         source_lines = read_source(ctx.rootdir / current.file).splitlines()
         patterns = list(source.config.get("report:exclude_lines") or [])
         evidence.new_exclusions = new_exclusions(

@@ -38,6 +38,9 @@ class Evidence:
     sealed_config: str | None = None
     config_digest_now: str | None = None
     surviving_mutants: list[SurvivingMutant] | None = None
+    # Per line of the function's file, the passing tests that ran it (step 4 tries
+    # a mutant against those of its statement only).
+    line_tests: dict[int, set[str]] = field(default_factory=dict)
     mutation_problem: str = ""
     # Why the mutation child could not complete when the cause lies outside
     # the submission (core/environment.py): no verdict, as for the measuring run.

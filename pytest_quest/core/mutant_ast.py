@@ -171,6 +171,29 @@ def lazy_init(node: ast.If) -> bool:
     )
 
 
+def statement_lines(function: ast.AST, line: int) -> range:
+    """The lines a test runs when it reaches a change on `line` of `function`'s own code.
+
+    The innermost statement holding `line`: all of a simple one, the header
+    of a compound one (`if`/`for`/`while`/`with`/`try` up to its block).
+    An empty range when `line` is not in the function's own statements.
+    """
+    found: ast.stmt | None = None
+    for node in walk_scope(function, skip_comprehensions=False):
+        if node is function or not isinstance(node, ast.stmt):
+            continue
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            if found is None or node.lineno >= found.lineno:
+                found = node
+    if found is None:
+        return range(0)
+    end = found.end_lineno or found.lineno
+    body = getattr(found, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        end = max(found.lineno, min(end, body[0].lineno - 1))
+    return range(found.lineno, end + 1)
+
+
 def call_name(call: ast.Call) -> str:
     func = call.func
     if isinstance(func, ast.Attribute):
@@ -212,5 +235,6 @@ __all__ = [
     "returns_falsy_constant",
     "same_ast",
     "spliced",
+    "statement_lines",
     "walk_scope",
 ]

@@ -84,6 +84,8 @@ class MeasuredSource:
     config: dict[str, Any] = field(default_factory=dict)
     # What was left out of the measurement, one line each (child processes' data).
     notes: list[str] = field(default_factory=list)
+    # Per measured file (relative path), per line, the passing tests that ran it.
+    line_tests: dict[str, dict[int, set[str]]] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, FunctionFacts]:
         return {facts.quest_id: facts for facts in self.functions}
@@ -339,6 +341,7 @@ def analyze(
         narrower = AnalysisNarrower(analysis)
         narrower.add_regions(function.lines for function in functions)
         line_tests = tests_by_file.get(filename, {})
+        result.line_tests[rel] = line_tests
         for function in functions:
             narrowed = narrower.narrow(function.lines)
             span = range(function.first, function.last + 1)

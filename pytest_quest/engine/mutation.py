@@ -110,6 +110,21 @@ class Target:
     operators: tuple[str, ...] | None = None
     # Only these planned mutants (their ids; None: all): a dispute's.
     only: tuple[str, ...] | None = None
+    # Per line of the function, the covering tests that ran it (the gate's
+    # measuring run): a mutant is tried only against those of its statement.
+    line_tests: dict[int, set[str]] | None = None
+
+
+def _line_tests(target: Target) -> dict[str, list[str]] | None:
+    """The target's per-line tests as the child reads them (only its covering tests)."""
+    if not target.line_tests:
+        return None
+    covering = set(target.nodeids)
+    return {
+        str(line): sorted(tests & covering)
+        for line, tests in sorted(target.line_tests.items())
+        if tests & covering
+    }
 
 
 def run_mutation_check(
@@ -130,6 +145,7 @@ def run_mutation_check(
     operators: tuple[str, ...] | None = None,
     only: tuple[str, ...] | None = None,
     subprocesses: bool = True,
+    line_tests: dict[int, set[str]] | None = None,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
 
@@ -137,7 +153,7 @@ def run_mutation_check(
     crash gives ``completed=False`` with the problem stated.  `seed` (the
     quest id) places the original's probe runs among the mutants.
     """
-    target = Target(file, start, tuple(nodeids), seed, operators, only)
+    target = Target(file, start, tuple(nodeids), seed, operators, only, line_tests)
     return run_mutation_checks(
         [target],
         rootdir=rootdir,
@@ -225,6 +241,7 @@ def _run_checks(
                 "seed": t.seed or f"{t.file}:{t.start}",
                 "operators": None if t.operators is None else list(t.operators),
                 "only": None if t.only is None else list(t.only),
+                "line_tests": _line_tests(t),
             }
             for t in targets
         ],

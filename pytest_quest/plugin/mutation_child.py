@@ -36,6 +36,7 @@ from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.engine.swap import CodeSwap, SwapError, SwapMissError, cache_wrappers
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.observe_child import Watch, observed
+from pytest_quest.plugin.reaching import Reaching
 from pytest_quest.verify.adapters import answer_to_dict, hook_verifiers, request_from_dict
 
 
@@ -139,12 +140,15 @@ class MutationChild:
         setattr(builtins, REACHED, tracker.mark)
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
+            reaching = Reaching(source, start, function.get("line_tests"))
             for slot in schedule:
                 if slot is None:
                     _probe(swap, source, start, stable, budget, tracker, result)
                 else:
+                    mutant = mutants[slot]
+                    tests = reaching.tests(mutant.line, stable)
                     result["mutants"].append(
-                        _mutant(mutants[slot], swap, source, start, stable, budget, tracker)
+                        _mutant(mutant, swap, source, start, tests, budget, tracker)
                     )
         finally:
             delattr(builtins, CHANGED)

@@ -655,3 +655,50 @@ def test_a_cached_function_runs_again_for_every_mutant(tmp_path):
     assert report.completed, report.problem
     assert [m["status"] for m in report.mutants] == ["killed"] * len(report.mutants)
     assert len(report.mutants) >= 4
+
+
+def test_a_mutant_runs_only_against_the_tests_that_ran_its_statement(tmp_path):
+    # test_a (loose) alone runs line 13; test_b runs 12 and 14 and counts its runs.
+    root = child_project(
+        tmp_path,
+        """
+        from pathlib import Path
+        from mod import parity
+
+        def test_a():
+            parity(2)
+
+        def test_b():
+            with open(Path(__file__).with_name("runs"), "a") as f:
+                f.write("x")
+            assert parity(1) == "odd"
+        """,
+    )
+    nodeids = ["tests/test_mod.py::test_a", "tests/test_mod.py::test_b"]
+    runs = root / "tests" / "runs"
+
+    def count(line_tests):
+        runs.write_text("")
+        report = run_mutation_check(
+            nodeids,
+            file=root / "src" / "mod.py",
+            start=11,
+            rootdir=root,
+            inifile=root / "pyproject.toml",
+            timeout=60.0,
+            cwd=root,
+            line_tests=line_tests,
+        )
+        assert report.completed, report.problem
+        return report, len(runs.read_text())
+
+    lines = {12: set(nodeids), 13: {nodeids[0]}, 14: {nodeids[1]}}
+    everything, all_runs = count(None)
+    chosen, fewer_runs = count(lines)
+    # The same verdicts, test_b no longer tried against the mutants of line 13.
+    assert [(m["id"], m["status"]) for m in chosen.mutants] == [
+        (m["id"], m["status"]) for m in everything.mutants
+    ]
+    on_13 = [m for m in chosen.mutants if m["line"] == 13]
+    assert on_13 and all(m["reached_by"] == [nodeids[0]] for m in on_13)
+    assert fewer_runs < all_runs

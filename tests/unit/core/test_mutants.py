@@ -461,3 +461,36 @@ def test_a_changed_int_reverses_the_order_so_a_sort_key_cannot_hide_it():
     namespace: dict = {"pytest_quest_reached": lambda v: v, "pytest_quest_changed": changed_value}
     exec(compile(mutated_tree(dedented, 3, changed.index), "<m>", "exec"), namespace)
     assert namespace["order"]("xrw") == "xwr"  # the original gives "rwx"
+
+
+def test_statement_lines_are_a_simple_statement_or_a_compound_header():
+    import ast
+
+    from pytest_quest.core.mutant_ast import statement_lines
+
+    source = textwrap.dedent(
+        """
+        def f(x):
+            total = (x +
+                     1)
+            if (x and
+                    total):
+                return 1
+            elif x: return 2
+            for i in range(x):
+                def inner():
+                    return 3
+            return [
+                i for i in range(total)
+            ]
+        """
+    ).lstrip("\n")
+    function = ast.parse(source).body[0]
+    assert statement_lines(function, 3) == range(2, 4)  # inside a two-line assignment
+    assert statement_lines(function, 4) == range(4, 6)  # the header of a two-line `if`
+    assert statement_lines(function, 6) == range(6, 7)
+    assert statement_lines(function, 7) == range(7, 8)  # `elif x: return 2`: the return
+    assert statement_lines(function, 8) == range(8, 9)
+    assert statement_lines(function, 10) == range(8, 9)  # in a nested def: our `for`
+    assert statement_lines(function, 12) == range(11, 14)
+    assert statement_lines(function, 99) == range(0)
