@@ -124,17 +124,16 @@ class _Validator:
         value = obj.get(key, _MISSING)
         if type(value) is kind:
             return value
+        field = f"{where}.{key}" if where else key
         if key not in obj:
-            raise self.fail(f"{where}.{key}" if where else key, "missing field")
+            raise self.fail(field, "missing field")
         value = obj[key]
+        expected = f"expected {codec_help.kind_name(kind)}"
         # bool is an int subclass; never accept one where a number is meant.
         if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(f"{where}.{key}" if where else key, f"expected {_kind_name(kind)}")
+            raise self.fail(field, expected)
         if not isinstance(value, kind):
-            raise self.fail(
-                f"{where}.{key}" if where else key,
-                f"expected {_kind_name(kind)}, found {type(value).__name__}",
-            )
+            raise self.fail(field, f"{expected}, found {type(value).__name__}")
         return value
 
     def int_list(self, obj: dict[str, Any], key: str, where: str) -> list[int]:
@@ -185,6 +184,19 @@ class _Validator:
             raise self.fail(f"{where}.{key}", "must not be negative")
         return value
 
+    def state_and_lines(self, data: dict[str, Any], where: str) -> tuple[State, list[int]]:
+        """A quest's state and its [first, last] lines, each checked."""
+        state_text = self.get(data, "state", str, where)
+        try:
+            state = State(state_text)
+        except ValueError:
+            allowed = ", ".join(s.value for s in State)
+            raise self.fail(f"{where}.state", f"unknown state {state_text!r} (allowed: {allowed})")
+        lines = self.int_list(data, "lines", where)
+        if len(lines) != 2 or lines[0] > lines[1] or lines[0] < 1:
+            raise self.fail(f"{where}.lines", "expected [first, last] with 1 <= first <= last")
+        return state, lines
+
     def quest_v2(self, qid: str, stored: Any, table: list[str]) -> Quest:
         """A version-2 record: defaults filled in, test indexes resolved, facts derived."""
         where = f"quests[{qid!r}]"
@@ -207,15 +219,7 @@ class _Validator:
         if not isinstance(data, dict):
             raise self.fail(where, "expected an object")
         self.known_keys(data, _QUEST_KEYS, where)
-        state_text = self.get(data, "state", str, where)
-        try:
-            state = State(state_text)
-        except ValueError:
-            allowed = ", ".join(s.value for s in State)
-            raise self.fail(f"{where}.state", f"unknown state {state_text!r} (allowed: {allowed})")
-        lines = self.int_list(data, "lines", where)
-        if len(lines) != 2 or lines[0] > lines[1] or lines[0] < 1:
-            raise self.fail(f"{where}.lines", "expected [first, last] with 1 <= first <= last")
+        state, lines = self.state_and_lines(data, where)
         branches_raw = self.get(data, "missing_branches", list, where)
         missing_branches: list[tuple[int, int]] = []
         for index, arc in enumerate(branches_raw):
@@ -396,18 +400,6 @@ def _split_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         else:
             rest[key] = value
     return typed, rest
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    names = {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        int: "an integer",
-        bool: "a boolean",
-    }
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
 def _id_matches(qid: str, file: str, qualname: str) -> bool:

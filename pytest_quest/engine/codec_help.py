@@ -18,6 +18,19 @@ def policy_fault(message: str) -> tuple[str, str]:
     return "policy", message
 
 
+def kind_name(kind: type | tuple[type, ...]) -> str:
+    """How a message names the JSON kind(s) a field must have: "an object", "a list or a string"."""
+    names = {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "an integer",
+        bool: "a boolean",
+    }
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
 def second_occurrence(text: str, key: str) -> str:
     """`` at line N``: where `key` appears as an object key for the second time."""
     pattern = re.compile(re.escape(json.dumps(key)) + r"\s*:")

@@ -118,15 +118,7 @@ class _LazyValidator(codec._Validator):
         where = f"quests[{qid!r}]"
         self.known_keys(stored, codec._QUEST_KEYS, where)
         data = {**layout.QUEST_DEFAULTS, **stored}
-        state_text = self.get(data, "state", str, where)
-        try:
-            state = State(state_text)
-        except ValueError:
-            allowed = ", ".join(s.value for s in State)
-            raise self.fail(f"{where}.state", f"unknown state {state_text!r} (allowed: {allowed})")
-        lines = self.int_list(data, "lines", where)
-        if len(lines) != 2 or lines[0] > lines[1] or lines[0] < 1:
-            raise self.fail(f"{where}.lines", "expected [first, last] with 1 <= first <= last")
+        state, lines = self.state_and_lines(data, where)
         fields: dict[str, Any] = {
             "id": qid,
             "state": state,
