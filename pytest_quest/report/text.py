@@ -127,21 +127,11 @@ def status_text(
     line per file and one of counts.  `ascii` (output not to a terminal, or
     ``NO_COLOR``/``TERM=dumb``) draws with ASCII only.
     """
-    from rich.console import Console
     from rich.progress_bar import ProgressBar
     from rich.table import Table
 
     width = max(width, 40)
-    buffer = _AsciiBuffer() if ascii else io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=markup,
-        no_color=not markup,
-        color_system="standard" if markup else None,
-        width=width,
-        highlight=False,
-        emoji=False,
-    )
+    console, buffer = terminal(markup=markup, width=width, ascii=ascii)
     counts = ratchet.counts()
     total = sum(counts.values())
     settled = total - ratchet.remaining
@@ -217,6 +207,23 @@ def status_text(
 
 # The states whose quests status lists one by one (TODO and PASS are only counted).
 _LISTED = frozenset({State.REVIEW, State.DONE, State.EXCLUDED})
+
+
+def terminal(*, markup: bool, width: int, ascii: bool) -> tuple[Any, io.StringIO]:
+    """A rich console `width` wide writing into the returned buffer (ASCII-only when `ascii`)."""
+    from rich.console import Console
+
+    buffer = _AsciiBuffer() if ascii else io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=markup,
+        no_color=not markup,
+        color_system="standard" if markup else None,
+        width=width,
+        highlight=False,
+        emoji=False,
+    )
+    return console, buffer
 
 
 def _file_table(

@@ -99,23 +99,11 @@ def test_the_ascii_progress_bar_shows_settled_and_unsettled_parts():
 
 def rich_table(ratchet: Ratchet, markup: bool, width: int, ascii: bool) -> str:
     """The per-file table as rich alone draws it (every row), the reference of the fast rows."""
-    import io
-
-    from rich.console import Console
     from rich.table import Table
 
-    from pytest_quest.report.text import _AsciiBuffer
+    from pytest_quest.report.text import terminal
 
-    buffer = _AsciiBuffer() if ascii else io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=markup,
-        no_color=not markup,
-        color_system="standard" if markup else None,
-        width=width,
-        highlight=False,
-        emoji=False,
-    )
+    console, buffer = terminal(markup=markup, width=width, ascii=ascii)
     files: dict[str, list[int]] = {}
     for quest in ratchet.quests.values():
         files.setdefault(quest.file, [0] * len(State))[list(State).index(quest.state)] += 1
