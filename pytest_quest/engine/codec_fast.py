@@ -299,9 +299,7 @@ def _bounded(value: Any) -> bool:
     return True
 
 
-def _quests(
-    quests: dict[str, QuestS], table: list[str], origin: Origin
-) -> dict[str, Quest] | None:
+def _quests(quests: dict[str, QuestS], table: list[str], origin: Origin) -> dict[str, Quest] | None:
     """Each quest as a `Quest` whose lists wait for first use; None on any rule broken."""
     size = len(table)
     good_files: set[str] = set()
@@ -410,7 +408,10 @@ def _decode(quest: Quest, name: str) -> None:
     values.setdefault("facts", facts)
     values.setdefault(
         "history",
-        [Event(e.at, e.action, e.verdict, e.by, e.note, e.reason, e.fingerprint) for e in s.history],
+        [
+            Event(e.at, e.action, e.verdict, e.by, e.note, e.reason, e.fingerprint)
+            for e in s.history
+        ],
     )
 
 

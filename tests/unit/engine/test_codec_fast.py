@@ -100,6 +100,15 @@ def test_the_fast_path_reads_the_same_ratchet_as_the_field_by_field_reader(text:
     assert codec_lazy.loads_lazy(text) == fast
 
 
+def test_the_readers_left_for_other_forms_read_the_same_ratchet(text: bytes) -> None:
+    # What the fast path hands back is read field by field, lazily for status and next.
+    lazy = codec_lazy._LazyValidator("quest.json").ratchet(codec.parsed(text))
+    assert lazy == slow(text) == codec.loads(text)
+    twin = codec_lazy._LazyValidator("quest.json").ratchet(codec.parsed(text))
+    assert twin.quests[f"{FILE}::C.f8@2"].facts == sample().quests[f"{FILE}::C.f8@2"].facts
+    assert twin.quests[f"{FILE}::C.f3"].facts == sample().quests[f"{FILE}::C.f3"].facts
+
+
 def test_this_repositorys_own_ratchet_takes_the_fast_path() -> None:
     data = (REPO / "quest.json").read_bytes()
     fast = codec_fast.read(data)
@@ -147,28 +156,48 @@ ATTACKS = {
     "a boolean for an integer": lambda t: forged(t, '"statements": 7', '"statements": true'),
     "an unknown quest field": lambda t: forged(t, Q1, Q1 + '"zzz": 1, '),
     "an unknown fact field": lambda t: forged(t, '"actual": "flaky"', '"actual": "flaky", "b": 1'),
-    "an unknown event field": lambda t: forged(t, '"action": "submit"', '"action": "submit", "a": 1'),
+    "an unknown event field": lambda t: forged(
+        t, '"action": "submit"', '"action": "submit", "a": 1'
+    ),
     "an unknown top field": lambda t: forged(t, '"schema": 2,', '"schema": 2,\n"zz": 1,'),
     "an unknown state": lambda t: forged(t, '"state": "REVIEW"', '"state": "MAYBE"'),
     "lines out of order": lambda t: forged(t, '"lines": [11, 18]', '"lines": [18, 11]'),
     "line zero": lambda t: forged(t, '"lines": [11, 18]', '"lines": [0, 18]'),
     "three lines": lambda t: forged(t, '"lines": [11, 18]', '"lines": [11, 18, 19]'),
-    "a test index out of range": lambda t: forged(t, '"covering_tests": [0, 1]', '"covering_tests": [0, 9]'),
-    "a negative test index": lambda t: forged(t, '"covering_tests": [0, 1]', '"covering_tests": [0, -1]'),
+    "a test index out of range": lambda t: forged(
+        t, '"covering_tests": [0, 1]', '"covering_tests": [0, 9]'
+    ),
+    "a negative test index": lambda t: forged(
+        t, '"covering_tests": [0, 1]', '"covering_tests": [0, -1]'
+    ),
     "a PASS without its date": lambda t: forged(t, '"passed_at": "2026-01-02T00:00:00Z", ', ""),
-    "a PASS with a missing line": lambda t: forged(t, '"lines": [21, 28]', '"lines": [21, 28], "missing_lines": [22]'),
-    "an id that is not its file and name": lambda t: forged(t, '"qualname": "C.f1"', '"qualname": "C.f9"'),
+    "a PASS with a missing line": lambda t: forged(
+        t, '"lines": [21, 28]', '"lines": [21, 28], "missing_lines": [22]'
+    ),
+    "an id that is not its file and name": lambda t: forged(
+        t, '"qualname": "C.f1"', '"qualname": "C.f9"'
+    ),
     "a twin @1": lambda t: forged(t, "C.f8@2", "C.f8@1", 2),
     "a twin @02": lambda t: forged(t, "C.f8@2", "C.f8@02", 2),
     "a qualname with an empty part": lambda t: forged(t, "C.f1", "C..f1", 3),
     "a qualname not an identifier": lambda t: forged(t, "C.f1", "C.1f", 3),
     "a file climbing out": lambda t: forged(t, FILE, "../m.py"),
-    "a test file climbing out": lambda t: forged(t, '"tests/test_m.py": "sha256:ab"', '"../t.py": "x"'),
+    "a quest's file with a '.' part": lambda t: t.replace(FILE.encode(), b"src/./m.py").replace(
+        b'"src/./m.py::dead"', f'"{FILE}::dead"'.encode()
+    ),
+    "a 16-digit extra value": lambda t: forged(t, '"note": "kept"', '"note": -1000000000000000'),
+    "a test file climbing out": lambda t: forged(
+        t, '"tests/test_m.py": "sha256:ab"', '"../t.py": "x"'
+    ),
     "a bad excluded id": lambda t: forged(t, f'"{FILE}::dead"', '"nope"'),
-    "a test named twice in the table": lambda t: forged(t, '"tests/test_m.py::test_1"', '"tests/test_m.py::test_0"'),
+    "a test named twice in the table": lambda t: forged(
+        t, '"tests/test_m.py::test_1"', '"tests/test_m.py::test_0"'
+    ),
     "an active quest that is no quest": lambda t: forged(t, '"active": "', '"active": "x'),
     "a bad policy": lambda t: forged(t, '"policy": {', '"policy": {"zz": 1, '),
-    "a string where a list is": lambda t: forged(t, '"excluded_lines": [', '"excluded_lines": "x", "y": ['),
+    "a string where a list is": lambda t: forged(
+        t, '"excluded_lines": [', '"excluded_lines": "x", "y": ['
+    ),
 }
 
 
@@ -186,7 +215,9 @@ def test_every_forgery_is_left_to_the_reader_that_names_the_field(text: bytes, n
 
 LEFT_TO_THE_FULL_READER = {
     "a default written out": lambda t: forged(t, Q1, Q1 + '"baseline": false, '),
-    "keys out of order": lambda t: forged(t, '"branches": 2, "covering_tests"', '"covering_tests"').replace(
+    "keys out of order": lambda t: forged(
+        t, '"branches": 2, "covering_tests"', '"covering_tests"'
+    ).replace(
         b'"file": "src/pkg/m.py", "fingerprint": "sha256:' + b"0" * 63 + b'1"',
         b'"file": "src/pkg/m.py", "fingerprint": "sha256:' + b"0" * 63 + b'1", "branches": 2',
         1,
@@ -231,7 +262,9 @@ def test_nothing_changed_gives_the_bytes_read(text: bytes) -> None:
 CHANGES = {
     "a count": lambda r: setattr(r.quests[f"{FILE}::C.f1"], "tries", 9),
     "a list in place": lambda r: r.quests[f"{FILE}::C.f1"].missing_lines.append(99),
-    "a new covering test": lambda r: r.quests[f"{FILE}::C.f1"].covering_tests.append("tests/new.py::t"),
+    "a new covering test": lambda r: r.quests[f"{FILE}::C.f1"].covering_tests.append(
+        "tests/new.py::t"
+    ),
     "extra in place": lambda r: r.quests[f"{FILE}::C.f6"].extra["nested"]["deep"].append(3),
     "a typed extra in place": lambda r: r.quests[f"{FILE}::C.f5"].verification.update(x=1),
     "a quest replaced": lambda r: r.quests.update({f"{FILE}::C.f1": quest(1, tries=2)}),
