@@ -162,7 +162,7 @@ class Origin:
     def positions(self) -> dict[str, int]:
         """Each name of the tests table read, to its index."""
         if self.index is None:
-            self.index = {name: position for position, name in enumerate(self.table)}
+            self.index = dict(zip(self.table, range(len(self.table))))
         return self.index
 
     def used(self) -> set[int]:

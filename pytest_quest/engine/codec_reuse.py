@@ -20,20 +20,6 @@ from pytest_quest.engine.codec_fast import _ENCODE, Origin, QuestS
 _KEY = _ENCODE.encode
 
 
-def untouched(quest: Quest, qid: str, origin: Origin) -> QuestS | None:
-    """`quest`'s Struct when it is `origin`'s quest `qid` as read (no field set, no list decoded).
-
-    Its fields equal to those read (the Struct and the tests table its lists
-    wait in included) is what makes the bytes read its encoding, whatever
-    object it is.
-    """
-    found = origin.pristine.get(qid)
-    if found is None or quest.__dict__ != found[0]:
-        return None
-    s: QuestS = found[0]["_s"]
-    return s
-
-
 def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -> bytes | None:
     """The version-2 bytes of `ratchet`, the quests left as read written as the bytes read.
 
@@ -47,10 +33,13 @@ def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -
         return None
     kept: dict[str, QuestS] = {}
     changed: dict[str, Quest] = {}
+    pristine = origin.pristine
+    # A quest whose fields equal those read (its Struct and the table its lists wait in
+    # included) is encoded by the bytes read, whatever object it is.
     for qid, quest in ratchet.quests.items():
-        found = untouched(quest, qid, origin)
-        if found is not None:
-            kept[qid] = found
+        found = pristine.get(qid)
+        if found is not None and quest.__dict__ == found[0]:
+            kept[qid] = found[0]["_s"]
         else:
             changed[qid] = quest
     names = origin.table
@@ -127,4 +116,4 @@ def _one_a_line(raw: bytes, names: list[str]) -> bool:
     )
 
 
-__all__ = ["render", "untouched"]
+__all__ = ["render"]
