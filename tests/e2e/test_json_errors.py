@@ -23,7 +23,7 @@ import pytest
             ["--quest", "scna"],
             None,
             "argument --quest: unknown quest command 'scna' (choose from scan, next, submit, "
-            "status, check, audit, export); did you mean scan?",
+            "status, check, audit, export, combine); did you mean scan?",
         ),
         (
             ["--quest", "next", "-o", "quest_max_tries=two"],

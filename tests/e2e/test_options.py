@@ -104,7 +104,7 @@ def test_choice_suggests_the_nearest_one():
         parse_choice("scna", COMMANDS, "quest command")
     assert str(caught.value) == (
         "unknown quest command 'scna' (choose from scan, next, submit, status, check, audit, "
-        "export); did you mean scan?"
+        "export, combine); did you mean scan?"
     )
     with pytest.raises(ValueError) as caught:
         parse_choice("frobnicate", COMMANDS, "quest command")
@@ -154,6 +154,8 @@ def test_person_actions_have_no_ini_twin():
         "--quest-require-pass",
         # an ini value would dispute on every submit
         "--quest-dispute",
+        # an ini value would make every scan and check of the project write a shard only
+        "--quest-shard-out",
     }
 
 
@@ -192,7 +194,7 @@ def help_text(tmp_path_factory):
 @pytest.mark.parametrize(
     "line",
     [
-        "--quest={scan,next,submit,status,check,audit,export}",
+        "--quest={scan,next,submit,status,check,audit,export,combine}",
         "--quest-format={text,json}",
         "--quest-mutants={on,off}",
         "--quest-verify={on,off,auto}",
@@ -298,7 +300,7 @@ def bad(pytester, *args, ini: str = "") -> str:
         (
             ["--quest", "scna"],
             "argument --quest: unknown quest command 'scna' (choose from scan, next, submit, "
-            "status, check, audit, export); did you mean scan?",
+            "status, check, audit, export, combine); did you mean scan?",
         ),
         (["--quest", "next", "--quest-lock-timeout=nan"], "argument --quest-lock-timeout: 'nan' is not a finite"),
         (["--quest", "next", "--quest-lock-timeout=inf"], "argument --quest-lock-timeout: 'inf' is not a finite"),

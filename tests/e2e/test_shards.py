@@ -1,0 +1,245 @@
+"""Scans across machines: three shards made in three checkouts, combined in a fourth, give
+the ratchet (and the check) of one scan of the whole suite (docs/ci.md).
+
+Each "machine" is its own copy of the project, so the shards' paths really
+are made portable.  Built and run once per module; the tests compare.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.synth import generate
+from tests.support.quests import ratchet_view
+from tests.support.runner import parse_json, run_pytest
+
+SEMVER = Path(__file__).resolve().parents[1] / "acceptance" / "projects" / "semver"
+
+EXTRA = """\
+def split(x):
+    if x > 0:
+        return "pos"
+    return "neg"
+
+
+def only_failing(x):
+    return x + 1
+"""
+
+# `split` is covered by two shards together; `only_failing` only by a test that fails.
+EXTRA_A = (
+    "from synthpkg.extra import split\n\n\ndef test_split_pos():\n    assert split(1) == 'pos'\n"
+)
+EXTRA_B = (
+    "from synthpkg.extra import only_failing, split\n\n\n"
+    "def test_split_neg():\n    assert split(-1) == 'neg'\n\n\n"
+    "def test_fails_in_one_shard():\n    assert only_failing(1) == 0\n"
+)
+SYNTH_SPLIT = [
+    ["tests/test_mod000.py", "tests/test_extra_a.py"],
+    ["tests/test_mod001.py", "tests/test_extra_b.py"],
+    ["tests/test_mod002.py"],
+]
+SEMVER_SPLIT = [
+    ["tests/test_compare.py"],
+    ["tests/test_compare_invalid_operands.py", "tests/test_issue484.py"],
+    ["tests/test_next_version_legacy_order.py", "tests/test_strict_parsing.py"],
+]
+
+
+def run_json(folder: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    result = run_pytest(folder, *args, "-W", "ignore::DeprecationWarning", "--quest-format", "json")
+    return int(result.ret), parse_json(result), result.stderr.str()
+
+
+def comparable(path: Path) -> dict[str, Any]:
+    """A ratchet file without what depends on the clock (issue times, their seals)."""
+    view = ratchet_view(path.read_bytes())
+    quests = {}
+    for qid, entry in view["quests"].items():
+        kept = {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at")}
+        kept["extra"] = {k: v for k, v in entry.get("extra", {}).items() if k != "issued_seal"}
+        quests[qid] = kept
+    return {
+        "quests": quests,
+        **{k: v for k, v in view.items() if k not in ("quests", "scanned_at")},
+    }
+
+
+class Sharded:
+    """A project, one checkout per job and one for the combine; what each run answered."""
+
+    def __init__(self, root: Path, template: Path, split: list[list[str]]) -> None:
+        self.split = split
+        self.jobs = [root / f"job{n}" for n in range(1, len(split) + 1)]
+        self.final = root / "final"
+        self.single = root / "single"
+        for folder in [*self.jobs, self.final, self.single]:
+            shutil.copytree(template, folder)
+
+    def shards(self, kind: str, *extra: str) -> list[str]:
+        """Run each job on its part; copy its shard to the final checkout (the artifacts)."""
+        names = []
+        for n, (job, paths) in enumerate(zip(self.jobs, self.split), start=1):
+            code, data, err = run_json(job, "--quest", kind, "--quest-shard-out", "out", *paths)
+            failed = bool(data.get("tests_not_passed")) and any(
+                "fails" in test for test in data["tests_not_passed"]
+            )
+            assert code == (1 if failed else 0), err
+            assert data["shard"] == "out" and data["kind"] == kind
+            name = f"shards/{kind}-{n}"
+            shutil.copytree(job / "out", self.final / name)
+            shutil.rmtree(job / "out")
+            names.append(name)
+        return names
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("synth")
+    template = root / "template"
+    generate(template, functions=60, tests=150, seed=1)
+    (template / "synthpkg" / "extra.py").write_text(EXTRA)
+    (template / "tests" / "test_extra_a.py").write_text(EXTRA_A)
+    (template / "tests" / "test_extra_b.py").write_text(EXTRA_B)
+    project = Sharded(root, template, SYNTH_SPLIT)
+    answers: dict[str, Any] = {}
+    answers["single"] = run_json(project.single, "--quest", "scan")
+    scan_shards = project.shards("scan")
+    answers["combine"] = run_json(project.final, "--quest", "combine", *scan_shards)
+    return {"project": project, "answers": answers, "scan_shards": scan_shards}
+
+
+@pytest.fixture(scope="module")
+def synth_check(synth: dict[str, Any]) -> dict[str, Any]:
+    """The check of the combined ratchet: in one run, and in three shards combined."""
+    project, answers = synth["project"], synth["answers"]
+    shutil.copy(project.final / "quest.json", project.single / "quest.json")
+    answers["check"] = run_json(project.single, "--quest", "check")
+    for job in project.jobs:
+        shutil.copy(project.final / "quest.json", job / "quest.json")
+    check_shards = project.shards("check")
+    answers["combine_check"] = run_json(project.final, "--quest", "combine", *check_shards)
+    answers["partial_check"] = run_json(project.final, "--quest", "combine", *check_shards[:2])
+    answers["mixed"] = run_json(
+        project.final, "--quest", "combine", synth["scan_shards"][0], check_shards[1]
+    )
+    return answers
+
+
+def test_combined_scan_shards_are_the_ratchet_of_one_scan(synth):
+    project, answers = synth["project"], synth["answers"]
+    single_code, single, _ = answers["single"]
+    code, data, err = answers["combine"]
+    # One test failed (in shard 2 only): the scan exits 1, as pytest; quests are recorded.
+    assert (code, single_code) == (1, 1), err
+    assert data["command"] == "combine" and data["kind"] == "scan"
+    assert data["shards"] == ["shards/scan-1", "shards/scan-2", "shards/scan-3"]
+    for key in ("added", "added_pass", "removed", "tests_not_passed", "counts", "remaining"):
+        assert data[key] == single[key], key
+    combined = comparable(project.final / "quest.json")
+    assert combined == comparable(project.single / "quest.json")
+    quests = combined["quests"]
+    assert len(quests) > 60
+    split = quests["synthpkg/extra.py::split"]
+    assert split["state"] == "PASS"  # measured in two shards, merged
+    assert split["covering_tests"] == [
+        "tests/test_extra_a.py::test_split_pos",
+        "tests/test_extra_b.py::test_split_neg",
+    ]
+    failing = quests["synthpkg/extra.py::only_failing"]
+    assert failing["state"] == "TODO"  # its only test failed: it does not count
+    assert failing["covering_tests"] == []
+    assert data["tests_not_passed"] == ["tests/test_extra_b.py::test_fails_in_one_shard"]
+
+
+@pytest.mark.slow
+def test_combined_check_shards_are_the_check_of_the_whole_suite(synth_check):
+    answers = synth_check
+    single_code, single, _ = answers["check"]
+    code, data, err = answers["combine_check"]
+    assert code == single_code == 1, err  # the failing test fails the check, as in one run
+    assert data["kind"] == "check"
+    for key in ("ok", "checked", "regressions", "tests_failed", "counts"):
+        assert data[key] == single[key], key
+    assert data["regressions"] == []
+    assert data["checked"] > 10
+    # Two shards of three: what only the third's tests cover regresses.
+    code, data, err = answers["partial_check"]
+    assert code == 1, err
+    assert data["regressions"]
+    assert all(r["id"].startswith("synthpkg/mod002.py::") for r in data["regressions"])
+
+
+@pytest.mark.slow
+def test_scan_and_check_shards_are_not_mixed(synth_check):
+    code, data, err = synth_check["mixed"]
+    assert code == 4
+    assert data["error"] == (
+        "shard shards/check-2 is a check shard, the first one a scan shard: "
+        "combine shards of one kind (all made by scan, or all by check)"
+    )
+
+
+def test_a_hand_edited_shard_is_refused_with_exit_4(synth, tmp_path):
+    project = synth["project"]
+    final = tmp_path / "final"
+    shutil.copytree(project.final, final)
+    manifest = final / synth["scan_shards"][1] / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["outcomes"]["tests/test_extra_b.py::test_fails_in_one_shard"] = "passed"
+    manifest.write_text(json.dumps(data))
+    before = (final / "quest.json").read_bytes()
+    code, answer, _ = run_json(final, "--quest", "combine", *synth["scan_shards"])
+    assert code == 4
+    assert answer["error"].startswith(
+        "shard shards/scan-2: manifest.json does not match its digest (hand-edited or damaged)"
+    )
+    assert (final / "quest.json").read_bytes() == before
+    code, answer, _ = run_json(final, "--quest", "combine", "shards/none")
+    assert (code, answer["error"]) == (4, "file or directory not found: shards/none")
+    code, answer, _ = run_json(final, "--quest", "combine")
+    assert code == 4 and answer["error"].startswith("combine needs the shard folders")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["next", "--quest-shard-out", "out"], "--quest-shard-out is an option of `pytest"),
+        (
+            ["check", "--quest-shard-out", "out", "--quest-base", "HEAD"],
+            "--quest-base belongs to `pytest --quest combine`",
+        ),
+    ],
+)
+def test_shard_out_is_refused_where_it_does_not_fit(synth, args, message):
+    code, answer, _ = run_json(synth["project"].final, "--quest", *args)
+    assert code == 4
+    assert answer["error"].startswith(message)
+
+
+@pytest.mark.slow
+def test_combined_shards_of_a_real_suite_are_the_ratchet_of_one_scan(tmp_path):
+    # semver 3.1.2's own tests, split by file into three jobs.
+    template = tmp_path / "template"
+    shutil.copytree(SEMVER, template)
+    project = Sharded(tmp_path, template, SEMVER_SPLIT)
+    code, single, err = run_json(project.single, "--quest", "scan")
+    assert code == 0, err
+    code, data, err = run_json(project.final, "--quest", "combine", *project.shards("scan"))
+    assert code == 0, err
+    assert data["counts"] == single["counts"]
+    combined = comparable(project.final / "quest.json")
+    assert combined == comparable(project.single / "quest.json")
+    assert sum(q["state"] == "PASS" for q in combined["quests"].values()) >= 20
+    # A function measured by tests of several shards is merged.
+    covering = combined["quests"]["src/semver/version.py::Version.compare"]["covering_tests"]
+    assert {test.split("::")[0] for test in covering} >= {
+        "tests/test_compare.py",
+        "tests/test_compare_invalid_operands.py",
+    }
