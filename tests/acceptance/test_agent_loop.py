@@ -19,7 +19,7 @@ def load_script():
     return module
 
 
-def test_every_prepared_test_names_a_function_of_example_project():
+def test_every_prepared_test_names_a_function_of_example_project() -> None:
     agent = load_script()
     source_root = agent.EXAMPLE_PROJECT
     for quest_id, body in agent.TESTS.items():
@@ -31,7 +31,7 @@ def test_every_prepared_test_names_a_function_of_example_project():
 
 
 @pytest.mark.slow
-def test_agent_loop_brings_example_project_to_zero(tmp_path):
+def test_agent_loop_brings_example_project_to_zero(tmp_path: Path) -> None:
     agent = load_script()
     summary = agent.run_loop(tmp_path / "example_project")
     assert summary["remaining"] == 0

@@ -120,7 +120,7 @@ def read_all(fd: int) -> bytes:
 
 
 @pytest.mark.skipif(threading.active_count() > 1, reason="fork with threads is unsafe")
-def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path):
+def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("CRASH_SEED", "7")))
     path = tmp_path / "quest.json"
     path.write_text(dumps(generation(0)))

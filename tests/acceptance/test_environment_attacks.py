@@ -99,7 +99,7 @@ def recorded(project: Project) -> dict:
 
 def test_a_test_killing_its_own_process_in_python_is_refused_and_review_at_once(
     project: Project,
-):
+) -> None:
     project.test("test_sign", SELF_KILL)
     code, data, stderr = submit(project)
     assert (code, data["verdict"], data["step"]) == (0, "REVIEW", "signals"), (data, stderr)
@@ -112,7 +112,7 @@ def test_a_test_killing_its_own_process_in_python_is_refused_and_review_at_once(
 
 def test_a_test_killing_its_mutation_child_unseen_is_bounded_never_pass_and_a_rescan_resets_nothing(
     project: Project,
-):
+) -> None:
     project.test("test_sign", SELF_KILL_UNSEEN)
     code, data, stderr = submit(project)
     assert code == ENVIRONMENT_EXIT, (data, stderr)
@@ -134,7 +134,7 @@ def test_a_test_killing_its_mutation_child_unseen_is_bounded_never_pass_and_a_re
     assert code == 4 and "waits for a person" in data["error"]
 
 
-def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Project):
+def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Project) -> None:
     runs = project.path / "runs.txt"
     project.test("test_sign", JUDGE_KILL.format(runs=str(runs)))
     for in_a_row in (0, 1, 2):
@@ -157,7 +157,7 @@ def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Pro
 
 def test_a_pytest_main_caller_whose_judge_is_killed_gets_no_verdict_and_status_75(
     project: Project,
-):
+) -> None:
     """In-process callers run the clean judge as a child: its death is relayed as no verdict."""
     runs = project.path / "runs.txt"
     project.test("test_sign", JUDGE_KILL.format(runs=str(runs)))

@@ -48,7 +48,7 @@ def wait_for_pid(path, process, seconds: float = 60.0) -> int:
     raise AssertionError("the gate's child never started the test")
 
 
-def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project):
+def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     assert project.run("--quest", "scan").ret == 0
@@ -123,7 +123,7 @@ def assert_no_verdict(process, stdout: str, stderr: str, project: Project, in_a_
     return data
 
 
-def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project):
+def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     assert project.run("--quest", "scan").ret == 0

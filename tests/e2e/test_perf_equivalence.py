@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 
 pytest.importorskip("pytest_cov")
@@ -189,7 +191,7 @@ def quests(project, name):
     }
 
 
-def test_folded_measurement_gives_the_facts_of_per_test_contexts(project):
+def test_folded_measurement_gives_the_facts_of_per_test_contexts(project: Project) -> None:
     project.source("tricky", TRICKY)
     project.test("test_tricky", TESTS)
     # TESTS has a failing test: scan exits 1 like pytest, quests still recorded.
@@ -225,7 +227,7 @@ def test_folded_measurement_gives_the_facts_of_per_test_contexts(project):
     ]
 
 
-def test_the_fold_is_used_with_coverages_c_tracer(tmp_path):
+def test_the_fold_is_used_with_coverages_c_tracer(tmp_path: Path) -> None:
     # Run in a child: this test process may itself be measured.
     script = (
         "import os, sys\n"
@@ -243,7 +245,7 @@ def test_the_fold_is_used_with_coverages_c_tracer(tmp_path):
     assert out.stdout.split() == ["Harvest", "CTracer"]
 
 
-def test_packed_arcs_unpack_as_coverage_does():
+def test_packed_arcs_unpack_as_coverage_does() -> None:
     from pytest_quest.engine.harvest import Harvest
 
     class Core:
@@ -267,7 +269,7 @@ def test_packed_arcs_unpack_as_coverage_does():
         assert harvest.unpack(pack(*arc)) == arc
 
 
-def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
+def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path: Path) -> None:
     # In-process, with a stand-in for coverage.py's collector: what a test
     # that passed, failed, or whose outcome is unknown leaves in the data file.
     from coverage import CoverageData
@@ -288,7 +290,7 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
         core = Core()
         branch = True
 
-        def __init__(self):
+        def __init__(self) -> None:
             self.data = {}
 
         def cached_mapped_file(self, filename):

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from tests.support import projects
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 
 pytest.importorskip("pytest_cov")
@@ -36,13 +37,13 @@ def quests(project, name):
 
 
 @pytest.fixture
-def calc(project):
+def calc(project: Project) -> Project:
     project.source("calc", CALC)
     project.test("test_calc", TESTS)
     return project
 
 
-def test_cov_is_reused_and_gives_the_same_quests(calc):
+def test_cov_is_reused_and_gives_the_same_quests(calc: Project) -> None:
     result, data = calc.run_json("--quest", "scan", "--quest-file", "plain.json")
     assert result.ret == 0
     result, data = calc.run_json(
@@ -65,7 +66,7 @@ def test_cov_is_reused_and_gives_the_same_quests(calc):
     assert [f["field"] for f in data["regressions"][0]["facts"]] == ["src/pkg/calc.py:3"]
 
 
-def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc):
+def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc: Project) -> None:
     result, data = calc.run_json("--quest", "scan", "--cov", "--no-cov")
     assert result.ret == 0, result.stderr.str()
     assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
@@ -90,14 +91,14 @@ def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc):
         ),
     ],
 )
-def test_unsupported_combinations_stop_with_the_flag_to_drop(calc, args, message):
+def test_unsupported_combinations_stop_with_the_flag_to_drop(calc: Project, args, message) -> None:
     result = calc.run("--quest", "scan", *args)
     assert result.ret == 4
     assert message in result.stderr.str()
     assert not (calc.path / "quest.json").exists()
 
 
-def test_cov_without_branches_asks_for_cov_branch(calc):
+def test_cov_without_branches_asks_for_cov_branch(calc: Project) -> None:
     (calc.path / "pyproject.toml").write_text(NO_BRANCH_PYPROJECT)
     result = calc.run("--quest", "scan", "--cov=src/pkg")
     assert result.ret == 4
@@ -132,7 +133,7 @@ def test_sign_positive_in_a_child_failing():
 """
 
 
-def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc):
+def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc: Project) -> None:
     # Issue 19: with --cov, the processes the tests start are still measured
     # for the test that started them (a failing test's for nothing), and the
     # user's `patch = subprocess` neither doubles nor steals their data.

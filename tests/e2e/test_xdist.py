@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 
 pytest.importorskip("xdist")
@@ -117,7 +118,7 @@ def comparable(ratchet):
 
 
 @pytest.fixture
-def several(project):
+def several(project: Project) -> Project:
     for name, text in SOURCES.items():
         project.source(name, text)
     for name, text in TESTS.items():
@@ -125,7 +126,7 @@ def several(project):
     return project
 
 
-def test_scan_and_check_same_under_xdist(several):
+def test_scan_and_check_same_under_xdist(several: Project) -> None:
     project = several
     # The project has a failing test: scan exits 1 like pytest, quests still recorded.
     result, serial_scan = project.run_json("--quest", "scan", "--quest-file", "serial.json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -19,7 +20,7 @@ from pytest_quest.engine.source import facts_from_source
 
 
 @pytest.fixture(autouse=True)
-def git_user(monkeypatch, tmp_path):
+def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Quest Tester\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
@@ -28,7 +29,7 @@ def git_user(monkeypatch, tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def person_at_terminal(monkeypatch):
+def person_at_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A person gives a reason and types the quest id (the guard: test_person_powers.py)."""
     context = CalcProject.context
 
@@ -54,7 +55,7 @@ def judged(project: CalcProject, verdict: Verdict, **options: object) -> None:
     )
 
 
-def test_reopen_done_quest_resets_tries_and_records_who_and_when(calc):
+def test_reopen_done_quest_resets_tries_and_records_who_and_when(calc: CalcProject) -> None:
     judged(calc, Verdict.FAIL, max_tries=1)
     assert calc.context("next").store.load().quests[SIGN].state.value == "DONE"
     output = reopen(calc.context("reopen", reopen=SIGN))
@@ -76,14 +77,14 @@ def test_reopen_done_quest_resets_tries_and_records_who_and_when(calc):
     )
 
 
-def test_who_falls_back_to_the_os_user(monkeypatch, tmp_path):
+def test_who_falls_back_to_the_os_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     empty = tmp_path / "empty-gitconfig"
     empty.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
     assert who() == getpass.getuser()
 
 
-def test_accept_review_quest(calc):
+def test_accept_review_quest(calc: CalcProject) -> None:
     judged(calc, Verdict.REVIEW)
     output = accept(calc.context("accept", accept=SIGN))
     assert output.exitcode == 0
@@ -94,7 +95,7 @@ def test_accept_review_quest(calc):
     assert output.data["counts"]["PASS"] == 2
 
 
-def test_reopen_review_reissues_for_current_code(calc):
+def test_reopen_review_reissues_for_current_code(calc: CalcProject) -> None:
     judged(calc, Verdict.REVIEW)
     calc.write_source("\n\n" + CALC.replace("return -1", "return -2"))  # changed and moved
     output = reopen(calc.context("reopen", reopen=SIGN))
@@ -115,7 +116,7 @@ def test_reopen_review_reissues_for_current_code(calc):
         ({"reopen": "src/pkg/calc.py::double"}, "only REVIEW and DONE quests"),
     ],
 )
-def test_bad_person_actions_write_nothing(calc, changes, message):
+def test_bad_person_actions_write_nothing(calc: CalcProject, changes, message) -> None:
     judged(calc, Verdict.FAIL, max_tries=1)
     before = (calc.root / "quest.json").read_bytes()
     use_case = reopen if "reopen" in changes else accept

@@ -41,7 +41,7 @@ class TypedTerminal:
 
 
 @pytest.fixture(autouse=True)
-def git_user(monkeypatch, tmp_path):
+def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Quest Tester\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
@@ -89,7 +89,7 @@ def current_fingerprint(project: CalcProject, quest_id: str) -> str:
 # -- the guard -------------------------------------------------------------------------
 
 
-def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc):
+def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc: CalcProject) -> None:
     output, terminal = act(calc, "exclude", SIGN)
     assert output.exitcode == 0
     (prompt,) = terminal.prompts
@@ -122,7 +122,7 @@ def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc
 
 
 @pytest.mark.parametrize("typed", ["", "y", "yes", CLAMP, SIGN + "x", SIGN.upper()])
-def test_a_wrong_confirmation_changes_nothing(calc, typed):
+def test_a_wrong_confirmation_changes_nothing(calc: CalcProject, typed) -> None:
     before = quest_file(calc)
     with pytest.raises(QuestUsageError, match="confirmation typed does not match") as error:
         act(calc, "exclude", SIGN, typed=typed)
@@ -131,7 +131,7 @@ def test_a_wrong_confirmation_changes_nothing(calc, typed):
 
 
 @pytest.mark.parametrize("reason", [None, "", "   "])
-def test_a_missing_reason_is_refused_before_anyone_is_asked(calc, reason):
+def test_a_missing_reason_is_refused_before_anyone_is_asked(calc: CalcProject, reason) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     for action in ("exclude", "accept", "reopen"):
@@ -142,7 +142,7 @@ def test_a_missing_reason_is_refused_before_anyone_is_asked(calc, reason):
 
 
 @pytest.mark.parametrize("action", ["exclude", "accept", "reopen"])
-def test_without_a_terminal_a_person_action_exits_4_naming_it(calc, action):
+def test_without_a_terminal_a_person_action_exits_4_naming_it(calc: CalcProject, action) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     use_case = {"reopen": reopen, "accept": accept, "exclude": exclude}[action]
@@ -156,7 +156,7 @@ def test_without_a_terminal_a_person_action_exits_4_naming_it(calc, action):
     assert quest_file(calc) == before
 
 
-def test_the_guard_confirms_a_policy_change_too(calc):
+def test_the_guard_confirms_a_policy_change_too(calc: CalcProject) -> None:
     ctx = calc.context("status", reason="mutants are too slow on this legacy module")
     terminal = at_terminal(ctx, "mutants=off")
     person = require_person(ctx, "--quest-policy", "mutants=off", ["mutants: on -> off"])
@@ -173,7 +173,7 @@ def test_the_guard_confirms_a_policy_change_too(calc):
 # -- exclude: out of the work, visible, undone by reopen, never on a PASS ---------------
 
 
-def test_an_excluded_quest_is_not_remaining_and_next_passes_it_by(calc):
+def test_an_excluded_quest_is_not_remaining_and_next_passes_it_by(calc: CalcProject) -> None:
     assert calc.context("next").store.load().remaining == 2
     output, _ = act(calc, "exclude", SIGN)
     assert output.data["remaining"] == 1
@@ -186,7 +186,7 @@ def test_an_excluded_quest_is_not_remaining_and_next_passes_it_by(calc):
         claim_quest(calc.context("submit", quest_id=SIGN))
 
 
-def test_status_and_export_show_an_excluded_quest_with_its_reason(calc):
+def test_status_and_export_show_an_excluded_quest_with_its_reason(calc: CalcProject) -> None:
     output, _ = act(calc, "exclude", SIGN)
     at = output.data["at"]
     shown = status(calc.context("status", format="text"))
@@ -216,7 +216,7 @@ def test_status_and_export_show_an_excluded_quest_with_its_reason(calc):
     assert flagged == [CLAMP]  # excluded code is no finding
 
 
-def test_reopen_undoes_an_exclusion(calc):
+def test_reopen_undoes_an_exclusion(calc: CalcProject) -> None:
     act(calc, "exclude", SIGN)
     output, _ = act(calc, "reopen", SIGN, reason="it is called again since 2.1")
     assert output.data["quest"]["state"] == "TODO" and output.data["remaining"] == 2
@@ -230,7 +230,7 @@ def test_reopen_undoes_an_exclusion(calc):
     assert quest.history[-1].fingerprint == current_fingerprint(calc, SIGN)
 
 
-def test_a_pass_quest_cannot_be_excluded_and_nobody_is_asked(calc):
+def test_a_pass_quest_cannot_be_excluded_and_nobody_is_asked(calc: CalcProject) -> None:
     before = quest_file(calc)
     ctx = calc.context("exclude", exclude=DOUBLE, reason=REASON)
     terminal = at_terminal(ctx, DOUBLE)
@@ -240,13 +240,13 @@ def test_a_pass_quest_cannot_be_excluded_and_nobody_is_asked(calc):
     assert quest_file(calc) == before
 
 
-def test_excluding_twice_is_refused(calc):
+def test_excluding_twice_is_refused(calc: CalcProject) -> None:
     act(calc, "exclude", SIGN)
     with pytest.raises(QuestUsageError, match="is already EXCLUDED"):
         act(calc, "exclude", SIGN)
 
 
-def test_review_and_done_quests_can_be_excluded(calc):
+def test_review_and_done_quests_can_be_excluded(calc: CalcProject) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     judged(calc, CLAMP, Verdict.FAIL, max_tries=1)
     act(calc, "exclude", SIGN)
@@ -261,7 +261,7 @@ def test_review_and_done_quests_can_be_excluded(calc):
 # -- every person action is recorded, and listed since a base ------------------------------
 
 
-def test_accept_and_reopen_record_reason_and_fingerprint(calc):
+def test_accept_and_reopen_record_reason_and_fingerprint(calc: CalcProject) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     base = calc.context("next").store.load()
     output, _ = act(calc, "accept", SIGN, reason="the changed body is the bug fix")
@@ -280,7 +280,7 @@ def test_accept_and_reopen_record_reason_and_fingerprint(calc):
 # -- an agent is never told about them -----------------------------------------------------
 
 
-def test_next_and_submit_never_suggest_person_actions(calc):
+def test_next_and_submit_never_suggest_person_actions(calc: CalcProject) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     judged(calc, CLAMP, Verdict.FAIL, max_tries=1)
     ctx = calc.context("submit", quest_id=CLAMP)
@@ -323,7 +323,7 @@ def documented(section: str) -> set[str]:
     return keys
 
 
-def test_person_action_output_and_excluded_quests_are_documented(calc):
+def test_person_action_output_and_excluded_quests_are_documented(calc: CalcProject) -> None:
     output, _ = act(calc, "exclude", SIGN)
     common = {"counts", "remaining"}
     assert set(output.data) - common <= documented("reopen, accept, exclude")
@@ -332,7 +332,7 @@ def test_person_action_output_and_excluded_quests_are_documented(calc):
     assert '"EXCLUDED": n' in SCHEMA_DOC.read_text(encoding="utf-8")
 
 
-def test_a_read_only_ratchet_file_is_refused_before_anyone_is_asked(calc):
+def test_a_read_only_ratchet_file_is_refused_before_anyone_is_asked(calc: CalcProject) -> None:
     path = calc.root / "quest.json"
     path.chmod(0o444)
     ctx = calc.context("exclude", exclude=SIGN, reason=REASON)

@@ -32,14 +32,14 @@ def failed_once() -> Ratchet:
     return Ratchet(quests={QID: quest}, scanned_at=SCAN1)
 
 
-def test_origin_is_the_last_submit_after_the_scan_else_the_scan():
+def test_origin_is_the_last_submit_after_the_scan_else_the_scan() -> None:
     ratchet = failed_once()
     assert facts_origin(ratchet.quests[QID], ratchet) == ("submit", SUBMIT)
     ratchet.scanned_at = SCAN2
     assert facts_origin(ratchet.quests[QID], ratchet) == ("scan", SCAN2)
 
 
-def test_a_rescan_keeps_the_last_gate_facts_when_they_differ():
+def test_a_rescan_keeps_the_last_gate_facts_when_they_differ() -> None:
     ratchet = failed_once()
     merge_scan(ratchet, [function()], [], {}, {}, SCAN2)  # now fully covered by other tests
     quest = ratchet.quests[QID]
@@ -53,14 +53,14 @@ def test_a_rescan_keeps_the_last_gate_facts_when_they_differ():
     assert ratchet.quests[QID].extra[GATE_FACTS_KEY]["at"] == SUBMIT
 
 
-def test_a_rescan_that_finds_the_same_facts_keeps_no_copy():
+def test_a_rescan_that_finds_the_same_facts_keeps_no_copy() -> None:
     ratchet = failed_once()
     ratchet.quests[QID].facts = [LINE]
     merge_scan(ratchet, [function(missing_lines=[5])], [], {}, {}, SCAN2)
     assert GATE_FACTS_KEY not in ratchet.quests[QID].extra
 
 
-def test_a_new_verdict_replaces_the_kept_gate_facts():
+def test_a_new_verdict_replaces_the_kept_gate_facts() -> None:
     ratchet = failed_once()
     merge_scan(ratchet, [function()], [], {}, {}, SCAN2)
     quest = ratchet.quests[QID]
@@ -68,7 +68,7 @@ def test_a_new_verdict_replaces_the_kept_gate_facts():
     assert GATE_FACTS_KEY not in quest.extra
 
 
-def test_a_rescan_in_the_same_second_as_the_submit_is_still_the_scan():
+def test_a_rescan_in_the_same_second_as_the_submit_is_still_the_scan() -> None:
     ratchet = failed_once()
     merge_scan(ratchet, [function()], [], {}, {}, SUBMIT)
     assert facts_origin(ratchet.quests[QID], ratchet) == ("scan", SUBMIT)

@@ -20,21 +20,21 @@ def ratchet_with_policy():
 
 
 @pytest.mark.parametrize("write", [dumps, dumps_v1])
-def test_the_head_holds_what_the_whole_file_holds(write):
+def test_the_head_holds_what_the_whole_file_holds(write) -> None:
     raw = write(ratchet_with_policy()).encode()
     whole = json.loads(raw)
     head = header_fields(raw)
     assert head["policy"] == whole["policy"] and head["active"] == whole["active"]
 
 
-def test_a_policy_after_the_head_is_read_from_the_whole_file():
+def test_a_policy_after_the_head_is_read_from_the_whole_file() -> None:
     raw = dumps(ratchet_of(todo("a", ["t::x"]))).encode()
     moved = raw[:-3] + b',\n"policy": {"sources": ["lib"]}\n}\n'
     assert header_fields(moved)["policy"] == {"sources": ["lib"]}
     assert "policy" not in header_fields(raw)
 
 
-def test_a_head_that_is_not_json_is_left_to_the_whole_parse():
+def test_a_head_that_is_not_json_is_left_to_the_whole_parse() -> None:
     raw = dumps(ratchet_with_policy()).encode().replace(b'"schema": 2', b'"schema": 2 2', 1)
     with pytest.raises(ValueError):
         header_fields(raw)

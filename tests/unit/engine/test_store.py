@@ -65,14 +65,14 @@ def sample_ratchet() -> Ratchet:
 # -- format -----------------------------------------------------------------------
 
 
-def test_round_trip_is_exact():
+def test_round_trip_is_exact() -> None:
     ratchet = sample_ratchet()
     text = dumps(ratchet)
     assert loads(text) == ratchet
     assert dumps(loads(text)) == text
 
 
-def test_file_is_diff_friendly():
+def test_file_is_diff_friendly() -> None:
     text = dumps(sample_ratchet())
     data = json.loads(text)
     assert data["schema"] == SCHEMA_VERSION
@@ -88,7 +88,7 @@ def test_file_is_diff_friendly():
 # -- update ------------------------------------------------------------------------
 
 
-def test_update_creates_the_file_and_rereads(tmp_path):
+def test_update_creates_the_file_and_rereads(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     first = RatchetStore(path)
     second = RatchetStore(path)
@@ -104,7 +104,7 @@ def test_update_creates_the_file_and_rereads(tmp_path):
     assert first.load().active == "src/pkg/calc.py::sign"
 
 
-def test_update_that_raises_writes_nothing(tmp_path):
+def test_update_that_raises_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -120,7 +120,7 @@ def test_update_that_raises_writes_nothing(tmp_path):
     assert path.stat().st_mtime_ns == mtime
 
 
-def test_unchanged_content_is_not_rewritten(tmp_path):
+def test_unchanged_content_is_not_rewritten(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     inode = path.stat().st_ino
@@ -129,16 +129,16 @@ def test_unchanged_content_is_not_rewritten(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="tells a folder fd via /proc")
-def test_write_is_temp_fsync_rename_fsync_folder(tmp_path, monkeypatch):
+def test_write_is_temp_fsync_rename_fsync_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     calls: list[tuple[str, str]] = []
     real_fsync, real_replace = os.fsync, os.replace
 
-    def fsync(fd):
+    def fsync(fd) -> None:
         calls.append(("fsync", "folder" if os.path.isdir(f"/proc/self/fd/{fd}") else "file"))
         real_fsync(fd)
 
-    def replace(src, dst):
+    def replace(src, dst) -> None:
         calls.append(("replace", Path(src).name))
         assert Path(src).parent == Path(dst).parent == tmp_path
         assert Path(src).read_text() == dumps(sample_ratchet())
@@ -153,7 +153,7 @@ def test_write_is_temp_fsync_rename_fsync_folder(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json", "quest.json.lock"]
 
 
-def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
+def test_failed_write_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -168,7 +168,7 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
     assert RatchetStore(path).stale_temp_files() == []
 
 
-def test_stale_temp_files_are_ignored_then_cleaned(tmp_path):
+def test_stale_temp_files_are_ignored_then_cleaned(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     stale = tmp_path / ".quest-tmp-quest.json-dead.json"
@@ -183,7 +183,7 @@ def test_stale_temp_files_are_ignored_then_cleaned(tmp_path):
     assert other.exists()
 
 
-def test_write_through_symlink_keeps_the_link(tmp_path):
+def test_write_through_symlink_keeps_the_link(tmp_path: Path) -> None:
     real = tmp_path / "real"
     real.mkdir()
     (real / "quest.json").write_text(dumps(sample_ratchet()))
@@ -194,14 +194,14 @@ def test_write_through_symlink_keeps_the_link(tmp_path):
     assert loads((real / "quest.json").read_text()).active is None
 
 
-def test_missing_folder_is_a_clear_error(tmp_path):
+def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "nowhere" / "quest.json"
     with pytest.raises(RatchetFileError, match="its folder .*nowhere does not exist"):
         RatchetStore(path).update(lambda r: None)
     assert not path.parent.exists()
 
 
-def test_read_only_file_is_refused_untouched(tmp_path):
+def test_read_only_file_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     path.chmod(0o444)
@@ -211,7 +211,7 @@ def test_read_only_file_is_refused_untouched(tmp_path):
     assert path.read_bytes() == before
 
 
-def test_folder_as_ratchet_file(tmp_path):
+def test_folder_as_ratchet_file(tmp_path: Path) -> None:
     (tmp_path / "quest.json").mkdir()
     ratchet_store = RatchetStore(tmp_path / "quest.json")
     with pytest.raises(RatchetFileError, match="is a folder, not a file"):
@@ -245,7 +245,7 @@ def hold_lock(lock_path: Path, seconds: float = 30) -> subprocess.Popen[str]:
     return process
 
 
-def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path):
+def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -265,7 +265,7 @@ def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path):
     assert path.read_bytes() == before
 
 
-def test_lock_of_a_killed_process_is_free_at_once(tmp_path):
+def test_lock_of_a_killed_process_is_free_at_once(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     holder = hold_lock(RatchetStore(path).lock_path)
@@ -278,7 +278,7 @@ def test_lock_of_a_killed_process_is_free_at_once(tmp_path):
     assert RatchetStore(path).load().active is None
 
 
-def test_lock_is_released_after_update_and_after_an_error(tmp_path):
+def test_lock_is_released_after_update_and_after_an_error(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     ratchet_store = RatchetStore(path)
     ratchet_store.update(lambda r: None)
@@ -304,7 +304,7 @@ def replace_with(target: Ratchet, source: Ratchet) -> None:
         setattr(target, name, value)
 
 
-def test_migration_machinery_upgrades_an_old_file(tmp_path, monkeypatch):
+def test_migration_machinery_upgrades_an_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Version 1 is the first real version: pretend this pytest-quest writes
     # version 2 and registers the step from version 1.
     seen = []
@@ -330,7 +330,7 @@ def test_migration_machinery_upgrades_an_old_file(tmp_path, monkeypatch):
     assert seen == [1, 1]  # a v2 file is not migrated again
 
 
-def test_migration_steps_chain_and_transform(monkeypatch):
+def test_migration_steps_chain_and_transform(monkeypatch: pytest.MonkeyPatch) -> None:
     def one_to_two(data):
         data["quests_v2"] = data.pop("quests")
         return data
@@ -345,14 +345,14 @@ def test_migration_steps_chain_and_transform(monkeypatch):
     assert loads(v1_text()) == sample_ratchet()
 
 
-def test_old_version_without_migration_is_a_clear_error(monkeypatch):
+def test_old_version_without_migration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(codec, "SCHEMA_VERSION", 3)
     monkeypatch.setitem(codec.MIGRATIONS, 1, lambda data: data)
     with pytest.raises(RatchetFileError, match="schema: version 2 is older than"):
         loads(v1_text())
 
 
-def test_failing_migration_is_a_clear_error(monkeypatch):
+def test_failing_migration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(codec, "SCHEMA_VERSION", 2)
     monkeypatch.setitem(codec.MIGRATIONS, 1, lambda data: data["no such field"])
     with pytest.raises(
@@ -364,7 +364,7 @@ def test_failing_migration_is_a_clear_error(monkeypatch):
         loads(v1_text())
 
 
-def test_version_2_registers_the_step_from_version_1():
+def test_version_2_registers_the_step_from_version_1() -> None:
     assert SCHEMA_VERSION == 2
     assert {1: layout.migrate_1_to_2} == codec.MIGRATIONS
 
@@ -381,7 +381,7 @@ time.sleep(30)
 """
 
 
-def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path):
+def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     holder = subprocess.Popen(
         [sys.executable, "-c", CLAIM, str(path), "src/pkg/calc.py::sign"],
@@ -407,7 +407,7 @@ def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json.judging.lock"]
 
 
-def test_update_that_records_nothing_creates_no_file(tmp_path):
+def test_update_that_records_nothing_creates_no_file(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     assert RatchetStore(path).update(lambda r: setattr(r, "active", None)) is None
     assert not path.exists()
@@ -416,9 +416,9 @@ def test_update_that_records_nothing_creates_no_file(tmp_path):
 # -- what the operating system refuses ---------------------------------------------------
 
 
-def test_lock_file_that_cannot_be_created(tmp_path, monkeypatch):
+def test_lock_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     class RefusingLock:
-        def __init__(self, *args, **kwargs):
+        def __init__(self, *args, **kwargs) -> None:
             pass
 
         def acquire(self):
@@ -433,7 +433,7 @@ def test_lock_file_that_cannot_be_created(tmp_path, monkeypatch):
     )
 
 
-def test_temporary_file_that_cannot_be_created(tmp_path, monkeypatch):
+def test_temporary_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -447,7 +447,7 @@ def test_temporary_file_that_cannot_be_created(tmp_path, monkeypatch):
     assert path.read_bytes() == before
 
 
-def test_unreadable_file(tmp_path, monkeypatch):
+def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
 
@@ -463,7 +463,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
     )
 
 
-def test_claims_file_that_cannot_be_opened(tmp_path, monkeypatch):
+def test_claims_file_that_cannot_be_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real_open = os.open
 
     def refuse(name, *args, **kwargs):
@@ -478,7 +478,7 @@ def test_claims_file_that_cannot_be_opened(tmp_path, monkeypatch):
         RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")
 
 
-def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path, monkeypatch):
+def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
     import fcntl
 
@@ -489,7 +489,7 @@ def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path, monkey
     RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")  # no error, no claim
 
 
-def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path):
+def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     ratchet_store = RatchetStore(path, lock_timeout=0.2)
     ratchet_store.update(lambda r: r.quests.update(sample_ratchet().quests))
@@ -508,7 +508,7 @@ def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path):
     assert path.read_bytes() == good
 
 
-def test_typed_extra_fields_are_stored_inside_extra():
+def test_typed_extra_fields_are_stored_inside_extra() -> None:
     ratchet = sample_ratchet()
     quest = ratchet.quests["src/pkg/calc.py::double"]
     quest.issued_seal = "sha256:seal"
@@ -532,7 +532,7 @@ def test_typed_extra_fields_are_stored_inside_extra():
     assert dumps(loads(text)) == text
 
 
-def test_a_typed_extra_field_of_another_type_is_kept_as_found():
+def test_a_typed_extra_field_of_another_type_is_kept_as_found() -> None:
     data = json.loads(dumps(sample_ratchet()))
     data["quests"]["src/pkg/calc.py::sign"]["extra"] = {
         "issued_seal": 5,
@@ -549,7 +549,7 @@ def test_a_typed_extra_field_of_another_type_is_kept_as_found():
     assert dumps(loads(again)) == again
 
 
-def test_update_validates_before_taking_the_lock(tmp_path, monkeypatch):
+def test_update_validates_before_taking_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The lock is held for the change and the write: the same bytes are not validated twice."""
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
@@ -564,7 +564,7 @@ def test_update_validates_before_taking_the_lock(tmp_path, monkeypatch):
     assert loads(path.read_bytes()).active is None
 
 
-def test_update_reads_again_when_the_file_changed_before_the_lock(tmp_path, monkeypatch):
+def test_update_reads_again_when_the_file_changed_before_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     take = RatchetStore._acquire_lock
