@@ -11,9 +11,10 @@ from pytest_quest.app import deep_checks as deep_checks_module
 from pytest_quest.app import submit as submit_module
 from pytest_quest.app.environment import begin_submit, interrupted_done, outside_cause
 from pytest_quest.app.next import next_quest
-from pytest_quest.app.submit import submit
+from pytest_quest.app.submit import Judgement, submit
 from pytest_quest.core.environment import BEGUN_KEY, ENVIRONMENT_EXIT, STREAK_KEY
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult
 from pytest_quest.core.run import RunReport
 from pytest_quest.engine.mutation import MutationReport
 
@@ -58,7 +59,7 @@ def test_outside_kills_spend_no_try_until_the_limit_in_a_row(calc: CalcProject, 
 
 
 @pytest.mark.parametrize("report", [TIMEOUT])
-def test_the_gates_own_timeout_stays_review_at_once(calc: CalcProject, monkeypatch: pytest.MonkeyPatch, report) -> None:
+def test_the_gates_own_timeout_stays_review_at_once(calc: CalcProject, monkeypatch: pytest.MonkeyPatch, report: RunReport) -> None:
     fake(monkeypatch, calc, report)
     next_quest(calc.context("next", quest_id=CLAMP))
     output = submit(calc.context("submit"))
@@ -182,10 +183,10 @@ def test_an_interrupted_command_says_what_it_recorded() -> None:
 # -- a dispute's whole-suite stage: the same rule -------------------------------------------
 
 
-def whole_suite_with(calc, monkeypatch: pytest.MonkeyPatch, run: RunReport, report: MutationReport | None = None):
+def whole_suite_with(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch, run: RunReport, report: MutationReport | None = None
+) -> tuple[GateResult, Judgement]:
     from pytest_quest.app import dispute as dispute_module
-    from pytest_quest.app.submit import Judgement
-    from pytest_quest.core.gate import GateResult
     from pytest_quest.core.model import Verdict
 
     monkeypatch.setattr(

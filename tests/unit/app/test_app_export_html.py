@@ -17,12 +17,16 @@ class Rows(HTMLParser):
         self.details: list[str] = []
         self.feed(text)
 
-    def handle_starttag(self, tag, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        if tag == "tr" and values.get("class") in ("miss", "partial"):
-            self.marked.append((values["class"], values.get("title") or ""))
+        kind = values.get("class")
+        if tag == "tr" and kind in ("miss", "partial"):
+            assert kind is not None
+            self.marked.append((kind, values.get("title") or ""))
         if tag == "details":
-            self.details.append(values["data-state"])
+            state = values["data-state"]
+            assert state is not None
+            self.details.append(state)
 
 
 def test_export_html_shows_the_marked_source(calc: CalcProject) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import getpass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from app_calc import CALC, SIGN, CalcProject
 
+from pytest_quest.app.context import Context, RunData
 from pytest_quest.app.person import accept, reopen, who
 from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import QuestUsageError
@@ -33,7 +35,9 @@ def person_at_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A person gives a reason and types the quest id (the guard: test_person_powers.py)."""
     context = CalcProject.context
 
-    def confirmed(self, command, run=None, **changes):
+    def confirmed(
+        self: CalcProject, command: str, run: RunData | None = None, **changes: Any
+    ) -> Context:
         changes.setdefault("reason", "a person looked")
         ctx = context(self, command, run, **changes)
         ctx.person_terminal = lambda: SimpleNamespace(ask=lambda prompt: changes.get(command))
@@ -42,7 +46,7 @@ def person_at_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(CalcProject, "context", confirmed)
 
 
-def judged(project: CalcProject, verdict: Verdict, **options: object) -> None:
+def judged(project: CalcProject, verdict: Verdict, **options: Any) -> None:
     sign = next(f for f in project.measured({}).functions if f.quest_id == SIGN)
     facts = coverage_facts(sign)
     if verdict is Verdict.REVIEW:
@@ -116,7 +120,7 @@ def test_reopen_review_reissues_for_current_code(calc: CalcProject) -> None:
         ({"reopen": "src/pkg/calc.py::double"}, "only REVIEW and DONE quests"),
     ],
 )
-def test_bad_person_actions_write_nothing(calc: CalcProject, changes, message) -> None:
+def test_bad_person_actions_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
     judged(calc, Verdict.FAIL, max_tries=1)
     before = (calc.root / "quest.json").read_bytes()
     use_case = reopen if "reopen" in changes else accept

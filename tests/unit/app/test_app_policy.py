@@ -8,7 +8,7 @@ from app_calc import CLAMP, SIGN, CalcProject
 from pytest_quest.app.policy import record_policy_change, weaker_passes
 from pytest_quest.app.submit import claim_quest
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import State
+from pytest_quest.core.model import Ratchet, State
 from pytest_quest.core.seal import seal_facts
 
 
@@ -46,7 +46,7 @@ def test_submit_refuses_more_tries_than_recorded(calc: CalcProject) -> None:
 def test_weaker_passes_lists_a_pass_under_a_weaker_policy(calc: CalcProject) -> None:
     ctx = calc.context("policy")
 
-    def passed(ratchet):
+    def passed(ratchet: Ratchet) -> Ratchet:
         quest = ratchet.quests[CLAMP]
         quest.state = State.PASS
         quest.passed_at = "2026-12-01T00:00:00Z"

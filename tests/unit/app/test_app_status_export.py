@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_calc import CALC, CLAMP, DOUBLE, SIGN, CalcProject
@@ -109,7 +110,7 @@ def test_export_every_format(calc: CalcProject) -> None:
         ({}, "--quest export needs --quest-export-to PATH"),
     ],
 )
-def test_export_refusals_write_nothing(calc: CalcProject, changes, message) -> None:
+def test_export_refusals_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
     (calc.root / "old.md").write_text("keep me\n")
     before = (calc.root / "quest.json").read_bytes()
     with pytest.raises(QuestUsageError, match=message.replace("(", r"\(")):

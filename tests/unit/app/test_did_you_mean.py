@@ -37,7 +37,7 @@ IDS = [
         ("", ""),
     ],
 )
-def test_suggestions(given, expected) -> None:
+def test_suggestions(given: str, expected: str) -> None:
     assert suggest_quest_ids(given, IDS) == expected
 
 

@@ -19,11 +19,12 @@ from pytest_quest.app.status import status
 from pytest_quest.app.submit import Judgement, claim_quest, record
 from pytest_quest.app.submit_output import said
 from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
+from pytest_quest.core.gate import GateResult, coverage_facts
 from pytest_quest.core.model import Fact, State, Verdict
 from pytest_quest.core.person_log import person_actions_since
+from pytest_quest.core.run import RunReport
 from pytest_quest.engine.source import facts_from_source
-from pytest_quest.report.json import dumps
+from pytest_quest.report.json import Output, dumps
 
 REASON = "dead code: sign() has no caller since the 2.0 API"
 
@@ -54,16 +55,17 @@ def at_terminal(ctx: Context, typed: str) -> TypedTerminal:
     return terminal
 
 
-def act(project: CalcProject, action: str, quest_id: str, typed: str | None = None, **options: Any):
+def act(project: CalcProject, action: str, quest_id: str, typed: str | None = None, **options: Any) -> tuple[Output, TypedTerminal]:
     """Run `action` on `quest_id` as a person who types `typed` (default: the id)."""
     options.setdefault("reason", REASON)
-    ctx = project.context(action, **{action: quest_id}, **options)
+    named: dict[str, Any] = {action: quest_id}
+    ctx = project.context(action, **named, **options)
     terminal = at_terminal(ctx, quest_id if typed is None else typed)
     use_case = {"reopen": reopen, "accept": accept, "exclude": exclude}[action]
     return use_case(ctx), terminal
 
 
-def judged(project: CalcProject, quest_id: str, verdict: Verdict, **options: object) -> None:
+def judged(project: CalcProject, quest_id: str, verdict: Verdict, **options: Any) -> None:
     facts = next(f for f in project.measured({}).functions if f.quest_id == quest_id)
     found = coverage_facts(facts)
     if verdict is Verdict.REVIEW:
@@ -122,7 +124,7 @@ def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc
 
 
 @pytest.mark.parametrize("typed", ["", "y", "yes", CLAMP, SIGN + "x", SIGN.upper()])
-def test_a_wrong_confirmation_changes_nothing(calc: CalcProject, typed) -> None:
+def test_a_wrong_confirmation_changes_nothing(calc: CalcProject, typed: str) -> None:
     before = quest_file(calc)
     with pytest.raises(QuestUsageError, match="confirmation typed does not match") as error:
         act(calc, "exclude", SIGN, typed=typed)
@@ -131,7 +133,7 @@ def test_a_wrong_confirmation_changes_nothing(calc: CalcProject, typed) -> None:
 
 
 @pytest.mark.parametrize("reason", [None, "", "   "])
-def test_a_missing_reason_is_refused_before_anyone_is_asked(calc: CalcProject, reason) -> None:
+def test_a_missing_reason_is_refused_before_anyone_is_asked(calc: CalcProject, reason: str | None) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     for action in ("exclude", "accept", "reopen"):
@@ -142,12 +144,13 @@ def test_a_missing_reason_is_refused_before_anyone_is_asked(calc: CalcProject, r
 
 
 @pytest.mark.parametrize("action", ["exclude", "accept", "reopen"])
-def test_without_a_terminal_a_person_action_exits_4_naming_it(calc: CalcProject, action) -> None:
+def test_without_a_terminal_a_person_action_exits_4_naming_it(calc: CalcProject, action: str) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     use_case = {"reopen": reopen, "accept": accept, "exclude": exclude}[action]
     # The default context has no terminal: what a script or an agent's shell gets.
-    ctx = calc.context(action, **{action: SIGN}, reason=REASON)
+    named: dict[str, Any] = {action: SIGN}
+    ctx = calc.context(action, **named, reason=REASON)
     with pytest.raises(QuestUsageError) as error:
         use_case(ctx)
     message = str(error.value)

@@ -58,7 +58,7 @@ def test_without_git_files_older_than_the_scan_are_the_projects(tmp_path: Path) 
     assert sorted(f.path for f in files) == ["tests/conftest.py", "tests/test_new.py"]
 
 
-@pytest.mark.skipif(subprocess.run(["git", "--version"], check=False).returncode, reason="git")
+@pytest.mark.skipif(subprocess.run(["git", "--version"], check=False).returncode != 0, reason="git")
 def test_with_git_a_changed_file_is_diffed_against_its_text_at_the_scan(tmp_path: Path) -> None:
     root, search = project(tmp_path)
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]

@@ -22,7 +22,7 @@ FUNCTION = FunctionFacts(
 )
 
 
-def mutant(status, line: int = 2, **extra):
+def mutant(status: str, line: int = 2, **extra: object) -> dict[str, object]:
     return {
         "line": line,
         "original": "if x > 10:",

@@ -49,7 +49,7 @@ def test_the_exit_status_is_not_pytests_nor_a_shell_signal_status() -> None:
         (1, "collected 3 items\nTraceback...\nMemoryError", "out of memory"),
     ],
 )
-def test_causes_outside_the_submission(returncode, output, expected) -> None:
+def test_causes_outside_the_submission(returncode: int, output: str, expected: str) -> None:
     assert expected in environment_cause(returncode, output)
 
 
@@ -63,7 +63,7 @@ def test_causes_outside_the_submission(returncode, output, expected) -> None:
         (3, "INTERNALERROR> boom"),
     ],
 )
-def test_other_incomplete_runs_are_not_environment_failures(returncode, output) -> None:
+def test_other_incomplete_runs_are_not_environment_failures(returncode: int, output: str) -> None:
     assert environment_cause(returncode, output) == ""
 
 

@@ -3,6 +3,8 @@ facts a quest shows say where they come from."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, Fact, FunctionFacts, Ratchet, State, Verdict
 from pytest_quest.core.ratchet import merge_scan
@@ -17,8 +19,8 @@ FAILED = Fact("test.failed", "tests/t.py::test_f", "the test passes", "failed: V
 LINE = Fact("coverage.line", "src/pkg/m.py:5", "executed by a passing test", "never executed", "line 5 not covered")
 
 
-def function(**changes) -> FunctionFacts:
-    values = {
+def function(**changes: Any) -> FunctionFacts:
+    values: dict[str, Any] = {
         "file": "src/pkg/m.py", "qualname": "f", "ordinal": 1, "start": 3, "first": 3,
         "last": 6, "fingerprint": "sha256:" + "0" * 32, "statements": 3, "branches": 2,
     }

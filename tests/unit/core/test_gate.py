@@ -8,6 +8,7 @@ the steps: the first step that does not pass decides.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -36,12 +37,12 @@ CART_ADD = {
 }
 
 
-def make_quest(**changes) -> Quest:
+def make_quest(**changes: Any) -> Quest:
     return quests.make_quest(**{**CART_ADD, **changes})
 
 
-def make_current(**changes) -> FunctionFacts:
-    values = {
+def make_current(**changes: Any) -> FunctionFacts:
+    values: dict[str, Any] = {
         "file": FILE,
         "qualname": "Cart.add",
         "ordinal": 1,
@@ -57,8 +58,8 @@ def make_current(**changes) -> FunctionFacts:
     return FunctionFacts(**values)
 
 
-def make_evidence(**changes) -> Evidence:
-    values = {"quest": make_quest(), "current": make_current(), "run": RunReport()}
+def make_evidence(**changes: Any) -> Evidence:
+    values: dict[str, Any] = {"quest": make_quest(), "current": make_current(), "run": RunReport()}
     values.update(changes)
     return Evidence(**values)
 
@@ -492,7 +493,7 @@ def test_extra_pass_entries_do_not_block() -> None:
         {"current": make_current(missing_lines=[41], missing_branches=[(41, -30)])},
     ],
 )
-def test_judge_is_deterministic_and_leaves_the_evidence_alone(changes) -> None:
+def test_judge_is_deterministic_and_leaves_the_evidence_alone(changes: dict[str, Any]) -> None:
     evidence = make_evidence(**changes)
     before = copy.deepcopy(evidence)
     first = judge(evidence)

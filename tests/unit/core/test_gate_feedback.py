@@ -3,6 +3,8 @@ error, and coverage facts that say which lines only failing tests reached."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_quest.core.gate import Evidence, coverage_facts, judge
 from pytest_quest.core.model import FunctionFacts, Verdict
 from pytest_quest.core.run import RunReport
@@ -11,8 +13,8 @@ from tests.support import quests
 FILE = "src/pkg/lri.py"
 
 
-def current(**changes) -> FunctionFacts:
-    values = {
+def current(**changes: Any) -> FunctionFacts:
+    values: dict[str, Any] = {
         "file": FILE,
         "qualname": "LRI.__eq__",
         "ordinal": 1,
@@ -31,7 +33,7 @@ def current(**changes) -> FunctionFacts:
     return FunctionFacts(**values)
 
 
-def evidence(run: RunReport, **changes) -> Evidence:
+def evidence(run: RunReport, **changes: Any) -> Evidence:
     quest = quests.make_quest(
         id=f"{FILE}::LRI.__eq__", file=FILE, qualname="LRI.__eq__", first=10, last=14,
         fingerprint="sha256:" + "0" * 32,

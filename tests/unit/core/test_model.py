@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import pytest
 
@@ -27,19 +29,19 @@ from pytest_quest.engine.codec import dumps, loads, quest_to_dict
 
 NOW = "2026-11-30T06:00:00Z"
 LATER = "2026-11-30T07:00:00Z"
-CONFIG = {"run:branch": True, "run:omit": None}
+CONFIG: dict[str, object] = {"run:branch": True, "run:omit": None}
 
 
 def facts(
     name: str,
     first: int,
-    missing_lines=(),
-    missing_branches=(),
+    missing_lines: Iterable[int] = (),
+    missing_branches: Iterable[tuple[int, int]] = (),
     file: str = "src/pkg/m.py",
     ordinal: int = 1,
     statements: int = 3,
     fingerprint: str = "",
-    excluded_lines=(),
+    excluded_lines: Iterable[int] = (),
 ) -> FunctionFacts:
     return FunctionFacts(
         file=file,
@@ -140,7 +142,9 @@ def test_next_todo_orders_by_file_then_line_not_by_insertion() -> None:
         "src/a.py::late",
         "src/b.py::g",
     ]
-    assert ratchet.next_todo().id == "src/a.py::mid"
+    todo = ratchet.next_todo()
+    assert todo is not None
+    assert todo.id == "src/a.py::mid"
     assert ratchet.counts() == {"TODO": 3, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
     assert ratchet.remaining == 3
 
@@ -155,7 +159,7 @@ def test_next_todo_is_none_when_everything_is_settled() -> None:
 # -- merge_scan: the rescan rules ----------------------------------------------------
 
 
-def scanned(*functions: FunctionFacts, excluded=(), now=NOW) -> Ratchet:
+def scanned(*functions: FunctionFacts, excluded: Iterable[str] = (), now: str = NOW) -> Ratchet:
     ratchet = Ratchet()
     merge_scan(ratchet, list(functions), list(excluded), CONFIG, {"tests/test_m.py": "d1"}, now)
     return ratchet
@@ -242,7 +246,7 @@ def test_rescan_names_pass_functions_no_longer_fully_covered_and_keeps_them() ->
 
 
 @pytest.mark.parametrize("state", [State.REVIEW, State.DONE])
-def test_rescan_keeps_review_and_done(state) -> None:
+def test_rescan_keeps_review_and_done(state: State) -> None:
     ratchet = scanned(facts("f", 1, missing_lines=[2]))
     quest = ratchet.quests["src/pkg/m.py::f"]
     quest.state = state
@@ -294,7 +298,7 @@ def test_new_functions_of_a_rescan_are_added_beside_the_old() -> None:
     ("active_state", "kept"),
     [(State.TODO, True), (State.PASS, False), (State.REVIEW, False), (State.DONE, False)],
 )
-def test_active_is_reset_when_settled(active_state, kept) -> None:
+def test_active_is_reset_when_settled(active_state: State, kept: bool) -> None:
     ratchet = scanned(facts("f", 1, missing_lines=[2]))
     ratchet.active = "src/pkg/m.py::f"
     ratchet.quests["src/pkg/m.py::f"].state = active_state
@@ -402,7 +406,9 @@ def test_dumps_does_not_depend_on_insertion_order() -> None:
         ),
     ],
 )
-def test_hand_edits_are_errors_naming_the_field(edit, field) -> None:
+def test_hand_edits_are_errors_naming_the_field(
+    edit: Callable[[dict[str, Any]], object], field: str
+) -> None:
     data = json.loads(dumps(full_ratchet()))
     edit(data)
     with pytest.raises(RatchetFileError) as info:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 import types
+from typing import Any
 
 import pytest
 
@@ -18,15 +19,17 @@ from pytest_quest.core.mutants import (
 )
 
 
-def plan(source: str, operators=ALL_OPERATORS, start: int = 1):
+def plan(
+    source: str, operators: tuple[str, ...] | list[str] = ALL_OPERATORS, start: int = 1
+) -> list[tuple[str, str, str]]:
     source = textwrap.dedent(source).lstrip("\n")
     return [(m.operator, m.original, m.mutated) for m in plan_mutants(source, start, operators)]
 
 
-def run(source: str, index: int, name: str, *args):
+def run(source: str, index: int, name: str, *args: object) -> Any:
     """Call function `name` of `source` with mutant `index` applied (the marks are identities)."""
     source = textwrap.dedent(source).lstrip("\n")
-    namespace: dict = {
+    namespace: dict[str, Any] = {
         "pytest_quest_reached": lambda value: value,
         "pytest_quest_changed": lambda value: value,
     }
@@ -34,7 +37,7 @@ def run(source: str, index: int, name: str, *args):
     return namespace[name](*args)
 
 
-def only(operator: str, source: str):
+def only(operator: str, source: str) -> list[tuple[str, str]]:
     return [(o, m) for o, _, m in plan(source) if o == operator]
 
 
@@ -304,8 +307,13 @@ def test_numbers_compared_by_order_are_boundaries_not_constants() -> None:
 def test_the_reach_mark_comes_before_a_mutated_expression_that_raises() -> None:
     source = 'def f(t):\n    return t.upper() + "!"\n'
     (mutant,) = [m for m in plan_mutants(source, 1) if m.operator == "arith.replace"]
-    marks = []
-    namespace: dict = {"pytest_quest_reached": lambda value: marks.append(1) or value}
+    marks: list[int] = []
+
+    def reached(value: object) -> object:
+        marks.append(1)
+        return value
+
+    namespace: dict[str, Any] = {"pytest_quest_reached": reached}
     exec(compile(mutated_tree(source, 1, mutant.index), "<m>", "exec"), namespace)
     with pytest.raises(TypeError):
         namespace["f"]("a")
@@ -398,7 +406,7 @@ def test_return_none_before_a_lone_falsy_return_is_not_planned() -> None:
         "return x or False",  # not a constant
     ],
 )
-def test_return_none_is_kept_for_any_other_body(body) -> None:
+def test_return_none_is_kept_for_any_other_body(body: str) -> None:
     assert _returns_none_planned(f"def f(x):\n    {body}\n", 1)
 
 
@@ -458,7 +466,7 @@ def test_a_changed_int_reverses_the_order_so_a_sort_key_cannot_hide_it() -> None
     assert [changed_value(v) for v in (-2, 0, 1, 2)] == [1, -1, -2, -3]
     dedented = textwrap.dedent(source).lstrip("\n")
     (changed,) = [m for m in plan_mutants(dedented, 3) if m.operator == "return.changed"]
-    namespace: dict = {"pytest_quest_reached": lambda v: v, "pytest_quest_changed": changed_value}
+    namespace: dict[str, Any] = {"pytest_quest_reached": lambda v: v, "pytest_quest_changed": changed_value}
     exec(compile(mutated_tree(dedented, 3, changed.index), "<m>", "exec"), namespace)
     assert namespace["order"]("xrw") == "xwr"  # the original gives "rwx"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -52,7 +53,7 @@ policies = st.builds(
         ("sources", ("src",), ("src/pkg",)),
     ],
 )
-def test_weaker_and_tighter_per_key(key, weaker, tighter) -> None:
+def test_weaker_and_tighter_per_key(key: str, weaker: Any, tighter: Any) -> None:
     assert weaker_keys(BASE, replace(BASE, **{key: weaker})) == [key]
     assert weaker_keys(BASE, replace(BASE, **{key: tighter})) == []
 
@@ -85,18 +86,18 @@ def test_a_different_source_is_weaker_either_way() -> None:
 
 
 @given(policies)
-def test_a_policy_is_never_weaker_than_itself(policy) -> None:
+def test_a_policy_is_never_weaker_than_itself(policy: GatePolicy) -> None:
     assert not is_weaker(policy, policy)
 
 
 @given(policies, policies, policies)
-def test_not_weaker_is_transitive(a, b, c) -> None:
+def test_not_weaker_is_transitive(a: GatePolicy, b: GatePolicy, c: GatePolicy) -> None:
     if not is_weaker(a, b) and not is_weaker(b, c):
         assert not is_weaker(a, c)
 
 
 @given(policies)
-def test_compact_and_dict_forms_round_trip(policy) -> None:
+def test_compact_and_dict_forms_round_trip(policy: GatePolicy) -> None:
     assert parse_compact(policy.compact()) == policy
     assert from_dict(policy.to_dict()) == policy
 
@@ -151,7 +152,7 @@ def test_effective_refuses_weakening_naming_the_record_and_the_action() -> None:
         ({k: v for k, v in BASE.to_dict().items() if k != "sources"}, "sources: missing"),
     ],
 )
-def test_bad_policy_values_name_the_key(data, message) -> None:
+def test_bad_policy_values_name_the_key(data: dict[str, Any], message: str) -> None:
     with pytest.raises(PolicyError, match=message):
         from_dict(data)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
@@ -19,7 +20,7 @@ from pytest_quest.core.rejudge import (
 from pytest_quest.core.seal import issued_seal, seal_issued
 
 
-def quest(qid: str = "src/a.py::f", state: State = State.TODO, **kw) -> Quest:
+def quest(qid: str = "src/a.py::f", state: State = State.TODO, **kw: Any) -> Quest:
     file, _, qualname = qid.partition("::")
     made = Quest(
         id=qid,
@@ -81,7 +82,7 @@ def test_quests_that_are_not_pass_now_are_not_rejudged() -> None:
 
 def test_every_judged_field_of_a_pass_entry_counts() -> None:
     base = ratchet(passed(quest()))
-    edits = {
+    edits: dict[str, Callable[[Quest], object]] = {
         "fingerprint": lambda q: setattr(q, "fingerprint", "sha256:other"),
         "seal": lambda q: setattr(q, "issued_seal", "sha256:resealed"),
         "excluded": lambda q: setattr(q, "excluded_lines", [12]),

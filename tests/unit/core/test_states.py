@@ -5,6 +5,7 @@ Hypothesis state machine over a whole ratchet driven like the agent loop.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -60,7 +61,7 @@ def test_fail_spends_a_try_keeps_todo_and_stores_the_facts() -> None:
 
 
 @pytest.mark.parametrize("max_tries", [1, 2, 3, 5])
-def test_done_exactly_when_tries_reach_max_tries(max_tries) -> None:
+def test_done_exactly_when_tries_reach_max_tries(max_tries: int) -> None:
     quest = make_quest()
     states = [apply_verdict(quest, FAIL, max_tries, NOW) for _ in range(max_tries)]
     assert states == [State.TODO] * (max_tries - 1) + [State.DONE]
@@ -97,7 +98,9 @@ def test_review_spends_no_try_and_keeps_the_facts() -> None:
 
 @pytest.mark.parametrize("state", [State.PASS, State.REVIEW, State.DONE])
 @pytest.mark.parametrize("result", [PASS, FAIL, REVIEW])
-def test_terminal_quests_refuse_every_verdict_and_change_nothing(state, result) -> None:
+def test_terminal_quests_refuse_every_verdict_and_change_nothing(
+    state: State, result: GateResult
+) -> None:
     quest = make_quest(state=state, tries=3 if state is State.DONE else 1)
     before = copy.deepcopy(quest)
     with pytest.raises(QuestUsageError, match=f"quest src/pkg/m.py::f is {state.value}"):
@@ -140,7 +143,7 @@ def test_record_pass_facts_keeps_what_the_gate_measured() -> None:
 
 
 @pytest.mark.parametrize("state", [State.REVIEW, State.DONE])
-def test_reopen_puts_review_and_done_back_to_todo_with_tries_reset(state) -> None:
+def test_reopen_puts_review_and_done_back_to_todo_with_tries_reset(state: State) -> None:
     quest = make_quest(state=state, tries=3)
     reopen(quest, by="Ada", now=LATER)
     assert (quest.state, quest.tries) == (State.TODO, 0)
@@ -157,7 +160,7 @@ def test_reopen_with_a_fingerprint_reissues_for_the_current_code() -> None:
 
 
 @pytest.mark.parametrize("state", [State.TODO, State.PASS])
-def test_reopen_refuses_todo_and_pass(state) -> None:
+def test_reopen_refuses_todo_and_pass(state: State) -> None:
     quest = make_quest(state=state)
     before = copy.deepcopy(quest)
     with pytest.raises(QuestUsageError, match="only REVIEW and DONE quests can be reopened"):
@@ -182,7 +185,7 @@ def test_accept_keeps_known_covering_tests() -> None:
 
 
 @pytest.mark.parametrize("state", [State.TODO, State.PASS, State.DONE])
-def test_accept_refuses_everything_but_review(state) -> None:
+def test_accept_refuses_everything_but_review(state: State) -> None:
     quest = make_quest(state=state)
     before = copy.deepcopy(quest)
     with pytest.raises(QuestUsageError, match="only a REVIEW quest can be accepted"):
@@ -229,7 +232,7 @@ class QuestLoop(RuleBasedStateMachine):
         max_tries=st.integers(min_value=1, max_value=4),
         covered=st.lists(st.booleans(), min_size=2, max_size=6),
     )
-    def start(self, max_tries, covered) -> None:
+    def start(self, max_tries: int, covered: list[bool]) -> None:
         self.max_tries = max_tries
         self.ratchet = Ratchet()
         self.functions = [
@@ -237,7 +240,7 @@ class QuestLoop(RuleBasedStateMachine):
             for index, is_covered in enumerate(covered)
         ]
         merge_scan(self.ratchet, self.functions, [], {"run:branch": True}, {}, NOW)
-        self.locked: dict[str, dict] = {}
+        self.locked: dict[str, dict[str, Any]] = {}
         self.clock = 0
         self.record_passes()
 
@@ -262,7 +265,7 @@ class QuestLoop(RuleBasedStateMachine):
         assert self.ratchet.remaining == remaining
 
     @rule(index=st.integers(min_value=0, max_value=100), verdict=st.sampled_from(list(Verdict)))
-    def submit(self, index, verdict) -> None:
+    def submit(self, index: int, verdict: Verdict) -> None:
         ordered = self.ratchet.ordered()
         quest = ordered[index % len(ordered)]
         remaining = self.ratchet.remaining
@@ -291,7 +294,7 @@ class QuestLoop(RuleBasedStateMachine):
         self.record_passes()
 
     @rule(new=st.lists(st.booleans(), max_size=3), fully_covered_now=st.booleans())
-    def rescan(self, new, fully_covered_now) -> None:
+    def rescan(self, new: list[bool], fully_covered_now: bool) -> None:
         # Existing functions come back, maybe fully covered now (that PASSes
         # nothing: only the gate does), maybe changed; new ones are added.
         remaining = self.ratchet.remaining

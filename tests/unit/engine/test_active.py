@@ -25,7 +25,7 @@ def three(active_id: str | None = None) -> Ratchet:
 
 
 @pytest.mark.parametrize(("old", "new"), [(A, B), (None, B), (A, None), (B, A)])
-def test_one_line_changed_is_the_file_a_full_write_gives(old, new) -> None:
+def test_one_line_changed_is_the_file_a_full_write_gives(old: str | None, new: str | None) -> None:
     text = dumps(three(old)).encode()
     patched = layout.with_active(text, old, new)
     assert patched == dumps(three(new)).encode()

@@ -14,6 +14,7 @@ from pytest_quest.engine.channel import (
     HEADER_BYTES,
     NONCE_BYTES,
     JudgeChannel,
+    Received,
     frame,
     parse,
     parse_unchecked,
@@ -46,7 +47,7 @@ def test_nothing_is_an_incomplete_run_not_tampering() -> None:
         (b"garbage" + frame(NONCE, {"a": 1}), "bytes that are not a message"),
     ],
 )
-def test_anything_else_is_tampering(data, problem) -> None:
+def test_anything_else_is_tampering(data: bytes, problem: str) -> None:
     received = parse(data, NONCE)
     assert received.payload is None
     assert received.tampered.startswith(problem), received.tampered
@@ -90,7 +91,7 @@ CHILD = textwrap.dedent(
 )
 
 
-def run_child(mode: str, tmp_path: Path) -> object:
+def run_child(mode: str, tmp_path: Path) -> Received:
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     channel = JudgeChannel({"role": "measure", "n": 3})

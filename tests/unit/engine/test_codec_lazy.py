@@ -40,7 +40,7 @@ def test_lists_wait_for_their_first_use() -> None:
     assert [fact.field for fact in quest.facts][:2] == ["src/pkg/m.py:4", "src/pkg/m.py:5"]
     assert pending(quest) == set()
     with pytest.raises(AttributeError):
-        quest.nothing  # noqa: B018 - only the list fields are decoded on use
+        quest.nothing  # type: ignore[attr-defined]  # noqa: B018 - no such field: only the list fields are decoded on use
 
 
 def test_a_value_set_before_the_first_use_stays() -> None:
@@ -52,7 +52,7 @@ def test_a_value_set_before_the_first_use_stays() -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
-def test_every_damage_is_refused_with_the_same_message_when_read(kind) -> None:
+def test_every_damage_is_refused_with_the_same_message_when_read(kind: str) -> None:
     """At once for what every command reads; on first use for a list's elements."""
     damaged, message = CORRUPTIONS[kind]
     with pytest.raises(RatchetFileError) as info:
@@ -83,7 +83,7 @@ AT_ONCE = [
 
 
 @pytest.mark.parametrize("kind", AT_ONCE)
-def test_what_every_command_reads_is_refused_at_once(kind) -> None:
+def test_what_every_command_reads_is_refused_at_once(kind: str) -> None:
     damaged, message = CORRUPTIONS[kind]
     with pytest.raises(RatchetFileError, match=message):
         loads_lazy(damaged, "quest.json")
@@ -98,7 +98,7 @@ def test_what_every_command_reads_is_refused_at_once(kind) -> None:
         ("history", [{"at": 5}]),
     ],
 )
-def test_a_bad_element_waits_for_its_use_then_is_named(field, value) -> None:
+def test_a_bad_element_waits_for_its_use_then_is_named(field: str, value: object) -> None:
     data = json.loads(VALID)
     sign = next(qid for qid, q in data["quests"].items() if q.get("state", "TODO") == "TODO")
     data["quests"][sign][field] = value

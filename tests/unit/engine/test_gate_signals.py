@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -38,7 +39,9 @@ KILL, TERM, USR1 = int(signal.SIGKILL), int(signal.SIGTERM), int(signal.SIGUSR1)
         ("os.kill", (os.getppid(), int(signal.SIGSTOP)), f"the gate's process {os.getppid()}"),
     ],
 )
-def test_signals_that_end_this_process_or_the_gate_are_named(event, args, expected) -> None:
+def test_signals_that_end_this_process_or_the_gate_are_named(
+    event: str, args: tuple[int, int], expected: str
+) -> None:
     assert deadly_target(event, args, GATE) == expected
 
 
@@ -54,7 +57,7 @@ def test_signals_that_end_this_process_or_the_gate_are_named(event, args, expect
         ("os.kill", (-987654321, KILL)),
     ],
 )
-def test_other_signals_are_left_alone(event, args) -> None:
+def test_other_signals_are_left_alone(event: str, args: tuple[int, int]) -> None:
     assert deadly_target(event, args, GATE) == ""
 
 
@@ -79,7 +82,7 @@ def test_the_ancestors_are_the_parent_chain() -> None:
 def test_without_proc_the_parent_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
-    def no_proc(*args, **kwargs):
+    def no_proc(*args: object, **kwargs: object) -> NoReturn:
         raise OSError("no /proc")
 
     monkeypatch.setattr(builtins, "open", no_proc)

@@ -124,10 +124,12 @@ def test_every_write_is_journaled_and_chains(tmp_path: Path) -> None:
     store = store_with(tmp_path, "src/m.py::a")
     store.update(lambda r: setattr(r, "active", "src/m.py::a"))
     journal = [parse(line) for line in store.journal_lines()]
-    assert [e.read for e in journal if e] == [ABSENT, journal[0].wrote]
-    assert journal[-1].wrote == content_hash(store.path.read_bytes())
-    assert journal[-1].inode == os.stat(store.path).st_ino
-    assert journal[-1].pid == os.getpid()
+    first, last = journal[0], journal[-1]
+    assert first is not None and last is not None
+    assert [e.read for e in journal if e] == [ABSENT, first.wrote]
+    assert last.wrote == content_hash(store.path.read_bytes())
+    assert last.inode == os.stat(store.path).st_ino
+    assert last.pid == os.getpid()
 
 
 def test_the_journal_stays_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,7 +137,11 @@ def test_the_journal_stays_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(store_module, "JOURNAL_KEEP", 3)
     store = store_with(tmp_path, "src/m.py::a")
     for n in range(30):
-        store.update(lambda r, n=n: setattr(r, "scanned_at", str(n)))
+
+        def stamp(ratchet: Ratchet, n: int = n) -> None:
+            ratchet.scanned_at = str(n)
+
+        store.update(stamp)
     assert store.journal_path.stat().st_size <= 2000 + 300
     assert len(store.journal_lines()) <= 12
 
@@ -282,7 +288,7 @@ def test_a_forgery_is_undone_even_when_no_verdict_is_recorded(tmp_path: Path) ->
         undo_forgery(SimpleNamespace(store=store), guard)  # type: ignore[arg-type]
         assert store.load().quests["src/m.py::b"].state is State.TODO
         before = store.path.read_bytes()
-        undo_forgery(SimpleNamespace(store=store), guard)  # nothing more to undo: no write
+        undo_forgery(SimpleNamespace(store=store), guard)  # type: ignore[arg-type]  # nothing more to undo: no write
         assert store.path.read_bytes() == before
     finally:
         guard.close()

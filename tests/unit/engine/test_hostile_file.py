@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,7 +63,7 @@ def test_every_scanned_form_passes_the_grammar() -> None:
 
 
 @pytest.mark.parametrize("ratchet_file", [REPO / "quest.json"], ids=["this-repo"])
-def test_this_repos_own_ratchet_file_reads(ratchet_file) -> None:
+def test_this_repos_own_ratchet_file_reads(ratchet_file: Path) -> None:
     # Written by the scanner on this very code base: never refused.
     ratchet = loads(ratchet_file.read_bytes(), str(ratchet_file))
     assert ratchet.quests
@@ -87,7 +88,7 @@ def test_this_repos_own_ratchet_file_reads(ratchet_file) -> None:
         ("x\u2028.py", "'\\u2028'"),
     ],
 )
-def test_file_grammar_refuses(file, problem) -> None:
+def test_file_grammar_refuses(file: str, problem: str) -> None:
     assert problem in grammar.file_problem(file)
     assert not grammar.file_is_safe_to_record(file)
 
@@ -104,7 +105,7 @@ def test_file_grammar_refuses(file, problem) -> None:
         ("f\r", "'\\r'"),
     ],
 )
-def test_qualname_grammar_refuses(qualname, problem) -> None:
+def test_qualname_grammar_refuses(qualname: str, problem: str) -> None:
     assert problem in grammar.qualname_problem(qualname)
 
 
@@ -121,7 +122,7 @@ def test_qualname_grammar_refuses(qualname, problem) -> None:
         ("a.py::f g", "is not a Python identifier"),
     ],
 )
-def test_id_grammar_refuses(qid, problem) -> None:
+def test_id_grammar_refuses(qid: str, problem: str) -> None:
     assert problem in grammar.id_problem(qid)
 
 
@@ -148,7 +149,7 @@ def test_numbers_within_bounds_and_finite_pass() -> None:
         ("Infinity", "top level", "Infinity"),
     ],
 )
-def test_bad_numbers_are_named_by_field(text, where, problem) -> None:
+def test_bad_numbers_are_named_by_field(text: str, where: str, problem: str) -> None:
     with pytest.raises(BadNumber) as info:
         parse(text)
     assert info.value.where == where
@@ -306,7 +307,7 @@ def forged(**fields: object) -> str:
         ({"tries": 10**20}, "quests['src/a.py::f'].tries: an integer of 21 digits"),
     ],
 )
-def test_loads_names_the_forged_field(fields, message) -> None:
+def test_loads_names_the_forged_field(fields: dict[str, Any], message: str) -> None:
     with pytest.raises(RatchetFileError) as info:
         loads(forged(**fields), "quest.json")
     assert message in str(info.value)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +24,7 @@ V1_FIXTURE = Path(__file__).parent / "data" / "quest_v1.json"
 FILE = "src/pkg/m.py"
 
 
-def todo(name: str, tests: list[str], **fields) -> Quest:
+def todo(name: str, tests: list[str], **fields: Any) -> Quest:
     quest = Quest(
         id=f"{FILE}::{name}",
         file=FILE,
@@ -63,8 +65,9 @@ def ratchet_of(*quests: Quest) -> Ratchet:
     return Ratchet(quests={q.id: q for q in quests}, scanned_at="2026-01-01T00:00:00Z")
 
 
-def stored(text: str, qid: str) -> dict:
-    return json.loads(text)["quests"][qid]
+def stored(text: str, qid: str) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(text)["quests"][qid]
+    return found
 
 
 def test_a_scan_todo_stores_no_rendered_facts_and_reads_them_back() -> None:
@@ -209,7 +212,9 @@ def test_a_v1_file_with_a_bad_field_still_names_it() -> None:
         (lambda d, q: q.pop("lines"), r"\.lines: missing field"),
     ],
 )
-def test_a_bad_version_2_field_is_named(change, message) -> None:
+def test_a_bad_version_2_field_is_named(
+    change: Callable[[dict[str, Any], dict[str, Any]], object], message: str
+) -> None:
     data = json.loads(dumps(ratchet_of(todo("f", ["tests/t.py::a"]))))
     change(data, data["quests"][f"{FILE}::f"])
     with pytest.raises(RatchetFileError, match=message):

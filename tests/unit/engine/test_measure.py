@@ -5,12 +5,18 @@ their ids, spans and fingerprints.  No coverage run, no subprocess.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 
 import pytest
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import FunctionFacts, make_quest_id
-from pytest_quest.engine.source import fingerprint_node, new_exclusions, source_functions
+from pytest_quest.engine.source import (
+    FunctionInfo,
+    fingerprint_node,
+    new_exclusions,
+    source_functions,
+)
 from tests.support import projects
 
 SHAPES = "import functools\n\n\n" + projects.SHAPES
@@ -33,7 +39,7 @@ EXPECTED = [
 ]
 
 
-def ids(functions) -> list[str]:
+def ids(functions: Iterable[FunctionInfo]) -> list[str]:
     return [make_quest_id(f.file, f.qualname, f.ordinal) for f in functions]
 
 
@@ -157,7 +163,7 @@ def test_fingerprint_is_blind_to_unrelated_functions() -> None:
         "@staticmethod\n" + BASE,
     ],
 )
-def test_fingerprint_changes_with_any_body_edit(edited) -> None:
+def test_fingerprint_changes_with_any_body_edit(edited: str) -> None:
     assert fingerprint_of(edited) != fingerprint_of(BASE)
 
 

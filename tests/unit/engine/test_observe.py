@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -60,15 +62,17 @@ def no_tracer() -> Iterator[None]:
         sys.settrace(previous)
 
 
-def load(tmp_path: Path) -> dict:
+def load(tmp_path: Path) -> dict[str, Any]:
     path = tmp_path / "mod.py"
     path.write_text(textwrap.dedent(SOURCE))
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     return namespace
 
 
-def observe(tmp_path: Path, name: str, line: int, run) -> CallObserver:
+def observe(
+    tmp_path: Path, name: str, line: int, run: Callable[[dict[str, Any]], object]
+) -> CallObserver:
     namespace = load(tmp_path)
     with CallObserver(str(tmp_path / "mod.py"), name, line) as observer:
         run(namespace)
@@ -76,7 +80,7 @@ def observe(tmp_path: Path, name: str, line: int, run) -> CallObserver:
 
 
 def test_returns_and_raises_are_recorded_with_their_arguments(tmp_path: Path) -> None:
-    def run(ns) -> None:
+    def run(ns: dict[str, Any]) -> None:
         ns["price"](1000, 20)
         try:
             ns["price"](5, -1, 7, rate=0.5, extra=1)
@@ -96,7 +100,7 @@ def test_returns_and_raises_are_recorded_with_their_arguments(tmp_path: Path) ->
 
 
 def test_an_exception_handled_or_a_finally_is_not_guessed(tmp_path: Path) -> None:
-    def run(ns) -> None:
+    def run(ns: dict[str, Any]) -> None:
         ns["guarded"](0)
         ns["guarded"](2)
         try:
@@ -112,7 +116,7 @@ def test_an_exception_handled_or_a_finally_is_not_guessed(tmp_path: Path) -> Non
 
 
 def test_generators_other_functions_and_self_are_left_out(tmp_path: Path) -> None:
-    def run(ns) -> None:
+    def run(ns: dict[str, Any]) -> None:
         list(ns["gen"](3))
         ns["Box"]().get("k")
 
@@ -121,7 +125,7 @@ def test_generators_other_functions_and_self_are_left_out(tmp_path: Path) -> Non
 
 
 def test_at_most_max_calls_and_short_values(tmp_path: Path) -> None:
-    def run(ns) -> None:
+    def run(ns: dict[str, Any]) -> None:
         for _ in range(MAX_CALLS + 5):
             ns["price"]("x" * 500, 1, rate=0)
 
@@ -131,7 +135,7 @@ def test_at_most_max_calls_and_short_values(tmp_path: Path) -> None:
 
 
 def test_a_tracer_already_set_is_left_alone_and_a_replaced_one_noticed(tmp_path: Path) -> None:
-    def other(frame, event, arg):
+    def other(frame: FrameType, event: str, arg: object) -> None:
         return None
 
     namespace = load(tmp_path)

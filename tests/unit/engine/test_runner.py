@@ -12,6 +12,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,7 +74,9 @@ def test_a_child_over_its_time_is_stopped(child: Callable[..., Callable[[str], l
     assert 0.5 <= ran.duration < 30
 
 
-def _run_child(command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, timeout: float = 60):
+def _run_child(
+    command: Callable[[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, timeout: float = 60
+) -> tuple[RunReport, MeasuredSource | None]:
     monkeypatch.setattr(runner, "child_command", lambda *a, channel, **k: command(channel))
     return runner.run_child(
         ["tests"], rootdir=tmp_path, inifile=None, sources=[], only_files=[],
@@ -108,7 +111,7 @@ def test_the_measuring_run_reads_the_facts_it_was_sent(child: Callable[..., Call
     ],
 )
 def test_the_measuring_run_that_did_not_end_well_is_incomplete(
-    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode, extra, problem, tampered
+    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, extra: tuple[str, ...], problem: str, tampered: str
 ) -> None:
     # Only the sleeping child needs a short limit: the others must end on their own,
     # even on a loaded machine.
@@ -120,7 +123,14 @@ def test_the_measuring_run_that_did_not_end_well_is_incomplete(
     assert run.tampered.startswith(tampered) and bool(run.tampered) == bool(tampered)
 
 
-def _check(command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, l1=None, timeout: float = 60):
+def _check(
+    command: Callable[[str], list[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    l1: dict[str, Any] | None = None,
+    timeout: float = 60,
+) -> list[mutation.MutationReport]:
     monkeypatch.setattr(mutation, "mutation_command", lambda *a, channel, **k: command(channel))
     targets = [
         mutation.Target(tmp_path / "m.py", 2, ("t.py::a",)),

@@ -6,8 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 from filelock import FileLock
@@ -134,11 +136,11 @@ def test_write_is_temp_fsync_rename_fsync_folder(tmp_path: Path, monkeypatch: py
     calls: list[tuple[str, str]] = []
     real_fsync, real_replace = os.fsync, os.replace
 
-    def fsync(fd) -> None:
+    def fsync(fd: int) -> None:
         calls.append(("fsync", "folder" if os.path.isdir(f"/proc/self/fd/{fd}") else "file"))
         real_fsync(fd)
 
-    def replace(src, dst) -> None:
+    def replace(src: str, dst: str) -> None:
         calls.append(("replace", Path(src).name))
         assert Path(src).parent == Path(dst).parent == tmp_path
         assert Path(src).read_text() == dumps(sample_ratchet())
@@ -158,7 +160,7 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch: p
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
 
-    def no_space(fd):
+    def no_space(fd: int) -> NoReturn:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", no_space)
@@ -309,7 +311,7 @@ def test_migration_machinery_upgrades_an_old_file(tmp_path: Path, monkeypatch: p
     # version 2 and registers the step from version 1.
     seen = []
 
-    def tracked(data):
+    def tracked(data: dict[str, Any]) -> dict[str, Any]:
         seen.append(data["schema"])
         migrated = dict(data)
         return migrated
@@ -331,11 +333,11 @@ def test_migration_machinery_upgrades_an_old_file(tmp_path: Path, monkeypatch: p
 
 
 def test_migration_steps_chain_and_transform(monkeypatch: pytest.MonkeyPatch) -> None:
-    def one_to_two(data):
+    def one_to_two(data: dict[str, Any]) -> dict[str, Any]:
         data["quests_v2"] = data.pop("quests")
         return data
 
-    def two_to_three(data):
+    def two_to_three(data: dict[str, Any]) -> dict[str, Any]:
         data["quests"] = data.pop("quests_v2")
         return data
 
@@ -418,10 +420,10 @@ def test_update_that_records_nothing_creates_no_file(tmp_path: Path) -> None:
 
 def test_lock_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     class RefusingLock:
-        def __init__(self, *args, **kwargs) -> None:
+        def __init__(self, *args: object, **kwargs: object) -> None:
             pass
 
-        def acquire(self):
+        def acquire(self) -> NoReturn:
             raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(store, "FileLock", RefusingLock)
@@ -438,10 +440,10 @@ def test_temporary_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pyte
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
 
-    def refuse(*args, **kwargs):
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module store.py writes with
     with pytest.raises(RatchetFileError, match="cannot write a temporary file in .*: Read-only"):
         RatchetStore(path).update(lambda r: setattr(r, "active", None))
     assert path.read_bytes() == before
@@ -451,7 +453,7 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
 
-    def refuse(path):
+    def refuse(path: str) -> NoReturn:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(store, "read_regular", refuse)
@@ -466,7 +468,7 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 def test_claims_file_that_cannot_be_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real_open = os.open
 
-    def refuse(name, *args, **kwargs):
+    def refuse(name: str, *args: Any, **kwargs: Any) -> int:
         if str(name).endswith(".judging.lock"):
             raise PermissionError(13, "Permission denied")
         return real_open(name, *args, **kwargs)
@@ -482,7 +484,7 @@ def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path: Path, 
     import errno
     import fcntl
 
-    def no_locks(*args):
+    def no_locks(*args: object) -> NoReturn:
         raise OSError(errno.ENOLCK, "No locks available")
 
     monkeypatch.setattr(fcntl, "lockf", no_locks)
@@ -554,11 +556,18 @@ def test_update_validates_before_taking_the_lock(tmp_path: Path, monkeypatch: py
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     events: list[str] = []
-    monkeypatch.setattr(store, "loads", lambda *a: events.append("loads") or codec.loads(*a))
     take = RatchetStore._acquire_lock
-    monkeypatch.setattr(
-        RatchetStore, "_acquire_lock", lambda self: events.append("lock") or take(self)
-    )
+
+    def loads(*args: Any) -> Ratchet:
+        events.append("loads")
+        return codec.loads(*args)
+
+    def acquire_lock(self: RatchetStore) -> Any:
+        events.append("lock")
+        return take(self)
+
+    monkeypatch.setattr(store, "loads", loads)
+    monkeypatch.setattr(RatchetStore, "_acquire_lock", acquire_lock)
     RatchetStore(path).update(lambda r: setattr(r, "active", None))
     assert events == ["loads", "lock"]
     assert loads(path.read_bytes()).active is None
