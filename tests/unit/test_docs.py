@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
-from pytest_quest.plugin.options import _OPTIONS
+from pytest_quest.plugin.option_table import _OPTIONS
 from tests.support import paths
 
 ROOT = paths.ROOT
@@ -14,7 +15,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("flag", [flags[0] for _, flags, *_ in _OPTIONS])
-def test_every_option_is_in_the_readme_or_docs(flag) -> None:
+def test_every_option_is_in_the_readme_or_docs(flag: str) -> None:
     docs = README + "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
     assert flag in docs, f"{flag} is not documented in README.md or docs/"
 
@@ -34,7 +35,7 @@ def test_the_readme_commands_exist() -> None:
     assert "run-tests.sh" in ci, ".ci/run must run the README's test command"
 
 
-def _options_reference():
+def _options_reference() -> Any:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,7 +17,9 @@ from pytest_quest.report import ci
 FILE = "src/pkg/calc.py"
 
 
-def quest(qualname, first, last, state=State.PASS, fingerprint: str = "fp", **kwargs):
+def quest(
+    qualname: str, first: int, last: int, state: State = State.PASS, fingerprint: str = "fp", **kwargs: Any
+) -> Quest:
     return Quest(
         id=f"{FILE}::{qualname}",
         file=FILE,
@@ -29,7 +33,15 @@ def quest(qualname, first, last, state=State.PASS, fingerprint: str = "fp", **kw
     )
 
 
-def facts(qualname, first, last, fingerprint: str = "fp", missing=(), branches=(), **kwargs):
+def facts(
+    qualname: str,
+    first: int,
+    last: int,
+    fingerprint: str = "fp",
+    missing: Iterable[int] = (),
+    branches: Iterable[tuple[int, int]] = (),
+    **kwargs: Any,
+) -> FunctionFacts:
     return FunctionFacts(
         file=FILE,
         qualname=qualname,
@@ -46,7 +58,7 @@ def facts(qualname, first, last, fingerprint: str = "fp", missing=(), branches=(
     )
 
 
-def ratchet(*quests):
+def ratchet(*quests: Quest) -> Ratchet:
     return Ratchet(quests={q.id: q for q in quests})
 
 
@@ -169,12 +181,12 @@ def test_fact_location() -> None:
     assert ci.fact_location(Fact("c", "tests/x.py::test_a", "", "")) == ("tests/x.py::test_a", 0)
 
 
-def _unescape(text):
+def _unescape(text: str) -> str:
     return text.replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
 
 
 @given(st.text())
-def test_escaped_messages_stay_on_one_line_and_round_trip(message) -> None:
+def test_escaped_messages_stay_on_one_line_and_round_trip(message: str) -> None:
     command = ci.workflow_command("error", "f.py", 1, "t", message)
     assert "\n" not in command and "\r" not in command
     assert _unescape(command.split("::", 2)[2]) == message

@@ -55,7 +55,7 @@ def is_our_command(line: str) -> bool:
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
-def test_terminal_lines_hold_no_control_character(hostile) -> None:
+def test_terminal_lines_hold_no_control_character(hostile: str) -> None:
     shown = terminal_line(hostile)
     assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in shown)
     assert "\u202e" not in shown and "\u2028" not in shown
@@ -76,7 +76,7 @@ def test_terminal_keeps_only_colour_codes_when_colour_is_on() -> None:
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
-def test_a_plain_line_never_starts_a_workflow_command(hostile) -> None:
+def test_a_plain_line_never_starts_a_workflow_command(hostile: str) -> None:
     for line in terminal_line(hostile).splitlines() or [""]:
         assert not runner_would_run(github_plain(line))
         assert not runner_would_run(github_line(line)) or is_our_command(github_line(line))
@@ -94,7 +94,7 @@ def test_well_formed_commands_pass_and_plain_text_keeps_its_words() -> None:
 
 
 @given(st.text())
-def test_commands_from_any_text_are_one_well_formed_line(message) -> None:
+def test_commands_from_any_text_are_one_well_formed_line(message: str) -> None:
     command = ci.workflow_command("error", message or "f", 1, message, message)
     assert "\n" not in command and "\r" not in command
     assert escape_data(message).count("%") >= message.count("%")
@@ -116,7 +116,7 @@ def cells(row: str) -> list[str]:
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
-def test_markdown_text_and_code_cannot_break_a_row_or_inject(hostile) -> None:
+def test_markdown_text_and_code_cannot_break_a_row_or_inject(hostile: str) -> None:
     for shown in (md_text(hostile), md_code(hostile)):
         assert "\n" not in shown and "\r" not in shown
         row = f"| {shown} | next |"

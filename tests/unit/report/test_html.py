@@ -6,8 +6,10 @@ tree of tags, not as text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 
@@ -32,15 +34,15 @@ class Page(HTMLParser):
         self.feed(text)
         self.close()
 
-    def handle_starttag(self, tag, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, {k: v or "" for k, v in attrs}, tuple(self.stack)))
         if tag not in VOID:
             self.stack.append(tag)
 
-    def handle_startendtag(self, tag, attrs) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, {k: v or "" for k, v in attrs}, tuple(self.stack)))
 
-    def handle_endtag(self, tag) -> None:
+    def handle_endtag(self, tag: str) -> None:
         if tag in VOID:
             return
         if not self.stack or self.stack[-1] != tag:
@@ -48,11 +50,11 @@ class Page(HTMLParser):
             return
         self.stack.pop()
 
-    def handle_data(self, data) -> None:
+    def handle_data(self, data: str) -> None:
         if data.strip():
             self.texts.append((tuple(self.stack), data))
 
-    def find(self, tag, **attrs):
+    def find(self, tag: str, **attrs: str) -> list[tuple[dict[str, str], tuple[str, ...]]]:
         return [
             (a, parents)
             for t, a, parents in self.tags
@@ -102,7 +104,12 @@ SOURCES = {
 }
 
 
-def render(r=None, sources=SOURCES, regressions=None, quests=()):
+def render(
+    r: Ratchet | None = None,
+    sources: Mapping[str, Sequence[str]] = SOURCES,
+    regressions: list[dict[str, Any]] | None = None,
+    quests: Iterable[Mapping[str, Any]] = (),
+) -> str:
     return render_html(
         r or ratchet(), list(quests), regressions, sources, "2026-01-04T00:00:00Z", "9.9"
     )
@@ -241,7 +248,7 @@ def test_quests_settled_at_one_moment_make_one_point() -> None:
         ("yesterday", None),
     ],
 )
-def test_parse_time(text, expected) -> None:
+def test_parse_time(text: str, expected: datetime | None) -> None:
     assert chart.parse_time(text) == expected
 
 

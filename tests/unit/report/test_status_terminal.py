@@ -33,7 +33,7 @@ def ratchet(files: int = 5, long_name: bool = False) -> Ratchet:
 
 @pytest.mark.parametrize("width", [40, 50, 60, 80, 120])
 @pytest.mark.parametrize("long_name", [False, True])
-def test_every_line_of_the_table_fits_the_width(width, long_name) -> None:
+def test_every_line_of_the_table_fits_the_width(width: int, long_name: bool) -> None:
     text = status_text(ratchet(long_name=long_name), 3, markup=False, width=width, ascii=True)
     table = text.split("waiting for a person")[0]  # the REVIEW/DONE lists are plain lines
     for line in table.splitlines():
@@ -73,7 +73,7 @@ def test_a_wide_terminal_shows_one_table() -> None:
 
 
 @pytest.mark.parametrize("width", [40, 100])
-def test_ascii_has_no_box_drawing_glyphs(width) -> None:
+def test_ascii_has_no_box_drawing_glyphs(width: int) -> None:
     text = status_text(ratchet(), 3, markup=False, width=width, ascii=True)
     assert text.isascii(), [c for c in text if not c.isascii()]
 
@@ -119,7 +119,7 @@ def rich_table(ratchet: Ratchet, markup: bool, width: int, ascii: bool) -> str:
 
 @pytest.mark.parametrize(("markup", "ascii"), [(False, True), (True, False), (False, False)])
 @pytest.mark.parametrize("files", [1, 2, 30])
-def test_the_table_is_the_one_rich_draws(markup, ascii, files) -> None:
+def test_the_table_is_the_one_rich_draws(markup: bool, ascii: bool, files: int) -> None:
     shown = ratchet(files=files, long_name=True)
     text = status_text(shown, 3, markup=markup, width=120, ascii=ascii)
     assert rich_table(shown, markup, 120, ascii).rstrip("\n") in text

@@ -17,7 +17,7 @@ from pytest_quest.report.text import counted, summarised
         (3, "branch", "branches", "3 branches"),
     ],
 )
-def test_counted(number, noun, plural, expected) -> None:
+def test_counted(number: int, noun: str, plural: str, expected: str) -> None:
     assert counted(number, noun, plural) == expected
 
 

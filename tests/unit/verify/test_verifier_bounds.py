@@ -90,7 +90,7 @@ def test_a_verifier_that_holds_its_output_open_is_stopped_at_the_timeout(request
         ("./missing.sh", "./missing.sh"),
     ],
 )
-def test_a_program_that_cannot_start_is_a_usage_error(tmp_path: Path, cmd, named) -> None:
+def test_a_program_that_cannot_start_is_a_usage_error(tmp_path: Path, cmd: str, named: str) -> None:
     with pytest.raises(QuestUsageError) as info:
         checked_verifiers(commands=[cmd], hooks=[], timeout=5, threshold=None, rootdir=tmp_path)
     assert str(info.value) == (

@@ -101,7 +101,7 @@ def test_a_block_quoted_before_the_answer_is_overridden_by_the_last_one() -> Non
 @pytest.mark.parametrize(
     "none", ["none", "- none", "None.", "", "  * NONE  ", "None found.", "No discrepancies"]
 )
-def test_no_discrepancy_spellings(none) -> None:
+def test_no_discrepancy_spellings(none: str) -> None:
     text = CLEAN.replace("<discrepancies>\nnone\n", f"<discrepancies>\n{none}\n")
     assert parse_reply(text).findings == ()
 
@@ -128,7 +128,7 @@ def test_no_discrepancy_spellings(none) -> None:
         ),
     ],
 )
-def test_replies_outside_the_protocol(text, message) -> None:
+def test_replies_outside_the_protocol(text: str, message: str) -> None:
     with pytest.raises(ProtocolError, match=message):
         parse_reply(text)
 
@@ -153,7 +153,7 @@ def test_replies_outside_the_protocol(text, message) -> None:
         ("`assert x` somewhere", Finding("", 0, "assert x", "somewhere")),
     ],
 )
-def test_parse_finding(item, expected) -> None:
+def test_parse_finding(item: str, expected: Finding) -> None:
     assert parse_finding(item) == expected
 
 
@@ -212,7 +212,7 @@ def test_json_alternative_in_a_code_fence() -> None:
         ),
     ],
 )
-def test_bad_json_replies(data, message) -> None:
+def test_bad_json_replies(data: object, message: str) -> None:
     with pytest.raises(ProtocolError, match=message):
         parse_reply(json.dumps(data))
 
@@ -244,7 +244,7 @@ fragment = st.one_of(
 
 @settings(max_examples=400, deadline=None)
 @given(st.text())
-def test_arbitrary_text_never_crashes(text) -> None:
+def test_arbitrary_text_never_crashes(text: str) -> None:
     try:
         parse_reply(text)
     except ProtocolError:
@@ -253,7 +253,7 @@ def test_arbitrary_text_never_crashes(text) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(fragment, max_size=40).map("".join))
-def test_protocol_like_text_never_crashes(text) -> None:
+def test_protocol_like_text_never_crashes(text: str) -> None:
     try:
         reply = parse_reply(text)
     except ProtocolError:
@@ -273,7 +273,7 @@ def test_protocol_like_text_never_crashes(text) -> None:
         max_leaves=20,
     )
 )
-def test_arbitrary_json_never_crashes(value) -> None:
+def test_arbitrary_json_never_crashes(value: object) -> None:
     try:
         parse_reply(json.dumps(value))
     except ProtocolError:
@@ -299,7 +299,7 @@ finding = st.builds(Finding, path, st.integers(1, 99_999), quote, reason)
 
 
 @st.composite
-def replies(draw):
+def replies(draw: st.DrawFn) -> Reply:
     count = draw(st.integers(1, 6))
     questions = tuple(draw(st.lists(words, min_size=count, max_size=count)))
     answers = tuple(
@@ -312,13 +312,13 @@ def replies(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(replies())
-def test_well_formed_replies_round_trip(reply) -> None:
+def test_well_formed_replies_round_trip(reply: Reply) -> None:
     assert parse_reply(format_reply(reply)) == reply
 
 
 @settings(max_examples=200, deadline=None)
 @given(replies(), st.permutations(range(5)), st.sampled_from(["-", "*"]))
-def test_round_trip_in_any_block_order_and_bullet(reply, order, bullet) -> None:
+def test_round_trip_in_any_block_order_and_bullet(reply: Reply, order: list[int], bullet: str) -> None:
     blocks = re.split(
         r"\n(?=<(?:status|questions|answers|discrepancies|final)>)", format_reply(reply)
     )
@@ -329,7 +329,7 @@ def test_round_trip_in_any_block_order_and_bullet(reply, order, bullet) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(replies())
-def test_json_round_trip(reply) -> None:
+def test_json_round_trip(reply: Reply) -> None:
     data = {
         "status": reply.status,
         "questions": list(reply.questions),
