@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "agent_loop.py"
 
-def load_script():
+def load_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("quest_agent_loop", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

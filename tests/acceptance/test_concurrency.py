@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,7 +53,7 @@ ROUNDS = 40
 
 
 @pytest.mark.parametrize("repeat", range(3))
-def test_eight_writers_lose_no_update(tmp_path: Path, repeat) -> None:
+def test_eight_writers_lose_no_update(tmp_path: Path, repeat: int) -> None:
     path = tmp_path / "quest.json"
     ids = [f"src/pkg/mod{index}.py::func{index}" for index in range(WRITERS)]
     start = time.time() + 1.0  # after every interpreter has started
@@ -162,7 +163,7 @@ def test_f{n}():
 """
 
 
-def submit(project, *args: str) -> subprocess.Popen[str]:
+def submit(project: Project, *args: str) -> subprocess.Popen[str]:
     return popen_pytest(
         project.path,
         "--quest",
@@ -179,7 +180,7 @@ def submit(project, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def finish(process: subprocess.Popen[str]) -> tuple[int, dict, str]:
+def finish(process: subprocess.Popen[str]) -> tuple[int, dict[str, Any], str]:
     out, err = process.communicate(timeout=300)
     try:
         data = json.loads(out)

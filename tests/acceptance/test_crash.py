@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,11 +80,11 @@ def write_generations(path: Path, start: int, report_fd: int) -> None:
     """
     real_mkstemp = tempfile.mkstemp
 
-    def announcing_mkstemp(*args, **kwargs):
+    def announcing_mkstemp(*args: Any, **kwargs: Any) -> tuple[int, str]:
         os.write(report_fd, b"w\n")
         return real_mkstemp(*args, **kwargs)
 
-    tempfile.mkstemp = announcing_mkstemp  # this forked process only
+    tempfile.mkstemp = announcing_mkstemp  # type: ignore[assignment]  # this forked process only
     ratchet_store = RatchetStore(path, lock_timeout=30)
     number = start
     while True:

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,12 +90,13 @@ def project(tmp_path: Path) -> Project:
     return project
 
 
-def submit(project: Project) -> tuple[int, dict, str]:
+def submit(project: Project) -> tuple[int, dict[str, Any], str]:
     return run_quest(project.path, "--quest", "submit", "--quest-id", SIGN)
 
 
-def recorded(project: Project) -> dict:
-    return project.ratchet()["quests"][SIGN]
+def recorded(project: Project) -> dict[str, Any]:
+    entry: dict[str, Any] = project.ratchet()["quests"][SIGN]
+    return entry
 
 
 def test_a_test_killing_its_own_process_in_python_is_refused_and_review_at_once(

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,18 +84,18 @@ store.RatchetStore.update = forged
 }
 
 
-def scanned(project) -> None:
+def scanned(project: Project) -> None:
     project.source("calc", CALC)
     result, data = project.run_json("--quest", "scan")
     assert data["added"] == [SIGN_ID], (data, result.stderr.str())
     project.test("test_sign", WEAK_TEST)
 
 
-def submit(project, *args):
+def submit(project: Project, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "submit", "--quest-id", SIGN_ID, *args)
 
 
-def assert_not_forged(project, data) -> None:
+def assert_not_forged(project: Project, data: dict[str, Any]) -> None:
     assert data["verdict"] == "FAIL", data
     quest = project.ratchet()["quests"][SIGN_ID]
     assert quest["state"] == "TODO"
@@ -103,7 +104,7 @@ def assert_not_forged(project, data) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, patch) -> None:
+def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, patch: str) -> None:
     scanned(project)
     (project.path / "tests" / "conftest.py").write_text(PATCHES[patch])
     _, data = submit(project)
@@ -112,7 +113,7 @@ def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, patch)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["ini-addopts", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "-p"])
-def test_a_plugin_that_patches_the_gate_has_no_effect(project: Project, monkeypatch: pytest.MonkeyPatch, where) -> None:
+def test_a_plugin_that_patches_the_gate_has_no_effect(project: Project, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
     scanned(project)
     (project.path / "src" / "forge.py").write_text(PATCHES["gate-judge"])
     monkeypatch.setenv("PYTHONPATH", str(project.path / "src"))
@@ -236,7 +237,9 @@ def descendants(pid: int) -> list[int]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_a_signalled_submit_records_nothing_and_leaves_nothing(project: Project, tmp_path: Path, sig) -> None:
+def test_a_signalled_submit_records_nothing_and_leaves_nothing(
+    project: Project, tmp_path: Path, sig: signal.Signals
+) -> None:
     scanned(project)
     pids = tmp_path / "pids"
     pids.mkdir()

@@ -43,7 +43,7 @@ def scanned(template: Path, tmp_path: Path) -> Path:
     return folder
 
 
-def assert_usage_error(result, expected: str) -> None:
+def assert_usage_error(result: pytest.RunResult, expected: str) -> None:
     output = result.stdout.str() + "\n" + result.stderr.str()
     assert result.ret == 4, output
     # The whole message sits on one line.
@@ -109,7 +109,9 @@ def assert_usage_error(result, expected: str) -> None:
         ),
     ],
 )
-def test_bad_option_is_a_usage_error_and_the_file_is_untouched(scanned: Path, args, expected) -> None:
+def test_bad_option_is_a_usage_error_and_the_file_is_untouched(
+    scanned: Path, args: list[str], expected: str
+) -> None:
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, *args)
     assert_usage_error(result, expected)
@@ -123,7 +125,7 @@ def test_bad_option_is_a_usage_error_and_the_file_is_untouched(scanned: Path, ar
         ('quest_format = "yaml"', "ini option quest_format: unknown format 'yaml'"),
     ],
 )
-def test_bad_ini_value_is_a_usage_error(scanned: Path, setting, expected) -> None:
+def test_bad_ini_value_is_a_usage_error(scanned: Path, setting: str, expected: str) -> None:
     pyproject = scanned / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + setting + "\n")
     before = (scanned / "quest.json").read_bytes()
@@ -219,7 +221,7 @@ def test_submit_on_code_with_a_syntax_error(scanned: Path) -> None:
     ],
 )
 def test_an_option_value_pytest_reads_as_a_test_path_is_refused_with_the_spelling_that_works(
-    scanned: Path, tmp_path: Path, args
+    scanned: Path, tmp_path: Path, args: list[str]
 ) -> None:
     # pytest chooses the rootdir before it loads the plugin: an existing path
     # after --quest-x would root the run in its folder and miss the ini file.

@@ -6,6 +6,7 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ def _no_github(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
-def calc_project(project) -> None:
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     project.test("test_sign", TEST_SIGN)
@@ -46,7 +47,7 @@ def scanned(project: Project, template: Project) -> Callable[[Project], bytes]:
     return lambda project: (project.path / "quest.json").read_bytes()
 
 
-def by_id(data):
+def by_id(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in data["regressions"]}
 
 
@@ -302,7 +303,7 @@ APPLY = "src/shop/pricing.py::apply_percent"
 REMOVE = "src/shop/cart.py::Cart.remove"
 
 
-def checked(pytester: pytest.Pytester, *args):
+def checked(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     result = run_pytest(pytester.path, "--quest", "check", "--quest-format", "json", *args, autoload=True)
     return result, json.loads(result.stdout.str())
 

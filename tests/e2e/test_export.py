@@ -6,14 +6,16 @@ import csv
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pytest_quest.core.model import Ratchet
 from tests.support.paths import DOCS
 from tests.support.projects import CALC, TEST_DOUBLE, Project, scanned_template
 
 
-def calc_project(project) -> None:
+def calc_project(project: Project) -> None:
     project.source("calc", "\n" + CALC)
     project.test("test_double", TEST_DOUBLE)
 
@@ -30,7 +32,7 @@ def scanned(template: Project, project: Project) -> Project:
     return project.fill_from(template)
 
 
-def export(project, name, *extra):
+def export(project: Project, name: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "export", "--quest-export-to", name, *extra)
 
 
@@ -155,7 +157,7 @@ SCHEMA_DOC = DOCS / "json-schema.md"
 COMMON = {"schema", "command", "counts", "remaining", "error"}
 
 
-def documented_keys():
+def documented_keys() -> dict[str, set[str]]:
     """Section title -> the backticked names in the first column of its tables."""
     sections: dict[str, set[str]] = {}
     title = ""
@@ -190,7 +192,7 @@ def test_json_keys_are_documented(project: Project) -> None:
 # -- unit tests of export.py (no pytest run) -------------------------------------
 
 
-def _ratchet():
+def _ratchet() -> Ratchet:
     from pytest_quest.core.model import Fact, Quest, Ratchet, State
 
     todo = Quest(
@@ -315,7 +317,7 @@ def test_target_refusals(tmp_path: Path) -> None:
     ratchet_file.write_text("{}")
     (tmp_path / "folder.json").mkdir()
 
-    def target(name, force: bool = False):
+    def target(name: str, force: bool = False) -> tuple[Path, str]:
         return export_module.target(name, tmp_path, force, [ratchet_file], [source])
 
     assert target("r.SARIF") == (tmp_path / "r.SARIF", "sarif")

@@ -15,7 +15,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +28,7 @@ from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import popen_pytest
 
 
-def calc_project(project) -> None:
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)
 
@@ -41,11 +43,11 @@ def scanned(project: Project, template: Project) -> Project:
     return project.fill_from(template)
 
 
-def refused(result, path: Path, before: bytes, *needles: str) -> str:
+def refused(result: pytest.RunResult, path: Path, before: bytes, *needles: str) -> str:
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == 4, output
     assert "Traceback" not in output and "INTERNALERROR" not in output, output
-    errors = [line for line in result.stdout.lines if line.startswith("ERROR: ")]
+    errors: list[str] = [line for line in result.stdout.lines if line.startswith("ERROR: ")]
     assert len(errors) == 1, output
     for needle in needles:
         assert needle in errors[0], errors[0]
@@ -53,7 +55,7 @@ def refused(result, path: Path, before: bytes, *needles: str) -> str:
     return errors[0]
 
 
-def forge(project, change) -> tuple[Path, bytes]:
+def forge(project: Project, change: Callable[[dict[str, Any]], object]) -> tuple[Path, bytes]:
     path = Path(project.path) / "quest.json"
     data = ratchet_view(path.read_bytes())
     change(data)
@@ -61,8 +63,8 @@ def forge(project, change) -> tuple[Path, bytes]:
     return path, path.read_bytes()
 
 
-def moved_to(file: str):
-    def change(data) -> None:
+def moved_to(file: str) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
         entry = data["quests"].pop(SIGN)
         entry["file"] = file
         new_id = f"{file}::sign"
@@ -79,7 +81,7 @@ def moved_to(file: str):
     ("file", "problem"),
     [("/etc/passwd", "an absolute path"), ("../../../../../etc/passwd", "climbs out")],
 )
-def test_next_never_shows_a_file_outside_the_project(scanned: Project, file, problem) -> None:
+def test_next_never_shows_a_file_outside_the_project(scanned: Project, file: str, problem: str) -> None:
     path, before = forge(scanned, moved_to(file))
     result = scanned.run("--quest", "next", f"--quest-id={file}::sign")
     refused(result, path, before, f".file: {problem}")
@@ -111,7 +113,7 @@ def test_a_scan_never_records_a_linked_file_out_of_the_project(scanned: Project,
 
 
 @pytest.mark.parametrize("args", [("--quest-status",), ("--quest", "next"), ("--quest", "check")])
-def test_a_fifo_ratchet_file_is_refused_without_hanging(project: Project, args):
+def test_a_fifo_ratchet_file_is_refused_without_hanging(project: Project, args: tuple[str, ...]) -> None:
     calc_project(project)
     path = Path(project.path) / "quest.json"
     os.mkfifo(path)
@@ -179,7 +181,7 @@ def processes_in(*folders: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", ["submit", "scan", "check"])
 def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
-    scanned: Project, command, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    scanned: Project, command: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     temp = tmp_path_factory.mktemp("tmpdir")
     monkeypatch.setenv("TMPDIR", str(temp))
@@ -288,7 +290,7 @@ def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project: Project)
         ("fifo.json", "it is not a regular file"),
     ],
 )
-def test_an_export_refuses_what_it_must_not_write(scanned: Project, name, problem) -> None:
+def test_an_export_refuses_what_it_must_not_write(scanned: Project, name: str, problem: str) -> None:
     root = Path(scanned.path)
     (root / "folder.json").mkdir()
     os.mkfifo(root / "fifo.json")

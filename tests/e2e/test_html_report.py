@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.projects import CALC, TEST_DOUBLE, scanned_template
+from tests.support.projects import CALC, TEST_DOUBLE, Project, scanned_template
 
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-def calc_project(project) -> None:
+def calc_project(project: Project) -> None:
     project.source("calc", "\n" + CALC)
     project.test("test_double", TEST_DOUBLE)
 
@@ -40,7 +40,7 @@ class Tags(HTMLParser):
         self.tags: list[tuple[str, dict[str, str]]] = []
         self.feed(text)
 
-    def handle_starttag(self, tag, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, {k: v or "" for k, v in attrs}))
 
     handle_startendtag = handle_starttag

@@ -34,7 +34,9 @@ from tests.support.projects import Project
         ),
     ],
 )
-def test_usage_error_is_one_json_object(project: Project, args, command, error) -> None:
+def test_usage_error_is_one_json_object(
+    project: Project, args: list[str], command: str, error: str
+) -> None:
     result = project.run(*args, "--quest-format", "json")
     assert result.ret == 4
     data = json.loads(result.stdout.str())

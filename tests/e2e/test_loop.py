@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -225,7 +226,7 @@ def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
-def calc_project(project):
+def calc_project(project: Project) -> Project:
     project.source("calc", CALC)
     project.test("test_calc", CALC_TESTS)
     return project
@@ -237,9 +238,9 @@ def calc_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return scanned_template(tmp_path_factory, calc_project)[0]
 
 
-def quest_section(result) -> list[str]:
+def quest_section(result: pytest.RunResult) -> list[str]:
     """The lines of the plugin's own section of the text output."""
-    lines = result.stdout.lines
+    lines: list[str] = result.stdout.lines
     # After a test run (scan, check) the section follows pytest's report under a
     # separator; a command that runs no test prints only its own lines.
     start = next((i for i, line in enumerate(lines) if re.match(r"^=+ pytest-quest =+$", line)), -1)
@@ -252,16 +253,16 @@ def quest_section(result) -> list[str]:
     return section
 
 
-def ratchet_bytes(project) -> bytes:
+def ratchet_bytes(project: Project) -> bytes:
     return (project.path / "quest.json").read_bytes()
 
 
-def check_envelope(data, command) -> None:
+def check_envelope(data: dict[str, Any], command: str) -> None:
     assert data["schema"] == "pytest-quest/1"
     assert data["command"] == command
 
 
-def check_quest(quest, full: bool = True) -> None:
+def check_quest(quest: dict[str, Any], full: bool = True) -> None:
     wanted = QUEST_FIELDS if full else QUEST_FIELDS - {"source", "example"}
     assert wanted <= set(quest), wanted - set(quest)
     for fact in quest["facts"]:
@@ -606,7 +607,7 @@ def test_submit_whose_run_times_out_is_review(project: Project) -> None:
 # -- status --------------------------------------------------------------------------------
 
 
-def settled_project(project):
+def settled_project(project: Project) -> Project:
     """A project with one quest of each state: PASS, REVIEW, DONE and TODO."""
     spare = "\n\ndef spare(x):\n    return x\n"
     project.source("calc", CALC + spare)
@@ -820,13 +821,18 @@ def test_a_test_with_a_failed_subtest_does_not_count(project: Project) -> None:
 
 
 class FakeReport:
-    def __init__(self, when, outcome, wasxfail=None) -> None:
+    def __init__(self, when: str, outcome: str, wasxfail: str | None = None) -> None:
         self.when = when
         self.failed = outcome == "failed"
         self.skipped = outcome == "skipped"
         self.passed = outcome == "passed"
         if wasxfail is not None:
             self.wasxfail = wasxfail
+
+
+def fake_report(when: str, outcome: str, wasxfail: str | None = None) -> pytest.TestReport:
+    """The attributes of a report `combine_outcome` reads (a stand-in, not a pytest.TestReport)."""
+    return cast(pytest.TestReport, FakeReport(when, outcome, wasxfail))
 
 
 @pytest.mark.parametrize(
@@ -857,18 +863,18 @@ class FakeReport:
         ),
     ],
 )
-def test_combine_outcome(reports, outcome) -> None:
+def test_combine_outcome(reports: list[tuple[str, str]], outcome: str) -> None:
     from pytest_quest.plugin.session import combine_outcome
 
     result = None
     for when, report_outcome in reports:
-        result = combine_outcome(result, FakeReport(when, report_outcome))
+        result = combine_outcome(result, fake_report(when, report_outcome))
     assert result == outcome
 
 
 def test_combine_outcome_of_xfail_marked_tests() -> None:
     from pytest_quest.plugin.session import combine_outcome
 
-    setup = combine_outcome(None, FakeReport("setup", "passed"))
-    assert combine_outcome(setup, FakeReport("call", "skipped", "reason")) == "xfailed"
-    assert combine_outcome(setup, FakeReport("call", "passed", "reason")) == "xpassed"
+    setup = combine_outcome(None, fake_report("setup", "passed"))
+    assert combine_outcome(setup, fake_report("call", "skipped", "reason")) == "xfailed"
+    assert combine_outcome(setup, fake_report("call", "passed", "reason")) == "xpassed"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given
@@ -28,6 +29,7 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import issued_seal, seal_facts
 from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
+from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.swap import CodeSwap
 from tests.e2e.test_person_powers import run_in_tty
 from tests.support.projects import Project, qid
@@ -72,7 +74,7 @@ SAMPLE = textwrap.dedent(
 )
 
 
-def plan(start):
+def plan(start: int) -> list[tuple[str, int, str, str]]:
     # The extreme mutants only: the other operators have their own tests (tests/unit/core).
     return [
         (m.operator, m.line, m.original, m.mutated)
@@ -143,7 +145,7 @@ def test_no_function_on_that_line_no_mutants() -> None:
         st.none(),
     )
 )
-def test_a_changed_value_is_never_equal(value) -> None:
+def test_a_changed_value_is_never_equal(value: object) -> None:
     changed = changed_value(value)
     assert changed != value
     if value is not None and not isinstance(value, float):
@@ -152,10 +154,11 @@ def test_a_changed_value_is_never_equal(value) -> None:
         assert abs(changed - value) >= max(1, abs(value))
 
 
-def load(tmp_path: Path, name, source):
+def load(tmp_path: Path, name: str, source: str) -> tuple[Path, ModuleType]:
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(source))
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return path, module
@@ -187,7 +190,7 @@ def test_code_swap_mutates_live_functions_and_restores_them(tmp_path: Path) -> N
     source = path.read_text()
     kept = module.Box().scaled
     swap = CodeSwap(str(path), source, 13)  # the nested `inner`
-    builtins.pytest_quest_reached = lambda value: value
+    builtins.pytest_quest_reached = lambda value: value  # type: ignore[attr-defined]  # what a mutant calls
     try:
         assert swap.apply(mutated_tree(source, 13, 0)) >= 1
         assert module.Box().scaled(2) is None
@@ -200,7 +203,7 @@ def test_code_swap_mutates_live_functions_and_restores_them(tmp_path: Path) -> N
         method.restore()
         assert module.Box().scaled(2) == 6
     finally:
-        del builtins.pytest_quest_reached
+        del builtins.pytest_quest_reached  # type: ignore[attr-defined]
 
 
 def test_unimported_module_cannot_be_swapped(tmp_path: Path) -> None:
@@ -233,7 +236,7 @@ def parity(x):
 """
 
 
-def child_project(tmp_path: Path, tests):
+def child_project(tmp_path: Path, tests: str) -> Path:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "mod.py").write_text(FUNCTION)
     (tmp_path / "tests").mkdir()
@@ -242,7 +245,9 @@ def child_project(tmp_path: Path, tests):
     return tmp_path
 
 
-def check(root, start, nodeids, timeout: float = 60.0, mutants: bool = True):
+def check(
+    root: Path, start: int, nodeids: list[str], timeout: float = 60.0, mutants: bool = True
+) -> MutationReport:
     return run_mutation_check(
         nodeids,
         file=root / "src" / "mod.py",
@@ -461,9 +466,8 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path: Path) -> Non
     assert out.split() == ["5", "{}"]
 
 
-def ratchet_with(tmp_path: Path, state: str = "TODO"):
+def ratchet_with(tmp_path: Path, state: str = "TODO") -> tuple[RatchetStore, Quest]:
     from pytest_quest.core.seal import seal_issued
-    from pytest_quest.engine.store import RatchetStore
 
     quest = Quest(
         id="src/m.py::f",
@@ -677,7 +681,7 @@ def test_a_mutant_runs_only_against_the_tests_that_ran_its_statement(tmp_path: P
     nodeids = ["tests/test_mod.py::test_a", "tests/test_mod.py::test_b"]
     runs = root / "tests" / "runs"
 
-    def count(line_tests):
+    def count(line_tests: dict[int, set[str]] | None) -> tuple[MutationReport, int]:
         runs.write_text("")
         report = run_mutation_check(
             nodeids,

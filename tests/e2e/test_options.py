@@ -21,7 +21,8 @@ from pytest_quest.app.options import (
     parse_text,
 )
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.plugin.options import _OPTIONS, raw_value, resolve
+from pytest_quest.plugin.option_table import _OPTIONS
+from pytest_quest.plugin.options import raw_value, resolve
 
 # -- the checks, one per kind of value --------------------------------------------------------
 
@@ -30,7 +31,7 @@ from pytest_quest.plugin.options import _OPTIONS, raw_value, resolve
     ("value", "expected"),
     [("1", 1), (" 7 ", 7), (3, 3), ("1000", 1000), (MAX_COUNT, MAX_COUNT)],
 )
-def test_count_accepts_whole_numbers_in_range(value, expected) -> None:
+def test_count_accepts_whole_numbers_in_range(value: object, expected: int) -> None:
     assert parse_count(value) == expected
 
 
@@ -50,7 +51,7 @@ def test_count_accepts_whole_numbers_in_range(value, expected) -> None:
         ("1" * 5000, "'" + "1" * 36 + "... is not a whole number"),
     ],
 )
-def test_count_refuses_anything_else_naming_the_range(value, message) -> None:
+def test_count_refuses_anything_else_naming_the_range(value: object, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_count(value)
     assert str(caught.value).startswith(message)
@@ -68,7 +69,7 @@ def test_count_takes_its_own_upper_bound() -> None:
     ("value", "expected"),
     [("1.5", 1.5), ("600", 600.0), (5, 5.0), (0.25, 0.25), ("1e3", 1000.0), (MAX_SECONDS, MAX_SECONDS)],
 )
-def test_seconds_accepts_finite_positive_numbers_up_to_a_week(value, expected) -> None:
+def test_seconds_accepts_finite_positive_numbers_up_to_a_week(value: object, expected: float) -> None:
     assert parse_seconds(value) == expected
 
 
@@ -91,7 +92,7 @@ def test_seconds_accepts_finite_positive_numbers_up_to_a_week(value, expected) -
         ("", "'' is not a number of seconds"),
     ],
 )
-def test_seconds_refuse_anything_else_naming_the_range(value, message) -> None:
+def test_seconds_refuse_anything_else_naming_the_range(value: object, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_seconds(value)
     assert str(caught.value).startswith(message)
@@ -121,7 +122,7 @@ def test_choice_suggests_the_nearest_one() -> None:
         ("a\0b", "'a\\x00b': a quest id cannot hold a NUL character"),
     ],
 )
-def test_text_is_not_empty_and_holds_no_nul(value, message) -> None:
+def test_text_is_not_empty_and_holds_no_nul(value: str, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_text(value, "quest id")
     assert str(caught.value) == message
@@ -212,7 +213,7 @@ def help_text(tmp_path_factory: pytest.TempPathFactory) -> str:
         "--quest-verify-exclude=PATTERN",
     ],
 )
-def test_help_shows_choices_and_metavars(help_text: str, line) -> None:
+def test_help_shows_choices_and_metavars(help_text: str, line: str) -> None:
     assert any(row.strip().startswith(line) for row in help_text.splitlines()), line
 
 
@@ -232,7 +233,7 @@ def test_help_shows_choices_and_metavars(help_text: str, line) -> None:
         "quest_format (string):",
     ],
 )
-def test_help_shows_typed_ini_options(help_text: str, line) -> None:
+def test_help_shows_typed_ini_options(help_text: str, line: str) -> None:
     if pytest.version_tuple[:2] < (8, 4) and ("(int)" in line or "(float)" in line):
         pytest.skip("this pytest has no int or float ini options")
     assert any(row.strip().startswith(line) for row in help_text.splitlines()), line
@@ -283,7 +284,7 @@ def test_typed_ini_values_are_read_and_the_command_line_wins(pytester: pytest.Py
     assert options.max_tries == 7
 
 
-def bad(pytester: pytest.Pytester, *args, ini: str = "") -> str:
+def bad(pytester: pytest.Pytester, *args: str, ini: str = "") -> str:
     if ini:
         pytester.makepyprojecttoml("[tool.pytest.ini_options]\n" + ini)
     config = pytester.parseconfig(*args)
@@ -327,7 +328,9 @@ def bad(pytester: pytest.Pytester, *args, ini: str = "") -> str:
         (["--quest", "next", "--quest-mutants", "of"], "argument --quest-mutants: unknown mode 'of' (choose from on, off); did you mean o"),
     ],
 )  # fmt: skip
-def test_bad_command_line_values_name_the_option_and_the_range(pytester: pytest.Pytester, args, message) -> None:
+def test_bad_command_line_values_name_the_option_and_the_range(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
     assert bad(pytester, *args).startswith(message)
 
 
@@ -347,7 +350,7 @@ def test_bad_command_line_values_name_the_option_and_the_range(pytester: pytest.
         ('quest_status = "maybe"', "ini option quest_status: "),
     ],
 )
-def test_bad_ini_values_name_the_option_and_the_range(pytester: pytest.Pytester, ini, message) -> None:
+def test_bad_ini_values_name_the_option_and_the_range(pytester: pytest.Pytester, ini: str, message: str) -> None:
     args = () if ini.startswith("quest =") else ("--quest", "next")  # else the flag wins
     text = bad(pytester, *args, ini=ini + "\n")
     assert text.startswith(message), text
@@ -368,7 +371,7 @@ HOSTILE = ["", " ", "nan", "inf", "-inf", "1e309", "-1", "0", "x" * 5000, "1" * 
 
 
 @pytest.mark.parametrize("flag", [o.flags[0] for o in _OPTIONS if o.action == "store"])
-def test_no_option_value_raises_anything_but_a_usage_error(pytester: pytest.Pytester, flag) -> None:
+def test_no_option_value_raises_anything_but_a_usage_error(pytester: pytest.Pytester, flag: str) -> None:
     for value in HOSTILE:
         config = pytester.parseconfig(f"{flag}={value}")
         try:

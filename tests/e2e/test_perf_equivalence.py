@@ -13,6 +13,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,7 +184,7 @@ def test_setup_error(broken):
 """
 
 
-def quests(project, name):
+def quests(project: Project, name: str) -> dict[str, dict[str, Any]]:
     data = ratchet_view((project.path / name).read_bytes())
     return {
         qid: {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at", "extra")}
@@ -256,7 +257,7 @@ def test_packed_arcs_unpack_as_coverage_does() -> None:
 
     harvest = Harvest(Collector())
 
-    def pack(first, second):
+    def pack(first: int, second: int) -> int:
         # tracer.c: CTracer_record_pair
         packed = (abs(first) & 0xFFFFFFF) | ((abs(second) & 0xFFFFFFF) << 28)
         if first < 0:
@@ -291,9 +292,9 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path: Path) -> None:
         branch = True
 
         def __init__(self) -> None:
-            self.data = {}
+            self.data: dict[str, Any] = {}
 
-        def cached_mapped_file(self, filename):
+        def cached_mapped_file(self, filename: str) -> str:
             return filename
 
     collector = Collector()

@@ -5,10 +5,11 @@ from __future__ import annotations
 import getpass
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.e2e.test_person_powers import run_in_tty
+from tests.e2e.test_person_powers import TtyRun, run_in_tty
 from tests.support import projects
 from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN, Project, built_template
 
@@ -24,7 +25,7 @@ def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return config
 
 
-def done_quest(project) -> None:
+def done_quest(project: Project) -> None:
     """`sign` made DONE: one try allowed, submitted without a test for it."""
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
@@ -37,7 +38,7 @@ def done_quest(project) -> None:
     assert project.ratchet()["quests"][SIGN]["state"] == "DONE"
 
 
-def review_quest(project) -> None:
+def review_quest(project: Project) -> None:
     """`sign` made REVIEW: its body changed between issue and submit (gate step 1)."""
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
@@ -51,7 +52,7 @@ def review_quest(project) -> None:
     assert project.ratchet()["quests"][SIGN]["state"] == "REVIEW"
 
 
-def as_person(project, *args):
+def as_person(project: Project, *args: str) -> tuple[int, dict[str, Any], TtyRun]:
     """A person action at a pseudo-terminal, the quest id typed; (exit status, JSON data)."""
     args += ("--quest-reason", "looked", "--quest-format", "json")
     run = run_in_tty(project.path, *args, typed=SIGN)

@@ -146,7 +146,9 @@ def reviewed(project: Project) -> Project:
 
 
 @pytest.mark.parametrize("output", ["text", "json"])
-def test_accept_from_a_shell_without_a_terminal_exits_4_and_changes_nothing(reviewed: Project, output) -> None:
+def test_accept_from_a_shell_without_a_terminal_exits_4_and_changes_nothing(
+    reviewed: Project, output: str
+) -> None:
     before = (reviewed.path / "quest.json").read_bytes()
     result = run_without_tty(
         reviewed.path,
@@ -188,7 +190,9 @@ def test_accept_typed_at_a_terminal_is_recorded(reviewed: Project) -> None:
 
 
 @pytest.mark.parametrize("typed", ["y", None])
-def test_a_wrong_or_missing_answer_at_the_terminal_changes_nothing(reviewed: Project, typed) -> None:
+def test_a_wrong_or_missing_answer_at_the_terminal_changes_nothing(
+    reviewed: Project, typed: str | None
+) -> None:
     before = (reviewed.path / "quest.json").read_bytes()
     run = run_in_tty(
         reviewed.path, "--quest-exclude", SIGN, "--quest-reason", "dead code", typed=typed

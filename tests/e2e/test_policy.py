@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.support.projects import Project
 
@@ -48,7 +49,7 @@ def test_nothing_of_calc():
 """
 
 
-def scanned(project, test=TEST_OTHER, *args):
+def scanned(project: Project, test: str = TEST_OTHER, *args: str) -> dict[str, Any]:
     project.source("calc", CLAMP)
     project.test("test_calc", test)
     result, data = project.run_json("--quest", "scan", *args)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ def test_sign_negative():
 NO_BRANCH_PYPROJECT = projects.PYPROJECT_NO_COVERAGE
 
 
-def quests(project, name):
+def quests(project: Project, name: str) -> dict[str, dict[str, Any]]:
     data = ratchet_view((project.path / name).read_bytes())
     return {
         qid: {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at", "extra")}
@@ -91,7 +92,9 @@ def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc: Project) -> Non
         ),
     ],
 )
-def test_unsupported_combinations_stop_with_the_flag_to_drop(calc: Project, args, message) -> None:
+def test_unsupported_combinations_stop_with_the_flag_to_drop(
+    calc: Project, args: tuple[str, ...], message: str
+) -> None:
     result = calc.run("--quest", "scan", *args)
     assert result.ret == 4
     assert message in result.stderr.str()

@@ -51,7 +51,7 @@ QUIET_COMMANDS = [
 
 
 @pytest.mark.parametrize("args", QUIET_COMMANDS)
-def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned: Project, args) -> None:
+def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned: Project, args: tuple[str, ...]) -> None:
     result = scanned.run(*args)
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert_quiet(result)
@@ -60,7 +60,9 @@ def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned: Project
 
 
 @pytest.mark.parametrize("args", QUIET_COMMANDS)
-def test_commands_that_run_no_test_print_one_json_object_and_no_header(scanned: Project, args) -> None:
+def test_commands_that_run_no_test_print_one_json_object_and_no_header(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
     result = scanned.run(*args, "--quest-format", "json")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert_quiet(result)
@@ -90,7 +92,9 @@ def test_a_person_action_prints_no_header(scanned: Project) -> None:
 
 
 @pytest.mark.parametrize("args", [("--quest", "status"), ("--quest", "next"), ("--quest", "scan")])
-def test_a_positional_path_that_does_not_exist_is_a_usage_error_as_in_pytest(scanned: Project, args) -> None:
+def test_a_positional_path_that_does_not_exist_is_a_usage_error_as_in_pytest(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
     result = scanned.run(*args, "nonexistent_path")
     assert result.ret == 4
     assert "file or directory not found: nonexistent_path" in result.stderr.str()
@@ -180,7 +184,7 @@ def test_the_old_verifier_ini_name_warns_once_and_still_works(scanned: Project) 
 
 
 @pytest.mark.parametrize("columns", ["40", "100"])
-def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned: Project, monkeypatch: pytest.MonkeyPatch, columns) -> None:
+def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned: Project, monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
     monkeypatch.setenv("COLUMNS", columns)
     result = scanned.run("--quest", "status")
     assert result.ret == 0

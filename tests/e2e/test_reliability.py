@@ -29,7 +29,7 @@ from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import child_environ, popen_pytest
 
 
-def calc_project(project) -> None:
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)
 
@@ -45,7 +45,7 @@ def scanned(project: Project, template: Project) -> Project:
     return project.fill_from(template)
 
 
-def error_line(result) -> str:
+def error_line(result: pytest.RunResult) -> str:
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output and "INTERNALERROR" not in output, output
     lines = [line for line in output.splitlines() if line.startswith("ERROR: ")]
@@ -53,7 +53,7 @@ def error_line(result) -> str:
     return lines[0]
 
 
-def quest_files(project) -> list[str]:
+def quest_files(project: Project) -> list[str]:
     return sorted(p.name for p in Path(project.path).iterdir() if "quest" in p.name)
 
 
@@ -210,7 +210,7 @@ def test_lock_of_a_killed_process_does_not_block(scanned: Project, lock_holder: 
         ("nan", "'nan' is not a finite number of seconds"),
     ],
 )
-def test_bad_timeouts_are_usage_errors(project: Project, option, value, problem) -> None:
+def test_bad_timeouts_are_usage_errors(project: Project, option: str, value: str, problem: str) -> None:
     result = project.run("--quest", "next", f"{option}={value}")
     assert result.ret == 4
     assert f"argument {option}: {problem}" in result.stderr.str()
@@ -291,7 +291,7 @@ def test_sign():
 """
 
 
-def interrupt_when_started(project, pid_file: Path, *args: str) -> tuple[int, str]:
+def interrupt_when_started(project: Project, pid_file: Path, *args: str) -> tuple[int, str]:
     """Run pytest with `args`, press Ctrl-C (SIGINT) once the endless test runs."""
     process = popen_pytest(project.path, *args, merge_stderr=True)
     deadline = time.monotonic() + 60
@@ -314,7 +314,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("command", ["submit", "scan"])
-def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command) -> None:
+def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command: str) -> None:
     path = Path(scanned.path) / "quest.json"
     pid_file = Path(scanned.path) / "test-pid"
     scanned.test("test_sign", ENDLESS_TEST.format(pid_file=str(pid_file)))
@@ -345,7 +345,7 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command)
 
 
 def test_every_option_has_a_row_in_the_bad_input_table() -> None:
-    from pytest_quest.plugin.options import _OPTIONS
+    from pytest_quest.plugin.option_table import _OPTIONS
 
     doc = (DOCS / "reliability.md").read_text()
     table = doc.split("## Bad input: every command and option", 1)[1].split("\n## ", 1)[0]

@@ -57,20 +57,22 @@ def edit(change: Callable[[dict[str, Any]], None]) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 
 
-def set_in(path: tuple[str, ...], value: Any) -> Callable[[dict[str, Any]], None]:
+def set_in(path: tuple[str | int, ...], value: Any) -> Callable[[dict[str, Any]], None]:
     def change(data: dict[str, Any]) -> None:
+        node: Any = data  # dicts and lists down the path
         for key in path[:-1]:
-            data = data[key]
-        data[path[-1]] = value
+            node = node[key]
+        node[path[-1]] = value
 
     return change
 
 
-def delete(path: tuple[str, ...]) -> Callable[[dict[str, Any]], None]:
+def delete(path: tuple[str | int, ...]) -> Callable[[dict[str, Any]], None]:
     def change(data: dict[str, Any]) -> None:
+        node: Any = data  # dicts and lists down the path
         for key in path[:-1]:
-            data = data[key]
-        del data[path[-1]]
+            node = node[key]
+        del node[path[-1]]
 
     return change
 
@@ -282,7 +284,7 @@ def test_the_valid_file_is_valid() -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
-def test_loads_names_the_field_and_the_fix(kind) -> None:
+def test_loads_names_the_field_and_the_fix(kind: str) -> None:
     damaged, message = CORRUPTIONS[kind]
     with pytest.raises(RatchetFileError) as info:
         loads(damaged, "quest.json")
@@ -335,7 +337,7 @@ def calc_project(project: Project) -> Project:
     return project
 
 
-def files_beside(project) -> list[str]:
+def files_beside(project: Project) -> list[str]:
     return sorted(p.name for p in project.path.iterdir() if p.name.startswith((".quest", "quest")))
 
 
@@ -347,7 +349,9 @@ def test_the_valid_file_works_through_next(calc_project: Project) -> None:
 
 
 @pytest.mark.parametrize(("kind", "args"), E2E_CASES, ids=lambda v: "-".join(v).strip("-"))
-def test_command_refuses_damaged_file_untouched(calc_project: Project, kind, args) -> None:
+def test_command_refuses_damaged_file_untouched(
+    calc_project: Project, kind: str, args: tuple[str, ...]
+) -> None:
     damaged, message = CORRUPTIONS[kind]
     path = calc_project.path / "quest.json"
     path.write_bytes(damaged)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any, NoReturn, cast
 
 import pytest
 
@@ -19,6 +21,7 @@ from pytest_quest.verify.adapters import CommandVerifier, HookVerifier, run_veri
 from pytest_quest.verify.prompt import (
     QUESTIONS,
     Request,
+    TestSource,
     build_prompt,
     build_request,
     covering_test_sources,
@@ -178,7 +181,7 @@ def test_prompt_format(request_: Request) -> None:
         (Finding("tests/test_new.py", 0, "assert"), "cites no file:line"),
     ],
 )
-def test_recheck(request_: Request, finding, why) -> None:
+def test_recheck(request_: Request, finding: Finding, why: str) -> None:
     result = recheck(finding, request_.files)
     if why is None:
         assert result is None
@@ -305,7 +308,7 @@ def test_excluded_by() -> None:
 # -- the command adapter ---------------------------------------------------------------
 
 
-def call(request, command, timeout: float = 30.0):
+def call(request: Request, command: str, timeout: float = 30.0) -> Answer:
     return CommandVerifier(command, timeout, Path.cwd())(request, build_prompt(request))
 
 
@@ -336,7 +339,7 @@ def test_command_verifier_findings_in_text_and_json(request_: Request) -> None:
         ("/nonexistent/verifier --flag", "cannot start: [Errno 2] No such file or directory"),
     ],
 )
-def test_command_verifier_errors(request_: Request, command, error) -> None:
+def test_command_verifier_errors(request_: Request, command: str, error: str) -> None:
     answer = call(request_, command)
     assert answer.error.startswith(error)
     assert answer.findings == []
@@ -375,7 +378,7 @@ def test_run_verification_runs_commands_in_isolation_and_votes(request_: Request
 
 
 def test_hook_verifier_results(request_: Request) -> None:
-    def finds(quest, tests):
+    def finds(quest: Quest, tests: list[TestSource]) -> list[dict[str, Any]]:
         assert quest.id == "src/pkg/calc.py::sign"
         return [{"file": tests[1].file, "line": 13, "quote": "sign(5) == sign(5)"}]
 
@@ -386,7 +389,7 @@ def test_hook_verifier_results(request_: Request) -> None:
     abstains = HookVerifier("plugin q", lambda: None, [])(request_, "prompt")
     assert abstains.abstained and not abstains.error
 
-    def broken(function_source):
+    def broken(function_source: str) -> NoReturn:
         raise RuntimeError("no API key")
 
     answer = HookVerifier("plugin r", broken, ["function_source"])(request_, "prompt")
@@ -403,14 +406,14 @@ def test_hook_verifier_results(request_: Request) -> None:
 
 
 class FakeConfig:
-    def __init__(self, cli, ini) -> None:
+    def __init__(self, cli: str | None, ini: str) -> None:
         self.cli, self.ini = cli, ini
 
-    def getoption(self, name, default=None):
+    def getoption(self, name: str, default: object = None) -> str | None:
         assert name == "quest_verify"
         return self.cli
 
-    def getini(self, name):
+    def getini(self, name: str) -> str:
         assert name == "quest_verify"
         return self.ini
 
@@ -429,18 +432,20 @@ class FakeConfig:
         ("auto", "", "auto", "off"),
     ],
 )
-def test_verify_mode(monkeypatch: pytest.MonkeyPatch, cli, env, ini, mode) -> None:
+def test_verify_mode(
+    monkeypatch: pytest.MonkeyPatch, cli: str | None, env: str | None, ini: str, mode: str
+) -> None:
     if env is None:
         monkeypatch.delenv("PYTEST_QUEST_VERIFY", raising=False)
     else:
         monkeypatch.setenv("PYTEST_QUEST_VERIFY", env)
-    assert _verify_mode(FakeConfig(cli, ini), cli or "auto") == mode
+    assert _verify_mode(cast(pytest.Config, FakeConfig(cli, ini)), cli or "auto") == mode
 
 
 def test_verify_mode_rejects_a_bad_environment_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_QUEST_VERIFY", "yes")
     with pytest.raises(QuestUsageError, match="PYTEST_QUEST_VERIFY='yes': expected on, off"):
-        _verify_mode(FakeConfig(None, "auto"), "auto")
+        _verify_mode(cast(pytest.Config, FakeConfig(None, "auto")), "auto")
 
 
 class NoPlugins:
@@ -452,7 +457,12 @@ class FakePytestConfig:
     pluginmanager = NoPlugins()
 
 
-def options(**kwargs):
+def fake_pytest_config() -> pytest.Config:
+    """A config whose plugin manager has no verifier hook (a stand-in, not a pytest.Config)."""
+    return cast(pytest.Config, FakePytestConfig())
+
+
+def options(**kwargs: Any) -> QuestOptions:
     base = QuestOptions(
         command="submit", sources=[], quest_file=Path("quest.json"), max_tries=3, format="text",
         quest_id=None, timeout=60.0, lock_timeout=5.0, strict=False, reopen=None, accept=None,
@@ -466,18 +476,18 @@ def test_verify_submission_usage_errors(tmp_path: Path) -> None:
     passed = GateResult(Verdict.PASS, [], "pass")
     with pytest.raises(QuestUsageError, match="verification is on but there is no verifier"):
         verify_configured(
-            config=FakePytestConfig(), options=options(), rootdir=tmp_path, quest=quest,
+            config=fake_pytest_config(), options=options(), rootdir=tmp_path, quest=quest,
             current=current, changed_files=[], result=passed,
         )  # fmt: skip
     with pytest.raises(QuestUsageError, match="threshold 2 asks for more verifiers than the 1"):
         verify_configured(
-            config=FakePytestConfig(),
+            config=fake_pytest_config(),
             options=options(verifier_cmds=[script("clean.py")], verify_threshold=2),
             rootdir=tmp_path, quest=quest, current=current, changed_files=[], result=passed,
         )  # fmt: skip
     with pytest.raises(QuestUsageError, match='verifier command "\'oops" cannot be split'):
         verify_configured(
-            config=FakePytestConfig(), options=options(verifier_cmds=["'oops"]), rootdir=tmp_path,
+            config=fake_pytest_config(), options=options(verifier_cmds=["'oops"]), rootdir=tmp_path,
             quest=quest, current=current, changed_files=[], result=passed,
         )  # fmt: skip
 
@@ -486,7 +496,7 @@ def test_the_same_command_twice_is_two_voters(tmp_path: Path) -> None:
     quest, current = make_project(tmp_path)
     cite = script("cite.py", "tests/test_new.py", 13, "assert sign(5) == sign(5)")
     result, record = verify_configured(
-        config=FakePytestConfig(), options=options(verifier_cmds=[cite, cite]), rootdir=tmp_path,
+        config=fake_pytest_config(), options=options(verifier_cmds=[cite, cite]), rootdir=tmp_path,
         quest=quest, current=current, changed_files=["tests/test_new.py"],
         result=GateResult(Verdict.PASS, [], "pass"),
     )  # fmt: skip
@@ -499,7 +509,7 @@ def test_verify_submission_excluded_runs_nothing(tmp_path: Path) -> None:
     passed = GateResult(Verdict.PASS, [], "pass")
     marker = tmp_path / "ran.txt"
     result, record = verify_configured(
-        config=FakePytestConfig(),
+        config=fake_pytest_config(),
         options=options(verifier_cmds=[script("record.py", marker)], verify_exclude=["src/pkg/*"]),
         rootdir=tmp_path, quest=quest, current=current, changed_files=[], result=passed,
     )  # fmt: skip
@@ -526,7 +536,7 @@ SIGN_ID = "src/pkg/calc.py::sign"
 ZERO_LINE = 7  # `assert sign(0) == 1` in TEST_SIGN
 
 
-def scanned(project) -> None:
+def scanned(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", "from pkg.calc import double\n\n\ndef test_double():\n"
                  "    assert double(3) == 6\n    assert double(-2) == -4\n")  # fmt: skip
@@ -536,7 +546,7 @@ def scanned(project) -> None:
     assert TEST_SIGN.splitlines()[ZERO_LINE - 1].strip() == "assert sign(0) == 1"
 
 
-def submit(project, *args):
+def submit(project: Project, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "submit", "--quest-id", SIGN_ID, *args)
 
 
@@ -734,18 +744,18 @@ def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_: Request, t
 
     class Clean:
         @pytest.hookimpl
-        def pytest_quest_verify(self):
+        def pytest_quest_verify(self) -> list[str]:
             return []
 
     class Finds:
         @pytest.hookimpl
-        def pytest_quest_verify(self, tests, prompt):
+        def pytest_quest_verify(self, tests: list[TestSource], prompt: str) -> list[str]:
             assert "## Questions" in prompt
             return [f"{tests[1].file}:13 `assert sign(5) == sign(5)` recomputed"]
 
     class Wraps:
         @pytest.hookimpl(wrapper=True)
-        def pytest_quest_verify(self):
+        def pytest_quest_verify(self) -> Generator[None, object, object]:
             return (yield)
 
     manager.register(Clean(), "clean")

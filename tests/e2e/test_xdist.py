@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.support.projects import Project
@@ -105,7 +107,7 @@ TESTS = {
 }
 
 
-def comparable(ratchet):
+def comparable(ratchet: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The ratchet's quests without timestamps and run-specific extras."""
     quests = {}
     for qid, entry in ratchet["quests"].items():
