@@ -118,7 +118,8 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def synth_check(synth: dict[str, Any]) -> dict[str, Any]:
     """The check of the combined ratchet: in one run, and in three shards combined."""
-    project, answers = synth["project"], synth["answers"]
+    project: Sharded = synth["project"]
+    answers: dict[str, Any] = synth["answers"]
     shutil.copy(project.final / "quest.json", project.single / "quest.json")
     answers["check"] = run_json(project.single, "--quest", "check")
     for job in project.jobs:
@@ -132,7 +133,7 @@ def synth_check(synth: dict[str, Any]) -> dict[str, Any]:
     return answers
 
 
-def test_combined_scan_shards_are_the_ratchet_of_one_scan(synth):
+def test_combined_scan_shards_are_the_ratchet_of_one_scan(synth: dict[str, Any]) -> None:
     project, answers = synth["project"], synth["answers"]
     single_code, single, _ = answers["single"]
     code, data, err = answers["combine"]
@@ -159,7 +160,9 @@ def test_combined_scan_shards_are_the_ratchet_of_one_scan(synth):
 
 
 @pytest.mark.slow
-def test_combined_check_shards_are_the_check_of_the_whole_suite(synth_check):
+def test_combined_check_shards_are_the_check_of_the_whole_suite(
+    synth_check: dict[str, Any],
+) -> None:
     answers = synth_check
     single_code, single, _ = answers["check"]
     code, data, err = answers["combine_check"]
@@ -177,7 +180,7 @@ def test_combined_check_shards_are_the_check_of_the_whole_suite(synth_check):
 
 
 @pytest.mark.slow
-def test_scan_and_check_shards_are_not_mixed(synth_check):
+def test_scan_and_check_shards_are_not_mixed(synth_check: dict[str, Any]) -> None:
     code, data, err = synth_check["mixed"]
     assert code == 4
     assert data["error"] == (
@@ -186,7 +189,7 @@ def test_scan_and_check_shards_are_not_mixed(synth_check):
     )
 
 
-def test_a_hand_edited_shard_is_refused_with_exit_4(synth, tmp_path):
+def test_a_hand_edited_shard_is_refused_with_exit_4(synth: dict[str, Any], tmp_path: Path) -> None:
     project = synth["project"]
     final = tmp_path / "final"
     shutil.copytree(project.final, final)
@@ -217,14 +220,16 @@ def test_a_hand_edited_shard_is_refused_with_exit_4(synth, tmp_path):
         ),
     ],
 )
-def test_shard_out_is_refused_where_it_does_not_fit(synth, args, message):
+def test_shard_out_is_refused_where_it_does_not_fit(
+    synth: dict[str, Any], args: list[str], message: str
+) -> None:
     code, answer, _ = run_json(synth["project"].final, "--quest", *args)
     assert code == 4
     assert answer["error"].startswith(message)
 
 
 @pytest.mark.slow
-def test_combined_shards_of_a_real_suite_are_the_ratchet_of_one_scan(tmp_path):
+def test_combined_shards_of_a_real_suite_are_the_ratchet_of_one_scan(tmp_path: Path) -> None:
     # semver 3.1.2's own tests, split by file into three jobs.
     template = tmp_path / "template"
     shutil.copytree(SEMVER, template)

@@ -38,7 +38,8 @@ CLAMP_MID = [(-11, 12), (12, 14), (14, 16), (16, -11)]
 
 # Per shard: test -> (outcome, arcs).  clamp is covered only by the three
 # shards together; sign's negative branch only by a test that fails.
-SHARDS: dict[str, dict[str, tuple[str, list[tuple[int, int]]]]] = {
+Shards = dict[str, dict[str, tuple[str, list[tuple[int, int]]]]]
+SHARDS: Shards = {
     "a": {
         "tests/test_calc.py::test_double": ("passed", DOUBLE_ARCS),
         "tests/test_calc.py::test_low": ("passed", CLAMP_LOW),
@@ -113,7 +114,7 @@ def quests(project: CalcProject) -> dict[str, Any]:
     return {"quests": found, "header": header}
 
 
-def make_shards(project: CalcProject, kind: str, shards=SHARDS) -> list[Path]:
+def make_shards(project: CalcProject, kind: str, shards: Shards = SHARDS) -> list[Path]:
     ratchet = project.root / "quest.json"
     before = ratchet.read_bytes() if ratchet.exists() else None
     folders = []
@@ -138,8 +139,11 @@ def single_scan(project: CalcProject) -> dict[str, Any]:
     return scan(project.context("scan", run=job.run(outcomes))).data
 
 
+Pair = tuple[CalcProject, CalcProject]
+
+
 @pytest.fixture
-def pair(tmp_path: Path) -> tuple[CalcProject, CalcProject]:
+def pair(tmp_path: Path) -> Pair:
     single = CalcProject(tmp_path / "single")
     sharded = CalcProject(tmp_path / "sharded")
     for project in (single, sharded):
@@ -147,7 +151,7 @@ def pair(tmp_path: Path) -> tuple[CalcProject, CalcProject]:
     return single, sharded
 
 
-def test_three_shards_combine_into_the_ratchet_of_one_scan(pair):
+def test_three_shards_combine_into_the_ratchet_of_one_scan(pair: Pair) -> None:
     single, sharded = pair
     expected = single_scan(single)
     folders = make_shards(sharded, "scan")
@@ -172,7 +176,7 @@ def test_three_shards_combine_into_the_ratchet_of_one_scan(pair):
     assert view[DOUBLE]["state"] == "PASS"
 
 
-def test_check_shards_combine_into_the_check_of_the_whole_suite(pair):
+def test_check_shards_combine_into_the_check_of_the_whole_suite(pair: Pair) -> None:
     _, project = pair
     make_shards(project, "scan")
     combine(project.context("combine", shards=sorted((project.root / "shards").iterdir())))
@@ -195,7 +199,7 @@ def test_check_shards_combine_into_the_check_of_the_whole_suite(pair):
     assert [r["id"] for r in output.data["regressions"]] == [CLAMP]
 
 
-def test_a_test_passing_in_one_shard_and_failing_in_another_is_refused(pair):
+def test_a_test_passing_in_one_shard_and_failing_in_another_is_refused(pair: Pair) -> None:
     _, project = pair
     flaky = "tests/test_calc.py::test_double"
     folders = make_shards(
@@ -211,7 +215,7 @@ def test_a_test_passing_in_one_shard_and_failing_in_another_is_refused(pair):
     assert not (project.root / "quest.json").exists()
 
 
-def test_a_shard_edited_or_truncated_is_refused_naming_it(pair):
+def test_a_shard_edited_or_truncated_is_refused_naming_it(pair: Pair) -> None:
     _, project = pair
     folders = make_shards(project, "scan")
     manifest = folders[1] / "manifest.json"
@@ -242,7 +246,7 @@ def test_a_shard_edited_or_truncated_is_refused_naming_it(pair):
     assert not (project.root / "quest.json").exists()
 
 
-def test_shards_of_another_kind_source_or_commit_are_refused(pair):
+def test_shards_of_another_kind_source_or_commit_are_refused(pair: Pair) -> None:
     _, project = pair
     scans = make_shards(project, "scan")
     checks = make_shards(project, "check", {"x": SHARDS["a"]})
@@ -266,7 +270,9 @@ def test_shards_of_another_kind_source_or_commit_are_refused(pair):
         combine(project.context("combine", shards=scans))
 
 
-def test_a_shard_with_collection_errors_is_written_and_refused_as_the_scan_would(pair):
+def test_a_shard_with_collection_errors_is_written_and_refused_as_the_scan_would(
+    pair: Pair,
+) -> None:
     _, project = pair
     job = Job(project, "broken")
     outcomes = job.record(SHARDS["a"])
@@ -298,7 +304,7 @@ def test_a_shard_with_collection_errors_is_written_and_refused_as_the_scan_would
     assert output.lines[1:] == expected.lines
 
 
-def test_a_shard_folder_holding_other_files_is_refused(pair):
+def test_a_shard_folder_holding_other_files_is_refused(pair: Pair) -> None:
     _, project = pair
     folder = project.root / "busy"
     folder.mkdir()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -40,7 +41,7 @@ def make(where: str, outcomes: dict[str, str], **changes: Any) -> Shard:
     return Shard(**values)
 
 
-def test_a_manifest_reads_back_as_its_shard():
+def test_a_manifest_reads_back_as_its_shard() -> None:
     shard = make(
         "shards/1",
         {"t::a": "passed", "t::b": "failed"},
@@ -69,7 +70,7 @@ def resealed(manifest: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
-def test_a_hand_edit_is_refused_by_the_digest_naming_the_shard():
+def test_a_hand_edit_is_refused_by_the_digest_naming_the_shard() -> None:
     manifest = manifest_of(make("s", {"t::a": "failed"}))
     manifest["outcomes"]["t::a"] = "passed"  # the cheat: make a failed test count
     message = field_error(manifest)
@@ -99,7 +100,7 @@ def test_a_hand_edit_is_refused_by_the_digest_naming_the_shard():
         (lambda m: m.update(notes=True), "field notes: expected a list, found bool"),
     ],
 )
-def test_each_bad_field_is_named(edit, expected):
+def test_each_bad_field_is_named(edit: Callable[[dict[str, Any]], object], expected: str) -> None:
     manifest = manifest_of(make("s", {"t::a": "passed"}))
     edit(manifest)
     message = field_error(resealed(manifest))
@@ -107,11 +108,11 @@ def test_each_bad_field_is_named(edit, expected):
     assert expected in message
 
 
-def test_a_manifest_that_is_no_object_is_no_shard():
+def test_a_manifest_that_is_no_object_is_no_shard() -> None:
     assert "is not a JSON object" in field_error([1, 2])  # type: ignore[arg-type]
 
 
-def test_merge_adds_up_the_runs_as_one_run_of_the_whole_suite():
+def test_merge_adds_up_the_runs_as_one_run_of_the_whole_suite() -> None:
     one = make(
         "1",
         {"t::a": "passed", "t::b": "failed", "t::s": "skipped"},
@@ -149,7 +150,7 @@ def test_merge_adds_up_the_runs_as_one_run_of_the_whole_suite():
 
 
 @pytest.mark.parametrize("failing", ["failed", "error"])
-def test_a_test_that_failed_in_any_shard_never_counts(failing):
+def test_a_test_that_failed_in_any_shard_never_counts(failing: str) -> None:
     passed = make("shards/a", {"t::flaky": "passed"})
     failed = make("shards/b", {"t::flaky": failing})
     for order in ([passed, failed], [failed, passed]):
@@ -162,14 +163,14 @@ def test_a_test_that_failed_in_any_shard_never_counts(failing):
         assert "run each test in one shard only" in message
 
 
-def test_only_files_are_merged_with_every_file_of_a_shard_that_analyzed_all():
+def test_only_files_are_merged_with_every_file_of_a_shard_that_analyzed_all() -> None:
     limited = make("1", {}, only_files=["src/pkg/m.py"], source_digests={})
     whole = make("2", {}, source_digests={"src/pkg/n.py": digest_bytes(b"n")})
     assert merge([limited, whole]).only_files == ["src/pkg/m.py", "src/pkg/n.py"]
     assert merge([limited]).only_files == ["src/pkg/m.py"]
 
 
-def test_shards_that_saw_different_sources_are_refused():
+def test_shards_that_saw_different_sources_are_refused() -> None:
     one = make("1", {})
     two = make("2", {}, source_digests={"src/pkg/m.py": digest_bytes(b"changed")})
     with pytest.raises(QuestUsageError, match=r"shards 1 and 2 measured different contents of "):
@@ -188,7 +189,7 @@ def fits(shard: Shard, **changes: Any) -> None:
     check_fits(shard, **values)
 
 
-def test_a_shard_fits_a_combine_of_the_same_kind_config_sources_and_versions():
+def test_a_shard_fits_a_combine_of_the_same_kind_config_sources_and_versions() -> None:
     fits(make("1", {}))
     with pytest.raises(QuestUsageError, match=r"^shard 1 is a check shard, the first one a scan"):
         fits(make("1", {}, kind="check"))
@@ -209,7 +210,7 @@ def test_a_shard_fits_a_combine_of_the_same_kind_config_sources_and_versions():
     assert message.endswith(" (hint)")
 
 
-def test_a_source_changed_since_the_shards_is_refused():
+def test_a_source_changed_since_the_shards_is_refused() -> None:
     merged = merge([make("shards/1", {})])
     changed_sources(merged, {"src/pkg/m.py": digest_bytes(b"m")})
     with pytest.raises(QuestUsageError, match=r"^shard shards/1 measured src/pkg/m.py, which has"):
