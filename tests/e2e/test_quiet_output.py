@@ -211,7 +211,9 @@ def pytest_sessionstart(session):
     "args",
     [("--quest", "next"), ("--quest-status",), ("--quest-status", "--quest-format", "json")],
 )
-def test_status_and_next_answer_without_a_pytest_session(scanned, args):
+def test_status_and_next_answer_without_a_pytest_session(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
     """As ``pytest --version``: no plugin is configured and no session starts (plugin/sessionless.py)."""
     (scanned.path / "conftest.py").write_text(SESSION_HOOKS)
     result = scanned.run(*args)
@@ -228,13 +230,13 @@ def test_status_and_next_answer_without_a_pytest_session(scanned, args):
     assert (scanned.path / "hooks.log").read_text().splitlines() == ["configure", "sessionstart"]
 
 
-def test_sessionless_status_keeps_plain_lines_without_pytest_terminal(scanned):
+def test_sessionless_status_keeps_plain_lines_without_pytest_terminal(scanned: Project) -> None:
     result = scanned.run("--quest-status", "-p", "no:terminal")
     assert result.ret == 0, result.stderr.str()
     assert result.stdout.lines[0].startswith("2 quests: 1 TODO, 1 PASS"), result.stdout.str()
 
 
-def test_sessionless_errors_keep_the_session_s_exit_statuses(scanned):
+def test_sessionless_errors_keep_the_session_s_exit_statuses(scanned: Project) -> None:
     (scanned.path / "quest.json").write_text("{not json")
     result = scanned.run("--quest-status")
     assert result.ret == 4
