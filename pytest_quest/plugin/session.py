@@ -267,7 +267,8 @@ class QuestSession:
 
     # -- dispatch --
 
-    def run_command(self) -> Output:
+    def run_command(self, view: Terminal | None = None) -> Output:
+        """Run the command; `view` is the terminal when pytest's reporter is not there to ask."""
         command = self.options.command
         if command == "_measure":
             return self.write_measurement()
@@ -276,9 +277,9 @@ class QuestSession:
         use_case = USE_CASES.get(command or "")
         if use_case is None:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")
-        return use_case(self.context())
+        return use_case(self.context(view))
 
-    def context(self) -> Context:
+    def context(self, view: Terminal | None = None) -> Context:
         """What the use cases need from this pytest invocation, as plain values and callables."""
         config, options, rootdir = self.config, self.options, self.rootdir
 
@@ -299,7 +300,7 @@ class QuestSession:
                 measured_roots=self.measured_roots() if self.collection_errors else [],
                 analyze=self.measure_source if self.measurer is not None else None,
             ),
-            terminal=terminal(config),
+            terminal=view if view is not None else terminal(config),
             environ=os.environ,
             l1_check=config.hook.pytest_quest_l1_check,
             verifiers=verifiers,

@@ -192,3 +192,55 @@ def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned: Project, mo
     assert text.isascii(), text
     assert all(len(line) <= int(columns) for line in result.stdout.lines), text
     assert "src/pkg/calc.py" in text
+
+
+SESSION_HOOKS = """
+import os
+
+def pytest_configure(config):
+    with open(os.path.join(str(config.rootpath), "hooks.log"), "a") as log:
+        log.write("configure\\n")
+
+def pytest_sessionstart(session):
+    with open(os.path.join(str(session.config.rootpath), "hooks.log"), "a") as log:
+        log.write("sessionstart\\n")
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--quest", "next"), ("--quest-status",), ("--quest-status", "--quest-format", "json")],
+)
+def test_status_and_next_answer_without_a_pytest_session(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
+    """As ``pytest --version``: no plugin is configured and no session starts (plugin/sessionless.py)."""
+    (scanned.path / "conftest.py").write_text(SESSION_HOOKS)
+    result = scanned.run(*args)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert not (scanned.path / "hooks.log").exists()
+    text = result.stdout.str()
+    if "json" in args:
+        assert json.loads(text)["counts"]["TODO"] == 1
+    else:
+        assert text.startswith(("2 quests: 1 TODO, 1 PASS", "quest src/pkg/calc.py::")), text
+    # A command that needs a session still has one: the conftest is loaded and configured.
+    exported = scanned.run("--quest", "export", "--quest-export-to", "report.json")
+    assert exported.ret == 0, exported.stdout.str() + exported.stderr.str()
+    assert (scanned.path / "hooks.log").read_text().splitlines() == ["configure", "sessionstart"]
+
+
+def test_sessionless_status_keeps_plain_lines_without_pytest_terminal(scanned: Project) -> None:
+    result = scanned.run("--quest-status", "-p", "no:terminal")
+    assert result.ret == 0, result.stderr.str()
+    assert result.stdout.lines[0].startswith("2 quests: 1 TODO, 1 PASS"), result.stdout.str()
+
+
+def test_sessionless_errors_keep_the_session_s_exit_statuses(scanned: Project) -> None:
+    (scanned.path / "quest.json").write_text("{not json")
+    result = scanned.run("--quest-status")
+    assert result.ret == 4
+    assert "quest.json" in result.stdout.str() + result.stderr.str()
+    bad = scanned.run("--quest", "next", "--quest-max-tries", "0")
+    assert bad.ret == 4
+    assert "--quest-max-tries" in bad.stderr.str() + bad.stdout.str()
