@@ -115,6 +115,10 @@ def combine(ctx: Context) -> Output:
             "`pytest --quest scan --quest-shard-out DIR` or `--quest check --quest-shard-out DIR`)"
         )
     found = [(folder, _name(folder, ctx)) for folder in options.shards]
+    resolved = [folder.resolve() for folder, _ in found]
+    for index, (_, where) in enumerate(found):
+        if resolved[index] in resolved[:index]:
+            raise QuestUsageError(f"shard {where} is given twice: name each shard folder once")
     read = [shards.read_shard(folder, where) for folder, where in found]
     kind = read[0].kind
     given = [name for name in CHECK_ONLY if getattr(options, name)]

@@ -148,7 +148,30 @@ def read_shard(folder: Path, where: str) -> Shard:
             f"shard {where}: its data file {DATA} does not match the digest in {MANIFEST} "
             "(truncated, damaged or replaced); make the shard again"
         )
+    names = _data_files(folder / DATA, where)
+    unchecked = sorted(
+        name for name in names if not os.path.isabs(name) and name not in shard.source_digests
+    )
+    if unchecked:
+        raise QuestUsageError(
+            f"shard {where}: its data names {unchecked[0]}, which has no digest in {MANIFEST} "
+            "(hand-edited?); make the shard again"
+        )
     return shard
+
+
+def _data_files(path: Path, where: str) -> list[str]:
+    """The file names in a shard's data file, read without writing to it."""
+    try:
+        connection = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            return [str(row[0]) for row in connection.execute("select path from file")]
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        raise QuestUsageError(
+            f"shard {where}: its data file {DATA} is not coverage.py's data ({exc})"
+        ) from None
 
 
 def source_digests(rootdir: Path, names: list[str]) -> dict[str, str | None]:

@@ -7,6 +7,7 @@ are made portable.  Built and run once per module; the tests compare.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -14,11 +15,22 @@ from typing import Any
 
 import pytest
 
-from benchmarks.synth import generate
+from tests.e2e.test_export import COMMON, documented_keys
 from tests.support.quests import ratchet_view
 from tests.support.runner import parse_json, run_pytest
 
 SEMVER = Path(__file__).resolve().parents[1] / "acceptance" / "projects" / "semver"
+SYNTH = Path(__file__).resolve().parents[2] / "benchmarks" / "synth.py"
+
+
+def generate(root: Path, **sizes: int) -> dict[str, Any]:
+    """benchmarks/synth.py's project (loaded by path: benchmarks/ is no package)."""
+    spec = importlib.util.spec_from_file_location("synth", SYNTH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: dict[str, Any] = module.generate(root, **sizes)
+    return made
 
 EXTRA = """\
 def split(x):
@@ -81,6 +93,7 @@ class Sharded:
         self.single = root / "single"
         for folder in [*self.jobs, self.final, self.single]:
             shutil.copytree(template, folder)
+        self.outputs: list[dict[str, Any]] = []  # what each job answered
 
     def shards(self, kind: str, *extra: str) -> list[str]:
         """Run each job on its part; copy its shard to the final checkout (the artifacts)."""
@@ -92,6 +105,7 @@ class Sharded:
             )
             assert code == (1 if failed else 0), err
             assert data["shard"] == "out" and data["kind"] == kind
+            self.outputs.append(data)
             name = f"shards/{kind}-{n}"
             shutil.copytree(job / "out", self.final / name)
             shutil.rmtree(job / "out")
@@ -157,6 +171,11 @@ def test_combined_scan_shards_are_the_ratchet_of_one_scan(synth: dict[str, Any])
     assert failing["state"] == "TODO"  # its only test failed: it does not count
     assert failing["covering_tests"] == []
     assert data["tests_not_passed"] == ["tests/test_extra_b.py::test_fails_in_one_shard"]
+    docs = documented_keys()  # docs/json-schema.md
+    assert set(data) - COMMON <= docs["combine"] | docs["scan"]
+    for output in project.outputs:
+        assert output["command"] == "scan"
+        assert set(output) - COMMON <= docs["shard"]
 
 
 @pytest.mark.slow
@@ -168,6 +187,7 @@ def test_combined_check_shards_are_the_check_of_the_whole_suite(
     code, data, err = answers["combine_check"]
     assert code == single_code == 1, err  # the failing test fails the check, as in one run
     assert data["kind"] == "check"
+    assert set(data) - COMMON <= documented_keys()["combine"] | documented_keys()["check"]
     for key in ("ok", "checked", "regressions", "tests_failed", "counts"):
         assert data[key] == single[key], key
     assert data["regressions"] == []

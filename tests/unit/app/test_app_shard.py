@@ -23,6 +23,7 @@ from pytest_quest.app.scan import scan
 from pytest_quest.app.shard import ShardRun, combine, shard_out
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.run import CollectionError
+from pytest_quest.core.shard import digest_bytes, manifest_of
 from pytest_quest.engine.measure import Measurer, analyze, coverage_settings
 from pytest_quest.engine.shard import read_shard
 from tests.support.quests import ratchet_view
@@ -243,6 +244,8 @@ def test_a_shard_edited_or_truncated_is_refused_naming_it(pair: Pair) -> None:
         combine(project.context("combine", shards=folders))
     with pytest.raises(QuestUsageError, match=r"^combine needs the shard folders"):
         combine(project.context("combine"))
+    with pytest.raises(QuestUsageError, match=r"^shard shards/scan-b is given twice"):
+        combine(project.context("combine", shards=[folders[1], folders[2], folders[1]]))
     assert not (project.root / "quest.json").exists()
 
 
@@ -321,3 +324,26 @@ def test_a_shard_folder_holding_other_files_is_refused(pair: Pair) -> None:
     ctx = project.context("scan", run=job.run({}), shard_out=project.root / "file")
     with pytest.raises(QuestUsageError, match=r"file: not a folder"):
         shard_out(ctx, job.shard_run())
+
+
+def test_a_resealed_shard_must_still_name_a_digest_for_each_file_and_hold_coverage_data(
+    pair: Pair,
+) -> None:
+    _, project = pair
+    folder = make_shards(project, "scan", {"a": SHARDS["a"]})[0]
+    shard = read_shard(folder, "a")
+    manifest = folder / "manifest.json"
+
+    def reseal() -> None:
+        manifest.write_text(json.dumps(manifest_of(shard)))
+
+    shard.source_digests = {}
+    reseal()
+    with pytest.raises(QuestUsageError, match=r"^shard a: its data names src/pkg/calc.py, which"):
+        read_shard(folder, "a")
+    shard.source_digests = {"src/pkg/calc.py": "sha256:x"}
+    (folder / "coverage.db").write_bytes(b"not a database" * 100)
+    shard.data_digest = digest_bytes((folder / "coverage.db").read_bytes())
+    reseal()
+    with pytest.raises(QuestUsageError, match=r"^shard a: its data file coverage.db is not cov"):
+        read_shard(folder, "a")
