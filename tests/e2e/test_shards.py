@@ -32,6 +32,7 @@ def generate(root: Path, **sizes: int) -> dict[str, Any]:
     made: dict[str, Any] = module.generate(root, **sizes)
     return made
 
+
 EXTRA = """\
 def split(x):
     if x > 0:
@@ -64,8 +65,16 @@ SEMVER_SPLIT = [
 ]
 
 
-def run_json(folder: Path, *args: str) -> tuple[int, dict[str, Any], str]:
-    result = run_pytest(folder, *args, "-W", "ignore::DeprecationWarning", "--quest-format", "json")
+def run_json(folder: Path, *args: str, autoload: bool = False) -> tuple[int, dict[str, Any], str]:
+    result = run_pytest(
+        folder,
+        *args,
+        "-W",
+        "ignore::DeprecationWarning",
+        "--quest-format",
+        "json",
+        autoload=autoload,
+    )
     return int(result.ret), parse_json(result), result.stderr.str()
 
 
@@ -95,16 +104,23 @@ class Sharded:
             shutil.copytree(template, folder)
         self.outputs: list[dict[str, Any]] = []  # what each job answered
 
-    def shards(self, kind: str, *extra: str) -> list[str]:
-        """Run each job on its part; copy its shard to the final checkout (the artifacts)."""
+    def shards(self, kind: str, xdist: int = 0) -> list[str]:
+        """Run each job on its part; copy its shard to the final checkout (the artifacts).
+
+        Job number `xdist` runs its part with ``-n 2`` (every installed plugin loaded).
+        """
         names = []
         for n, (job, paths) in enumerate(zip(self.jobs, self.split), start=1):
-            code, data, err = run_json(job, "--quest", kind, "--quest-shard-out", "out", *paths)
+            args = ["--quest", kind, "--quest-shard-out", "out", *paths]
+            if n == xdist:
+                args += ["-n", "2"]
+            code, data, err = run_json(job, *args, autoload=n == xdist)
             failed = bool(data.get("tests_not_passed")) and any(
                 "fails" in test for test in data["tests_not_passed"]
             )
             assert code == (1 if failed else 0), err
             assert data["shard"] == "out" and data["kind"] == kind
+            assert n != xdist or "2/2 workers" in err, err
             self.outputs.append(data)
             name = f"shards/{kind}-{n}"
             shutil.copytree(job / "out", self.final / name)
@@ -250,13 +266,14 @@ def test_shard_out_is_refused_where_it_does_not_fit(
 
 @pytest.mark.slow
 def test_combined_shards_of_a_real_suite_are_the_ratchet_of_one_scan(tmp_path: Path) -> None:
-    # semver 3.1.2's own tests, split by file into three jobs.
+    # semver 3.1.2's own tests, split by file into three jobs; the first with xdist.
+    pytest.importorskip("xdist")
     template = tmp_path / "template"
     shutil.copytree(SEMVER, template)
     project = Sharded(tmp_path, template, SEMVER_SPLIT)
     code, single, err = run_json(project.single, "--quest", "scan")
     assert code == 0, err
-    code, data, err = run_json(project.final, "--quest", "combine", *project.shards("scan"))
+    code, data, err = run_json(project.final, "--quest", "combine", *project.shards("scan", 1))
     assert code == 0, err
     assert data["counts"] == single["counts"]
     combined = comparable(project.final / "quest.json")
