@@ -586,7 +586,7 @@ def main() -> int:
     parser.add_argument(
         "--suites",
         default="synth,markdown",
-        help="comma list: synth, markdown, mutants (after synth), status",
+        help="comma list: synth, markdown, mutants (after synth), shards, status",
     )
     parser.add_argument("--repeats", type=int, default=3, help="alternating rounds per suite")
     parser.add_argument("--functions", type=int, default=2000)
@@ -625,6 +625,11 @@ def main() -> int:
             if rows:
                 report += table("gate step 4 on the synthetic project", rows, rows[0][0])
             targets += notes
+            continue
+        if suite == "shards":  # one scan against 3 jobs and their combine (shards.py)
+            from shards import sharded_rows
+
+            report += sharded_rows(py, SUITES, args.functions, args.tests, 3, args.repeats)
             continue
         if suite == "synth":
             folder, source = prepare_synth(args.functions, args.tests), "synthpkg"

@@ -92,25 +92,49 @@ def main() -> int:
     args = parser.parse_args()
     bench.WORK.mkdir(parents=True, exist_ok=True)
     py = bench.make_venv(args.python)
-    template = bench.SUITES / f"shards-synth-{args.functions}-{args.tests}" / "template"
+    report = [
+        f"command: python {' '.join(sys.argv)}",
+        (
+            f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+            f"machine: {platform.machine()}, {os.cpu_count()} cores"
+        ),
+        bench.describe(py),
+        "",
+        *sharded_rows(py, bench.SUITES, args.functions, args.tests, args.shards, args.repeats),
+        f"load average at the end: {os.getloadavg()[0]:.1f}",
+    ]
+    text = "\n".join(report)
+    print(text)
+    if args.out:
+        with open(args.out, "a", encoding="utf-8") as stream:
+            stream.write(text + "\n")
+    return 0
+
+
+def sharded_rows(
+    py: Path, suites: Path, functions: int, tests: int, count: int, repeats: int
+) -> list[str]:
+    """The report's tables: one scan and `count` shards plus their combine, `repeats` rounds.
+
+    bench.py calls this for ``--suites shards`` (its `suites` folder: per Python).
+    """
+    template = suites / f"shards-synth-{functions}-{tests}" / "template"
     if not (template / "tests").exists():
         bench.log(f"generating {template}")
-        generate(template, functions=args.functions, tests=args.tests)
+        generate(template, functions=functions, tests=tests)
     base = template.parent
     single, final = base / "single", base / "final"
-    jobs = [base / f"job{n}" for n in range(1, args.shards + 1)]
+    jobs = [base / f"job{n}" for n in range(1, count + 1)]
     for folder in [single, final, *jobs]:
         if not folder.exists():
             shutil.copytree(template, folder)
-    split = deal(template, args.shards)
-    labels = ["single --quest scan"] + [
-        f"shard {n}/{args.shards}" for n in range(1, args.shards + 1)
-    ]
+    split = deal(template, count)
+    labels = ["single --quest scan"] + [f"shard {n}/{count}" for n in range(1, count + 1)]
     labels.append("--quest combine")
     samples = {label: bench.Sample() for label in labels}
     checks = []
-    for round_ in range(1, args.repeats + 1):
-        bench.log(f"round {round_}/{args.repeats}")
+    for round_ in range(1, repeats + 1):
+        bench.log(f"round {round_}/{repeats}")
         (single / "quest.json").unlink(missing_ok=True)
         results = [timed(py, single, "--quest", "scan")]
         names = []
@@ -140,29 +164,20 @@ def main() -> int:
     rows = [(label, samples[label]) for label in labels]
     shards = [samples[label] for label in labels[1:-1]]
     combine = samples[labels[-1]]
-    rounds = range(args.repeats)
+    rounds = range(repeats)
     total_cpu = [sum(s.cpu[r] for s in shards) + combine.cpu[r] for r in rounds]
     on_n = [max(s.wall[r] for s in shards) + combine.wall[r] for r in rounds]
     on_one = [sum(s.wall[r] for s in shards) + combine.wall[r] for r in rounds]
     scan = samples[labels[0]]
-    report = [
-        f"command: python {' '.join(sys.argv)}",
-        (
-            f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-            f"machine: {platform.machine()}, {os.cpu_count()} cores, "
-            f"load average at the end {os.getloadavg()[0]:.1f}"
-        ),
-        bench.describe(py),
+    return [
         f"split: {', '.join(str(len(job)) for job in split)} test files per job",
         "",
         *bench.table(
-            f"synth {args.functions} functions / {args.tests} tests, {args.shards} shards",
-            rows,
-            labels[0],
+            f"synth {functions} functions / {tests} tests, {count} shards", rows, labels[0]
         ),
         "| sharded, in all | wall s (median) | x single scan | CPU s (median) | x |",
         "|---|---:|---:|---:|---:|",
-        f"| {args.shards} machines (slowest job, then combine) | {med(on_n):.2f} | "
+        f"| {count} machines (slowest job, then combine) | {med(on_n):.2f} | "
         f"{med(on_n) / med(scan.wall):.2f} | {med(total_cpu):.2f} | "
         f"{med(total_cpu) / med(scan.cpu):.2f} |",
         f"| one machine (jobs one after another, then combine) | {med(on_one):.2f} | "
@@ -172,12 +187,6 @@ def main() -> int:
         "combined ratchet vs single scan, per round: " + "; ".join(checks),
         "",
     ]
-    text = "\n".join(report)
-    print(text)
-    if args.out:
-        with open(args.out, "a", encoding="utf-8") as stream:
-            stream.write(text + "\n")
-    return 0
 
 
 if __name__ == "__main__":
