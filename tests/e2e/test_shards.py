@@ -225,6 +225,30 @@ def test_scan_and_check_shards_are_not_mixed(synth_check: dict[str, Any]) -> Non
     )
 
 
+def test_a_resealed_shard_cannot_make_its_failed_test_count(
+    synth: dict[str, Any], tmp_path: Path
+) -> None:
+    # The attack: the failed test's outcome edited to "passed" and the manifest's
+    # digest recomputed (the digest is no signature).  The job kept that test's
+    # arcs apart from the passing tests' (engine/harvest.py), so they still
+    # count for nothing.
+    from pytest_quest.core.shard import manifest_of, read_manifest
+
+    project = synth["project"]
+    final = tmp_path / "final"
+    shutil.copytree(project.final, final)
+    (final / "quest.json").unlink()
+    manifest = final / synth["scan_shards"][1] / "manifest.json"
+    shard = read_manifest(json.loads(manifest.read_text()), "s")
+    shard.outcomes["tests/test_extra_b.py::test_fails_in_one_shard"] = "passed"
+    manifest.write_text(json.dumps(manifest_of(shard)))
+    code, data, err = run_json(final, "--quest", "combine", *synth["scan_shards"])
+    assert code == 0, err  # the forged shard says every test passed
+    failing = comparable(final / "quest.json")["quests"]["synthpkg/extra.py::only_failing"]
+    assert failing["state"] == "TODO"
+    assert failing["covering_tests"] == []
+
+
 def test_a_hand_edited_shard_is_refused_with_exit_4(synth: dict[str, Any], tmp_path: Path) -> None:
     project = synth["project"]
     final = tmp_path / "final"
