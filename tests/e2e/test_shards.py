@@ -309,3 +309,36 @@ def test_combined_shards_of_a_real_suite_are_the_ratchet_of_one_scan(tmp_path: P
         "tests/test_compare.py",
         "tests/test_compare_invalid_operands.py",
     }
+
+
+@pytest.mark.slow
+def test_a_combined_check_re_judges_against_a_base_as_one_check(tmp_path: Path) -> None:
+    # The combine runs the check's --quest-base-file re-judging (gate steps 1-5
+    # for each PASS new since the base) exactly as one check of the suite does.
+    from pytest_quest.engine.codec import dumps, loads
+
+    template = tmp_path / "template"
+    shutil.copytree(SEMVER, template)
+    code, _, err = run_json(template, "--quest", "scan")
+    assert code == 0, err
+    ratchet = loads((template / "quest.json").read_bytes())
+    new = "src/semver/version.py::Version.is_valid"
+    assert ratchet.quests[new].state.name == "PASS"
+    del ratchet.quests[new]  # the base: before that PASS
+    written = dumps(ratchet)
+    (template / "base.json").write_bytes(
+        written if isinstance(written, bytes) else written.encode()
+    )
+    project = Sharded(tmp_path, template, SEMVER_SPLIT)
+    base = ["--quest-base-file", "base.json"]
+    code, single, err = run_json(project.single, "--quest", "check", *base)
+    assert code == 0, err
+    shards = project.shards("check")
+    code, data, err = run_json(project.final, "--quest", "combine", *shards, *base)
+    assert code == 0, err
+    assert data["kind"] == "check" and data["ok"] is True
+    for answer in (single, data):  # the time taken, and the base's path in its checkout
+        del answer["rejudged"]["seconds"], answer["rejudged"]["base"]
+    assert data["rejudged"] == single["rejudged"]
+    assert [q["id"] for q in data["rejudged"]["quests"]] == [new]
+    assert data["rejudged"]["quests"][0]["verdict"] == "PASS"
