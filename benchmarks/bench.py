@@ -30,13 +30,14 @@ import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WORK = HERE / "_work"
 SUITES = WORK
 PINS = ["pytest==9.2.0", "coverage==7.17.5", "pytest-cov==7.1.0", "pytest-xdist==3.8.0"]
-REAL = {
+REAL: dict[str, dict[str, Any]] = {
     "markdown": {
         "requirement": "markdown==3.8",
         "folder": "markdown-3.8",
@@ -126,7 +127,7 @@ def prepare_real(name: str, py: Path) -> Path:
     spec = REAL[name]
     downloads = WORK / "downloads"
     downloads.mkdir(parents=True, exist_ok=True)
-    folder = SUITES / spec["folder"]
+    folder: Path = SUITES / spec["folder"]
     if not folder.exists():
         log(f"fetching the sdist of {spec['requirement']}")
         subprocess.run(
@@ -227,7 +228,8 @@ def store_timing(py: Path, path: Path, rounds: int) -> dict[str, float]:
     out = subprocess.run(
         [str(py), "-c", script], check=True, capture_output=True, text=True, env=child_env()
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    timings: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return timings
 
 
 def describe(py: Path) -> str:
@@ -356,6 +358,7 @@ def measure_suite(
             if "submit" in label:
                 # Every submit starts from the same ratchet, with a test file new since the scan.
                 submit_file.write_bytes(saved)
+                assert submit is not None  # a submit label is added only with one
                 new_test.write_text(submit[1][0])
             wall, cpu, rss, code, text = run(command, folder, env)
             if new_test.exists():
@@ -468,9 +471,9 @@ def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, S
             )
             extra = json.loads(submit_file.read_text())["quests"][chosen["id"]].get("extra", {})
             if label.endswith(" on"):
-                for key, values in seconds.items():
+                for key, times in seconds.items():
                     if key in extra:
-                        values.append(float(extra[key]))
+                        times.append(float(extra[key]))
     new_test.unlink(missing_ok=True)
     med = statistics.median
     notes = []
@@ -583,7 +586,7 @@ def main() -> int:
     parser.add_argument(
         "--suites",
         default="synth,markdown",
-        help="comma list: synth, markdown, mutants (after synth), status",
+        help="comma list: synth, markdown, mutants (after synth), shards, status",
     )
     parser.add_argument("--repeats", type=int, default=3, help="alternating rounds per suite")
     parser.add_argument("--functions", type=int, default=2000)
@@ -622,6 +625,11 @@ def main() -> int:
             if rows:
                 report += table("gate step 4 on the synthetic project", rows, rows[0][0])
             targets += notes
+            continue
+        if suite == "shards":  # one scan against 3 jobs and their combine (shards.py)
+            from shards import sharded_rows
+
+            report += sharded_rows(py, SUITES, args.functions, args.tests, 3, args.repeats)
             continue
         if suite == "synth":
             folder, source = prepare_synth(args.functions, args.tests), "synthpkg"

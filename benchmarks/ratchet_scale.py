@@ -144,7 +144,7 @@ def run(command: list[str], cwd: Path) -> tuple[float, float, int, int, str]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, code, text
 
 
-def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[str], dict]:
+def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[str], dict[str, float]]:
     folder.mkdir()
     (folder / "pytest.ini").write_text("[pytest]\n")
     path = folder / "quest.json"
@@ -207,13 +207,13 @@ def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[st
     for label, runs in samples.items():
         wall = statistics.median(s[0] for s in runs)
         cpu = statistics.median(s[1] for s in runs)
-        rss = statistics.median(s[2] for s in runs)
+        peak_rss = statistics.median(s[2] for s in runs)
         codes = ",".join(sorted({str(s[3]) for s in runs}))
         figures[label] = wall
         figures[label + " cpu"] = cpu
         lines.append(
             f"| `{label}` | {wall:.2f} | {wall / base_wall:.2f} | {cpu:.2f} | "
-            f"{cpu / base_cpu:.2f} | {rss / 1024:.0f} | {codes} |"
+            f"{cpu / base_cpu:.2f} | {peak_rss / 1024:.0f} | {codes} |"
         )
     lines += [
         "",
@@ -228,7 +228,7 @@ def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[st
     return lines, figures
 
 
-def verdicts(results: dict[int, dict]) -> list[str]:
+def verdicts(results: dict[int, dict[str, float]]) -> list[str]:
     """The targets of issue 15 that this benchmark measures, MET or MISSED."""
     out = []
 

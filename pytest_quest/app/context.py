@@ -114,6 +114,14 @@ def load_ratchet(ctx: Context, *, lazy: bool = False) -> Ratchet:
 
 def measured(ctx: Context) -> MeasuredSource:
     """What this run measured; a usage error when its tests could not be collected."""
+    refuse_collection_errors(ctx)
+    if ctx.run.analyze is None:
+        raise RuntimeError(f"the {ctx.options.command} command measured nothing")
+    return ctx.run.analyze()
+
+
+def refuse_collection_errors(ctx: Context) -> None:
+    """A usage error naming the run's collection errors (a syntax error in the source first)."""
     run = ctx.run
     if run.collection_errors:
         check_syntax(run.measured_roots, ctx.rootdir)
@@ -129,9 +137,6 @@ def measured(ctx: Context) -> MeasuredSource:
             f"{len(errors)} collection errors in the tests ({where}): "
             "fix them, then run the command again"
         )
-    if run.analyze is None:
-        raise RuntimeError(f"the {ctx.options.command} command measured nothing")
-    return run.analyze()
 
 
 def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
@@ -166,5 +171,6 @@ __all__ = [
     "load_ratchet",
     "measured",
     "now_utc",
+    "refuse_collection_errors",
     "resolve_sources",
 ]

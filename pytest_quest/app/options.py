@@ -12,7 +12,7 @@ from typing import Any
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.policy import GatePolicy
 
-COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export")
+COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export", "combine")
 FORMATS = ("text", "json")
 VERIFY_MODES = ("on", "off", "auto")
 MUTANT_MODES = ("on", "off")
@@ -73,6 +73,10 @@ class QuestOptions:
     # check: the base ratchet to re-judge new PASS quests against (a git ref, or a file).
     base_ref: str | None = None
     base_file: str | None = None
+    # scan, check: write this job's shard here instead of the ratchet (app/shard.py).
+    shard_out: Path | None = None
+    # combine: the shard folders (its positional arguments).
+    shards: list[Path] = field(default_factory=list)
 
     @property
     def json(self) -> bool:
@@ -190,6 +194,26 @@ def check_since_option(command: str | None, since: str | None, require_pass: boo
         )
 
 
+
+def check_shard_options(command: str | None, shard_out: object, check_only: list[str]) -> None:
+    """Usage errors for ``--quest-shard-out`` on a command it does not fit (docs/ci.md).
+
+    `check_only` names the check's own options given (``--quest-base``...):
+    with a shard they belong to the combine, which runs the check.
+    """
+    if not shard_out:
+        return
+    if command not in ("scan", "check"):
+        raise QuestUsageError(
+            "--quest-shard-out is an option of `pytest --quest scan` and `pytest --quest check`"
+        )
+    if check_only:
+        raise QuestUsageError(
+            f"{check_only[0]} belongs to `pytest --quest combine`, which runs the check on "
+            "the shards; a job with --quest-shard-out only measures its part of the suite"
+        )
+
+
 __all__ = [
     "COMMANDS",
     "COUNT_RANGE",
@@ -201,6 +225,7 @@ __all__ = [
     "SINCE_COMMANDS",
     "VERIFY_MODES",
     "QuestOptions",
+    "check_shard_options",
     "check_since_option",
     "parse_choice",
     "parse_count",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pytest_quest.engine.measure import Measurement
 
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
+SESSIONLESS_COMMANDS = ("status", "next")
 
 _measurer_key: pytest.StashKey[Measurement] = pytest.StashKey()
 # The exit status of a clean judge run for an in-process ``pytest.main()`` caller.
@@ -151,7 +152,7 @@ def _sigterm_is_ctrl_c() -> None:
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     judged = config.stash.get(_judged_key, None)
     if judged is None:
-        return None
+        return _without_session(config)
     code, out, err = judged
     if code < 0:  # the judge was killed: no verdict, as for a gate child (core/environment.py)
         from pytest_quest.core.environment import ENVIRONMENT_EXIT, judge_killed
@@ -166,6 +167,29 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     sys.stdout.write(out)
     sys.stdout.flush()
     return code
+
+
+def _without_session(config: pytest.Config) -> int | None:
+    """``status`` and ``next`` answer here, before any session starts (plugin/sessionless.py).
+
+    They run no test and read only the ratchet (``next`` may write its active
+    pointer): as ``pytest --version``, no other plugin is configured.
+    """
+    command = raw_value(config, "quest") or (
+        "status" if raw_value(config, "quest_status") else None
+    )
+    if command not in SESSIONLESS_COMMANDS:
+        return None
+    if config.option.help or config.option.version or hasattr(config, "workerinput"):
+        return None  # pytest answers first; an xdist worker runs what its controller sends
+    json_mode = raw_value(config, "quest_format") == "json"
+    _refuse_unsupported_platform(command, json_mode)
+    from pytest_quest.plugin import sessionless
+
+    try:
+        return sessionless.run(config)
+    except QuestError as exc:
+        _usage_error(exc, command, json_mode)
 
 
 @pytest.hookimpl(trylast=True)

@@ -157,6 +157,14 @@ _OPTIONS: list[_Option] = [
         help="check: re-judge every PASS new since this copy of the ratchet file",
     ),
     _option(
+        "--quest-shard-out",
+        ini_type=None,
+        parse=partial(parse_text, what="path"),
+        metavar="DIR",
+        help="scan, check: write this CI job's measured part of the suite to DIR (a shard "
+        "for `--quest combine DIR...`) instead of the ratchet file",
+    ),
+    _option(
         "--quest-reopen",
         ini_type=None,
         parse=partial(parse_text, what="quest id"),

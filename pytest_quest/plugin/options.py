@@ -19,6 +19,7 @@ from pytest_quest.app.options import (
     COMMANDS,
     VERIFY_MODES,
     QuestOptions,
+    check_shard_options,
     check_since_option,
     parse_choice,
     parse_count,
@@ -186,16 +187,18 @@ def resolve(config: pytest.Config) -> QuestOptions:
                 "--quest-policy runs on its own, without --quest or another action"
             )
         command = "policy"
+    checking = "check" if command == "combine" else command  # combine may run a check
     if values["quest_base"] or values["quest_base_file"]:
         if values["quest_base"] and values["quest_base_file"]:
             raise QuestUsageError("use one of --quest-base and --quest-base-file at a time")
-        if command != "check":
+        if checking != "check":
             raise QuestUsageError(
                 "--quest-base and --quest-base-file are options of `pytest --quest check`"
             )
     if values["quest_dispute"] and command != "submit":
         raise QuestUsageError("--quest-dispute is an option of `pytest --quest submit`")
-    check_since_option(command, values["quest_since"], bool(values["quest_require_pass"]))
+    check_since_option(checking, values["quest_since"], bool(values["quest_require_pass"]))
+    check_shard_options(command, values["quest_shard_out"], shard_check_options(values))
     measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
@@ -206,6 +209,8 @@ def resolve(config: pytest.Config) -> QuestOptions:
     if not quest_file.is_absolute():
         quest_file = rootdir / quest_file
     verify = _verify_mode(config, values["quest_verify"])
+    invocation = Path(str(config.invocation_params.dir))
+    positional = config.getoption("file_or_dir", default=None) or []
     return QuestOptions(
         command=command,
         sources=sources,
@@ -239,7 +244,16 @@ def resolve(config: pytest.Config) -> QuestOptions:
         dispute=values["quest_dispute"],
         base_ref=values["quest_base"],
         base_file=values["quest_base_file"],
+        shard_out=invocation / values["quest_shard_out"] if values["quest_shard_out"] else None,
+        shards=[invocation / str(arg) for arg in positional] if command == "combine" else [],
     )
+
+
+def shard_check_options(values: dict[str, Any]) -> list[str]:
+    """The check options given that a shard's job does not take (the combine does)."""
+    flags = {"quest_base": "--quest-base", "quest_base_file": "--quest-base-file"}
+    flags.update(quest_since="--quest-since", quest_require_pass="--quest-require-pass")
+    return [flag for name, flag in flags.items() if values[name]]
 
 
 def recorded_sources(early_config: pytest.Config, rootdir: Path) -> list[str]:

@@ -26,6 +26,7 @@ from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import accept, exclude, reopen
 from pytest_quest.app.policy import change_policy
 from pytest_quest.app.scan import scan
+from pytest_quest.app.shard import combine, shard_out
 from pytest_quest.app.status import status
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport
@@ -39,6 +40,7 @@ from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
 from pytest_quest.plugin.quiet import is_quiet
+from pytest_quest.plugin.shards import shard_run
 from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.ci import in_github_actions
@@ -60,6 +62,7 @@ USE_CASES: dict[str, Callable[[Context], Output]] = {
     "accept": accept,
     "policy": change_policy,
     "exclude": exclude,
+    "combine": combine,
 }
 
 
@@ -264,16 +267,19 @@ class QuestSession:
 
     # -- dispatch --
 
-    def run_command(self) -> Output:
+    def run_command(self, view: Terminal | None = None) -> Output:
+        """Run the command; `view` is the terminal when pytest's reporter is not there to ask."""
         command = self.options.command
         if command == "_measure":
             return self.write_measurement()
+        if self.options.shard_out is not None:  # a CI job's part of the suite (app/shard.py)
+            return shard_out(self.context(), shard_run(self))
         use_case = USE_CASES.get(command or "")
         if use_case is None:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")
-        return use_case(self.context())
+        return use_case(self.context(view))
 
-    def context(self) -> Context:
+    def context(self, view: Terminal | None = None) -> Context:
         """What the use cases need from this pytest invocation, as plain values and callables."""
         config, options, rootdir = self.config, self.options, self.rootdir
 
@@ -285,7 +291,7 @@ class QuestSession:
             rootdir=rootdir,
             store=self.store,
             invocation_dir=Path(str(config.invocation_params.dir)),
-            tests=search_for_tests(config),
+            tests=search_for_tests(config, use_args=options.command != "combine"),
             child=child_setup(config),
             run=RunData(
                 outcomes=self.outcomes,
@@ -294,7 +300,7 @@ class QuestSession:
                 measured_roots=self.measured_roots() if self.collection_errors else [],
                 analyze=self.measure_source if self.measurer is not None else None,
             ),
-            terminal=terminal(config),
+            terminal=view if view is not None else terminal(config),
             environ=os.environ,
             l1_check=config.hook.pytest_quest_l1_check,
             verifiers=verifiers,
@@ -342,13 +348,14 @@ class QuestSession:
 # -- what the use cases need from pytest ---------------------------------------------
 
 
-def search_for_tests(config: pytest.Config) -> FileSearch:
-    """Where this invocation's tests are: its positional arguments, else testpaths, else rootdir."""
+def search_for_tests(config: pytest.Config, *, use_args: bool = True) -> FileSearch:
+    """Where this invocation's tests are: its positional arguments (unless not `use_args`:
+    combine's are shard folders), else testpaths, else rootdir."""
     rootdir = Path(str(config.rootpath))
     invocation = Path(str(config.invocation_params.dir))
     # The positional arguments only: an option's value (``--quest-id
     # src/pkg/mod.py::f``) names a source file, not tests to search.
-    args = [str(a) for a in (config.getoption("file_or_dir", default=None) or [])]
+    args = [str(a) for a in (config.getoption("file_or_dir", default=None) or []) if use_args]
     roots = []
     for arg in args:
         candidate = (invocation / str(arg).split("::")[0]).resolve()

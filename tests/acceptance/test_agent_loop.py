@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "agent_loop.py"
 
-def load_script():
+def load_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("quest_agent_loop", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -19,7 +20,7 @@ def load_script():
     return module
 
 
-def test_every_prepared_test_names_a_function_of_example_project():
+def test_every_prepared_test_names_a_function_of_example_project() -> None:
     agent = load_script()
     source_root = agent.EXAMPLE_PROJECT
     for quest_id, body in agent.TESTS.items():
@@ -31,7 +32,7 @@ def test_every_prepared_test_names_a_function_of_example_project():
 
 
 @pytest.mark.slow
-def test_agent_loop_brings_example_project_to_zero(tmp_path):
+def test_agent_loop_brings_example_project_to_zero(tmp_path: Path) -> None:
     agent = load_script()
     summary = agent.run_loop(tmp_path / "example_project")
     assert summary["remaining"] == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.support.projects import Project, qid
@@ -40,7 +42,7 @@ def test_unchecked_runs():
 
 
 @pytest.fixture
-def audited(tmp_path):
+def audited(tmp_path: Path) -> Project:
     project = Project(tmp_path / "project")
     project.source("audited", SOURCE)
     project.test("test_audited", TESTS)
@@ -50,7 +52,7 @@ def audited(tmp_path):
     return project
 
 
-def test_audit_lists_baseline_functions_run_but_not_checked(audited):
+def test_audit_lists_baseline_functions_run_but_not_checked(audited: Project) -> None:
     before = (audited.path / "quest.json").read_bytes()
     code, data, stderr = run_quest(audited.path, "--quest", "audit")
     assert code == 0, stderr
@@ -70,7 +72,7 @@ def test_audit_lists_baseline_functions_run_but_not_checked(audited):
     assert audited.ratchet()["quests"][qid("audited", "unchecked")]["state"] == "PASS"
 
 
-def test_audit_text_output_and_mutants_off(audited):
+def test_audit_text_output_and_mutants_off(audited: Project) -> None:
     completed = run_pytest(audited.path, "--quest", "audit")
     stdout = completed.stdout.str()
     assert completed.ret == 0

@@ -382,7 +382,7 @@ def cheat_after_scan(project: Any) -> None:
     ratchet_path.write_text(json.dumps(ratchet, indent=2, sort_keys=True) + "\n")
 
 
-def test_every_cheat_ends_fail_or_review(project):
+def test_every_cheat_ends_fail_or_review(project: Project) -> None:
     for module, (source, _) in CHEATS.items():
         project.source(module, source)
     code, data, stderr = run_quest(project.path, "--quest", "scan")
@@ -422,7 +422,7 @@ def test_every_cheat_ends_fail_or_review(project):
 # -- coverage configuration edits (their own project: they touch every quest) -------
 
 
-def test_coverage_config_edits_fail_naming_the_setting(project):
+def test_coverage_config_edits_fail_naming_the_setting(project: Project) -> None:
     project.source(
         "conf",
         """
@@ -506,7 +506,7 @@ def test_label_and_forge_the_verdict():
 """
 
 
-def test_a_test_that_writes_the_ratchet_file_cannot_pass(project):
+def test_a_test_that_writes_the_ratchet_file_cannot_pass(project: Project) -> None:
     project.source(
         "writer",
         """
@@ -950,7 +950,7 @@ HONEST_IDS = [
 ]
 
 
-def test_every_honest_submission_passes(project):
+def test_every_honest_submission_passes(project: Project) -> None:
     for module, (source, _) in HONEST.items():
         project.source(module, source)
     code, data, stderr = run_quest(project.path, "--quest", "scan")
@@ -973,7 +973,7 @@ def test_every_honest_submission_passes(project):
 # -- determinism ----------------------------------------------------------------------------
 
 
-def test_same_submission_twice_same_verdict_and_facts(tmp_path):
+def test_same_submission_twice_same_verdict_and_facts(tmp_path: Path) -> None:
     outcomes = []
     test = CHEATS["no_assert"][1].replace("grade(10)", "assert grade(10) == 'C'")
     for copy in ("first", "second"):

@@ -14,10 +14,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_quest.engine.codec import loads
+from tests.support.projects import Project
 from tests.support.runner import child_environ, popen_pytest
 
 pytestmark = pytest.mark.stress
@@ -51,7 +53,7 @@ ROUNDS = 40
 
 
 @pytest.mark.parametrize("repeat", range(3))
-def test_eight_writers_lose_no_update(tmp_path, repeat):
+def test_eight_writers_lose_no_update(tmp_path: Path, repeat: int) -> None:
     path = tmp_path / "quest.json"
     ids = [f"src/pkg/mod{index}.py::func{index}" for index in range(WRITERS)]
     start = time.time() + 1.0  # after every interpreter has started
@@ -103,7 +105,7 @@ print("done", flush=True)
 """
 
 
-def test_scans_and_verdicts_at_once_keep_both(tmp_path):
+def test_scans_and_verdicts_at_once_keep_both(tmp_path: Path) -> None:
     # 6 processes record verdicts while 2 rescan: a scan merges into what is
     # there now, so it never resets a verdict recorded meanwhile.
     path = tmp_path / "quest.json"
@@ -161,7 +163,7 @@ def test_f{n}():
 """
 
 
-def submit(project, *args: str) -> subprocess.Popen[str]:
+def submit(project: Project, *args: str) -> subprocess.Popen[str]:
     return popen_pytest(
         project.path,
         "--quest",
@@ -178,7 +180,7 @@ def submit(project, *args: str) -> subprocess.Popen[str]:
     )
 
 
-def finish(process: subprocess.Popen[str]) -> tuple[int, dict, str]:
+def finish(process: subprocess.Popen[str]) -> tuple[int, dict[str, Any], str]:
     out, err = process.communicate(timeout=300)
     try:
         data = json.loads(out)
@@ -187,7 +189,7 @@ def finish(process: subprocess.Popen[str]) -> tuple[int, dict, str]:
     return process.returncode, data, err
 
 
-def test_four_submit_processes_all_recorded(project):
+def test_four_submit_processes_all_recorded(project: Project) -> None:
     for n in range(4):
         project.source(f"mod{n}", FUNCS.format(n=n))
     result, data = project.run_json("--quest", "scan", "--quest-mutants", "off")
@@ -227,7 +229,7 @@ def test_f0():
 """
 
 
-def test_two_submits_of_one_quest_one_wins_the_other_is_told(project):
+def test_two_submits_of_one_quest_one_wins_the_other_is_told(project: Project) -> None:
     project.source("mod0", FUNCS.format(n=0))
     result, _ = project.run_json("--quest", "scan", "--quest-mutants", "off")
     assert result.ret == 0
@@ -270,7 +272,7 @@ def test_lock_is_free_while_tests_run():
 """
 
 
-def test_lock_is_not_held_while_tests_run(project):
+def test_lock_is_not_held_while_tests_run(project: Project) -> None:
     project.source("mod0", FUNCS.format(n=0))
     lock = str(Path(project.path) / "quest.json.lock")
     project.test("test_probe", LOCK_PROBE_TEST.format(lock=lock))

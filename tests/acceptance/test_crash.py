@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,11 +80,11 @@ def write_generations(path: Path, start: int, report_fd: int) -> None:
     """
     real_mkstemp = tempfile.mkstemp
 
-    def announcing_mkstemp(*args, **kwargs):
+    def announcing_mkstemp(*args: Any, **kwargs: Any) -> tuple[int, str]:
         os.write(report_fd, b"w\n")
         return real_mkstemp(*args, **kwargs)
 
-    tempfile.mkstemp = announcing_mkstemp  # this forked process only
+    tempfile.mkstemp = announcing_mkstemp  # type: ignore[assignment]  # this forked process only
     ratchet_store = RatchetStore(path, lock_timeout=30)
     number = start
     while True:
@@ -120,7 +121,7 @@ def read_all(fd: int) -> bytes:
 
 
 @pytest.mark.skipif(threading.active_count() > 1, reason="fork with threads is unsafe")
-def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path):
+def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("CRASH_SEED", "7")))
     path = tmp_path / "quest.json"
     path.write_text(dumps(generation(0)))

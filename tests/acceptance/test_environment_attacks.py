@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,17 +90,18 @@ def project(tmp_path: Path) -> Project:
     return project
 
 
-def submit(project: Project) -> tuple[int, dict, str]:
+def submit(project: Project) -> tuple[int, dict[str, Any], str]:
     return run_quest(project.path, "--quest", "submit", "--quest-id", SIGN)
 
 
-def recorded(project: Project) -> dict:
-    return project.ratchet()["quests"][SIGN]
+def recorded(project: Project) -> dict[str, Any]:
+    entry: dict[str, Any] = project.ratchet()["quests"][SIGN]
+    return entry
 
 
 def test_a_test_killing_its_own_process_in_python_is_refused_and_review_at_once(
     project: Project,
-):
+) -> None:
     project.test("test_sign", SELF_KILL)
     code, data, stderr = submit(project)
     assert (code, data["verdict"], data["step"]) == (0, "REVIEW", "signals"), (data, stderr)
@@ -112,7 +114,7 @@ def test_a_test_killing_its_own_process_in_python_is_refused_and_review_at_once(
 
 def test_a_test_killing_its_mutation_child_unseen_is_bounded_never_pass_and_a_rescan_resets_nothing(
     project: Project,
-):
+) -> None:
     project.test("test_sign", SELF_KILL_UNSEEN)
     code, data, stderr = submit(project)
     assert code == ENVIRONMENT_EXIT, (data, stderr)
@@ -134,7 +136,7 @@ def test_a_test_killing_its_mutation_child_unseen_is_bounded_never_pass_and_a_re
     assert code == 4 and "waits for a person" in data["error"]
 
 
-def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Project):
+def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Project) -> None:
     runs = project.path / "runs.txt"
     project.test("test_sign", JUDGE_KILL.format(runs=str(runs)))
     for in_a_row in (0, 1, 2):
@@ -157,7 +159,7 @@ def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Pro
 
 def test_a_pytest_main_caller_whose_judge_is_killed_gets_no_verdict_and_status_75(
     project: Project,
-):
+) -> None:
     """In-process callers run the clean judge as a child: its death is relayed as no verdict."""
     runs = project.path / "runs.txt"
     project.test("test_sign", JUDGE_KILL.format(runs=str(runs)))

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +41,7 @@ def test_sign():
 """
 
 
-def wait_for_pid(path, process, seconds: float = 60.0) -> int:
+def wait_for_pid(path: Path, process: subprocess.Popen[str], seconds: float = 60.0) -> int:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if path.exists() and path.read_text().strip():
@@ -48,7 +51,7 @@ def wait_for_pid(path, process, seconds: float = 60.0) -> int:
     raise AssertionError("the gate's child never started the test")
 
 
-def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project):
+def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     assert project.run("--quest", "scan").ret == 0
@@ -106,9 +109,11 @@ def test_sign():
 """
 
 
-def assert_no_verdict(process, stdout: str, stderr: str, project: Project, in_a_row: int) -> dict:
+def assert_no_verdict(
+    process: subprocess.Popen[str], stdout: str, stderr: str, project: Project, in_a_row: int
+) -> dict[str, Any]:
     assert process.returncode == ENVIRONMENT_EXIT, stdout + stderr
-    data = json.loads(stdout)
+    data: dict[str, Any] = json.loads(stdout)
     assert data["verdict"] == "NONE"
     assert data["step"] == "environment"
     assert "SIGKILL" in data["environment"]["cause"]
@@ -123,7 +128,7 @@ def assert_no_verdict(process, stdout: str, stderr: str, project: Project, in_a_
     return data
 
 
-def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project):
+def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     assert project.run("--quest", "scan").ret == 0

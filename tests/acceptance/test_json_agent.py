@@ -40,7 +40,7 @@ TEXT_METHODS = {
 }
 
 
-def test_every_answer_names_a_function_of_the_vendored_semver():
+def test_every_answer_names_a_function_of_the_vendored_semver() -> None:
     assert set(CI_ANSWERS) <= set(ANSWERS)
     assert len(CI_ANSWERS) >= 20
     for quest_id, body in ANSWERS.items():
@@ -51,7 +51,7 @@ def test_every_answer_names_a_function_of_the_vendored_semver():
         compile(body, quest_id, "exec")
 
 
-def test_the_vendored_project_says_where_it_comes_from():
+def test_the_vendored_project_says_where_it_comes_from() -> None:
     readme = (json_agent.SEMVER / "README.md").read_text(encoding="utf-8")
     assert "semver 3.1.2" in readme
     assert "BSD-3-Clause" in readme
@@ -62,7 +62,7 @@ def test_the_vendored_project_says_where_it_comes_from():
     )
 
 
-def test_the_agent_reads_no_text():
+def test_the_agent_reads_no_text() -> None:
     """The agent's module imports nothing that reads text and calls no str method that
     cuts or searches it; json.loads is its one parser."""
     tree = ast.parse(AGENT_SOURCE.read_text(encoding="utf-8"))
@@ -95,7 +95,7 @@ def test_the_agent_reads_no_text():
 
 
 @pytest.mark.slow
-def test_agent_brings_20_semver_quests_to_pass_from_json_alone(tmp_path):
+def test_agent_brings_20_semver_quests_to_pass_from_json_alone(tmp_path: Path) -> None:
     answers = {quest_id: ANSWERS[quest_id] for quest_id in CI_ANSWERS}
     run = json_agent.run_agent(json_agent.SEMVER, tmp_path / "semver", answers)
     summary = run.summary()

@@ -217,7 +217,9 @@ def test_an_equivalent_mutant_disputed_ends_review_with_its_evidence(words: Path
     assert data["verdict"] == "FAIL"
     (fact,) = data["quest"]["facts"]
     assert fact["check"] == "mutation.condition.true"
-    mutant = ID.search(fact["message"]).group(1)
+    found = ID.search(fact["message"])
+    assert found is not None, fact["message"]
+    mutant = found.group(1)
     # A dispute needs a reason, and an id of the function's plan (exit 4, nothing run).
     code, out, stderr = run_quest(words, "--quest", "submit", "--quest-dispute", mutant)
     assert code == 4 and "--quest-reason" in str(out) + stderr

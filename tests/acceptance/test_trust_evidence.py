@@ -91,7 +91,7 @@ FORGED = """
 """
 
 
-def test_an_atexit_rewrite_of_the_old_report_path_changes_nothing(scanned):
+def test_an_atexit_rewrite_of_the_old_report_path_changes_nothing(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -115,7 +115,7 @@ def test_an_atexit_rewrite_of_the_old_report_path_changes_nothing(scanned):
     assert "coverage.line" in checks(data)
 
 
-def test_forged_bytes_on_every_pipe_during_the_test_are_tampering(scanned):
+def test_forged_bytes_on_every_pipe_during_the_test_are_tampering(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -128,7 +128,7 @@ def test_forged_bytes_on_every_pipe_during_the_test_are_tampering(scanned):
     assert (data["verdict"], checks(data)) == ("REVIEW", ["evidence.tampered"])
 
 
-def test_a_forged_frame_with_a_guessed_nonce_is_tampering(scanned):
+def test_a_forged_frame_with_a_guessed_nonce_is_tampering(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -142,7 +142,7 @@ def test_a_forged_frame_with_a_guessed_nonce_is_tampering(scanned):
     assert (data["verdict"], checks(data)) == ("REVIEW", ["evidence.tampered"])
 
 
-def test_atexit_writes_on_every_descriptor_find_the_channel_closed(scanned):
+def test_atexit_writes_on_every_descriptor_find_the_channel_closed(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -162,7 +162,7 @@ def test_atexit_writes_on_every_descriptor_find_the_channel_closed(scanned):
     assert "evidence.tampered" not in checks(data)
 
 
-def test_a_renamed_code_object_makes_every_swap_miss_which_is_review(scanned):
+def test_a_renamed_code_object_makes_every_swap_miss_which_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -181,7 +181,7 @@ def test_a_renamed_code_object_makes_every_swap_miss_which_is_review(scanned):
     assert "mutation.not_applied" in checks(data)
 
 
-def test_identity_mutation_builtins_leave_mutants_unreached_which_is_review(scanned):
+def test_identity_mutation_builtins_leave_mutants_unreached_which_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -206,7 +206,7 @@ def test_identity_mutation_builtins_leave_mutants_unreached_which_is_review(scan
     assert "mutation.unreached" in checks(data)
 
 
-def test_a_branch_run_only_on_the_first_run_of_a_process_is_review(scanned):
+def test_a_branch_run_only_on_the_first_run_of_a_process_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
         SIGN,
@@ -227,7 +227,7 @@ def test_a_branch_run_only_on_the_first_run_of_a_process_is_review(scanned):
     assert "mutation.unreached" in checks(data)
 
 
-def test_a_test_honest_only_under_mutants_is_review(scanned):
+def test_a_test_honest_only_under_mutants_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -249,7 +249,7 @@ def test_a_test_honest_only_under_mutants_is_review(scanned):
     assert "mutation.detects_run" in checks(data)
 
 
-def test_a_test_that_checks_the_code_identity_is_review(scanned):
+def test_a_test_that_checks_the_code_identity_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -268,7 +268,7 @@ def test_a_test_that_checks_the_code_identity_is_review(scanned):
     assert "mutation.detects_run" in checks(data)
 
 
-def test_the_children_carry_no_report_path_and_look_alike(scanned):
+def test_the_children_carry_no_report_path_and_look_alike(scanned: Path) -> None:
     # An honest submission (PASS): both children run and record what they see.
     (scanned / "argv").mkdir()
     data = attack(
@@ -305,7 +305,7 @@ def test_the_children_carry_no_report_path_and_look_alike(scanned):
         assert "--quest-channel" in child["argv"]
 
 
-def test_a_test_that_fails_under_the_mutant_watchdog_is_review(scanned):
+def test_a_test_that_fails_under_the_mutant_watchdog_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,
@@ -323,7 +323,7 @@ def test_a_test_that_fails_under_the_mutant_watchdog_is_review(scanned):
     assert "mutation.detects_run" in checks(data)
 
 
-def test_a_run_counter_that_passes_the_first_run_only_is_review(scanned):
+def test_a_run_counter_that_passes_the_first_run_only_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
         LEVEL,

@@ -13,10 +13,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_quest.core.environment import BEGUN_KEY
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view, without_begun_marks
 
 CALC = """\
@@ -82,18 +84,18 @@ store.RatchetStore.update = forged
 }
 
 
-def scanned(project):
+def scanned(project: Project) -> None:
     project.source("calc", CALC)
     result, data = project.run_json("--quest", "scan")
     assert data["added"] == [SIGN_ID], (data, result.stderr.str())
     project.test("test_sign", WEAK_TEST)
 
 
-def submit(project, *args):
+def submit(project: Project, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "submit", "--quest-id", SIGN_ID, *args)
 
 
-def assert_not_forged(project, data):
+def assert_not_forged(project: Project, data: dict[str, Any]) -> None:
     assert data["verdict"] == "FAIL", data
     quest = project.ratchet()["quests"][SIGN_ID]
     assert quest["state"] == "TODO"
@@ -102,7 +104,7 @@ def assert_not_forged(project, data):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_conftest_that_patches_the_gate_has_no_effect(project, patch):
+def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, patch: str) -> None:
     scanned(project)
     (project.path / "tests" / "conftest.py").write_text(PATCHES[patch])
     _, data = submit(project)
@@ -111,7 +113,7 @@ def test_a_conftest_that_patches_the_gate_has_no_effect(project, patch):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["ini-addopts", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "-p"])
-def test_a_plugin_that_patches_the_gate_has_no_effect(project, monkeypatch, where):
+def test_a_plugin_that_patches_the_gate_has_no_effect(project: Project, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
     scanned(project)
     (project.path / "src" / "forge.py").write_text(PATCHES["gate-judge"])
     monkeypatch.setenv("PYTHONPATH", str(project.path / "src"))
@@ -183,7 +185,7 @@ def test_sign():
 
 
 @pytest.mark.slow
-def test_nothing_the_tests_start_outlives_the_submit(project, tmp_path):
+def test_nothing_the_tests_start_outlives_the_submit(project: Project, tmp_path: Path) -> None:
     scanned(project)
     pids = tmp_path / "pids"
     pids.mkdir()
@@ -235,7 +237,9 @@ def descendants(pid: int) -> list[int]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_a_signalled_submit_records_nothing_and_leaves_nothing(project, tmp_path, sig):
+def test_a_signalled_submit_records_nothing_and_leaves_nothing(
+    project: Project, tmp_path: Path, sig: signal.Signals
+) -> None:
     scanned(project)
     pids = tmp_path / "pids"
     pids.mkdir()
@@ -290,7 +294,7 @@ def pytest_quest_l1_check(quest, function, run):
 
 
 @pytest.mark.slow
-def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project):
+def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project: Project) -> None:
     # The project's own L1 hooks are there when the ratchet is made: only what a
     # submission adds is judged for tamper signs (a new conftest naming
     # pytest_quest would be one).
@@ -304,7 +308,7 @@ def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project):
 
 
 @pytest.mark.slow
-def test_an_in_process_pytest_main_caller_gets_the_clean_judges_verdict(project):
+def test_an_in_process_pytest_main_caller_gets_the_clean_judges_verdict(project: Project) -> None:
     """`pytest.main()` inside another program: the judge runs as a subprocess, output relayed."""
     scanned(project)
     (project.path / "tests" / "conftest.py").write_text(PATCHES["gate-judge"])

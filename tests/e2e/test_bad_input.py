@@ -29,7 +29,7 @@ def make_project(folder: Path, pyproject: str = PYPROJECT) -> Path:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = make_project(tmp_path_factory.mktemp("scanned"))
     result = run(folder, "--quest", "scan")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
@@ -37,13 +37,13 @@ def template(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def scanned(template, tmp_path) -> Path:
+def scanned(template: Path, tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     shutil.copytree(template, folder)
     return folder
 
 
-def assert_usage_error(result, expected: str) -> None:
+def assert_usage_error(result: pytest.RunResult, expected: str) -> None:
     output = result.stdout.str() + "\n" + result.stderr.str()
     assert result.ret == 4, output
     # The whole message sits on one line.
@@ -109,7 +109,9 @@ def assert_usage_error(result, expected: str) -> None:
         ),
     ],
 )
-def test_bad_option_is_a_usage_error_and_the_file_is_untouched(scanned, args, expected):
+def test_bad_option_is_a_usage_error_and_the_file_is_untouched(
+    scanned: Path, args: list[str], expected: str
+) -> None:
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, *args)
     assert_usage_error(result, expected)
@@ -123,7 +125,7 @@ def test_bad_option_is_a_usage_error_and_the_file_is_untouched(scanned, args, ex
         ('quest_format = "yaml"', "ini option quest_format: unknown format 'yaml'"),
     ],
 )
-def test_bad_ini_value_is_a_usage_error(scanned, setting, expected):
+def test_bad_ini_value_is_a_usage_error(scanned: Path, setting: str, expected: str) -> None:
     pyproject = scanned / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + setting + "\n")
     before = (scanned / "quest.json").read_bytes()
@@ -131,7 +133,7 @@ def test_bad_ini_value_is_a_usage_error(scanned, setting, expected):
     assert (scanned / "quest.json").read_bytes() == before
 
 
-def test_json_mode_reports_the_error_as_one_object(scanned):
+def test_json_mode_reports_the_error_as_one_object(scanned: Path) -> None:
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, "--quest", "next", "--quest-id", "nope", "--quest-format", "json")
     assert result.ret == 4
@@ -144,7 +146,7 @@ def test_json_mode_reports_the_error_as_one_object(scanned):
     assert (scanned / "quest.json").read_bytes() == before
 
 
-def test_syntax_error_in_code_no_test_imports(scanned):
+def test_syntax_error_in_code_no_test_imports(scanned: Path) -> None:
     (scanned / "src" / "pkg" / "broken.py").write_text("x = 1\n\ndef broken(:\n    pass\n")
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, "--quest", "scan")
@@ -154,7 +156,7 @@ def test_syntax_error_in_code_no_test_imports(scanned):
     assert (scanned / "quest.json").read_bytes() == before
 
 
-def test_syntax_error_in_code_a_test_imports_names_the_source_file(scanned):
+def test_syntax_error_in_code_a_test_imports_names_the_source_file(scanned: Path) -> None:
     (scanned / "src" / "pkg" / "calc.py").write_text(CALC + "\n\ndef oops(:\n    pass\n")
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, "--quest", "scan")
@@ -162,7 +164,7 @@ def test_syntax_error_in_code_a_test_imports_names_the_source_file(scanned):
     assert (scanned / "quest.json").read_bytes() == before
 
 
-def test_collection_error_in_the_tests(scanned):
+def test_collection_error_in_the_tests(scanned: Path) -> None:
     (scanned / "tests" / "test_broken.py").write_text("import os\nimport no_such_module_here\n")
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, "--quest", "scan")
@@ -174,7 +176,7 @@ def test_collection_error_in_the_tests(scanned):
     assert (scanned / "quest.json").read_bytes() == before
 
 
-def test_no_source_configured(tmp_path):
+def test_no_source_configured(tmp_path: Path) -> None:
     folder = make_project(tmp_path, PYPROJECT.replace('quest_source = ["src/pkg"]\n', ""))
     result = run(folder, "--quest", "scan")
     assert_usage_error(
@@ -185,14 +187,14 @@ def test_no_source_configured(tmp_path):
     assert not (folder / "quest.json").exists()
 
 
-def test_next_before_any_scan(tmp_path):
+def test_next_before_any_scan(tmp_path: Path) -> None:
     folder = make_project(tmp_path)
     result = run(folder, "--quest", "next")
     assert_usage_error(result, "quest.json: run `pytest --quest scan` first")
     assert not (folder / "quest.json").exists()
 
 
-def test_hand_edited_ratchet_file_is_refused_and_kept(scanned):
+def test_hand_edited_ratchet_file_is_refused_and_kept(scanned: Path) -> None:
     path = scanned / "quest.json"
     data = ratchet_view(path.read_bytes())
     data["quests"][SIGN]["state"] = "WON"
@@ -203,7 +205,7 @@ def test_hand_edited_ratchet_file_is_refused_and_kept(scanned):
     assert path.read_bytes() == before
 
 
-def test_submit_on_code_with_a_syntax_error(scanned):
+def test_submit_on_code_with_a_syntax_error(scanned: Path) -> None:
     (scanned / "src" / "pkg" / "calc.py").write_text(CALC.replace("if x < 0:", "if x < 0"))
     before = (scanned / "quest.json").read_bytes()
     result = run(scanned, "--quest", "submit", "--quest-id", SIGN)
@@ -219,8 +221,8 @@ def test_submit_on_code_with_a_syntax_error(scanned):
     ],
 )
 def test_an_option_value_pytest_reads_as_a_test_path_is_refused_with_the_spelling_that_works(
-    scanned, tmp_path, args
-):
+    scanned: Path, tmp_path: Path, args: list[str]
+) -> None:
     # pytest chooses the rootdir before it loads the plugin: an existing path
     # after --quest-x would root the run in its folder and miss the ini file.
     outside = tmp_path / "elsewhere" / "report.md"

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support import projects
 from tests.support.paths import EXAMPLE_PROJECT as EXAMPLE
-from tests.support.projects import TEST_DOUBLE, TEST_SIGN, scanned_template
+from tests.support.projects import TEST_DOUBLE, TEST_SIGN, Project, scanned_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest
 
@@ -18,19 +21,19 @@ CALC = "\n" + projects.CALC + "\n\ndef untested(x):\n    return x + 1\n"
 
 
 @pytest.fixture(autouse=True)
-def _no_github(monkeypatch):
+def _no_github(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
-def calc_project(project):
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     project.test("test_sign", TEST_SIGN)
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """The project scanned once; each test copies it (`scanned`)."""
     template, data = scanned_template(tmp_path_factory, calc_project)
     assert data["counts"]["PASS"] == 2 and data["counts"]["TODO"] == 1
@@ -38,17 +41,17 @@ def template(tmp_path_factory):
 
 
 @pytest.fixture
-def scanned(project, template):
+def scanned(project: Project, template: Project) -> Callable[[Project], bytes]:
     """Copies the scanned project into `project`; returns a function giving its ratchet bytes."""
     project.fill_from(template)
     return lambda project: (project.path / "quest.json").read_bytes()
 
 
-def by_id(data):
+def by_id(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in data["regressions"]}
 
 
-def test_check_passes_then_fails_on_deleted_test_then_passes_again(project, scanned):
+def test_check_passes_then_fails_on_deleted_test_then_passes_again(project: Project, scanned: Callable[[Project], bytes]) -> None:
     before = scanned(project)
     result, data = project.run_json("--quest", "check")
     assert result.ret == 0, data
@@ -83,7 +86,7 @@ def test_check_passes_then_fails_on_deleted_test_then_passes_again(project, scan
     assert (project.path / "quest.json").read_bytes() == before
 
 
-def test_check_text_output_names_quest_and_lines(project, scanned):
+def test_check_text_output_names_quest_and_lines(project: Project, scanned: Callable[[Project], bytes]) -> None:
     scanned(project)
     (project.path / "tests" / "test_sign.py").write_text(
         "from pkg.calc import sign\n\ndef test_sign():\n    assert sign(5) == 1\n"
@@ -103,7 +106,7 @@ def test_check_text_output_names_quest_and_lines(project, scanned):
     assert "::error" not in result.stdout.str()
 
 
-def test_hand_edited_pass_entry_is_caught(project, scanned):
+def test_hand_edited_pass_entry_is_caught(project: Project, scanned: Callable[[Project], bytes]) -> None:
     scanned(project)
     path = project.path / "quest.json"
     ratchet = ratchet_view(path.read_bytes())
@@ -126,7 +129,7 @@ def test_hand_edited_pass_entry_is_caught(project, scanned):
     assert path.read_bytes() == before
 
 
-def test_changed_body_is_held_to_full_coverage_and_reported(project, scanned):
+def test_changed_body_is_held_to_full_coverage_and_reported(project: Project, scanned: Callable[[Project], bytes]) -> None:
     before = scanned(project)
     # Still fully covered after the change: not a regression, but reported.
     project.source("calc", CALC.replace("return x * 2", "return 2 * x"))
@@ -151,7 +154,7 @@ def test_changed_body_is_held_to_full_coverage_and_reported(project, scanned):
     assert (project.path / "quest.json").read_bytes() == before
 
 
-def test_vanished_pass_function_fails_with_how_to_record_it(project, scanned):
+def test_vanished_pass_function_fails_with_how_to_record_it(project: Project, scanned: Callable[[Project], bytes]) -> None:
     before = scanned(project)
     project.source("calc", CALC.replace("def double(x):\n    return x * 2\n", ""))
     project.test("test_double", "def test_nothing():\n    pass\n")
@@ -169,7 +172,7 @@ def test_vanished_pass_function_fails_with_how_to_record_it(project, scanned):
     assert result.ret == 0, data
 
 
-def test_module_no_test_imports_any_more_regresses_line_by_line(project, scanned):
+def test_module_no_test_imports_any_more_regresses_line_by_line(project: Project, scanned: Callable[[Project], bytes]) -> None:
     scanned(project)
     project.source("lonely", "def alone(x):\n    if x:\n        return 1\n    return 2\n")
     project.test(
@@ -192,7 +195,7 @@ def test_module_no_test_imports_any_more_regresses_line_by_line(project, scanned
     ]
 
 
-def test_untracked_functions_listed_and_fail_only_when_strict(project, scanned):
+def test_untracked_functions_listed_and_fail_only_when_strict(project: Project, scanned: Callable[[Project], bytes]) -> None:
     scanned(project)
     project.source("calc", CALC + "\n\ndef brand_new(x):\n    return x - 1\n")
     result, data = project.run_json("--quest", "check")
@@ -205,7 +208,7 @@ def test_untracked_functions_listed_and_fail_only_when_strict(project, scanned):
     assert data["regressions"] == []
 
 
-def test_failing_test_fails_the_check_without_regression(project, scanned):
+def test_failing_test_fails_the_check_without_regression(project: Project, scanned: Callable[[Project], bytes]) -> None:
     scanned(project)
     project.test("test_other", "def test_broken():\n    assert 1 == 2\n")
     result, data = project.run_json("--quest", "check")
@@ -215,7 +218,7 @@ def test_failing_test_fails_the_check_without_regression(project, scanned):
     assert data["ok"] is False
 
 
-def test_failing_covering_test_is_a_regression(project, scanned):
+def test_failing_covering_test_is_a_regression(project: Project, scanned: Callable[[Project], bytes]) -> None:
     scanned(project)
     project.test("test_sign", TEST_SIGN.replace("== 1\n", "== 2\n"))
     result, data = project.run_json("--quest", "check")
@@ -224,7 +227,7 @@ def test_failing_covering_test_is_a_regression(project, scanned):
     assert data["tests_failed"] == ["tests/test_sign.py::test_sign"]
 
 
-def test_collection_error_interrupts_the_check(project, scanned):
+def test_collection_error_interrupts_the_check(project: Project, scanned: Callable[[Project], bytes]) -> None:
     before = scanned(project)
     project.test("test_bad", "def test_x(:\n    pass\n")
     result, data = project.run_json("--quest", "check", "--quest-export-to", "r.sarif")
@@ -236,7 +239,7 @@ def test_collection_error_interrupts_the_check(project, scanned):
     assert (project.path / "quest.json").read_bytes() == before
 
 
-def test_check_without_ratchet_file_is_a_usage_error(project):
+def test_check_without_ratchet_file_is_a_usage_error(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     result = project.run("--quest", "check")
@@ -245,7 +248,7 @@ def test_check_without_ratchet_file_is_a_usage_error(project):
     assert not (project.path / "quest.json").exists()
 
 
-def test_github_actions_annotations_and_summary(project, scanned, monkeypatch, tmp_path):
+def test_github_actions_annotations_and_summary(project: Project, scanned: Callable[[Project], bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     scanned(project)
     (project.path / "tests" / "test_sign.py").unlink()
     summary = tmp_path / "summary.md"
@@ -300,13 +303,13 @@ APPLY = "src/shop/pricing.py::apply_percent"
 REMOVE = "src/shop/cart.py::Cart.remove"
 
 
-def checked(pytester, *args):
+def checked(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     result = run_pytest(pytester.path, "--quest", "check", "--quest-format", "json", *args, autoload=True)
     return result, json.loads(result.stdout.str())
 
 
 @pytest.mark.slow
-def test_example_project_ratchet_serial_and_xdist(pytester):
+def test_example_project_ratchet_serial_and_xdist(pytester: pytest.Pytester) -> None:
     shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True)
     result = run_pytest(pytester.path, "--quest", "scan", "-q", autoload=True)
     assert result.ret == 0

@@ -5,35 +5,38 @@ from __future__ import annotations
 import csv
 import json
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pytest_quest.core.model import Ratchet
 from tests.support.paths import DOCS
-from tests.support.projects import CALC, TEST_DOUBLE, scanned_template
+from tests.support.projects import CALC, TEST_DOUBLE, Project, scanned_template
 
 
-def calc_project(project):
+def calc_project(project: Project) -> None:
     project.source("calc", "\n" + CALC)
     project.test("test_double", TEST_DOUBLE)
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     template, data = scanned_template(tmp_path_factory, calc_project)
     assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
     return template
 
 
 @pytest.fixture
-def scanned(template, project):
+def scanned(template: Project, project: Project) -> Project:
     return project.fill_from(template)
 
 
-def export(project, name, *extra):
+def export(project: Project, name: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "export", "--quest-export-to", name, *extra)
 
 
-def test_every_format(scanned):
+def test_every_format(scanned: Project) -> None:
     project = scanned
     before = (project.path / "quest.json").read_bytes()
     for name in ("report.json", "report.csv", "report.md", "report.sarif"):
@@ -89,7 +92,7 @@ def test_every_format(scanned):
     ]
 
 
-def test_check_export_carries_regressions(scanned):
+def test_check_export_carries_regressions(scanned: Project) -> None:
     project = scanned
     (project.path / "tests" / "test_double.py").write_text("def test_nothing():\n    pass\n")
     result, data = project.run_json("--quest", "check", "--quest-export-to", "check.sarif")
@@ -109,7 +112,7 @@ def test_check_export_carries_regressions(scanned):
     assert report["regressions"] == data["regressions"]
 
 
-def test_refusals_exit_4_and_write_nothing(scanned):
+def test_refusals_exit_4_and_write_nothing(scanned: Project) -> None:
     project = scanned
     ratchet = project.path / "quest.json"
     before = ratchet.read_bytes()
@@ -154,7 +157,7 @@ SCHEMA_DOC = DOCS / "json-schema.md"
 COMMON = {"schema", "command", "counts", "remaining", "error"}
 
 
-def documented_keys():
+def documented_keys() -> dict[str, set[str]]:
     """Section title -> the backticked names in the first column of its tables."""
     sections: dict[str, set[str]] = {}
     title = ""
@@ -168,7 +171,7 @@ def documented_keys():
     return sections
 
 
-def test_json_keys_are_documented(project):
+def test_json_keys_are_documented(project: Project) -> None:
     project.source("calc", "\n" + CALC)
     project.test("test_double", TEST_DOUBLE)
     docs = documented_keys()
@@ -189,7 +192,7 @@ def test_json_keys_are_documented(project):
 # -- unit tests of export.py (no pytest run) -------------------------------------
 
 
-def _ratchet():
+def _ratchet() -> Ratchet:
     from pytest_quest.core.model import Fact, Quest, Ratchet, State
 
     todo = Quest(
@@ -256,7 +259,7 @@ REGRESSION = {
 }
 
 
-def test_sarif_levels_locations_and_regressions(tmp_path):
+def test_sarif_levels_locations_and_regressions(tmp_path: Path) -> None:
     from pytest_quest.report import export as export_module
 
     sarif = json.loads(export_module.render_sarif(_ratchet(), [REGRESSION], tmp_path, "9.9"))
@@ -287,7 +290,7 @@ def test_sarif_levels_locations_and_regressions(tmp_path):
     ]
 
 
-def test_csv_and_markdown_renderers():
+def test_csv_and_markdown_renderers() -> None:
     from pytest_quest.report import export as export_module
 
     rows = list(csv.DictReader(export_module.render_csv(_ratchet(), [REGRESSION]).splitlines()))
@@ -304,7 +307,7 @@ def test_csv_and_markdown_renderers():
     assert "## Regressions" not in export_module.render_markdown(_ratchet(), None, "NOW")
 
 
-def test_target_refusals(tmp_path):
+def test_target_refusals(tmp_path: Path) -> None:
     from pytest_quest.core.errors import QuestUsageError
     from pytest_quest.report import export as export_module
 
@@ -314,7 +317,7 @@ def test_target_refusals(tmp_path):
     ratchet_file.write_text("{}")
     (tmp_path / "folder.json").mkdir()
 
-    def target(name, force=False):
+    def target(name: str, force: bool = False) -> tuple[Path, str]:
         return export_module.target(name, tmp_path, force, [ratchet_file], [source])
 
     assert target("r.SARIF") == (tmp_path / "r.SARIF", "sarif")

@@ -6,6 +6,8 @@ any coverage fact, and says which lines only failing tests reached.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.e2e.test_export import COMMON, documented_keys
@@ -56,11 +58,11 @@ def _build(project: Project) -> None:
 
 
 @pytest.fixture(scope="module")
-def lri_template(tmp_path_factory):
+def lri_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, Any]]:
     return scanned_template(tmp_path_factory, _build)
 
 
-def test_a_failing_new_test_is_named_with_its_error_before_coverage(project, lri_template):
+def test_a_failing_new_test_is_named_with_its_error_before_coverage(project: Project, lri_template: tuple[Project, dict[str, Any]]) -> None:
     project.fill_from(lri_template[0])
     project.test("test_eq", TEST_EQ)
     result, data = project.run_json("--quest", "submit", "--quest-id", EQ)
@@ -140,7 +142,7 @@ def test_c_joins_its_thread():
 """
 
 
-def test_arcs_of_a_leftover_thread_are_credited_to_no_test(project):
+def test_arcs_of_a_leftover_thread_are_credited_to_no_test(project: Project) -> None:
     project.source("threads", THREADS)
     project.test("test_threads", TEST_THREADS)
     result, data = project.run_json("--quest", "scan")

@@ -15,37 +15,39 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_quest.app.environment import interrupted_done
-from tests.support.projects import CALC, SIGN, scanned_template
+from tests.support.projects import CALC, SIGN, Project, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import popen_pytest
 
 
-def calc_project(project):
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return scanned_template(tmp_path_factory, calc_project)[0]
 
 
 @pytest.fixture
-def scanned(project, template):
+def scanned(project: Project, template: Project) -> Project:
     return project.fill_from(template)
 
 
-def refused(result, path: Path, before: bytes, *needles: str) -> str:
+def refused(result: pytest.RunResult, path: Path, before: bytes, *needles: str) -> str:
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == 4, output
     assert "Traceback" not in output and "INTERNALERROR" not in output, output
-    errors = [line for line in result.stdout.lines if line.startswith("ERROR: ")]
+    errors: list[str] = [line for line in result.stdout.lines if line.startswith("ERROR: ")]
     assert len(errors) == 1, output
     for needle in needles:
         assert needle in errors[0], errors[0]
@@ -53,7 +55,7 @@ def refused(result, path: Path, before: bytes, *needles: str) -> str:
     return errors[0]
 
 
-def forge(project, change) -> tuple[Path, bytes]:
+def forge(project: Project, change: Callable[[dict[str, Any]], object]) -> tuple[Path, bytes]:
     path = Path(project.path) / "quest.json"
     data = ratchet_view(path.read_bytes())
     change(data)
@@ -61,8 +63,8 @@ def forge(project, change) -> tuple[Path, bytes]:
     return path, path.read_bytes()
 
 
-def moved_to(file: str):
-    def change(data):
+def moved_to(file: str) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
         entry = data["quests"].pop(SIGN)
         entry["file"] = file
         new_id = f"{file}::sign"
@@ -79,14 +81,14 @@ def moved_to(file: str):
     ("file", "problem"),
     [("/etc/passwd", "an absolute path"), ("../../../../../etc/passwd", "climbs out")],
 )
-def test_next_never_shows_a_file_outside_the_project(scanned, file, problem):
+def test_next_never_shows_a_file_outside_the_project(scanned: Project, file: str, problem: str) -> None:
     path, before = forge(scanned, moved_to(file))
     result = scanned.run("--quest", "next", f"--quest-id={file}::sign")
     refused(result, path, before, f".file: {problem}")
     assert "root:" not in result.stdout.str()  # not a line of /etc/passwd
 
 
-def test_a_link_in_the_source_folder_pointing_out_is_refused(scanned):
+def test_a_link_in_the_source_folder_pointing_out_is_refused(scanned: Project) -> None:
     link = Path(scanned.path) / "src" / "pkg" / "evil.py"
     link.symlink_to("/etc/passwd")
     path, before = forge(scanned, moved_to("src/pkg/evil.py"))
@@ -94,7 +96,7 @@ def test_a_link_in_the_source_folder_pointing_out_is_refused(scanned):
     refused(result, path, before, "resolves to /etc/passwd, outside the rootdir")
 
 
-def test_a_scan_never_records_a_linked_file_out_of_the_project(scanned, tmp_path_factory):
+def test_a_scan_never_records_a_linked_file_out_of_the_project(scanned: Project, tmp_path_factory: pytest.TempPathFactory) -> None:
     outside = tmp_path_factory.mktemp("outside") / "other.py"
     outside.write_text("def other(x):\n    return x\n")
     (Path(scanned.path) / "src" / "pkg" / "other.py").symlink_to(outside)
@@ -111,7 +113,7 @@ def test_a_scan_never_records_a_linked_file_out_of_the_project(scanned, tmp_path
 
 
 @pytest.mark.parametrize("args", [("--quest-status",), ("--quest", "next"), ("--quest", "check")])
-def test_a_fifo_ratchet_file_is_refused_without_hanging(project, args):
+def test_a_fifo_ratchet_file_is_refused_without_hanging(project: Project, args: tuple[str, ...]) -> None:
     calc_project(project)
     path = Path(project.path) / "quest.json"
     os.mkfifo(path)
@@ -179,8 +181,8 @@ def processes_in(*folders: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", ["submit", "scan", "check"])
 def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
-    scanned, command, tmp_path_factory, monkeypatch
-):
+    scanned: Project, command: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     temp = tmp_path_factory.mktemp("tmpdir")
     monkeypatch.setenv("TMPDIR", str(temp))
     project = Path(scanned.path)
@@ -228,7 +230,7 @@ def pytest_configure(config):
 """
 
 
-def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(project):
+def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(project: Project) -> None:
     from tests.e2e.test_verify import scanned as verify_scanned
     from tests.e2e.test_verify import submit
 
@@ -249,7 +251,7 @@ def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test
     assert not (Path(project.path) / "gate-run.txt").exists()  # no test ran
 
 
-def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project):
+def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project: Project) -> None:
     from tests.e2e.test_verify import SIGN_ID, submit
     from tests.e2e.test_verify import scanned as verify_scanned
 
@@ -288,7 +290,7 @@ def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project):
         ("fifo.json", "it is not a regular file"),
     ],
 )
-def test_an_export_refuses_what_it_must_not_write(scanned, name, problem):
+def test_an_export_refuses_what_it_must_not_write(scanned: Project, name: str, problem: str) -> None:
     root = Path(scanned.path)
     (root / "folder.json").mkdir()
     os.mkfifo(root / "fifo.json")
@@ -303,7 +305,7 @@ def test_an_export_refuses_what_it_must_not_write(scanned, name, problem):
     assert (root / "tests" / "report.md").read_text() == "kept\n"
 
 
-def test_an_export_outside_the_rootdir_needs_force_and_says_where(scanned, tmp_path_factory):
+def test_an_export_outside_the_rootdir_needs_force_and_says_where(scanned: Project, tmp_path_factory: pytest.TempPathFactory) -> None:
     outside = tmp_path_factory.mktemp("elsewhere") / "report.md"
     path = Path(scanned.path) / "quest.json"
     before = path.read_bytes()
@@ -324,7 +326,7 @@ def test_an_export_outside_the_rootdir_needs_force_and_says_where(scanned, tmp_p
 # -- the docs ---------------------------------------------------------------------------------
 
 
-def test_the_hostile_input_table_names_tests_that_exist():
+def test_the_hostile_input_table_names_tests_that_exist() -> None:
     from tests.e2e.test_store_corruption import CORRUPTIONS
     from tests.support.paths import DOCS
 

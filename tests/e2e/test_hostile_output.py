@@ -97,7 +97,7 @@ def assert_markdown_safe(markdown: str, headings: tuple[str, ...]) -> None:
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory) -> Project:
+def judged(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """Scanned (the long name PASS at once), ``_under_score_`` FAILed by a hostile import error."""
     project = Project(tmp_path_factory.mktemp("hostile") / "project")
     project.source("calc", CALC)
@@ -114,7 +114,7 @@ def judged(tmp_path_factory) -> Project:
     return project
 
 
-def test_submit_and_next_text_are_plain_lines(judged, monkeypatch):
+def test_submit_and_next_text_are_plain_lines(judged: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     result = judged.run("--quest", "next", f"--quest-id={UNDER}")
     assert result.ret == 0, result.stdout.str()
@@ -124,7 +124,7 @@ def test_submit_and_next_text_are_plain_lines(judged, monkeypatch):
     assert "\\x1b[31m" in out  # shown escaped, never obeyed
 
 
-def test_json_outputs_keep_the_text_and_stay_safe(judged, monkeypatch):
+def test_json_outputs_keep_the_text_and_stay_safe(judged: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     for args in (("--quest", "next", f"--quest-id={UNDER}"), ("--quest-status",)):
         result = run_pytest(judged.path, *args, "--quest-format", "json")
@@ -138,14 +138,14 @@ def test_json_outputs_keep_the_text_and_stay_safe(judged, monkeypatch):
     assert any("Y\x1b[31mred" in (fact.get("message") or "") for fact in facts)  # JSON: exact
 
 
-def test_status_text(judged):
+def test_status_text(judged: Project) -> None:
     result = judged.run("--quest-status")
     assert result.ret == 0
     assert_log_safe(result.stdout.str())
     assert "src/pkg/calc.py" in result.stdout.str()
 
 
-def test_exports(judged):
+def test_exports(judged: Project) -> None:
     folder = Path(judged.path)
     for suffix in ("md", "csv", "sarif", "json", "html"):
         target = folder / f"report.{suffix}"
@@ -165,7 +165,7 @@ def test_exports(judged):
     assert {q["id"] for q in exported["quests"]} == {UNDER, LONG_ID}
 
 
-def test_check_under_github_actions(judged, monkeypatch, tmp_path):
+def test_check_under_github_actions(judged: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))

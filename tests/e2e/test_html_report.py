@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.projects import CALC, TEST_DOUBLE, scanned_template
+from tests.support.projects import CALC, TEST_DOUBLE, Project, scanned_template
 
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-def calc_project(project):
+def calc_project(project: Project) -> None:
     project.source("calc", "\n" + CALC)
     project.test("test_double", TEST_DOUBLE)
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The report of the calc project (double PASS, sign TODO), written by the real command."""
     project, _ = scanned_template(tmp_path_factory, calc_project)
     result, data = project.run_json("--quest", "export", "--quest-export-to", "report.html")
@@ -40,7 +40,7 @@ class Tags(HTMLParser):
         self.tags: list[tuple[str, dict[str, str]]] = []
         self.feed(text)
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, {k: v or "" for k, v in attrs}))
 
     handle_startendtag = handle_starttag
@@ -49,7 +49,7 @@ class Tags(HTMLParser):
         return [attrs for name, attrs in self.tags if name == tag]
 
 
-def test_the_report_is_one_page_with_chart_files_and_marked_source(report):
+def test_the_report_is_one_page_with_chart_files_and_marked_source(report: Path) -> None:
     text = report.read_text(encoding="utf-8")
     page = Tags(text)
     assert len(page.all("svg")) == 1 and len(page.all("polyline")) == 2
@@ -69,7 +69,7 @@ def test_the_report_is_one_page_with_chart_files_and_marked_source(report):
     reason="no headless browser: /usr/bin/chromium is not installed "
     "(apt-get install chromium to run this test)",
 )
-def test_a_headless_browser_renders_it_without_the_network(report, tmp_path):
+def test_a_headless_browser_renders_it_without_the_network(report: Path, tmp_path: Path) -> None:
     base = [
         str(CHROMIUM),
         "--headless",

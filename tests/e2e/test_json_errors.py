@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.support.projects import Project
+
 
 @pytest.mark.parametrize(
     ("args", "command", "error"),
@@ -23,7 +25,7 @@ import pytest
             ["--quest", "scna"],
             None,
             "argument --quest: unknown quest command 'scna' (choose from scan, next, submit, "
-            "status, check, audit, export); did you mean scan?",
+            "status, check, audit, export, combine); did you mean scan?",
         ),
         (
             ["--quest", "next", "-o", "quest_max_tries=two"],
@@ -32,7 +34,9 @@ import pytest
         ),
     ],
 )
-def test_usage_error_is_one_json_object(project, args, command, error):
+def test_usage_error_is_one_json_object(
+    project: Project, args: list[str], command: str, error: str
+) -> None:
     result = project.run(*args, "--quest-format", "json")
     assert result.ret == 4
     data = json.loads(result.stdout.str())

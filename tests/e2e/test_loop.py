@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from tests.support import projects
-from tests.support.projects import scanned_template
+from tests.support.projects import Project, scanned_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest
 
@@ -224,21 +226,21 @@ def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
-def calc_project(project):
+def calc_project(project: Project) -> Project:
     project.source("calc", CALC)
     project.test("test_calc", CALC_TESTS)
     return project
 
 
 @pytest.fixture(scope="module")
-def calc_template(tmp_path_factory):
+def calc_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """`calc_project` scanned once; tests copy it with `project.fill_from`."""
     return scanned_template(tmp_path_factory, calc_project)[0]
 
 
-def quest_section(result) -> list[str]:
+def quest_section(result: pytest.RunResult) -> list[str]:
     """The lines of the plugin's own section of the text output."""
-    lines = result.stdout.lines
+    lines: list[str] = result.stdout.lines
     # After a test run (scan, check) the section follows pytest's report under a
     # separator; a command that runs no test prints only its own lines.
     start = next((i for i, line in enumerate(lines) if re.match(r"^=+ pytest-quest =+$", line)), -1)
@@ -251,16 +253,16 @@ def quest_section(result) -> list[str]:
     return section
 
 
-def ratchet_bytes(project) -> bytes:
+def ratchet_bytes(project: Project) -> bytes:
     return (project.path / "quest.json").read_bytes()
 
 
-def check_envelope(data, command):
+def check_envelope(data: dict[str, Any], command: str) -> None:
     assert data["schema"] == "pytest-quest/1"
     assert data["command"] == command
 
 
-def check_quest(quest, full=True):
+def check_quest(quest: dict[str, Any], full: bool = True) -> None:
     wanted = QUEST_FIELDS if full else QUEST_FIELDS - {"source", "example"}
     assert wanted <= set(quest), wanted - set(quest)
     for fact in quest["facts"]:
@@ -272,7 +274,7 @@ def check_quest(quest, full=True):
 # -- scan ----------------------------------------------------------------------------
 
 
-def test_scan_lists_every_shape_and_counts_only_passing_tests(project):
+def test_scan_lists_every_shape_and_counts_only_passing_tests(project: Project) -> None:
     project.source("shapes", SHAPES)
     project.test("conftest", SHAPES_CONFTEST)
     project.test("test_shapes", SHAPES_TESTS)
@@ -346,7 +348,7 @@ def test_scan_lists_every_shape_and_counts_only_passing_tests(project):
     assert len(data["added"]) == 10 and len(data["added_pass"]) == 9
 
 
-def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project):
+def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project: Project) -> None:
     calc_project(project)
     result = project.run("--quest", "scan")
     assert result.ret == 0
@@ -380,7 +382,7 @@ def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project):
 # -- next -------------------------------------------------------------------------------
 
 
-def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project, calc_template):
+def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project: Project, calc_template: Project) -> None:
     project.fill_from(calc_template)
     before = project.ratchet()
     result = project.run("--quest", "next")
@@ -440,7 +442,7 @@ def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project, c
     assert quest["source"].splitlines()[1] == "> 6 |     if x < 0:"
 
 
-def test_next_quest_id_makes_it_active_and_skeleton_has_the_import(project):
+def test_next_quest_id_makes_it_active_and_skeleton_has_the_import(project: Project) -> None:
     project.source("calc", CALC)  # no tests at all: no neighbour to show
     project.run("--quest", "scan")
     result, data = project.run_json("--quest", "next", "--quest-id", CLAMP)
@@ -457,7 +459,7 @@ def test_next_quest_id_makes_it_active_and_skeleton_has_the_import(project):
     assert data["quest"]["id"] == CLAMP
 
 
-def test_next_when_nothing_remains(project):
+def test_next_when_nothing_remains(project: Project) -> None:
     calc_project(project)
     project.test("test_sign", SIGN_TEST)
     project.test("test_clamp", CLAMP_TEST)
@@ -477,7 +479,7 @@ def test_next_when_nothing_remains(project):
 # -- submit -------------------------------------------------------------------------------
 
 
-def test_submit_pass_then_fail_then_done(project, calc_template):
+def test_submit_pass_then_fail_then_done(project: Project, calc_template: Project) -> None:
     project.fill_from(calc_template)
     project.run("--quest", "next")
     project.test("test_sign", SIGN_TEST)
@@ -530,7 +532,7 @@ def test_submit_pass_then_fail_then_done(project, calc_template):
     assert project.ratchet()["quests"][CLAMP]["state"] == "DONE"
 
 
-def test_max_tries_ini_option(project, calc_template):
+def test_max_tries_ini_option(project: Project, calc_template: Project) -> None:
     project.fill_from(calc_template)
     project.test("test_sign", SIGN_HALF_TEST)
     # The ini option: one try only.
@@ -548,7 +550,7 @@ def test_max_tries_ini_option(project, calc_template):
     assert data["quest"]["max_tries"] == 1
 
 
-def test_submit_refuses_terminal_quests_and_changes_nothing(project, calc_template):
+def test_submit_refuses_terminal_quests_and_changes_nothing(project: Project, calc_template: Project) -> None:
     project.fill_from(calc_template)
     before = ratchet_bytes(project)
     result = project.run("--quest", "submit", "--quest-id", DOUBLE)
@@ -571,7 +573,7 @@ def test_submit_refuses_terminal_quests_and_changes_nothing(project, calc_templa
     assert ratchet_bytes(project) == before
 
 
-def test_submit_of_a_changed_function_is_review(project, calc_template):
+def test_submit_of_a_changed_function_is_review(project: Project, calc_template: Project) -> None:
     project.fill_from(calc_template)
     project.source("calc", CALC.replace("return -1", "return -2"))
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
@@ -585,7 +587,7 @@ def test_submit_of_a_changed_function_is_review(project, calc_template):
     assert project.ratchet()["active"] == CLAMP
 
 
-def test_submit_whose_run_times_out_is_review(project):
+def test_submit_whose_run_times_out_is_review(project: Project) -> None:
     calc_project(project)
     project.run("--quest", "scan", "--quest-timeout", "3")  # the policy's timeout floor
     project.test(
@@ -605,7 +607,7 @@ def test_submit_whose_run_times_out_is_review(project):
 # -- status --------------------------------------------------------------------------------
 
 
-def settled_project(project):
+def settled_project(project: Project) -> Project:
     """A project with one quest of each state: PASS, REVIEW, DONE and TODO."""
     spare = "\n\ndef spare(x):\n    return x\n"
     project.source("calc", CALC + spare)
@@ -618,7 +620,7 @@ def settled_project(project):
     return project
 
 
-def test_status_text_json_and_both_spellings(project):
+def test_status_text_json_and_both_spellings(project: Project) -> None:
     settled_project(project)
     before = ratchet_bytes(project)
     result = project.run("--quest-status", "--color=no")
@@ -656,7 +658,7 @@ def test_status_text_json_and_both_spellings(project):
     assert ratchet_bytes(project) == before
 
 
-def test_status_colour_follows_pytest(project, monkeypatch, calc_template):
+def test_status_colour_follows_pytest(project: Project, monkeypatch: pytest.MonkeyPatch, calc_template: Project) -> None:
     project.fill_from(calc_template)
     monkeypatch.setenv("NO_COLOR", "1")
     plain = project.run("--quest", "status")
@@ -673,7 +675,7 @@ def test_status_colour_follows_pytest(project, monkeypatch, calc_template):
 # -- ini options -------------------------------------------------------------------------------
 
 
-def test_ini_options_quest_file_format_and_source(project):
+def test_ini_options_quest_file_format_and_source(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_calc", CALC_TESTS)
     (project.path / "pyproject.toml").write_text(
@@ -698,7 +700,7 @@ def test_ini_options_quest_file_format_and_source(project):
     assert quest_section(result)[1] == f"quest {SIGN}"
 
 
-def test_quest_source_on_the_command_line(project):
+def test_quest_source_on_the_command_line(project: Project) -> None:
     project.source("calc", CALC)
     project.source("other", "def f():\n    return 1\n")
     (project.path / "pyproject.toml").write_text(
@@ -710,7 +712,7 @@ def test_quest_source_on_the_command_line(project):
     assert data["remaining"] == 4
 
 
-def test_a_checkout_in_another_folder_keeps_working(project, tmp_path, calc_template):
+def test_a_checkout_in_another_folder_keeps_working(project: Project, tmp_path: Path, calc_template: Project) -> None:
     # The ratchet file is committed: CI or a colleague has the project elsewhere.
     calc_project(project)
     project.run("--quest", "scan", "--quest-mutants", "off")
@@ -724,7 +726,7 @@ def test_a_checkout_in_another_folder_keeps_working(project, tmp_path, calc_temp
     assert f"PASS: {SIGN} is now PASS" in result.stdout.str()
 
 
-def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch, calc_template):
+def test_submit_from_a_subfolder_runs_the_right_tests(project: Project, monkeypatch: pytest.MonkeyPatch, calc_template: Project) -> None:
     # Node ids are relative to the rootdir; run from tests/ they must still resolve.
     project.fill_from(calc_template)
     project.test("test_sign", SIGN_TEST)
@@ -734,7 +736,7 @@ def test_submit_from_a_subfolder_runs_the_right_tests(project, monkeypatch, calc
     assert project.ratchet()["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
 
 
-def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project, calc_template):
+def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project: Project, calc_template: Project) -> None:
     # DESIGN: a collection error caused by the submission is FAIL with the
     # error's file and line (a try spent), never REVIEW.
     project.fill_from(calc_template)
@@ -748,7 +750,7 @@ def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project, calc_
     assert fact["field"] == "tests/test_sign.py:4"
 
 
-def test_twin_ids_survive_a_rescan_after_lines_are_added_above(project):
+def test_twin_ids_survive_a_rescan_after_lines_are_added_above(project: Project) -> None:
     twins = (
         "class Box:\n"
         "    @property\n"
@@ -779,7 +781,7 @@ def test_twin_ids_survive_a_rescan_after_lines_are_added_above(project):
     )
 
 
-def test_submit_by_quest_id_keeps_the_active_quest(project):
+def test_submit_by_quest_id_keeps_the_active_quest(project: Project) -> None:
     spare = "src/pkg/calc.py::spare"
     project.source("calc", CALC + "\n\ndef spare(x):\n    return x\n")
     project.test("test_calc", CALC_TESTS)
@@ -805,7 +807,7 @@ def test_sign(subtests):
 """
 
 
-def test_a_test_with_a_failed_subtest_does_not_count(project):
+def test_a_test_with_a_failed_subtest_does_not_count(project: Project) -> None:
     # Text mode, as the gate's child runs: pytest fails the test itself only in
     # the terminal reporter's hook.
     calc_project(project)
@@ -819,13 +821,18 @@ def test_a_test_with_a_failed_subtest_does_not_count(project):
 
 
 class FakeReport:
-    def __init__(self, when, outcome, wasxfail=None):
+    def __init__(self, when: str, outcome: str, wasxfail: str | None = None) -> None:
         self.when = when
         self.failed = outcome == "failed"
         self.skipped = outcome == "skipped"
         self.passed = outcome == "passed"
         if wasxfail is not None:
             self.wasxfail = wasxfail
+
+
+def fake_report(when: str, outcome: str, wasxfail: str | None = None) -> pytest.TestReport:
+    """The attributes of a report `combine_outcome` reads (a stand-in, not a pytest.TestReport)."""
+    return cast(pytest.TestReport, FakeReport(when, outcome, wasxfail))
 
 
 @pytest.mark.parametrize(
@@ -856,18 +863,18 @@ class FakeReport:
         ),
     ],
 )
-def test_combine_outcome(reports, outcome):
+def test_combine_outcome(reports: list[tuple[str, str]], outcome: str) -> None:
     from pytest_quest.plugin.session import combine_outcome
 
     result = None
     for when, report_outcome in reports:
-        result = combine_outcome(result, FakeReport(when, report_outcome))
+        result = combine_outcome(result, fake_report(when, report_outcome))
     assert result == outcome
 
 
-def test_combine_outcome_of_xfail_marked_tests():
+def test_combine_outcome_of_xfail_marked_tests() -> None:
     from pytest_quest.plugin.session import combine_outcome
 
-    setup = combine_outcome(None, FakeReport("setup", "passed"))
-    assert combine_outcome(setup, FakeReport("call", "skipped", "reason")) == "xfailed"
-    assert combine_outcome(setup, FakeReport("call", "passed", "reason")) == "xpassed"
+    setup = combine_outcome(None, fake_report("setup", "passed"))
+    assert combine_outcome(setup, fake_report("call", "skipped", "reason")) == "xfailed"
+    assert combine_outcome(setup, fake_report("call", "passed", "reason")) == "xpassed"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given
@@ -28,6 +29,7 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import issued_seal, seal_facts
 from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
+from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.swap import CodeSwap
 from tests.e2e.test_person_powers import run_in_tty
 from tests.support.projects import Project, qid
@@ -72,7 +74,7 @@ SAMPLE = textwrap.dedent(
 )
 
 
-def plan(start):
+def plan(start: int) -> list[tuple[str, int, str, str]]:
     # The extreme mutants only: the other operators have their own tests (tests/unit/core).
     return [
         (m.operator, m.line, m.original, m.mutated)
@@ -80,7 +82,7 @@ def plan(start):
     ]
 
 
-def test_mutants_of_a_function_with_a_fast_path():
+def test_mutants_of_a_function_with_a_fast_path() -> None:
     assert plan(1) == [
         ("body.return_none", 3, "if not items:", "return None"),
         # No "if False:": skipping a fast path is often equivalent.
@@ -90,7 +92,7 @@ def test_mutants_of_a_function_with_a_fast_path():
     ]
 
 
-def test_mutants_force_if_and_elif_never_while_nor_comprehension_filters():
+def test_mutants_force_if_and_elif_never_while_nor_comprehension_filters() -> None:
     operators = plan(8)
     assert ("condition.false", 9, "if score >= 90:", "if False:") in operators
     assert ("condition.true", 11, "elif score >= 50:", "elif True:") in operators
@@ -101,7 +103,7 @@ def test_mutants_force_if_and_elif_never_while_nor_comprehension_filters():
     assert not any("s > 1" in original for _, _, original, _ in operators)
 
 
-def test_mutants_stay_in_their_own_function():
+def test_mutants_stay_in_their_own_function() -> None:
     assert plan(19) == [
         ("body.return_none", 20, "def inner(m):", "return None"),
         ("return.changed", 22, "return inner(2)", "return pytest_quest_changed(inner(2))"),
@@ -112,12 +114,12 @@ def test_mutants_stay_in_their_own_function():
     ]
 
 
-def test_generators_and_procedures_are_skipped_not_changed():
+def test_generators_and_procedures_are_skipped_not_changed() -> None:
     assert plan(25) == [("body.skip", 26, "for i in range(limit):", "return None")]
     assert plan(30) == [("body.skip", 31, "log.append(1)", "return None")]
 
 
-def test_the_plan_is_deterministic_and_capped():
+def test_the_plan_is_deterministic_and_capped() -> None:
     many = "def f(x):\n" + "".join(f"    if x == {i}:\n        return {i}\n" for i in range(20))
     first = plan_mutants(many, 1, EXTREME)
     assert first == plan_mutants(many, 1, EXTREME)
@@ -125,7 +127,7 @@ def test_the_plan_is_deterministic_and_capped():
     assert [m.index for m in first] == sorted(m.index for m in first)
 
 
-def test_no_function_on_that_line_no_mutants():
+def test_no_function_on_that_line_no_mutants() -> None:
     assert plan_mutants(SAMPLE, 2) == []
 
 
@@ -143,7 +145,7 @@ def test_no_function_on_that_line_no_mutants():
         st.none(),
     )
 )
-def test_a_changed_value_is_never_equal(value):
+def test_a_changed_value_is_never_equal(value: object) -> None:
     changed = changed_value(value)
     assert changed != value
     if value is not None and not isinstance(value, float):
@@ -152,16 +154,17 @@ def test_a_changed_value_is_never_equal(value):
         assert abs(changed - value) >= max(1, abs(value))
 
 
-def load(tmp_path, name, source):
+def load(tmp_path: Path, name: str, source: str) -> tuple[Path, ModuleType]:
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(source))
     spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return path, module
 
 
-def test_code_swap_mutates_live_functions_and_restores_them(tmp_path):
+def test_code_swap_mutates_live_functions_and_restores_them(tmp_path: Path) -> None:
     import builtins
 
     path, module = load(
@@ -187,7 +190,7 @@ def test_code_swap_mutates_live_functions_and_restores_them(tmp_path):
     source = path.read_text()
     kept = module.Box().scaled
     swap = CodeSwap(str(path), source, 13)  # the nested `inner`
-    builtins.pytest_quest_reached = lambda value: value
+    builtins.pytest_quest_reached = lambda value: value  # type: ignore[attr-defined]  # what a mutant calls
     try:
         assert swap.apply(mutated_tree(source, 13, 0)) >= 1
         assert module.Box().scaled(2) is None
@@ -200,10 +203,10 @@ def test_code_swap_mutates_live_functions_and_restores_them(tmp_path):
         method.restore()
         assert module.Box().scaled(2) == 6
     finally:
-        del builtins.pytest_quest_reached
+        del builtins.pytest_quest_reached  # type: ignore[attr-defined]
 
 
-def test_unimported_module_cannot_be_swapped(tmp_path):
+def test_unimported_module_cannot_be_swapped(tmp_path: Path) -> None:
     from pytest_quest.engine.swap import SwapError
 
     path = tmp_path / "never_imported.py"
@@ -233,7 +236,7 @@ def parity(x):
 """
 
 
-def child_project(tmp_path, tests):
+def child_project(tmp_path: Path, tests: str) -> Path:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "mod.py").write_text(FUNCTION)
     (tmp_path / "tests").mkdir()
@@ -242,7 +245,9 @@ def child_project(tmp_path, tests):
     return tmp_path
 
 
-def check(root, start, nodeids, timeout=60.0, mutants=True):
+def check(
+    root: Path, start: int, nodeids: list[str], timeout: float = 60.0, mutants: bool = True
+) -> MutationReport:
     return run_mutation_check(
         nodeids,
         file=root / "src" / "mod.py",
@@ -255,7 +260,7 @@ def check(root, start, nodeids, timeout=60.0, mutants=True):
     )
 
 
-def test_honest_tests_kill_every_mutant_even_an_endless_one(tmp_path):
+def test_honest_tests_kill_every_mutant_even_an_endless_one(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
         """
@@ -275,7 +280,7 @@ def test_honest_tests_kill_every_mutant_even_an_endless_one(tmp_path):
     assert report.survivors() == []
 
 
-def test_assertion_free_tests_let_mutants_survive(tmp_path):
+def test_assertion_free_tests_let_mutants_survive(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
         """
@@ -319,7 +324,7 @@ def test_assertion_free_tests_let_mutants_survive(tmp_path):
     )
 
 
-def test_a_flaky_test_is_unstable_and_mutants_are_not_blamed(tmp_path):
+def test_a_flaky_test_is_unstable_and_mutants_are_not_blamed(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
         """
@@ -372,7 +377,7 @@ def evidence_for(report: MutationReport) -> Evidence:
     return evidence
 
 
-def test_a_hanging_run_is_an_environment_problem_not_a_verdict(tmp_path):
+def test_a_hanging_run_is_an_environment_problem_not_a_verdict(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
         """
@@ -394,7 +399,7 @@ def test_a_hanging_run_is_an_environment_problem_not_a_verdict(tmp_path):
     assert result.facts[0].check == "mutation.environment"
 
 
-def test_mutants_off_runs_the_stability_check_only(tmp_path):
+def test_mutants_off_runs_the_stability_check_only(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
         """
@@ -408,7 +413,7 @@ def test_mutants_off_runs_the_stability_check_only(tmp_path):
     assert report.completed and report.mutants == [] and len(report.runs) == 2
 
 
-def test_the_users_files_are_never_written(tmp_path):
+def test_the_users_files_are_never_written(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
         """
@@ -429,7 +434,7 @@ def test_the_users_files_are_never_written(tmp_path):
 # -- the guards ------------------------------------------------------------------------
 
 
-def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path):
+def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path: Path) -> None:
     ratchet = tmp_path / "quest.json"
     ratchet.write_text("{}")
     script = textwrap.dedent(
@@ -461,9 +466,8 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path):
     assert out.split() == ["5", "{}"]
 
 
-def ratchet_with(tmp_path, state="TODO"):
+def ratchet_with(tmp_path: Path, state: str = "TODO") -> tuple[RatchetStore, Quest]:
     from pytest_quest.core.seal import seal_issued
-    from pytest_quest.engine.store import RatchetStore
 
     quest = Quest(
         id="src/m.py::f",
@@ -481,7 +485,7 @@ def ratchet_with(tmp_path, state="TODO"):
     return store, quest
 
 
-def test_verdict_guard_restores_the_judged_entry(tmp_path):
+def test_verdict_guard_restores_the_judged_entry(tmp_path: Path) -> None:
     store, quest = ratchet_with(tmp_path)
     guard = VerdictGuard(store.path, quest.id)
     data = ratchet_view(store.path.read_bytes())
@@ -493,7 +497,7 @@ def test_verdict_guard_restores_the_judged_entry(tmp_path):
     assert store.load().quests[quest.id].state is State.TODO
 
 
-def test_verdict_guard_repairs_a_broken_file_and_ignores_untouched_ones(tmp_path):
+def test_verdict_guard_repairs_a_broken_file_and_ignores_untouched_ones(tmp_path: Path) -> None:
     store, quest = ratchet_with(tmp_path)
     before = store.path.read_bytes()
     assert VerdictGuard(store.path, quest.id).inspect() == []
@@ -503,7 +507,7 @@ def test_verdict_guard_repairs_a_broken_file_and_ignores_untouched_ones(tmp_path
     assert store.path.read_bytes() == before
 
 
-def test_the_issued_baseline_is_sealed(tmp_path):
+def test_the_issued_baseline_is_sealed(tmp_path: Path) -> None:
     _, quest = ratchet_with(tmp_path)
     assert seal_facts(quest) == []
     quest.first, quest.last = 11, 13
@@ -520,7 +524,7 @@ def test_the_issued_baseline_is_sealed(tmp_path):
     assert issued_seal(quest) == issued_seal(quest)
 
 
-def test_cli_mutants_off_is_respected_by_submit(tmp_path):
+def test_cli_mutants_off_is_respected_by_submit(tmp_path: Path) -> None:
     project = Project(tmp_path / "p")
     project.source("m", "def twice(x):\n    return 2 * x\n")
     # The policy is recorded at scan: mutants off there, a submit may use it.
@@ -533,7 +537,7 @@ def test_cli_mutants_off_is_respected_by_submit(tmp_path):
     assert Path(project.path / "quest.json").exists()
 
 
-def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
+def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path: Path) -> None:
     project = Project(tmp_path / "p")
     project.source(
         "env",
@@ -582,7 +586,7 @@ def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path):
     )
 
 
-def test_a_guarded_adjustment_is_not_forced_true():
+def test_a_guarded_adjustment_is_not_forced_true() -> None:
     source = textwrap.dedent(
         """\
         def initials(name):
@@ -598,7 +602,7 @@ def test_a_guarded_adjustment_is_not_forced_true():
     assert ("condition.false", 3) in operators
 
 
-def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path):
+def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path: Path) -> None:
     project = Project(tmp_path / "p")
     project.source(
         "seal", "def level(x):\n    if x > 10:\n        return 'high'\n    return 'low'\n"
@@ -631,7 +635,7 @@ def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path):
     assert data["verdict"] == "PASS", data["quest"]["facts"]
 
 
-def test_a_cached_function_runs_again_for_every_mutant(tmp_path):
+def test_a_cached_function_runs_again_for_every_mutant(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "mod.py").write_text(
         "import functools\n\n\n@functools.lru_cache\ndef fib(n):\n"
@@ -657,7 +661,7 @@ def test_a_cached_function_runs_again_for_every_mutant(tmp_path):
     assert len(report.mutants) >= 4
 
 
-def test_a_mutant_runs_only_against_the_tests_that_ran_its_statement(tmp_path):
+def test_a_mutant_runs_only_against_the_tests_that_ran_its_statement(tmp_path: Path) -> None:
     # test_a (loose) alone runs line 13; test_b runs 12 and 14 and counts its runs.
     root = child_project(
         tmp_path,
@@ -677,7 +681,7 @@ def test_a_mutant_runs_only_against_the_tests_that_ran_its_statement(tmp_path):
     nodeids = ["tests/test_mod.py::test_a", "tests/test_mod.py::test_b"]
     runs = root / "tests" / "runs"
 
-    def count(line_tests):
+    def count(line_tests: dict[int, set[str]] | None) -> tuple[MutationReport, int]:
         runs.write_text("")
         report = run_mutation_check(
             nodeids,

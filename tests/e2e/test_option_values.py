@@ -22,12 +22,12 @@ def build(project: Project) -> None:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return scanned_template(tmp_path_factory, build)[0]
 
 
 @pytest.fixture
-def scanned(template, project):
+def scanned(template: Project, project: Project) -> Project:
     return project.fill_from(template)
 
 
@@ -55,7 +55,9 @@ def assert_refused(
 
 
 @pytest.mark.parametrize(("args", "expected"), ROWS)
-def test_a_bad_option_value_is_a_usage_error_naming_it(scanned, args, expected):
+def test_a_bad_option_value_is_a_usage_error_naming_it(
+    scanned: Project, args: list[str], expected: str
+) -> None:
     before = (scanned.path / "quest.json").read_bytes()
     result = scanned.run(*args)
     assert_refused(scanned, result, expected, before)
@@ -64,7 +66,7 @@ def test_a_bad_option_value_is_a_usage_error_naming_it(scanned, args, expected):
 
 
 @pytest.mark.parametrize(("args", "expected"), ROWS[:3])
-def test_in_json_mode_the_error_is_the_one_object(scanned, args, expected):
+def test_in_json_mode_the_error_is_the_one_object(scanned: Project, args: list[str], expected: str) -> None:
     before = (scanned.path / "quest.json").read_bytes()
     result = scanned.run(*args, "--quest-format", "json")
     assert_refused(scanned, result, expected, before)
@@ -80,7 +82,7 @@ def test_in_json_mode_the_error_is_the_one_object(scanned, args, expected):
         ('quest_id = ""', "ini option quest_id: expected a quest id, got an empty value"),
     ],
 )
-def test_the_same_checks_hold_for_ini_values(scanned, setting, expected):
+def test_the_same_checks_hold_for_ini_values(scanned: Project, setting: str, expected: str) -> None:
     pyproject = scanned.path / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text().replace("[tool.coverage.run]", setting + "\n\n[tool.coverage.run]")

@@ -21,7 +21,8 @@ from pytest_quest.app.options import (
     parse_text,
 )
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.plugin.options import _OPTIONS, raw_value, resolve
+from pytest_quest.plugin.option_table import _OPTIONS
+from pytest_quest.plugin.options import raw_value, resolve
 
 # -- the checks, one per kind of value --------------------------------------------------------
 
@@ -30,7 +31,7 @@ from pytest_quest.plugin.options import _OPTIONS, raw_value, resolve
     ("value", "expected"),
     [("1", 1), (" 7 ", 7), (3, 3), ("1000", 1000), (MAX_COUNT, MAX_COUNT)],
 )
-def test_count_accepts_whole_numbers_in_range(value, expected):
+def test_count_accepts_whole_numbers_in_range(value: object, expected: int) -> None:
     assert parse_count(value) == expected
 
 
@@ -50,7 +51,7 @@ def test_count_accepts_whole_numbers_in_range(value, expected):
         ("1" * 5000, "'" + "1" * 36 + "... is not a whole number"),
     ],
 )
-def test_count_refuses_anything_else_naming_the_range(value, message):
+def test_count_refuses_anything_else_naming_the_range(value: object, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_count(value)
     assert str(caught.value).startswith(message)
@@ -58,7 +59,7 @@ def test_count_refuses_anything_else_naming_the_range(value, message):
     assert len(str(caught.value)) < 200  # a huge value is cut, not echoed
 
 
-def test_count_takes_its_own_upper_bound():
+def test_count_takes_its_own_upper_bound() -> None:
     assert parse_count("6", high=6) == 6
     with pytest.raises(ValueError, match="7 is more than 6"):
         parse_count("7", high=6)
@@ -68,7 +69,7 @@ def test_count_takes_its_own_upper_bound():
     ("value", "expected"),
     [("1.5", 1.5), ("600", 600.0), (5, 5.0), (0.25, 0.25), ("1e3", 1000.0), (MAX_SECONDS, MAX_SECONDS)],
 )
-def test_seconds_accepts_finite_positive_numbers_up_to_a_week(value, expected):
+def test_seconds_accepts_finite_positive_numbers_up_to_a_week(value: object, expected: float) -> None:
     assert parse_seconds(value) == expected
 
 
@@ -91,20 +92,20 @@ def test_seconds_accepts_finite_positive_numbers_up_to_a_week(value, expected):
         ("", "'' is not a number of seconds"),
     ],
 )
-def test_seconds_refuse_anything_else_naming_the_range(value, message):
+def test_seconds_refuse_anything_else_naming_the_range(value: object, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_seconds(value)
     assert str(caught.value).startswith(message)
     assert "allowed: more than 0 and at most 604800 seconds (one week)" in str(caught.value)
 
 
-def test_choice_suggests_the_nearest_one():
+def test_choice_suggests_the_nearest_one() -> None:
     assert parse_choice("scan", COMMANDS, "quest command") == "scan"
     with pytest.raises(ValueError) as caught:
         parse_choice("scna", COMMANDS, "quest command")
     assert str(caught.value) == (
         "unknown quest command 'scna' (choose from scan, next, submit, status, check, audit, "
-        "export); did you mean scan?"
+        "export, combine); did you mean scan?"
     )
     with pytest.raises(ValueError) as caught:
         parse_choice("frobnicate", COMMANDS, "quest command")
@@ -121,25 +122,25 @@ def test_choice_suggests_the_nearest_one():
         ("a\0b", "'a\\x00b': a quest id cannot hold a NUL character"),
     ],
 )
-def test_text_is_not_empty_and_holds_no_nul(value, message):
+def test_text_is_not_empty_and_holds_no_nul(value: str, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_text(value, "quest id")
     assert str(caught.value) == message
 
 
-def test_text_is_kept_as_given():
+def test_text_is_kept_as_given() -> None:
     assert parse_text("src/pkg/calc.py::sign", "quest id") == "src/pkg/calc.py::sign"
 
 
 # -- the option table ------------------------------------------------------------------------
 
 
-def test_every_ini_name_is_the_flag_without_dashes():
+def test_every_ini_name_is_the_flag_without_dashes() -> None:
     for option in _OPTIONS:
         assert option.name == option.flags[0][2:].replace("-", "_")
 
 
-def test_person_actions_have_no_ini_twin():
+def test_person_actions_have_no_ini_twin() -> None:
     no_ini = {option.flags[0] for option in _OPTIONS if option.ini_type is None}
     # and the re-judge's base: an ini value in the branch under review would choose it
     assert no_ini == {
@@ -154,10 +155,12 @@ def test_person_actions_have_no_ini_twin():
         "--quest-require-pass",
         # an ini value would dispute on every submit
         "--quest-dispute",
+        # an ini value would make every scan and check of the project write a shard only
+        "--quest-shard-out",
     }
 
 
-def test_numbers_are_typed_ini_options():
+def test_numbers_are_typed_ini_options() -> None:
     types = {option.name: option.ini_type for option in _OPTIONS}
     if pytest.version_tuple[:2] >= (8, 4):
         assert types["quest_max_tries"] == "int"
@@ -174,7 +177,7 @@ def test_numbers_are_typed_ini_options():
 
 
 @pytest.fixture(scope="module")
-def help_text(tmp_path_factory):
+def help_text(tmp_path_factory: pytest.TempPathFactory) -> str:
     import subprocess
     import sys
 
@@ -192,7 +195,7 @@ def help_text(tmp_path_factory):
 @pytest.mark.parametrize(
     "line",
     [
-        "--quest={scan,next,submit,status,check,audit,export}",
+        "--quest={scan,next,submit,status,check,audit,export,combine}",
         "--quest-format={text,json}",
         "--quest-mutants={on,off}",
         "--quest-verify={on,off,auto}",
@@ -212,7 +215,7 @@ def help_text(tmp_path_factory):
         "--quest-verify-exclude=PATTERN",
     ],
 )
-def test_help_shows_choices_and_metavars(help_text, line):
+def test_help_shows_choices_and_metavars(help_text: str, line: str) -> None:
     assert any(row.strip().startswith(line) for row in help_text.splitlines()), line
 
 
@@ -232,13 +235,13 @@ def test_help_shows_choices_and_metavars(help_text, line):
         "quest_format (string):",
     ],
 )
-def test_help_shows_typed_ini_options(help_text, line):
+def test_help_shows_typed_ini_options(help_text: str, line: str) -> None:
     if pytest.version_tuple[:2] < (8, 4) and ("(int)" in line or "(float)" in line):
         pytest.skip("this pytest has no int or float ini options")
     assert any(row.strip().startswith(line) for row in help_text.splitlines()), line
 
 
-def test_help_hides_internal_options_and_person_action_ini(help_text):
+def test_help_hides_internal_options_and_person_action_ini(help_text: str) -> None:
     assert "--quest-channel" not in help_text
     assert "--quest-measure-out" not in help_text
     assert "--quest-measure-only" not in help_text
@@ -251,7 +254,7 @@ def test_help_hides_internal_options_and_person_action_ini(help_text):
 # -- resolve(): the command line, the ini file, the defaults ---------------------------------
 
 
-def test_defaults(pytester):
+def test_defaults(pytester: pytest.Pytester) -> None:
     options = resolve(pytester.parseconfig("--quest", "next"))
     assert options.command == "next"
     assert options.max_tries == 3
@@ -266,7 +269,7 @@ def test_defaults(pytester):
     assert options.quest_id is None
 
 
-def test_typed_ini_values_are_read_and_the_command_line_wins(pytester):
+def test_typed_ini_values_are_read_and_the_command_line_wins(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml(
         """
         [tool.pytest.ini_options]
@@ -283,7 +286,7 @@ def test_typed_ini_values_are_read_and_the_command_line_wins(pytester):
     assert options.max_tries == 7
 
 
-def bad(pytester, *args, ini: str = "") -> str:
+def bad(pytester: pytest.Pytester, *args: str, ini: str = "") -> str:
     if ini:
         pytester.makepyprojecttoml("[tool.pytest.ini_options]\n" + ini)
     config = pytester.parseconfig(*args)
@@ -298,7 +301,7 @@ def bad(pytester, *args, ini: str = "") -> str:
         (
             ["--quest", "scna"],
             "argument --quest: unknown quest command 'scna' (choose from scan, next, submit, "
-            "status, check, audit, export); did you mean scan?",
+            "status, check, audit, export, combine); did you mean scan?",
         ),
         (["--quest", "next", "--quest-lock-timeout=nan"], "argument --quest-lock-timeout: 'nan' is not a finite"),
         (["--quest", "next", "--quest-lock-timeout=inf"], "argument --quest-lock-timeout: 'inf' is not a finite"),
@@ -327,7 +330,9 @@ def bad(pytester, *args, ini: str = "") -> str:
         (["--quest", "next", "--quest-mutants", "of"], "argument --quest-mutants: unknown mode 'of' (choose from on, off); did you mean o"),
     ],
 )  # fmt: skip
-def test_bad_command_line_values_name_the_option_and_the_range(pytester, args, message):
+def test_bad_command_line_values_name_the_option_and_the_range(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
     assert bad(pytester, *args).startswith(message)
 
 
@@ -347,7 +352,7 @@ def test_bad_command_line_values_name_the_option_and_the_range(pytester, args, m
         ('quest_status = "maybe"', "ini option quest_status: "),
     ],
 )
-def test_bad_ini_values_name_the_option_and_the_range(pytester, ini, message):
+def test_bad_ini_values_name_the_option_and_the_range(pytester: pytest.Pytester, ini: str, message: str) -> None:
     args = () if ini.startswith("quest =") else ("--quest", "next")  # else the flag wins
     text = bad(pytester, *args, ini=ini + "\n")
     assert text.startswith(message), text
@@ -358,7 +363,7 @@ def test_bad_ini_values_name_the_option_and_the_range(pytester, ini, message):
         assert "allowed: a whole number from 1 to 1000" in text
 
 
-def test_an_override_that_pytest_cannot_read_names_the_option(pytester):
+def test_an_override_that_pytest_cannot_read_names_the_option(pytester: pytest.Pytester) -> None:
     text = bad(pytester, "--quest", "next", "-o", "quest_max_tries=abc")
     assert text.startswith("ini option quest_max_tries: ")
     assert text.endswith("(allowed: a whole number from 1 to 1000)")
@@ -368,7 +373,7 @@ HOSTILE = ["", " ", "nan", "inf", "-inf", "1e309", "-1", "0", "x" * 5000, "1" * 
 
 
 @pytest.mark.parametrize("flag", [o.flags[0] for o in _OPTIONS if o.action == "store"])
-def test_no_option_value_raises_anything_but_a_usage_error(pytester, flag):
+def test_no_option_value_raises_anything_but_a_usage_error(pytester: pytest.Pytester, flag: str) -> None:
     for value in HOSTILE:
         config = pytester.parseconfig(f"{flag}={value}")
         try:
@@ -377,7 +382,7 @@ def test_no_option_value_raises_anything_but_a_usage_error(pytester, flag):
             assert len(str(exc)) < 300, (flag, value)
 
 
-def test_the_old_verifier_ini_name_still_works(pytester):
+def test_the_old_verifier_ini_name_still_works(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.pytest.ini_options]\nquest_verifier_cmds = ["old a", "old b"]\n')
     assert resolve(pytester.parseconfig("--quest", "next")).verifier_cmds == ["old a", "old b"]
     pytester.makepyprojecttoml(
@@ -388,7 +393,7 @@ def test_the_old_verifier_ini_name_still_works(pytester):
     assert resolve(config).verifier_cmds == ["cli"]
 
 
-def test_person_actions_are_read_from_the_command_line_only(pytester):
+def test_person_actions_are_read_from_the_command_line_only(pytester: pytest.Pytester) -> None:
     config = pytester.parseconfig()
     assert raw_value(config, "quest_reopen") is None
     with pytest.raises(ValueError, match="unknown configuration value: 'quest_reopen'"):
@@ -398,7 +403,7 @@ def test_person_actions_are_read_from_the_command_line_only(pytester):
     assert resolve(config).command == "reopen"
 
 
-def test_raw_value_turns_an_unreadable_ini_value_into_pytests_usage_error(pytester):
+def test_raw_value_turns_an_unreadable_ini_value_into_pytests_usage_error(pytester: pytest.Pytester) -> None:
     config = pytester.parseconfig("-o", "quest_status=maybe")
     with pytest.raises(pytest.UsageError, match="^ini option quest_status: "):
         raw_value(config, "quest_status")
@@ -407,7 +412,7 @@ def test_raw_value_turns_an_unreadable_ini_value_into_pytests_usage_error(pytest
 # -- whole runs --------------------------------------------------------------------------------
 
 
-def test_a_person_action_in_the_config_file_does_not_touch_plain_runs(pytester):
+def test_a_person_action_in_the_config_file_does_not_touch_plain_runs(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml('[tool.pytest.ini_options]\nquest_reopen = "src/a.py::f"\n')
     pytester.makepyfile(test_one="def test_one():\n    assert True\n")
     result = pytester.runpytest_subprocess()
@@ -416,7 +421,7 @@ def test_a_person_action_in_the_config_file_does_not_touch_plain_runs(pytester):
     assert "Unknown config option: quest_reopen" in result.stdout.str() + result.stderr.str()
 
 
-def test_a_nan_lock_timeout_is_a_usage_error_with_one_json_object(pytester):
+def test_a_nan_lock_timeout_is_a_usage_error_with_one_json_object(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
         "--quest", "next", "--quest-lock-timeout=nan", "--quest-format", "json"
     )

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 
 pytest.importorskip("pytest_cov")
@@ -181,7 +184,7 @@ def test_setup_error(broken):
 """
 
 
-def quests(project, name):
+def quests(project: Project, name: str) -> dict[str, dict[str, Any]]:
     data = ratchet_view((project.path / name).read_bytes())
     return {
         qid: {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at", "extra")}
@@ -189,7 +192,7 @@ def quests(project, name):
     }
 
 
-def test_folded_measurement_gives_the_facts_of_per_test_contexts(project):
+def test_folded_measurement_gives_the_facts_of_per_test_contexts(project: Project) -> None:
     project.source("tricky", TRICKY)
     project.test("test_tricky", TESTS)
     # TESTS has a failing test: scan exits 1 like pytest, quests still recorded.
@@ -225,7 +228,7 @@ def test_folded_measurement_gives_the_facts_of_per_test_contexts(project):
     ]
 
 
-def test_the_fold_is_used_with_coverages_c_tracer(tmp_path):
+def test_the_fold_is_used_with_coverages_c_tracer(tmp_path: Path) -> None:
     # Run in a child: this test process may itself be measured.
     script = (
         "import os, sys\n"
@@ -243,7 +246,7 @@ def test_the_fold_is_used_with_coverages_c_tracer(tmp_path):
     assert out.stdout.split() == ["Harvest", "CTracer"]
 
 
-def test_packed_arcs_unpack_as_coverage_does():
+def test_packed_arcs_unpack_as_coverage_does() -> None:
     from pytest_quest.engine.harvest import Harvest
 
     class Core:
@@ -254,7 +257,7 @@ def test_packed_arcs_unpack_as_coverage_does():
 
     harvest = Harvest(Collector())
 
-    def pack(first, second):
+    def pack(first: int, second: int) -> int:
         # tracer.c: CTracer_record_pair
         packed = (abs(first) & 0xFFFFFFF) | ((abs(second) & 0xFFFFFFF) << 28)
         if first < 0:
@@ -267,7 +270,7 @@ def test_packed_arcs_unpack_as_coverage_does():
         assert harvest.unpack(pack(*arc)) == arc
 
 
-def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
+def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path: Path) -> None:
     # In-process, with a stand-in for coverage.py's collector: what a test
     # that passed, failed, or whose outcome is unknown leaves in the data file.
     from coverage import CoverageData
@@ -288,10 +291,10 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path):
         core = Core()
         branch = True
 
-        def __init__(self):
-            self.data = {}
+        def __init__(self) -> None:
+            self.data: dict[str, Any] = {}
 
-        def cached_mapped_file(self, filename):
+        def cached_mapped_file(self, filename: str) -> str:
             return filename
 
     collector = Collector()

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import getpass
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.e2e.test_person_powers import run_in_tty
+from tests.e2e.test_person_powers import TtyRun, run_in_tty
 from tests.support import projects
-from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN, built_template
+from tests.support.projects import SIGN, TEST_DOUBLE, TEST_SIGN, Project, built_template
 
 CALC = "\n" + projects.CALC
 
 
 @pytest.fixture(autouse=True)
-def git_user(monkeypatch, tmp_path):
+def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Quest Tester\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
@@ -23,7 +25,7 @@ def git_user(monkeypatch, tmp_path):
     return config
 
 
-def done_quest(project):
+def done_quest(project: Project) -> None:
     """`sign` made DONE: one try allowed, submitted without a test for it."""
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
@@ -36,7 +38,7 @@ def done_quest(project):
     assert project.ratchet()["quests"][SIGN]["state"] == "DONE"
 
 
-def review_quest(project):
+def review_quest(project: Project) -> None:
     """`sign` made REVIEW: its body changed between issue and submit (gate step 1)."""
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
@@ -50,7 +52,7 @@ def review_quest(project):
     assert project.ratchet()["quests"][SIGN]["state"] == "REVIEW"
 
 
-def as_person(project, *args):
+def as_person(project: Project, *args: str) -> tuple[int, dict[str, Any], TtyRun]:
     """A person action at a pseudo-terminal, the quest id typed; (exit status, JSON data)."""
     args += ("--quest-reason", "looked", "--quest-format", "json")
     run = run_in_tty(project.path, *args, typed=SIGN)
@@ -58,18 +60,18 @@ def as_person(project, *args):
 
 
 @pytest.fixture(scope="module")
-def done_template(tmp_path_factory):
+def done_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """A project with `sign` DONE, built once; tests copy it with `project.fill_from`."""
     return built_template(tmp_path_factory, done_quest)
 
 
 @pytest.fixture(scope="module")
-def review_template(tmp_path_factory):
+def review_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     """A project with `sign` REVIEW, built once."""
     return built_template(tmp_path_factory, review_quest)
 
 
-def test_reopen_done_quest_resets_tries_and_records_who_and_when(project, done_template):
+def test_reopen_done_quest_resets_tries_and_records_who_and_when(project: Project, done_template: Project) -> None:
     project.fill_from(done_template)
     ret, data, _run = as_person(project, "--quest-reopen", SIGN)
     assert ret == 0, data
@@ -89,7 +91,7 @@ def test_reopen_done_quest_resets_tries_and_records_who_and_when(project, done_t
     assert data["remaining"] == 1
 
 
-def test_who_falls_back_to_the_os_user(project, done_template, monkeypatch, tmp_path):
+def test_who_falls_back_to_the_os_user(project: Project, done_template: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     project.fill_from(done_template)
     empty = tmp_path / "empty-gitconfig"
     empty.write_text("")
@@ -100,7 +102,7 @@ def test_who_falls_back_to_the_os_user(project, done_template, monkeypatch, tmp_
     assert project.ratchet()["quests"][SIGN]["history"][-1]["by"] == getpass.getuser()
 
 
-def test_accept_review_quest_then_check_holds_it(project, review_template):
+def test_accept_review_quest_then_check_holds_it(project: Project, review_template: Project) -> None:
     project.fill_from(review_template)
     ret, data, _ = as_person(project, "--quest-accept", SIGN)
     assert ret == 0, data
@@ -118,7 +120,7 @@ def test_accept_review_quest_then_check_holds_it(project, review_template):
     assert [r["id"] for r in data["regressions"]] == [SIGN]
 
 
-def test_reopen_review_reissues_for_current_code(project, review_template):
+def test_reopen_review_reissues_for_current_code(project: Project, review_template: Project) -> None:
     project.fill_from(review_template)
     ret, data, _ = as_person(project, "--quest-reopen", SIGN)
     assert ret == 0, data
@@ -139,7 +141,7 @@ BAD_INPUT = [
 ]
 
 
-def test_bad_person_actions_exit_4_and_write_nothing(project, done_template):
+def test_bad_person_actions_exit_4_and_write_nothing(project: Project, done_template: Project) -> None:
     project.fill_from(done_template)
     before = (project.path / "quest.json").read_bytes()
     for args, message in BAD_INPUT:

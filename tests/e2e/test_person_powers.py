@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 from tests.support.runner import FAST, child_environ
 
@@ -124,7 +125,7 @@ def run_without_tty(folder: Path, *args: str, stdin_text: str) -> subprocess.Com
 
 
 @pytest.fixture(autouse=True)
-def git_user(monkeypatch, tmp_path):
+def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Quest Tester\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
@@ -132,7 +133,7 @@ def git_user(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def reviewed(project):
+def reviewed(project: Project) -> Project:
     """A scanned project whose `sign` quest waits for a person (REVIEW)."""
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
@@ -145,7 +146,9 @@ def reviewed(project):
 
 
 @pytest.mark.parametrize("output", ["text", "json"])
-def test_accept_from_a_shell_without_a_terminal_exits_4_and_changes_nothing(reviewed, output):
+def test_accept_from_a_shell_without_a_terminal_exits_4_and_changes_nothing(
+    reviewed: Project, output: str
+) -> None:
     before = (reviewed.path / "quest.json").read_bytes()
     result = run_without_tty(
         reviewed.path,
@@ -163,7 +166,7 @@ def test_accept_from_a_shell_without_a_terminal_exits_4_and_changes_nothing(revi
     assert (reviewed.path / "quest.json").read_bytes() == before
 
 
-def test_accept_typed_at_a_terminal_is_recorded(reviewed):
+def test_accept_typed_at_a_terminal_is_recorded(reviewed: Project) -> None:
     run = run_in_tty(
         reviewed.path,
         "--quest-accept", SIGN, "--quest-reason", REASON, "--quest-format", "json",
@@ -187,7 +190,9 @@ def test_accept_typed_at_a_terminal_is_recorded(reviewed):
 
 
 @pytest.mark.parametrize("typed", ["y", None])
-def test_a_wrong_or_missing_answer_at_the_terminal_changes_nothing(reviewed, typed):
+def test_a_wrong_or_missing_answer_at_the_terminal_changes_nothing(
+    reviewed: Project, typed: str | None
+) -> None:
     before = (reviewed.path / "quest.json").read_bytes()
     run = run_in_tty(
         reviewed.path, "--quest-exclude", SIGN, "--quest-reason", "dead code", typed=typed
@@ -197,7 +202,7 @@ def test_a_wrong_or_missing_answer_at_the_terminal_changes_nothing(reviewed, typ
     assert (reviewed.path / "quest.json").read_bytes() == before
 
 
-def test_exclude_at_a_terminal_then_status_then_reopen(reviewed):
+def test_exclude_at_a_terminal_then_status_then_reopen(reviewed: Project) -> None:
     run = run_in_tty(
         reviewed.path, "--quest-exclude", SIGN, "--quest-reason", "dead code", typed=SIGN
     )
@@ -229,7 +234,7 @@ os.waitpid(pid, 0)
 """
 
 
-def test_the_terminal_is_only_the_foreground_controlling_terminal(tmp_path):
+def test_the_terminal_is_only_the_foreground_controlling_terminal(tmp_path: Path) -> None:
     master, slave = os.openpty()
     proc = subprocess.run(
         [sys.executable, "-c", _TAKE_TTY, "-c", FOREGROUND_AND_BACKGROUND],

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+from tests.support.projects import Project
 
 from .test_person_powers import run_in_tty
 
@@ -46,7 +49,7 @@ def test_nothing_of_calc():
 """
 
 
-def scanned(project, test=TEST_OTHER, *args):
+def scanned(project: Project, test: str = TEST_OTHER, *args: str) -> dict[str, Any]:
     project.source("calc", CLAMP)
     project.test("test_calc", test)
     result, data = project.run_json("--quest", "scan", *args)
@@ -56,7 +59,7 @@ def scanned(project, test=TEST_OTHER, *args):
     return data
 
 
-def test_scan_records_the_policy(project):
+def test_scan_records_the_policy(project: Project) -> None:
     scanned(project)
     policy = project.ratchet()["policy"]
     assert policy["mutants"] == "on"
@@ -68,7 +71,7 @@ def test_scan_records_the_policy(project):
     assert quest["extra"]["config_digest"].startswith("cfg:")
 
 
-def test_submit_with_mutants_off_is_refused(project):
+def test_submit_with_mutants_off_is_refused(project: Project) -> None:
     scanned(project)
     project.test("test_calc", TEST_NO_ASSERT)
     result, data = project.run_json("--quest", "submit", "--quest-mutants", "off")
@@ -78,7 +81,7 @@ def test_submit_with_mutants_off_is_refused(project):
     assert project.ratchet()["quests"][CLAMP_ID]["tries"] == 0
 
 
-def test_ini_mutants_off_is_refused(project):
+def test_ini_mutants_off_is_refused(project: Project) -> None:
     scanned(project)
     project.test("test_calc", TEST_NO_ASSERT)
     pyproject = project.path / "pyproject.toml"
@@ -98,7 +101,7 @@ def test_ini_mutants_off_is_refused(project):
     assert "max_tries=3" in data["error"]
 
 
-def test_more_tries_are_refused_fewer_accepted(project):
+def test_more_tries_are_refused_fewer_accepted(project: Project) -> None:
     scanned(project)
     result, data = project.run_json("--quest", "submit", "--quest-max-tries", "10")
     assert result.ret == 4, data
@@ -110,21 +113,21 @@ def test_more_tries_are_refused_fewer_accepted(project):
     assert project.ratchet()["policy"]["max_tries"] == 3
 
 
-def test_timeout_below_the_floor_is_refused(project):
+def test_timeout_below_the_floor_is_refused(project: Project) -> None:
     scanned(project)
     result, data = project.run_json("--quest", "submit", "--quest-timeout", "5")
     assert result.ret == 4, data
     assert "timeout_floor=600" in data["error"]
 
 
-def test_a_different_source_is_refused(project):
+def test_a_different_source_is_refused(project: Project) -> None:
     scanned(project)
     result, data = project.run_json("--quest", "submit", "--quest-source", "src")
     assert result.ret == 4, data
     assert "sources=src/pkg" in data["error"]
 
 
-def test_pragma_no_branch_is_a_new_exclusion(project):
+def test_pragma_no_branch_is_a_new_exclusion(project: Project) -> None:
     scanned(project)
     project.source("calc", CLAMP.replace("if x < 0:", "if x < 0:  # pragma: no branch"))
     project.test("test_calc", TEST_NEGATIVE)
@@ -134,7 +137,7 @@ def test_pragma_no_branch_is_a_new_exclusion(project):
     assert "exclusion.new" in checks, data["quest"]["facts"]
 
 
-def test_config_and_ratchet_copy_edited_together_fail(project):
+def test_config_and_ratchet_copy_edited_together_fail(project: Project) -> None:
     scanned(project)
     pyproject = project.path / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace("branch = true", "branch = false"))
@@ -148,7 +151,7 @@ def test_config_and_ratchet_copy_edited_together_fail(project):
     assert "exclusion.config" in checks, data["quest"]["facts"]
 
 
-def test_policy_edited_in_the_file_fails_step_2(project):
+def test_policy_edited_in_the_file_fails_step_2(project: Project) -> None:
     scanned(project)
     ratchet = project.ratchet()
     ratchet["policy"]["mutants"] = "off"
@@ -160,7 +163,7 @@ def test_policy_edited_in_the_file_fails_step_2(project):
     assert "exclusion.policy" in checks, data["quest"]["facts"]
 
 
-def test_check_and_next_remember_the_source(project):
+def test_check_and_next_remember_the_source(project: Project) -> None:
     (project.path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\npythonpath = ["src"]\ntestpaths = ["tests"]\n\n'
         "[tool.coverage.run]\nbranch = true\n"
@@ -174,7 +177,7 @@ def test_check_and_next_remember_the_source(project):
     assert data["checked"] == 1
 
 
-def test_audit_covers_a_submitted_pass_and_status_shows_weaker(project):
+def test_audit_covers_a_submitted_pass_and_status_shows_weaker(project: Project) -> None:
     scanned(project)
     project.test("test_calc", TEST_BOTH)
     result, data = project.run_json("--quest", "submit")
@@ -201,7 +204,7 @@ def test_audit_covers_a_submitted_pass_and_status_shows_weaker(project):
     assert data["weaker_policy_passes"][0]["weaker"] == ["max_tries"]
 
 
-def test_a_file_without_policy_gets_one_once(project):
+def test_a_file_without_policy_gets_one_once(project: Project) -> None:
     scanned(project)
     ratchet = project.ratchet()
     del ratchet["policy"]

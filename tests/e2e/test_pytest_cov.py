@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
 from tests.support import projects
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 
 pytest.importorskip("pytest_cov")
@@ -27,7 +29,7 @@ def test_sign_negative():
 NO_BRANCH_PYPROJECT = projects.PYPROJECT_NO_COVERAGE
 
 
-def quests(project, name):
+def quests(project: Project, name: str) -> dict[str, dict[str, Any]]:
     data = ratchet_view((project.path / name).read_bytes())
     return {
         qid: {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at", "extra")}
@@ -36,13 +38,13 @@ def quests(project, name):
 
 
 @pytest.fixture
-def calc(project):
+def calc(project: Project) -> Project:
     project.source("calc", CALC)
     project.test("test_calc", TESTS)
     return project
 
 
-def test_cov_is_reused_and_gives_the_same_quests(calc):
+def test_cov_is_reused_and_gives_the_same_quests(calc: Project) -> None:
     result, data = calc.run_json("--quest", "scan", "--quest-file", "plain.json")
     assert result.ret == 0
     result, data = calc.run_json(
@@ -65,7 +67,7 @@ def test_cov_is_reused_and_gives_the_same_quests(calc):
     assert [f["field"] for f in data["regressions"][0]["facts"]] == ["src/pkg/calc.py:3"]
 
 
-def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc):
+def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc: Project) -> None:
     result, data = calc.run_json("--quest", "scan", "--cov", "--no-cov")
     assert result.ret == 0, result.stderr.str()
     assert data["counts"]["PASS"] == 1 and data["counts"]["TODO"] == 1
@@ -90,14 +92,16 @@ def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc):
         ),
     ],
 )
-def test_unsupported_combinations_stop_with_the_flag_to_drop(calc, args, message):
+def test_unsupported_combinations_stop_with_the_flag_to_drop(
+    calc: Project, args: tuple[str, ...], message: str
+) -> None:
     result = calc.run("--quest", "scan", *args)
     assert result.ret == 4
     assert message in result.stderr.str()
     assert not (calc.path / "quest.json").exists()
 
 
-def test_cov_without_branches_asks_for_cov_branch(calc):
+def test_cov_without_branches_asks_for_cov_branch(calc: Project) -> None:
     (calc.path / "pyproject.toml").write_text(NO_BRANCH_PYPROJECT)
     result = calc.run("--quest", "scan", "--cov=src/pkg")
     assert result.ret == 4
@@ -132,7 +136,7 @@ def test_sign_positive_in_a_child_failing():
 """
 
 
-def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc):
+def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc: Project) -> None:
     # Issue 19: with --cov, the processes the tests start are still measured
     # for the test that started them (a failing test's for nothing), and the
     # user's `patch = subprocess` neither doubles nor steals their data.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from typing import Any
 
 import pytest
 
@@ -24,13 +25,13 @@ def build(project: Project) -> None:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, Any]]:
     project, data = scanned_template(tmp_path_factory, build)
     return project, data
 
 
 @pytest.fixture
-def scanned(template, project):
+def scanned(template: tuple[Project, dict[str, Any]], project: Project) -> Project:
     return project.fill_from(template[0])
 
 
@@ -50,7 +51,7 @@ QUIET_COMMANDS = [
 
 
 @pytest.mark.parametrize("args", QUIET_COMMANDS)
-def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned, args):
+def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned: Project, args: tuple[str, ...]) -> None:
     result = scanned.run(*args)
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert_quiet(result)
@@ -59,14 +60,16 @@ def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned, args):
 
 
 @pytest.mark.parametrize("args", QUIET_COMMANDS)
-def test_commands_that_run_no_test_print_one_json_object_and_no_header(scanned, args):
+def test_commands_that_run_no_test_print_one_json_object_and_no_header(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
     result = scanned.run(*args, "--quest-format", "json")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert_quiet(result)
     assert isinstance(json.loads(result.stdout.str()), dict)
 
 
-def test_submit_prints_no_header_after_its_child_ran_the_tests(scanned):
+def test_submit_prints_no_header_after_its_child_ran_the_tests(scanned: Project) -> None:
     scanned.test("test_sign", TEST_SIGN)
     result = scanned.run("--quest", "submit", "--quest-id", SIGN)
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
@@ -74,14 +77,14 @@ def test_submit_prints_no_header_after_its_child_ran_the_tests(scanned):
     assert result.stdout.lines[0].startswith("PASS: src/pkg/calc.py::sign")
 
 
-def test_submit_in_json_mode_prints_one_object_and_no_header(scanned):
+def test_submit_in_json_mode_prints_one_object_and_no_header(scanned: Project) -> None:
     scanned.test("test_sign", TEST_SIGN)
     result = scanned.run("--quest", "submit", "--quest-id", SIGN, "--quest-format", "json")
     assert_quiet(result)
     assert json.loads(result.stdout.str())["verdict"] == "PASS"
 
 
-def test_a_person_action_prints_no_header(scanned):
+def test_a_person_action_prints_no_header(scanned: Project) -> None:
     # No terminal: the person action is refused, quietly, with a usage error.
     result = scanned.run("--quest-reopen", DOUBLE, "--quest-reason", "why")
     assert result.ret == 4
@@ -89,25 +92,27 @@ def test_a_person_action_prints_no_header(scanned):
 
 
 @pytest.mark.parametrize("args", [("--quest", "status"), ("--quest", "next"), ("--quest", "scan")])
-def test_a_positional_path_that_does_not_exist_is_a_usage_error_as_in_pytest(scanned, args):
+def test_a_positional_path_that_does_not_exist_is_a_usage_error_as_in_pytest(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
     result = scanned.run(*args, "nonexistent_path")
     assert result.ret == 4
     assert "file or directory not found: nonexistent_path" in result.stderr.str()
 
 
-def test_a_positional_path_that_does_not_exist_gets_one_json_object(scanned):
+def test_a_positional_path_that_does_not_exist_gets_one_json_object(scanned: Project) -> None:
     result = scanned.run("--quest", "status", "no/such/dir", "--quest-format", "json")
     assert result.ret == 4
     data = json.loads(result.stdout.str())
     assert data["error"] == "file or directory not found: no/such/dir"
 
 
-def test_positional_paths_that_exist_are_fine(scanned):
+def test_positional_paths_that_exist_are_fine(scanned: Project) -> None:
     result = scanned.run("--quest", "status", "tests/test_calc.py::test_double", "tests")
     assert result.ret == 0, result.stderr.str()
 
 
-def test_scan_counts_its_nouns_right(scanned):
+def test_scan_counts_its_nouns_right(scanned: Project) -> None:
     (scanned.path / "quest.json").unlink()
     result = scanned.run("--quest", "scan")
     assert result.ret == 0
@@ -115,7 +120,7 @@ def test_scan_counts_its_nouns_right(scanned):
     assert "scan: 1 new quest, 1 function fully covered (PASS baseline), 0 removed" in text
 
 
-def test_scan_exits_with_pytests_status_when_tests_fail_and_still_records(scanned):
+def test_scan_exits_with_pytests_status_when_tests_fail_and_still_records(scanned: Project) -> None:
     (scanned.path / "quest.json").unlink()
     scanned.test("test_broken", "def test_broken():\n    assert False\n")
     result = scanned.run("--quest", "scan")
@@ -124,14 +129,14 @@ def test_scan_exits_with_pytests_status_when_tests_fail_and_still_records(scanne
     assert set(scanned.ratchet()["quests"]) == {DOUBLE, "src/pkg/calc.py::sign"}
 
 
-def test_scan_in_json_mode_exits_with_pytests_status_too(scanned):
+def test_scan_in_json_mode_exits_with_pytests_status_too(scanned: Project) -> None:
     scanned.test("test_broken", "def test_broken():\n    assert False\n")
     result, data = scanned.run_json("--quest", "scan")
     assert result.ret == 1
     assert data["tests_not_passed"] == ["tests/test_broken.py::test_broken"]
 
 
-def test_a_rescan_names_pass_functions_that_regressed_and_keeps_them_pass(scanned):
+def test_a_rescan_names_pass_functions_that_regressed_and_keeps_them_pass(scanned: Project) -> None:
     (scanned.path / "tests" / "test_calc.py").write_text("def test_nothing():\n    pass\n")
     result = scanned.run("--quest", "scan")
     assert result.ret == 0, result.stdout.str()
@@ -144,7 +149,7 @@ def test_a_rescan_names_pass_functions_that_regressed_and_keeps_them_pass(scanne
     assert data["regressed"] == [DOUBLE]
 
 
-def test_many_collection_errors_are_summarised(scanned):
+def test_many_collection_errors_are_summarised(scanned: Project) -> None:
     for number in range(69):
         scanned.test(f"test_broken_{number:02}", f"import missing_module_{number:02}\n")
     shutil.rmtree(scanned.path / "tests" / "__pycache__", ignore_errors=True)
@@ -159,7 +164,7 @@ def test_many_collection_errors_are_summarised(scanned):
     assert "missing_module_68" not in error
 
 
-def test_the_old_verifier_ini_name_warns_once_and_still_works(scanned):
+def test_the_old_verifier_ini_name_warns_once_and_still_works(scanned: Project) -> None:
     pyproject = scanned.path / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text().replace(
@@ -179,7 +184,7 @@ def test_the_old_verifier_ini_name_warns_once_and_still_works(scanned):
 
 
 @pytest.mark.parametrize("columns", ["40", "100"])
-def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned, monkeypatch, columns):
+def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned: Project, monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
     monkeypatch.setenv("COLUMNS", columns)
     result = scanned.run("--quest", "status")
     assert result.ret == 0
@@ -187,3 +192,55 @@ def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned, monkeypatch
     assert text.isascii(), text
     assert all(len(line) <= int(columns) for line in result.stdout.lines), text
     assert "src/pkg/calc.py" in text
+
+
+SESSION_HOOKS = """
+import os
+
+def pytest_configure(config):
+    with open(os.path.join(str(config.rootpath), "hooks.log"), "a") as log:
+        log.write("configure\\n")
+
+def pytest_sessionstart(session):
+    with open(os.path.join(str(session.config.rootpath), "hooks.log"), "a") as log:
+        log.write("sessionstart\\n")
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--quest", "next"), ("--quest-status",), ("--quest-status", "--quest-format", "json")],
+)
+def test_status_and_next_answer_without_a_pytest_session(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
+    """As ``pytest --version``: no plugin is configured and no session starts (plugin/sessionless.py)."""
+    (scanned.path / "conftest.py").write_text(SESSION_HOOKS)
+    result = scanned.run(*args)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert not (scanned.path / "hooks.log").exists()
+    text = result.stdout.str()
+    if "json" in args:
+        assert json.loads(text)["counts"]["TODO"] == 1
+    else:
+        assert text.startswith(("2 quests: 1 TODO, 1 PASS", "quest src/pkg/calc.py::")), text
+    # A command that needs a session still has one: the conftest is loaded and configured.
+    exported = scanned.run("--quest", "export", "--quest-export-to", "report.json")
+    assert exported.ret == 0, exported.stdout.str() + exported.stderr.str()
+    assert (scanned.path / "hooks.log").read_text().splitlines() == ["configure", "sessionstart"]
+
+
+def test_sessionless_status_keeps_plain_lines_without_pytest_terminal(scanned: Project) -> None:
+    result = scanned.run("--quest-status", "-p", "no:terminal")
+    assert result.ret == 0, result.stderr.str()
+    assert result.stdout.lines[0].startswith("2 quests: 1 TODO, 1 PASS"), result.stdout.str()
+
+
+def test_sessionless_errors_keep_the_session_s_exit_statuses(scanned: Project) -> None:
+    (scanned.path / "quest.json").write_text("{not json")
+    result = scanned.run("--quest-status")
+    assert result.ret == 4
+    assert "quest.json" in result.stdout.str() + result.stderr.str()
+    bad = scanned.run("--quest", "next", "--quest-max-tries", "0")
+    assert bad.ret == 4
+    assert "--quest-max-tries" in bad.stderr.str() + bad.stdout.str()

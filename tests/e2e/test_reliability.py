@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,29 +23,29 @@ import pytest
 from pytest_quest.app.environment import interrupted_done
 from pytest_quest.core.environment import BEGUN_KEY
 from tests.support.paths import DOCS
-from tests.support.projects import CALC, SIGN, scanned_template
+from tests.support.projects import CALC, SIGN, Project, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import child_environ, popen_pytest
 
 
-def calc_project(project):
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return scanned_template(tmp_path_factory, calc_project)[0]
 
 
 @pytest.fixture
-def scanned(project, template):
+def scanned(project: Project, template: Project) -> Project:
     """The project scanned (a copy of the module's template)."""
     return project.fill_from(template)
 
 
-def error_line(result) -> str:
+def error_line(result: pytest.RunResult) -> str:
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output and "INTERNALERROR" not in output, output
     lines = [line for line in output.splitlines() if line.startswith("ERROR: ")]
@@ -52,14 +53,14 @@ def error_line(result) -> str:
     return lines[0]
 
 
-def quest_files(project) -> list[str]:
+def quest_files(project: Project) -> list[str]:
     return sorted(p.name for p in Path(project.path).iterdir() if "quest" in p.name)
 
 
 # -- where the ratchet file is ---------------------------------------------------------
 
 
-def test_ratchet_folder_that_does_not_exist(project):
+def test_ratchet_folder_that_does_not_exist(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)
     result = project.run("--quest", "scan", "--quest-file", "nowhere/quest.json")
@@ -77,7 +78,7 @@ def test_ratchet_folder_that_does_not_exist(project):
     )
 
 
-def test_ratchet_file_that_is_a_folder(project):
+def test_ratchet_file_that_is_a_folder(project: Project) -> None:
     project.source("calc", CALC)
     result = project.run("--quest-status", "--quest-file", "src")
     assert result.ret == 4
@@ -101,7 +102,7 @@ def test_sign():
 """
 
 
-def test_read_only_ratchet_file(scanned):
+def test_read_only_ratchet_file(scanned: Project) -> None:
     path = Path(scanned.path) / "quest.json"
     marker = Path(scanned.path) / "tests-ran"
     scanned.test("test_sign", MARKER_TEST.format(marker=str(marker)))
@@ -141,7 +142,7 @@ time.sleep(60)
 
 
 @pytest.fixture
-def lock_holder(scanned):
+def lock_holder(scanned: Project) -> Iterator[subprocess.Popen[str]]:
     """Another live process holding the ratchet file's lock (a pytest-quest writing, say)."""
     process = subprocess.Popen(
         [sys.executable, "-c", HOLD_LOCK, str(Path(scanned.path) / "quest.json.lock")],
@@ -157,7 +158,7 @@ def lock_holder(scanned):
     process.wait()
 
 
-def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned, lock_holder):
+def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned: Project, lock_holder: subprocess.Popen[str]) -> None:
     path = Path(scanned.path) / "quest.json"
     before = path.read_bytes()
     started = time.monotonic()
@@ -187,7 +188,7 @@ def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned, lock_hol
     assert path.read_bytes() == before
 
 
-def test_lock_of_a_killed_process_does_not_block(scanned, lock_holder):
+def test_lock_of_a_killed_process_does_not_block(scanned: Project, lock_holder: subprocess.Popen[str]) -> None:
     lock_holder.kill()  # SIGKILL: its lock file stays, its lock goes with it
     lock_holder.wait()
     assert (Path(scanned.path) / "quest.json.lock").exists()
@@ -209,7 +210,7 @@ def test_lock_of_a_killed_process_does_not_block(scanned, lock_holder):
         ("nan", "'nan' is not a finite number of seconds"),
     ],
 )
-def test_bad_timeouts_are_usage_errors(project, option, value, problem):
+def test_bad_timeouts_are_usage_errors(project: Project, option: str, value: str, problem: str) -> None:
     result = project.run("--quest", "next", f"{option}={value}")
     assert result.ret == 4
     assert f"argument {option}: {problem}" in result.stderr.str()
@@ -219,7 +220,7 @@ def test_bad_timeouts_are_usage_errors(project, option, value, problem):
 # -- a submit on broken code or tests -------------------------------------------------------
 
 
-def test_submit_with_a_syntax_error_in_the_code_under_test(scanned):
+def test_submit_with_a_syntax_error_in_the_code_under_test(scanned: Project) -> None:
     path = Path(scanned.path) / "quest.json"
     scanned.source("calc", CALC + "\n\ndef oops(:\n    pass\n")
     before = path.read_bytes()
@@ -232,7 +233,7 @@ def test_submit_with_a_syntax_error_in_the_code_under_test(scanned):
     assert path.read_bytes() == before  # no verdict, no try spent
 
 
-def test_submit_with_a_collection_error_in_the_tests_is_fail(scanned):
+def test_submit_with_a_collection_error_in_the_tests_is_fail(scanned: Project) -> None:
     scanned.test("test_sign", "from pkg.calc import sign\nimport no_such_module_here\n")
     result, data = scanned.run_json("--quest", "submit", "--quest-id", SIGN)
     assert result.ret == 1
@@ -244,7 +245,7 @@ def test_submit_with_a_collection_error_in_the_tests_is_fail(scanned):
     assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
 
 
-def test_submit_when_the_source_folder_is_gone(scanned):
+def test_submit_when_the_source_folder_is_gone(scanned: Project) -> None:
     path = Path(scanned.path) / "quest.json"
     before = path.read_bytes()
     (Path(scanned.path) / "src" / "pkg").rename(Path(scanned.path) / "moved")
@@ -257,7 +258,7 @@ def test_submit_when_the_source_folder_is_gone(scanned):
     assert path.read_bytes() == before
 
 
-def test_no_temp_files_after_normal_runs(scanned):
+def test_no_temp_files_after_normal_runs(scanned: Project) -> None:
     scanned.test(
         "test_sign",
         "from pkg.calc import sign\n\n\ndef test_sign():\n"
@@ -290,7 +291,7 @@ def test_sign():
 """
 
 
-def interrupt_when_started(project, pid_file: Path, *args: str) -> tuple[int, str]:
+def interrupt_when_started(project: Project, pid_file: Path, *args: str) -> tuple[int, str]:
     """Run pytest with `args`, press Ctrl-C (SIGINT) once the endless test runs."""
     process = popen_pytest(project.path, *args, merge_stderr=True)
     deadline = time.monotonic() + 60
@@ -313,7 +314,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("command", ["submit", "scan"])
-def test_ctrl_c_records_nothing_and_leaves_no_process(scanned, command):
+def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command: str) -> None:
     path = Path(scanned.path) / "quest.json"
     pid_file = Path(scanned.path) / "test-pid"
     scanned.test("test_sign", ENDLESS_TEST.format(pid_file=str(pid_file)))
@@ -343,8 +344,8 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned, command):
 # -- the docs -------------------------------------------------------------------------------
 
 
-def test_every_option_has_a_row_in_the_bad_input_table():
-    from pytest_quest.plugin.options import _OPTIONS
+def test_every_option_has_a_row_in_the_bad_input_table() -> None:
+    from pytest_quest.plugin.option_table import _OPTIONS
 
     doc = (DOCS / "reliability.md").read_text()
     table = doc.split("## Bad input: every command and option", 1)[1].split("\n## ", 1)[0]

@@ -1,9 +1,9 @@
 """The loop in one breath: scan, next, submit to PASS."""
 
-from tests.support.projects import CALC, TEST_DOUBLE, TEST_SIGN
+from tests.support.projects import CALC, TEST_DOUBLE, TEST_SIGN, Project
 
 
-def test_scan_next_submit_pass(project):
+def test_scan_next_submit_pass(project: Project) -> None:
     project.source("calc", "\n" + CALC)
     project.test("test_calc", TEST_DOUBLE)
     result, data = project.run_json("--quest", "scan")

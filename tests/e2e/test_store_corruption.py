@@ -17,7 +17,7 @@ import pytest
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet
 from pytest_quest.engine.codec import dumps, loads
-from tests.support.projects import CALC, DOUBLE, SIGN
+from tests.support.projects import CALC, DOUBLE, SIGN, Project
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import double_pass
 
@@ -57,20 +57,22 @@ def edit(change: Callable[[dict[str, Any]], None]) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 
 
-def set_in(path: tuple[str, ...], value: Any) -> Callable[[dict[str, Any]], None]:
+def set_in(path: tuple[str | int, ...], value: Any) -> Callable[[dict[str, Any]], None]:
     def change(data: dict[str, Any]) -> None:
+        node: Any = data  # dicts and lists down the path
         for key in path[:-1]:
-            data = data[key]
-        data[path[-1]] = value
+            node = node[key]
+        node[path[-1]] = value
 
     return change
 
 
-def delete(path: tuple[str, ...]) -> Callable[[dict[str, Any]], None]:
+def delete(path: tuple[str | int, ...]) -> Callable[[dict[str, Any]], None]:
     def change(data: dict[str, Any]) -> None:
+        node: Any = data  # dicts and lists down the path
         for key in path[:-1]:
-            data = data[key]
-        del data[path[-1]]
+            node = node[key]
+        del node[path[-1]]
 
     return change
 
@@ -277,12 +279,12 @@ CORRUPTIONS: dict[str, tuple[bytes, str]] = {
 }
 
 
-def test_the_valid_file_is_valid():
+def test_the_valid_file_is_valid() -> None:
     assert loads(VALID) == valid_ratchet()
 
 
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
-def test_loads_names_the_field_and_the_fix(kind):
+def test_loads_names_the_field_and_the_fix(kind: str) -> None:
     damaged, message = CORRUPTIONS[kind]
     with pytest.raises(RatchetFileError) as info:
         loads(damaged, "quest.json")
@@ -329,17 +331,17 @@ E2E_CASES += [("merge-conflict", args) for args in COMMANDS]
 
 
 @pytest.fixture
-def calc_project(project):
+def calc_project(project: Project) -> Project:
     project.source("calc", CALC)
     project.test("test_calc", TEST_CALC)
     return project
 
 
-def files_beside(project) -> list[str]:
+def files_beside(project: Project) -> list[str]:
     return sorted(p.name for p in project.path.iterdir() if p.name.startswith((".quest", "quest")))
 
 
-def test_the_valid_file_works_through_next(calc_project):
+def test_the_valid_file_works_through_next(calc_project: Project) -> None:
     (calc_project.path / "quest.json").write_text(VALID)
     result, data = calc_project.run_json("--quest", "next")
     assert result.ret == 0
@@ -347,7 +349,9 @@ def test_the_valid_file_works_through_next(calc_project):
 
 
 @pytest.mark.parametrize(("kind", "args"), E2E_CASES, ids=lambda v: "-".join(v).strip("-"))
-def test_command_refuses_damaged_file_untouched(calc_project, kind, args):
+def test_command_refuses_damaged_file_untouched(
+    calc_project: Project, kind: str, args: tuple[str, ...]
+) -> None:
     damaged, message = CORRUPTIONS[kind]
     path = calc_project.path / "quest.json"
     path.write_bytes(damaged)
@@ -363,7 +367,7 @@ def test_command_refuses_damaged_file_untouched(calc_project, kind, args):
     assert files_beside(calc_project) in (["quest.json"], ["quest.json", "quest.json.lock"])
 
 
-def test_json_mode_reports_the_damage_as_one_object(calc_project):
+def test_json_mode_reports_the_damage_as_one_object(calc_project: Project) -> None:
     path = calc_project.path / "quest.json"
     damaged = CORRUPTIONS["unknown-state"][0]
     path.write_bytes(damaged)

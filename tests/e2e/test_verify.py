@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any, NoReturn, cast
 
 import pytest
 
@@ -19,6 +21,7 @@ from pytest_quest.verify.adapters import CommandVerifier, HookVerifier, run_veri
 from pytest_quest.verify.prompt import (
     QUESTIONS,
     Request,
+    TestSource,
     build_prompt,
     build_request,
     covering_test_sources,
@@ -27,7 +30,7 @@ from pytest_quest.verify.protocol import Finding, parse_reply
 from pytest_quest.verify.vote import Answer, excluded_by, recheck, vote
 from tests.support import paths
 from tests.support.paths import VERIFIERS
-from tests.support.projects import CALC
+from tests.support.projects import CALC, Project
 
 
 def script(name: str, *args: object) -> str:
@@ -99,7 +102,7 @@ def make_project(tmp_path: Path) -> tuple[Quest, FunctionFacts]:
 
 
 @pytest.fixture
-def request_(tmp_path):
+def request_(tmp_path: Path) -> Request:
     quest, current = make_project(tmp_path)
     return build_request(
         rootdir=tmp_path, quest=quest, current=current, covering_tests=current.covering_tests,
@@ -110,7 +113,7 @@ def request_(tmp_path):
 # -- the prompt ------------------------------------------------------------------------
 
 
-def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(request_):
+def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(request_: Request) -> None:
     assert request_.function_first == 4
     assert request_.function_source == SOURCE.split("\n", 3)[3].rstrip("\n")
     assert [(t.nodeid, t.file, t.first, t.last) for t in request_.tests] == [
@@ -122,7 +125,7 @@ def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(r
     assert request_.questions == list(QUESTIONS[:3])
 
 
-def test_request_falls_back_to_every_covering_test_when_no_test_file_changed(tmp_path):
+def test_request_falls_back_to_every_covering_test_when_no_test_file_changed(tmp_path: Path) -> None:
     quest, current = make_project(tmp_path)
     request = build_request(
         rootdir=tmp_path, quest=quest, current=current, covering_tests=current.covering_tests,
@@ -136,7 +139,7 @@ def test_request_falls_back_to_every_covering_test_when_no_test_file_changed(tmp
     assert request.questions == list(QUESTIONS)  # capped at the questions there are
 
 
-def test_prompt_format(request_):
+def test_prompt_format(request_: Request) -> None:
     prompt = build_prompt(request_)
     assert "## Function under test: src/pkg/calc.py::sign (src/pkg/calc.py, lines 4-8)" in prompt
     assert "    4 | @functools.lru_cache\n    5 | def sign(x):\n" in prompt
@@ -178,7 +181,7 @@ def test_prompt_format(request_):
         (Finding("tests/test_new.py", 0, "assert"), "cites no file:line"),
     ],
 )
-def test_recheck(request_, finding, why):
+def test_recheck(request_: Request, finding: Finding, why: str) -> None:
     result = recheck(finding, request_.files)
     if why is None:
         assert result is None
@@ -186,7 +189,7 @@ def test_recheck(request_, finding, why):
         assert result is not None and result.startswith(why)
 
 
-def test_recheck_accepts_an_absolute_path_under_the_rootdir(tmp_path, request_):
+def test_recheck_accepts_an_absolute_path_under_the_rootdir(tmp_path: Path, request_: Request) -> None:
     finding = Finding(str(tmp_path / "src/pkg/calc.py"), 6, "if x < 0:")
     assert recheck(finding, request_.files, tmp_path) is None
 
@@ -201,7 +204,7 @@ OTHER = Finding("src/pkg/calc.py", 6, "if x < 0:", "zero is not tested")
 GHOST = Finding("tests/test_new.py", 40, "assert nothing", "made up")
 
 
-def test_two_agreeing_verifiers_confirm_a_finding(request_):
+def test_two_agreeing_verifiers_confirm_a_finding(request_: Request) -> None:
     answers = [Answer("a", 0.5, [REAL]), Answer("b", 0.25, [REAL_REWORDED, GHOST])]
     verification = vote(answers, request_.files, threshold=None, questions=3)
     assert verification.threshold == 2
@@ -237,7 +240,7 @@ def test_two_agreeing_verifiers_confirm_a_finding(request_):
     ]
 
 
-def test_a_finding_below_the_threshold_does_not_count(request_):
+def test_a_finding_below_the_threshold_does_not_count(request_: Request) -> None:
     answers = [Answer("a", 0, [OTHER]), Answer("b", 0, []), Answer("c", 0, [REAL])]
     verification = vote(answers, request_.files, threshold=None)
     assert verification.threshold == 2
@@ -251,21 +254,21 @@ def test_a_finding_below_the_threshold_does_not_count(request_):
     assert verification.record()["result"] == "verified_clean"
 
 
-def test_an_explicit_threshold_and_one_verifier_raising_a_line_twice(request_):
+def test_an_explicit_threshold_and_one_verifier_raising_a_line_twice(request_: Request) -> None:
     answers = [Answer("a", 0, [REAL, REAL_REWORDED]), Answer("b", 0, []), Answer("c", 0, [])]
     assert vote(answers, request_.files, threshold=2).confirmed == []
     confirmed = vote(answers, request_.files, threshold=1).confirmed
     assert [(c.line, c.raised_by) for c in confirmed] == [(13, ["a"])]
 
 
-def test_abstaining_verifiers_do_not_count_towards_the_majority(request_):
+def test_abstaining_verifiers_do_not_count_towards_the_majority(request_: Request) -> None:
     answers = [Answer("a", 0, [REAL]), Answer("plugin p", 0, abstained=True)]
     verification = vote(answers, request_.files, threshold=None)
     assert (verification.voters, verification.threshold) == (1, 1)
     assert len(verification.confirmed) == 1
 
 
-def test_a_verifier_error_is_review_and_never_fail(request_):
+def test_a_verifier_error_is_review_and_never_fail(request_: Request) -> None:
     answers = [Answer("a", 0, [REAL]), Answer("b", 1.5, error="timed out after 1s")]
     verification = vote(answers, request_.files, threshold=None)
     result = verification.judge(GateResult(Verdict.PASS, [], "pass"))
@@ -285,7 +288,7 @@ def test_a_verifier_error_is_review_and_never_fail(request_):
     assert verification.judge(failed) is failed
 
 
-def test_the_last_definition_of_a_test_name_is_shown(tmp_path):
+def test_the_last_definition_of_a_test_name_is_shown(tmp_path: Path) -> None:
     (tmp_path / "test_twice.py").write_text(
         "def test_a():\n    assert 1\n\n\ndef test_a():\n    assert 2\n"
     )
@@ -293,7 +296,7 @@ def test_the_last_definition_of_a_test_name_is_shown(tmp_path):
     assert [(s.first, s.last, s.text) for s in sources] == [(5, 6, "def test_a():\n    assert 2")]
 
 
-def test_excluded_by():
+def test_excluded_by() -> None:
     quest = Quest(id="src/pkg/calc.py::Cart.total@2", file="src/pkg/calc.py", qualname="x",
                   first=1, last=2, fingerprint="")  # fmt: skip
     assert excluded_by(quest, ["src/other/*", "src/pkg/*.py"]) == "src/pkg/*.py"
@@ -305,18 +308,18 @@ def test_excluded_by():
 # -- the command adapter ---------------------------------------------------------------
 
 
-def call(request, command, timeout=30.0):
+def call(request: Request, command: str, timeout: float = 30.0) -> Answer:
     return CommandVerifier(command, timeout, Path.cwd())(request, build_prompt(request))
 
 
-def test_command_verifier_gets_the_prompt_on_stdin(request_, tmp_path):
+def test_command_verifier_gets_the_prompt_on_stdin(request_: Request, tmp_path: Path) -> None:
     answer = call(request_, script("record.py", tmp_path / "prompt.txt"))
     assert (answer.error, answer.findings, answer.status) == ("", [], "verified-clean")
     assert (tmp_path / "prompt.txt").read_text() == build_prompt(request_)
     assert answer.seconds > 0
 
 
-def test_command_verifier_findings_in_text_and_json(request_):
+def test_command_verifier_findings_in_text_and_json(request_: Request) -> None:
     args = ("tests/test_new.py", 13, "assert sign(5) == sign(5)")
     text = call(request_, script("cite.py", *args, "compares sign with itself"))
     assert text.findings == [
@@ -336,19 +339,19 @@ def test_command_verifier_findings_in_text_and_json(request_):
         ("/nonexistent/verifier --flag", "cannot start: [Errno 2] No such file or directory"),
     ],
 )
-def test_command_verifier_errors(request_, command, error):
+def test_command_verifier_errors(request_: Request, command: str, error: str) -> None:
     answer = call(request_, command)
     assert answer.error.startswith(error)
     assert answer.findings == []
 
 
-def test_command_verifier_timeout_kills_it(request_):
+def test_command_verifier_timeout_kills_it(request_: Request) -> None:
     answer = call(request_, script("slow.py", 30), timeout=0.5)
     assert answer.error == "timed out after 0.5s (--quest-verify-timeout)"
     assert 0.5 <= answer.seconds < 10
 
 
-def test_command_verifier_must_answer_the_questions_asked(request_):
+def test_command_verifier_must_answer_the_questions_asked(request_: Request) -> None:
     request_.questions = request_.questions[:2]
     prompt_with_three = build_prompt(
         Request(**{**request_.__dict__, "questions": list(QUESTIONS[:3])})
@@ -358,7 +361,7 @@ def test_command_verifier_must_answer_the_questions_asked(request_):
     assert answer.error == "reply outside the protocol: 2 questions asked, 3 answered"
 
 
-def test_run_verification_runs_commands_in_isolation_and_votes(request_):
+def test_run_verification_runs_commands_in_isolation_and_votes(request_: Request) -> None:
     args = ("tests/test_new.py", 13, "assert sign(5) == sign(5)")
     verifiers = [
         CommandVerifier(script("cite.py", *args), 30, Path.cwd()),
@@ -374,8 +377,8 @@ def test_run_verification_runs_commands_in_isolation_and_votes(request_):
 # -- plugin verifiers ------------------------------------------------------------------
 
 
-def test_hook_verifier_results(request_):
-    def finds(quest, tests):
+def test_hook_verifier_results(request_: Request) -> None:
+    def finds(quest: Quest, tests: list[TestSource]) -> list[dict[str, Any]]:
         assert quest.id == "src/pkg/calc.py::sign"
         return [{"file": tests[1].file, "line": 13, "quote": "sign(5) == sign(5)"}]
 
@@ -386,7 +389,7 @@ def test_hook_verifier_results(request_):
     abstains = HookVerifier("plugin q", lambda: None, [])(request_, "prompt")
     assert abstains.abstained and not abstains.error
 
-    def broken(function_source):
+    def broken(function_source: str) -> NoReturn:
         raise RuntimeError("no API key")
 
     answer = HookVerifier("plugin r", broken, ["function_source"])(request_, "prompt")
@@ -403,14 +406,14 @@ def test_hook_verifier_results(request_):
 
 
 class FakeConfig:
-    def __init__(self, cli, ini):
+    def __init__(self, cli: str | None, ini: str) -> None:
         self.cli, self.ini = cli, ini
 
-    def getoption(self, name, default=None):
+    def getoption(self, name: str, default: object = None) -> str | None:
         assert name == "quest_verify"
         return self.cli
 
-    def getini(self, name):
+    def getini(self, name: str) -> str:
         assert name == "quest_verify"
         return self.ini
 
@@ -429,18 +432,20 @@ class FakeConfig:
         ("auto", "", "auto", "off"),
     ],
 )
-def test_verify_mode(monkeypatch, cli, env, ini, mode):
+def test_verify_mode(
+    monkeypatch: pytest.MonkeyPatch, cli: str | None, env: str | None, ini: str, mode: str
+) -> None:
     if env is None:
         monkeypatch.delenv("PYTEST_QUEST_VERIFY", raising=False)
     else:
         monkeypatch.setenv("PYTEST_QUEST_VERIFY", env)
-    assert _verify_mode(FakeConfig(cli, ini), cli or "auto") == mode
+    assert _verify_mode(cast(pytest.Config, FakeConfig(cli, ini)), cli or "auto") == mode
 
 
-def test_verify_mode_rejects_a_bad_environment_value(monkeypatch):
+def test_verify_mode_rejects_a_bad_environment_value(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_QUEST_VERIFY", "yes")
     with pytest.raises(QuestUsageError, match="PYTEST_QUEST_VERIFY='yes': expected on, off"):
-        _verify_mode(FakeConfig(None, "auto"), "auto")
+        _verify_mode(cast(pytest.Config, FakeConfig(None, "auto")), "auto")
 
 
 class NoPlugins:
@@ -452,7 +457,12 @@ class FakePytestConfig:
     pluginmanager = NoPlugins()
 
 
-def options(**kwargs):
+def fake_pytest_config() -> pytest.Config:
+    """A config whose plugin manager has no verifier hook (a stand-in, not a pytest.Config)."""
+    return cast(pytest.Config, FakePytestConfig())
+
+
+def options(**kwargs: Any) -> QuestOptions:
     base = QuestOptions(
         command="submit", sources=[], quest_file=Path("quest.json"), max_tries=3, format="text",
         quest_id=None, timeout=60.0, lock_timeout=5.0, strict=False, reopen=None, accept=None,
@@ -461,32 +471,32 @@ def options(**kwargs):
     return dataclasses.replace(base, **kwargs)
 
 
-def test_verify_submission_usage_errors(tmp_path):
+def test_verify_submission_usage_errors(tmp_path: Path) -> None:
     quest, current = make_project(tmp_path)
     passed = GateResult(Verdict.PASS, [], "pass")
     with pytest.raises(QuestUsageError, match="verification is on but there is no verifier"):
         verify_configured(
-            config=FakePytestConfig(), options=options(), rootdir=tmp_path, quest=quest,
+            config=fake_pytest_config(), options=options(), rootdir=tmp_path, quest=quest,
             current=current, changed_files=[], result=passed,
         )  # fmt: skip
     with pytest.raises(QuestUsageError, match="threshold 2 asks for more verifiers than the 1"):
         verify_configured(
-            config=FakePytestConfig(),
+            config=fake_pytest_config(),
             options=options(verifier_cmds=[script("clean.py")], verify_threshold=2),
             rootdir=tmp_path, quest=quest, current=current, changed_files=[], result=passed,
         )  # fmt: skip
     with pytest.raises(QuestUsageError, match='verifier command "\'oops" cannot be split'):
         verify_configured(
-            config=FakePytestConfig(), options=options(verifier_cmds=["'oops"]), rootdir=tmp_path,
+            config=fake_pytest_config(), options=options(verifier_cmds=["'oops"]), rootdir=tmp_path,
             quest=quest, current=current, changed_files=[], result=passed,
         )  # fmt: skip
 
 
-def test_the_same_command_twice_is_two_voters(tmp_path):
+def test_the_same_command_twice_is_two_voters(tmp_path: Path) -> None:
     quest, current = make_project(tmp_path)
     cite = script("cite.py", "tests/test_new.py", 13, "assert sign(5) == sign(5)")
     result, record = verify_configured(
-        config=FakePytestConfig(), options=options(verifier_cmds=[cite, cite]), rootdir=tmp_path,
+        config=fake_pytest_config(), options=options(verifier_cmds=[cite, cite]), rootdir=tmp_path,
         quest=quest, current=current, changed_files=["tests/test_new.py"],
         result=GateResult(Verdict.PASS, [], "pass"),
     )  # fmt: skip
@@ -494,12 +504,12 @@ def test_the_same_command_twice_is_two_voters(tmp_path):
     assert record["discrepancies"][0]["raised_by"] == [cite, f"{cite} #2"]
 
 
-def test_verify_submission_excluded_runs_nothing(tmp_path):
+def test_verify_submission_excluded_runs_nothing(tmp_path: Path) -> None:
     quest, current = make_project(tmp_path)
     passed = GateResult(Verdict.PASS, [], "pass")
     marker = tmp_path / "ran.txt"
     result, record = verify_configured(
-        config=FakePytestConfig(),
+        config=fake_pytest_config(),
         options=options(verifier_cmds=[script("record.py", marker)], verify_exclude=["src/pkg/*"]),
         rootdir=tmp_path, quest=quest, current=current, changed_files=[], result=passed,
     )  # fmt: skip
@@ -526,7 +536,7 @@ SIGN_ID = "src/pkg/calc.py::sign"
 ZERO_LINE = 7  # `assert sign(0) == 1` in TEST_SIGN
 
 
-def scanned(project):
+def scanned(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", "from pkg.calc import double\n\n\ndef test_double():\n"
                  "    assert double(3) == 6\n    assert double(-2) == -4\n")  # fmt: skip
@@ -536,12 +546,12 @@ def scanned(project):
     assert TEST_SIGN.splitlines()[ZERO_LINE - 1].strip() == "assert sign(0) == 1"
 
 
-def submit(project, *args):
+def submit(project: Project, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "submit", "--quest-id", SIGN_ID, *args)
 
 
 @pytest.mark.slow
-def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project):
+def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project: Project) -> None:
     scanned(project)
     cite = ("tests/test_sign.py", ZERO_LINE, "assert sign(0) == 1", "zero is not a sign")
     result, data = submit(
@@ -573,7 +583,7 @@ def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project):
 
 
 @pytest.mark.slow
-def test_e2e_a_hallucinated_line_is_dropped_and_counted(project):
+def test_e2e_a_hallucinated_line_is_dropped_and_counted(project: Project) -> None:
     scanned(project)
     _, data = submit(
         project, "--quest-verify", "on",
@@ -589,7 +599,7 @@ def test_e2e_a_hallucinated_line_is_dropped_and_counted(project):
 
 
 @pytest.mark.slow
-def test_e2e_verification_off_runs_no_verifier(project, monkeypatch):
+def test_e2e_verification_off_runs_no_verifier(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PYTEST_QUEST_VERIFY", raising=False)
     marker = project.path / "verifier-ran.txt"
     text = (project.path / "pyproject.toml").read_text().replace(
@@ -606,7 +616,7 @@ def test_e2e_verification_off_runs_no_verifier(project, monkeypatch):
 
 
 @pytest.mark.slow
-def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(project):
+def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(project: Project) -> None:
     scanned(project)
     project.test(
         "conftest",
@@ -629,7 +639,7 @@ def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(
 
 
 @pytest.mark.slow
-def test_e2e_a_failing_verifier_and_a_plugin_verifier(project, monkeypatch):
+def test_e2e_a_failing_verifier_and_a_plugin_verifier(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """PYTEST_QUEST_VERIFY=on; a crashing command is REVIEW naming it; a plugin is a verifier."""
     monkeypatch.setenv("PYTEST_QUEST_VERIFY", "on")
     project.test(
@@ -664,7 +674,7 @@ def test_e2e_a_failing_verifier_and_a_plugin_verifier(project, monkeypatch):
 DOCS = paths.DOCS / "verification.md"
 
 
-def test_docs_prompt_example_is_what_build_prompt_writes(tmp_path):
+def test_docs_prompt_example_is_what_build_prompt_writes(tmp_path: Path) -> None:
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     (tmp_path / "src" / "pkg" / "calc.py").write_text(CALC)
     (tmp_path / "tests").mkdir()
@@ -687,7 +697,7 @@ def test_docs_prompt_example_is_what_build_prompt_writes(tmp_path):
     assert example == build_prompt(request)
 
 
-def test_docs_reply_examples_parse_and_the_llm_script_compiles():
+def test_docs_reply_examples_parse_and_the_llm_script_compiles() -> None:
     docs = DOCS.read_text()
     protocol = docs.split("## The reply protocol")[1]
     text_reply = protocol.split("```text\n")[1].split("```")[0]
@@ -702,7 +712,7 @@ def test_docs_reply_examples_parse_and_the_llm_script_compiles():
     compile(script_text, "verify_with_llm.py", "exec")
 
 
-def test_commands_that_disagree_leave_the_pass(request_):
+def test_commands_that_disagree_leave_the_pass(request_: Request) -> None:
     real = ("tests/test_new.py", 13, "assert sign(5) == sign(5)")
     verifiers = [
         CommandVerifier(script("cite.py", *real), 30, Path.cwd()),
@@ -723,7 +733,7 @@ def test_commands_that_disagree_leave_the_pass(request_):
     ]
 
 
-def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_, tmp_path):
+def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_: Request, tmp_path: Path) -> None:
     import pluggy
 
     from pytest_quest.plugin import hookspecs
@@ -734,18 +744,18 @@ def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_, tmp_path):
 
     class Clean:
         @pytest.hookimpl
-        def pytest_quest_verify(self):
+        def pytest_quest_verify(self) -> list[str]:
             return []
 
     class Finds:
         @pytest.hookimpl
-        def pytest_quest_verify(self, tests, prompt):
+        def pytest_quest_verify(self, tests: list[TestSource], prompt: str) -> list[str]:
             assert "## Questions" in prompt
             return [f"{tests[1].file}:13 `assert sign(5) == sign(5)` recomputed"]
 
     class Wraps:
         @pytest.hookimpl(wrapper=True)
-        def pytest_quest_verify(self):
+        def pytest_quest_verify(self) -> Generator[None, object, object]:
             return (yield)
 
     manager.register(Clean(), "clean")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 
 pytest.importorskip("xdist")
@@ -104,7 +107,7 @@ TESTS = {
 }
 
 
-def comparable(ratchet):
+def comparable(ratchet: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The ratchet's quests without timestamps and run-specific extras."""
     quests = {}
     for qid, entry in ratchet["quests"].items():
@@ -117,7 +120,7 @@ def comparable(ratchet):
 
 
 @pytest.fixture
-def several(project):
+def several(project: Project) -> Project:
     for name, text in SOURCES.items():
         project.source(name, text)
     for name, text in TESTS.items():
@@ -125,7 +128,7 @@ def several(project):
     return project
 
 
-def test_scan_and_check_same_under_xdist(several):
+def test_scan_and_check_same_under_xdist(several: Project) -> None:
     project = several
     # The project has a failing test: scan exits 1 like pytest, quests still recorded.
     result, serial_scan = project.run_json("--quest", "scan", "--quest-file", "serial.json")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
-from pytest_quest.plugin.options import _OPTIONS
+from pytest_quest.plugin.option_table import _OPTIONS
 from tests.support import paths
 
 ROOT = paths.ROOT
@@ -14,19 +15,19 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("flag", [flags[0] for _, flags, *_ in _OPTIONS])
-def test_every_option_is_in_the_readme_or_docs(flag):
+def test_every_option_is_in_the_readme_or_docs(flag: str) -> None:
     docs = README + "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
     assert flag in docs, f"{flag} is not documented in README.md or docs/"
 
 
-def test_every_linked_doc_exists():
+def test_every_linked_doc_exists() -> None:
     links = re.findall(r"\]\(((?:docs/)?[\w./-]+\.md)\)", README)
     assert links, "the README links no docs"
     for link in links:
         assert (ROOT / link).is_file(), f"README links {link}, which does not exist"
 
 
-def test_the_readme_commands_exist():
+def test_the_readme_commands_exist() -> None:
     for script in ("demo.sh", "run-tests.sh"):
         assert f"bash {script}" in README
         assert (ROOT / script).is_file()
@@ -34,7 +35,7 @@ def test_the_readme_commands_exist():
     assert "run-tests.sh" in ci, ".ci/run must run the README's test command"
 
 
-def _options_reference():
+def _options_reference() -> Any:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -46,7 +47,7 @@ def _options_reference():
     return module
 
 
-def test_the_configuration_reference_is_generated_from_every_option():
+def test_the_configuration_reference_is_generated_from_every_option() -> None:
     hook = _options_reference()
     page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert hook.MARKER in page
@@ -64,14 +65,14 @@ def test_the_configuration_reference_is_generated_from_every_option():
     assert hook.on_page_markdown("# other", None, None, None) == "# other"
 
 
-def test_every_doc_page_is_in_the_site_nav():
+def test_every_doc_page_is_in_the_site_nav() -> None:
     mkdocs = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = set(re.findall(r"^\s*- (?:[^:\n]+: )?([\w-]+\.md)\s*$", mkdocs, flags=re.M))
     pages = {p.name for p in (ROOT / "docs").glob("*.md")}
     assert pages == nav, f"in docs/ but not in the nav: {pages - nav}; in the nav only: {nav - pages}"
 
 
-def test_ci_builds_the_site_strictly_and_checks_the_package():
+def test_ci_builds_the_site_strictly_and_checks_the_package() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "mkdocs build --strict" in ci
     assert "-m build" in ci

@@ -27,7 +27,7 @@ class Crash:
         return "Traceback...\nRecursionError: maximum recursion depth exceeded"
 
 
-def test_the_crash_message_first_lines():
+def test_the_crash_message_first_lines() -> None:
     assert error_summary(report("call", "failed", Crash()), lines=1) == (
         "RecursionError: maximum recursion depth exceeded"
     )
@@ -36,7 +36,7 @@ def test_the_crash_message_first_lines():
     )
 
 
-def test_without_a_crash_the_E_lines_and_the_phase():
+def test_without_a_crash_the_E_lines_and_the_phase() -> None:
     text = "def test_x():\n>   assert f() == 2\nE   assert 1 == 2\nE    +  where 1 = f()\n"
     assert error_summary(report("setup", "failed", text)) == (
         "in setup: assert 1 == 2 | +  where 1 = f()"
@@ -45,7 +45,7 @@ def test_without_a_crash_the_E_lines_and_the_phase():
     assert error_summary(report("call", "failed", None)) == ""
 
 
-def test_logreport_keeps_the_first_error_of_a_test():
+def test_logreport_keeps_the_first_error_of_a_test() -> None:
     session = SimpleNamespace(outcomes={}, errors={})
     QuestSession.pytest_runtest_logreport(session, report("call", "failed", Crash()))  # type: ignore[arg-type]
     QuestSession.pytest_runtest_logreport(session, report("teardown", "failed", "later"))  # type: ignore[arg-type]

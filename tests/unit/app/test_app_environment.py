@@ -11,9 +11,10 @@ from pytest_quest.app import deep_checks as deep_checks_module
 from pytest_quest.app import submit as submit_module
 from pytest_quest.app.environment import begin_submit, interrupted_done, outside_cause
 from pytest_quest.app.next import next_quest
-from pytest_quest.app.submit import submit
+from pytest_quest.app.submit import Judgement, submit
 from pytest_quest.core.environment import BEGUN_KEY, ENVIRONMENT_EXIT, STREAK_KEY
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.gate import GateResult
 from pytest_quest.core.run import RunReport
 from pytest_quest.engine.mutation import MutationReport
 
@@ -26,7 +27,7 @@ KILLED = RunReport(
 TIMEOUT = RunReport(completed=False, problem="the test run exceeded --quest-timeout (5s)")
 
 
-def fake(monkeypatch, calc: CalcProject, report: RunReport) -> None:
+def fake(monkeypatch: pytest.MonkeyPatch, calc: CalcProject, report: RunReport) -> None:
     calc.test("test_clamp", "from pkg.calc import clamp\n\ndef test_low():\n    pass\n")
 
     def run_child(selection: list[str], *args: Any, **kwargs: Any) -> Any:
@@ -35,7 +36,7 @@ def fake(monkeypatch, calc: CalcProject, report: RunReport) -> None:
     monkeypatch.setattr(submit_module, "run_child", run_child)
 
 
-def test_outside_kills_spend_no_try_until_the_limit_in_a_row(calc, monkeypatch):
+def test_outside_kills_spend_no_try_until_the_limit_in_a_row(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
     fake(monkeypatch, calc, KILLED)
     next_quest(calc.context("next", quest_id=CLAMP))
     for count in (1, 2):
@@ -58,7 +59,7 @@ def test_outside_kills_spend_no_try_until_the_limit_in_a_row(calc, monkeypatch):
 
 
 @pytest.mark.parametrize("report", [TIMEOUT])
-def test_the_gates_own_timeout_stays_review_at_once(calc, monkeypatch, report):
+def test_the_gates_own_timeout_stays_review_at_once(calc: CalcProject, monkeypatch: pytest.MonkeyPatch, report: RunReport) -> None:
     fake(monkeypatch, calc, report)
     next_quest(calc.context("next", quest_id=CLAMP))
     output = submit(calc.context("submit"))
@@ -82,7 +83,7 @@ MUTATION_TIMEOUT = MutationReport(
 )
 
 
-def fake_mutation(monkeypatch, calc: CalcProject, report: MutationReport) -> list[int]:
+def fake_mutation(monkeypatch: pytest.MonkeyPatch, calc: CalcProject, report: MutationReport) -> list[int]:
     """Steps 1-3 pass (sign fully covered by TEST_SIGN); the mutation child ends as `report`."""
     calc.test("test_sign", "from pkg.calc import sign\n\ndef test_sign():\n    pass\n")
     runs: list[int] = []
@@ -99,7 +100,7 @@ def fake_mutation(monkeypatch, calc: CalcProject, report: MutationReport) -> lis
     return runs
 
 
-def test_a_mutation_child_killed_from_outside_spends_no_try_until_the_limit(calc, monkeypatch):
+def test_a_mutation_child_killed_from_outside_spends_no_try_until_the_limit(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
     runs = fake_mutation(monkeypatch, calc, MUTATION_KILLED)
     next_quest(calc.context("next", quest_id=SIGN))
     for count in (1, 2):
@@ -124,7 +125,7 @@ def test_a_mutation_child_killed_from_outside_spends_no_try_until_the_limit(calc
     assert len(runs) == 3
 
 
-def test_the_mutation_childs_own_timeout_stays_review_at_once(calc, monkeypatch):
+def test_the_mutation_childs_own_timeout_stays_review_at_once(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_mutation(monkeypatch, calc, MUTATION_TIMEOUT)
     next_quest(calc.context("next", quest_id=SIGN))
     output = submit(calc.context("submit"))
@@ -138,7 +139,7 @@ class JudgeKilled(BaseException):
     """The judge dies mid-run (SIGKILL): nothing after the run happens."""
 
 
-def test_a_judge_killed_mid_run_counts_at_the_next_submit(calc, monkeypatch):
+def test_a_judge_killed_mid_run_counts_at_the_next_submit(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
     calc.test("test_clamp", "from pkg.calc import clamp\n\ndef test_low():\n    pass\n")
     runs: list[int] = []
 
@@ -166,14 +167,14 @@ def test_a_judge_killed_mid_run_counts_at_the_next_submit(calc, monkeypatch):
     assert BEGUN_KEY not in quest.extra
 
 
-def test_a_quest_gone_before_the_submit_begins_is_a_usage_error_and_nothing_is_written(calc):
+def test_a_quest_gone_before_the_submit_begins_is_a_usage_error_and_nothing_is_written(calc: CalcProject) -> None:
     before = (calc.root / "quest.json").read_bytes()
     with pytest.raises(QuestUsageError, match="vanished from the ratchet file"):
         begin_submit(calc.context("submit"), "src/pkg/calc.py::gone", "2026-12-01T10:00:00Z")
     assert (calc.root / "quest.json").read_bytes() == before
 
 
-def test_an_interrupted_command_says_what_it_recorded():
+def test_an_interrupted_command_says_what_it_recorded() -> None:
     assert interrupted_done(0, 0) == "nothing was recorded"
     assert interrupted_done(1, 1).startswith("no verdict was recorded (this submit counts")
     assert interrupted_done(2, 1) == "the ratchet file was already written"
@@ -182,10 +183,10 @@ def test_an_interrupted_command_says_what_it_recorded():
 # -- a dispute's whole-suite stage: the same rule -------------------------------------------
 
 
-def whole_suite_with(calc, monkeypatch, run: RunReport, report: MutationReport | None = None):
+def whole_suite_with(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch, run: RunReport, report: MutationReport | None = None
+) -> tuple[GateResult, Judgement]:
     from pytest_quest.app import dispute as dispute_module
-    from pytest_quest.app.submit import Judgement
-    from pytest_quest.core.gate import GateResult
     from pytest_quest.core.model import Verdict
 
     monkeypatch.setattr(
@@ -202,14 +203,14 @@ def whole_suite_with(calc, monkeypatch, run: RunReport, report: MutationReport |
     return result, judgement
 
 
-def test_a_disputes_whole_suite_run_killed_from_outside_is_no_verdict(calc, monkeypatch):
+def test_a_disputes_whole_suite_run_killed_from_outside_is_no_verdict(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
     killed = RunReport(completed=False, problem="killed: SIGKILL", environment="killed by SIGKILL")
     result, judgement = whole_suite_with(calc, monkeypatch, killed)
     assert (result.step, [f.check for f in result.facts]) == ("environment", ["environment.outside"])
     assert outside_cause(judgement.run, result, judgement.mutation)[0] == "killed by SIGKILL"
 
 
-def test_a_disputes_mutation_child_killed_from_outside_is_no_verdict(calc, monkeypatch):
+def test_a_disputes_mutation_child_killed_from_outside_is_no_verdict(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
     run = RunReport(outcomes={TEST_SIGN: "passed"})
     result, judgement = whole_suite_with(calc, monkeypatch, run, MUTATION_KILLED)
     assert result.step == "environment"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
 
-from app_calc import CLAMP, SIGN
+from app_calc import CLAMP, SIGN, CalcProject
 
 from pytest_quest.app.export import _sources, export
 
@@ -16,15 +17,19 @@ class Rows(HTMLParser):
         self.details: list[str] = []
         self.feed(text)
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        if tag == "tr" and values.get("class") in ("miss", "partial"):
-            self.marked.append((values["class"], values.get("title") or ""))
+        kind = values.get("class")
+        if tag == "tr" and kind in ("miss", "partial"):
+            assert kind is not None
+            self.marked.append((kind, values.get("title") or ""))
         if tag == "details":
-            self.details.append(values["data-state"])
+            state = values["data-state"]
+            assert state is not None
+            self.details.append(state)
 
 
-def test_export_html_shows_the_marked_source(calc):
+def test_export_html_shows_the_marked_source(calc: CalcProject) -> None:
     quest_file = calc.root / "quest.json"
     before = quest_file.read_bytes()
     output = export(calc.context("export", export_to="report.html"))
@@ -41,7 +46,7 @@ def test_export_html_shows_the_marked_source(calc):
     assert "def sign(x):" in html
 
 
-def test_only_files_inside_the_rootdir_are_read(tmp_path):
+def test_only_files_inside_the_rootdir_are_read(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / "src").mkdir(parents=True)
     (root / "src" / "a.py").write_text("x = 1\n")

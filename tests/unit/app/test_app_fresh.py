@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app_calc import CLAMP, TEST_DOUBLE
+import pytest
+from app_calc import CLAMP, TEST_DOUBLE, CalcProject
 
 from pytest_quest.app import submit as submit_module
 from pytest_quest.app.next import next_quest
@@ -14,7 +15,7 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.engine.measure import MeasuredSource
 
 
-def test_next_says_where_facts_come_from_and_keeps_gate_facts_over_a_rescan(calc, monkeypatch):
+def test_next_says_where_facts_come_from_and_keeps_gate_facts_over_a_rescan(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
     first = next_quest(calc.context("next", quest_id=CLAMP))
     origin = first.data["quest"]["facts_from"]
     assert origin["kind"] == "scan"

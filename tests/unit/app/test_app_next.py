@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from app_calc import CLAMP, SIGN, TEST_DOUBLE, CalcProject
 
@@ -10,7 +12,7 @@ from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.engine.codec import ratchet_to_dict
 
 
-def test_scan_records_the_measured_functions(tmp_path):
+def test_scan_records_the_measured_functions(tmp_path: Path) -> None:
     project = CalcProject(tmp_path)
     data = project.scan()
     assert (data["added"], data["added_pass"], data["removed"]) == (
@@ -25,7 +27,7 @@ def test_scan_records_the_measured_functions(tmp_path):
     assert data["tests_not_passed"] == []
 
 
-def test_next_shows_the_first_todo_and_makes_it_active(calc):
+def test_next_shows_the_first_todo_and_makes_it_active(calc: CalcProject) -> None:
     ctx = calc.context("next")
     before = ratchet_to_dict(ctx.store.load())["quests"]
     output = next_quest(ctx)
@@ -63,7 +65,7 @@ def test_next_shows_the_first_todo_and_makes_it_active(calc):
     assert after["quests"] == before  # no try spent, nothing measured
 
 
-def test_next_quest_id_makes_it_active_and_stays_active(tmp_path):
+def test_next_quest_id_makes_it_active_and_stays_active(tmp_path: Path) -> None:
     project = CalcProject(tmp_path)  # no tests at all: no neighbour to show
     project.scan(covered={})
     data = next_quest(project.context("next", quest_id=CLAMP)).data
@@ -76,7 +78,7 @@ def test_next_quest_id_makes_it_active_and_stays_active(tmp_path):
     assert next_quest(project.context("next")).data["quest"]["id"] == CLAMP
 
 
-def test_next_when_nothing_remains(tmp_path):
+def test_next_when_nothing_remains(tmp_path: Path) -> None:
     project = CalcProject(tmp_path)
     project.scan(covered={"double": ["t::a"], "sign": ["t::b"], "clamp": ["t::c"]})
     output = next_quest(project.context("next"))
@@ -88,14 +90,14 @@ def test_next_when_nothing_remains(tmp_path):
     assert (output.data["quest"], output.data["remaining"]) == (None, 0)
 
 
-def test_next_refuses_unknown_and_settled_quests(calc):
+def test_next_refuses_unknown_and_settled_quests(calc: CalcProject) -> None:
     with pytest.raises(QuestUsageError, match="unknown quest id 'nope'"):
         next_quest(calc.context("next", quest_id="nope"))
     with pytest.raises(QuestUsageError, match="is PASS and cannot be worked on"):
         next_quest(calc.context("next", quest_id="src/pkg/calc.py::double"))
 
 
-def test_no_ratchet_file_is_a_usage_error(tmp_path):
+def test_no_ratchet_file_is_a_usage_error(tmp_path: Path) -> None:
     project = CalcProject(tmp_path)
     with pytest.raises(QuestUsageError, match="run `pytest --quest scan` first"):
         next_quest(project.context("next"))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import getpass
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from app_calc import CALC, SIGN, CalcProject
 
+from pytest_quest.app.context import Context, RunData
 from pytest_quest.app.person import accept, reopen, who
 from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import QuestUsageError
@@ -19,7 +22,7 @@ from pytest_quest.engine.source import facts_from_source
 
 
 @pytest.fixture(autouse=True)
-def git_user(monkeypatch, tmp_path):
+def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Quest Tester\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
@@ -28,11 +31,13 @@ def git_user(monkeypatch, tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def person_at_terminal(monkeypatch):
+def person_at_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A person gives a reason and types the quest id (the guard: test_person_powers.py)."""
     context = CalcProject.context
 
-    def confirmed(self, command, run=None, **changes):
+    def confirmed(
+        self: CalcProject, command: str, run: RunData | None = None, **changes: Any
+    ) -> Context:
         changes.setdefault("reason", "a person looked")
         ctx = context(self, command, run, **changes)
         ctx.person_terminal = lambda: SimpleNamespace(ask=lambda prompt: changes.get(command))
@@ -41,7 +46,7 @@ def person_at_terminal(monkeypatch):
     monkeypatch.setattr(CalcProject, "context", confirmed)
 
 
-def judged(project: CalcProject, verdict: Verdict, **options: object) -> None:
+def judged(project: CalcProject, verdict: Verdict, **options: Any) -> None:
     sign = next(f for f in project.measured({}).functions if f.quest_id == SIGN)
     facts = coverage_facts(sign)
     if verdict is Verdict.REVIEW:
@@ -54,7 +59,7 @@ def judged(project: CalcProject, verdict: Verdict, **options: object) -> None:
     )
 
 
-def test_reopen_done_quest_resets_tries_and_records_who_and_when(calc):
+def test_reopen_done_quest_resets_tries_and_records_who_and_when(calc: CalcProject) -> None:
     judged(calc, Verdict.FAIL, max_tries=1)
     assert calc.context("next").store.load().quests[SIGN].state.value == "DONE"
     output = reopen(calc.context("reopen", reopen=SIGN))
@@ -76,14 +81,14 @@ def test_reopen_done_quest_resets_tries_and_records_who_and_when(calc):
     )
 
 
-def test_who_falls_back_to_the_os_user(monkeypatch, tmp_path):
+def test_who_falls_back_to_the_os_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     empty = tmp_path / "empty-gitconfig"
     empty.write_text("")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
     assert who() == getpass.getuser()
 
 
-def test_accept_review_quest(calc):
+def test_accept_review_quest(calc: CalcProject) -> None:
     judged(calc, Verdict.REVIEW)
     output = accept(calc.context("accept", accept=SIGN))
     assert output.exitcode == 0
@@ -94,7 +99,7 @@ def test_accept_review_quest(calc):
     assert output.data["counts"]["PASS"] == 2
 
 
-def test_reopen_review_reissues_for_current_code(calc):
+def test_reopen_review_reissues_for_current_code(calc: CalcProject) -> None:
     judged(calc, Verdict.REVIEW)
     calc.write_source("\n\n" + CALC.replace("return -1", "return -2"))  # changed and moved
     output = reopen(calc.context("reopen", reopen=SIGN))
@@ -115,7 +120,7 @@ def test_reopen_review_reissues_for_current_code(calc):
         ({"reopen": "src/pkg/calc.py::double"}, "only REVIEW and DONE quests"),
     ],
 )
-def test_bad_person_actions_write_nothing(calc, changes, message):
+def test_bad_person_actions_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
     judged(calc, Verdict.FAIL, max_tries=1)
     before = (calc.root / "quest.json").read_bytes()
     use_case = reopen if "reopen" in changes else accept

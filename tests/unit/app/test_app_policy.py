@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from app_calc import CLAMP, SIGN
+from app_calc import CLAMP, SIGN, CalcProject
 
 from pytest_quest.app.policy import record_policy_change, weaker_passes
 from pytest_quest.app.submit import claim_quest
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import State
+from pytest_quest.core.model import Ratchet, State
 from pytest_quest.core.seal import seal_facts
 
 
-def test_scan_records_the_policy_and_seals_it(calc):
+def test_scan_records_the_policy_and_seals_it(calc: CalcProject) -> None:
     ratchet = calc.context("status").store.load()
     assert ratchet.policy is not None
     assert ratchet.policy.sources == ("src/pkg",)
@@ -22,7 +22,7 @@ def test_scan_records_the_policy_and_seals_it(calc):
     assert seal_facts(quest) == []
 
 
-def test_a_person_change_is_recorded_and_reseals(calc):
+def test_a_person_change_is_recorded_and_reseals(calc: CalcProject) -> None:
     ctx = calc.context("policy")
     before = ctx.store.load().quests[CLAMP].config_digest
     old, new, ratchet = record_policy_change(
@@ -37,16 +37,16 @@ def test_a_person_change_is_recorded_and_reseals(calc):
     assert seal_facts(quest) == []  # re-sealed by the person's change
 
 
-def test_submit_refuses_more_tries_than_recorded(calc):
+def test_submit_refuses_more_tries_than_recorded(calc: CalcProject) -> None:
     calc.context("next")
     with pytest.raises(QuestUsageError, match=r"max_tries=3.*--quest-policy"):
         claim_quest(calc.context("submit", quest_id=SIGN, max_tries=4))
 
 
-def test_weaker_passes_lists_a_pass_under_a_weaker_policy(calc):
+def test_weaker_passes_lists_a_pass_under_a_weaker_policy(calc: CalcProject) -> None:
     ctx = calc.context("policy")
 
-    def passed(ratchet):
+    def passed(ratchet: Ratchet) -> Ratchet:
         quest = ratchet.quests[CLAMP]
         quest.state = State.PASS
         quest.passed_at = "2026-12-01T00:00:00Z"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 from app_calc import CALC, CLAMP, DOUBLE, SIGN, CalcProject
@@ -43,7 +45,7 @@ def settled(project: CalcProject) -> None:
     )
 
 
-def test_status_text_and_json(tmp_path):
+def test_status_text_and_json(tmp_path: Path) -> None:
     project = CalcProject(tmp_path)
     settled(project)
     quest_file = tmp_path / "quest.json"
@@ -67,7 +69,7 @@ def test_status_text_and_json(tmp_path):
     assert quest_file.read_bytes() == before
 
 
-def test_export_every_format(calc):
+def test_export_every_format(calc: CalcProject) -> None:
     quest_file = calc.root / "quest.json"
     before = quest_file.read_bytes()
     for name in ("report.json", "report.csv", "report.md", "report.sarif"):
@@ -108,7 +110,7 @@ def test_export_every_format(calc):
         ({}, "--quest export needs --quest-export-to PATH"),
     ],
 )
-def test_export_refusals_write_nothing(calc, changes, message):
+def test_export_refusals_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
     (calc.root / "old.md").write_text("keep me\n")
     before = (calc.root / "quest.json").read_bytes()
     with pytest.raises(QuestUsageError, match=message.replace("(", r"\(")):
@@ -119,7 +121,7 @@ def test_export_refusals_write_nothing(calc, changes, message):
     assert not (calc.root / "report.xml").exists()
 
 
-def test_export_force_replaces_a_report(calc):
+def test_export_force_replaces_a_report(calc: CalcProject) -> None:
     (calc.root / "old.md").write_text("keep me\n")
     export(calc.context("export", export_to="old.md", export_force=True))
     assert (calc.root / "old.md").read_text().startswith("# pytest-quest report\n")

@@ -29,7 +29,7 @@ def clamp_low_only(project: CalcProject) -> FunctionFacts:
 
 
 @pytest.fixture
-def fake_run(calc, monkeypatch):
+def fake_run(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The child run replaced: it ran `test_low`, which covers clamp's low branch only."""
     calc.test("test_clamp", "from pkg.calc import clamp\n\ndef test_low():\n    pass\n")
     runs: list[list[str]] = []
@@ -44,7 +44,7 @@ def fake_run(calc, monkeypatch):
     return runs
 
 
-def test_submit_fail_spends_a_try_then_done(calc, fake_run):
+def test_submit_fail_spends_a_try_then_done(calc: CalcProject, fake_run: list[list[str]]) -> None:
     next_quest(calc.context("next", quest_id=CLAMP))
     output = submit(calc.context("submit", max_tries=2))
     assert fake_run == [["tests/test_clamp.py"]]  # the new test file
@@ -78,7 +78,7 @@ def test_submit_fail_spends_a_try_then_done(calc, fake_run):
     assert calc.context("next").store.load().active == SIGN
 
 
-def test_submit_refusals_run_nothing_and_write_nothing(calc, fake_run):
+def test_submit_refusals_run_nothing_and_write_nothing(calc: CalcProject, fake_run: list[list[str]]) -> None:
     before = (calc.root / "quest.json").read_bytes()
     with pytest.raises(QuestUsageError, match="no active quest: run `pytest --quest next`"):
         submit(calc.context("submit"))
@@ -92,7 +92,7 @@ def test_submit_refusals_run_nothing_and_write_nothing(calc, fake_run):
     assert (calc.root / "quest.json").read_bytes() == before
 
 
-def test_record_pass_keeps_what_the_gate_measured(calc):
+def test_record_pass_keeps_what_the_gate_measured(calc: CalcProject) -> None:
     sign = next(
         f
         for f in calc.measured({"sign": ["tests/t.py::test_sign"]}).functions
@@ -112,7 +112,7 @@ def test_record_pass_keeps_what_the_gate_measured(calc):
     assert written.active == CLAMP  # the next TODO
 
 
-def test_record_refuses_a_quest_judged_meanwhile(calc):
+def test_record_refuses_a_quest_judged_meanwhile(calc: CalcProject) -> None:
     ctx = calc.context("submit")
     quest = ctx.store.load().quests[SIGN]
     failed = Judgement(GateResult(Verdict.FAIL, [], "3-coverage"), None, RunReport())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_calc import CLAMP, SIGN
+from app_calc import CLAMP, SIGN, CalcProject
 
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import suggest_quest_ids
@@ -37,16 +37,16 @@ IDS = [
         ("", ""),
     ],
 )
-def test_suggestions(given, expected):
+def test_suggestions(given: str, expected: str) -> None:
     assert suggest_quest_ids(given, IDS) == expected
 
 
-def test_at_most_three_suggestions():
+def test_at_most_three_suggestions() -> None:
     ids = [f"src/m.py::f{n}" for n in range(10)]
     assert suggest_quest_ids("src/m.py::f", ids).count("src/m.py::") == 3
 
 
-def test_next_suggests_the_nearest_quest_id(calc):
+def test_next_suggests_the_nearest_quest_id(calc: CalcProject) -> None:
     with pytest.raises(QuestUsageError) as caught:
         next_quest(calc.context("next", quest_id=SIGN.replace("sign", "sing")))
     assert str(caught.value) == (
@@ -57,7 +57,7 @@ def test_next_suggests_the_nearest_quest_id(calc):
         next_quest(calc.context("next", quest_id="clamp"))
 
 
-def test_person_actions_suggest_the_nearest_quest_id(calc):
+def test_person_actions_suggest_the_nearest_quest_id(calc: CalcProject) -> None:
     from pytest_quest.app.person import reopen
 
     with pytest.raises(QuestUsageError, match=f"unknown quest id; .* did you mean {SIGN}\\?$"):

@@ -28,12 +28,12 @@ def report(*mutants: dict[str, object], **more: object) -> MutationReport:
     return MutationReport(runs=runs, mutants=list(mutants), **more)  # type: ignore[arg-type]
 
 
-def test_ids_are_split_on_commas_without_repeats():
+def test_ids_are_split_on_commas_without_repeats() -> None:
     assert dispute.parse_ids(" m1, m2,,m1 ") == ("m1", "m2")
     assert dispute.parse_ids("") == ()
 
 
-def test_a_mutant_no_test_kills_is_review_with_the_reason_and_the_tests():
+def test_a_mutant_no_test_kills_is_review_with_the_reason_and_the_tests() -> None:
     result = decide(QUEST, ("m1",), report(mutant("m1", "survived")), "never empty")
     assert (result.verdict, result.step) == (Verdict.REVIEW, "dispute")
     (fact,) = result.facts
@@ -42,7 +42,7 @@ def test_a_mutant_no_test_kills_is_review_with_the_reason_and_the_tests():
     assert fact.actual == "2 tests of the suite reach it and pass: tests/t.py::t1, tests/t.py::t2"
 
 
-def test_a_mutant_a_test_kills_is_refused_naming_the_test():
+def test_a_mutant_a_test_kills_is_refused_naming_the_test() -> None:
     killed = mutant("m1", "killed", killed_by="tests/t.py::t2", how="failed")
     result = decide(QUEST, ("m1", "m2"), report(killed, mutant("m2", "survived")), "why")
     assert (result.verdict, result.step) == (Verdict.FAIL, "dispute")
@@ -51,7 +51,7 @@ def test_a_mutant_a_test_kills_is_refused_naming_the_test():
     assert "a test of the suite, tests/t.py::t2, failed with" in fact.message
 
 
-def test_what_could_not_run_is_review_never_pass():
+def test_what_could_not_run_is_review_never_pass() -> None:
     for status in ("unreached", "not_applied"):
         result = decide(QUEST, ("m1",), report(mutant("m1", status)), "why")
         assert result.verdict is Verdict.REVIEW
@@ -64,7 +64,7 @@ def test_what_could_not_run_is_review_never_pass():
     assert decide(QUEST, ("m1",), flaky, "why").verdict is Verdict.REVIEW
 
 
-def test_a_dispute_review_is_told_apart():
+def test_a_dispute_review_is_told_apart() -> None:
     quest = Quest(id="q", file="f", qualname="q", first=1, last=2, fingerprint="x")
     quest.state = State.REVIEW
     quest.facts = [Fact("dispute.equivalent", "f:1", "e", "a")]
@@ -77,7 +77,7 @@ def test_a_dispute_review_is_told_apart():
     assert dispute.not_judged_fact("q", "why").check == "dispute.not_judged"
 
 
-def test_survivors_are_possibly_equivalent_only_for_the_whole_suite_and_known_tests():
+def test_survivors_are_possibly_equivalent_only_for_the_whole_suite_and_known_tests() -> None:
     from pytest_quest.app.deep_checks import survivors
 
     observed = {
@@ -101,7 +101,7 @@ def test_survivors_are_possibly_equivalent_only_for_the_whole_suite_and_known_te
     assert odd.whole_suite == () and odd.observed == ""
 
 
-def test_a_disputed_survivor_says_what_it_made_the_function_do():
+def test_a_disputed_survivor_says_what_it_made_the_function_do() -> None:
     observed = {"test": "tests/t.py::t1", "args": "", "mutant": "returns 1", "original": "raises E()"}
     result = decide(QUEST, ("m1",), report(mutant("m1", "survived", observed=observed)), "why")
     (fact,) = result.facts

@@ -19,11 +19,12 @@ from pytest_quest.app.status import status
 from pytest_quest.app.submit import Judgement, claim_quest, record
 from pytest_quest.app.submit_output import said
 from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.gate import GateResult, RunReport, coverage_facts
+from pytest_quest.core.gate import GateResult, coverage_facts
 from pytest_quest.core.model import Fact, State, Verdict
 from pytest_quest.core.person_log import person_actions_since
+from pytest_quest.core.run import RunReport
 from pytest_quest.engine.source import facts_from_source
-from pytest_quest.report.json import dumps
+from pytest_quest.report.json import Output, dumps
 
 REASON = "dead code: sign() has no caller since the 2.0 API"
 
@@ -41,7 +42,7 @@ class TypedTerminal:
 
 
 @pytest.fixture(autouse=True)
-def git_user(monkeypatch, tmp_path):
+def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Quest Tester\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
@@ -54,16 +55,17 @@ def at_terminal(ctx: Context, typed: str) -> TypedTerminal:
     return terminal
 
 
-def act(project: CalcProject, action: str, quest_id: str, typed: str | None = None, **options: Any):
+def act(project: CalcProject, action: str, quest_id: str, typed: str | None = None, **options: Any) -> tuple[Output, TypedTerminal]:
     """Run `action` on `quest_id` as a person who types `typed` (default: the id)."""
     options.setdefault("reason", REASON)
-    ctx = project.context(action, **{action: quest_id}, **options)
+    named: dict[str, Any] = {action: quest_id}
+    ctx = project.context(action, **named, **options)
     terminal = at_terminal(ctx, quest_id if typed is None else typed)
     use_case = {"reopen": reopen, "accept": accept, "exclude": exclude}[action]
     return use_case(ctx), terminal
 
 
-def judged(project: CalcProject, quest_id: str, verdict: Verdict, **options: object) -> None:
+def judged(project: CalcProject, quest_id: str, verdict: Verdict, **options: Any) -> None:
     facts = next(f for f in project.measured({}).functions if f.quest_id == quest_id)
     found = coverage_facts(facts)
     if verdict is Verdict.REVIEW:
@@ -89,7 +91,7 @@ def current_fingerprint(project: CalcProject, quest_id: str) -> str:
 # -- the guard -------------------------------------------------------------------------
 
 
-def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc):
+def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc: CalcProject) -> None:
     output, terminal = act(calc, "exclude", SIGN)
     assert output.exitcode == 0
     (prompt,) = terminal.prompts
@@ -122,7 +124,7 @@ def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc
 
 
 @pytest.mark.parametrize("typed", ["", "y", "yes", CLAMP, SIGN + "x", SIGN.upper()])
-def test_a_wrong_confirmation_changes_nothing(calc, typed):
+def test_a_wrong_confirmation_changes_nothing(calc: CalcProject, typed: str) -> None:
     before = quest_file(calc)
     with pytest.raises(QuestUsageError, match="confirmation typed does not match") as error:
         act(calc, "exclude", SIGN, typed=typed)
@@ -131,7 +133,7 @@ def test_a_wrong_confirmation_changes_nothing(calc, typed):
 
 
 @pytest.mark.parametrize("reason", [None, "", "   "])
-def test_a_missing_reason_is_refused_before_anyone_is_asked(calc, reason):
+def test_a_missing_reason_is_refused_before_anyone_is_asked(calc: CalcProject, reason: str | None) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     for action in ("exclude", "accept", "reopen"):
@@ -142,12 +144,13 @@ def test_a_missing_reason_is_refused_before_anyone_is_asked(calc, reason):
 
 
 @pytest.mark.parametrize("action", ["exclude", "accept", "reopen"])
-def test_without_a_terminal_a_person_action_exits_4_naming_it(calc, action):
+def test_without_a_terminal_a_person_action_exits_4_naming_it(calc: CalcProject, action: str) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     use_case = {"reopen": reopen, "accept": accept, "exclude": exclude}[action]
     # The default context has no terminal: what a script or an agent's shell gets.
-    ctx = calc.context(action, **{action: SIGN}, reason=REASON)
+    named: dict[str, Any] = {action: SIGN}
+    ctx = calc.context(action, **named, reason=REASON)
     with pytest.raises(QuestUsageError) as error:
         use_case(ctx)
     message = str(error.value)
@@ -156,7 +159,7 @@ def test_without_a_terminal_a_person_action_exits_4_naming_it(calc, action):
     assert quest_file(calc) == before
 
 
-def test_the_guard_confirms_a_policy_change_too(calc):
+def test_the_guard_confirms_a_policy_change_too(calc: CalcProject) -> None:
     ctx = calc.context("status", reason="mutants are too slow on this legacy module")
     terminal = at_terminal(ctx, "mutants=off")
     person = require_person(ctx, "--quest-policy", "mutants=off", ["mutants: on -> off"])
@@ -173,7 +176,7 @@ def test_the_guard_confirms_a_policy_change_too(calc):
 # -- exclude: out of the work, visible, undone by reopen, never on a PASS ---------------
 
 
-def test_an_excluded_quest_is_not_remaining_and_next_passes_it_by(calc):
+def test_an_excluded_quest_is_not_remaining_and_next_passes_it_by(calc: CalcProject) -> None:
     assert calc.context("next").store.load().remaining == 2
     output, _ = act(calc, "exclude", SIGN)
     assert output.data["remaining"] == 1
@@ -186,7 +189,7 @@ def test_an_excluded_quest_is_not_remaining_and_next_passes_it_by(calc):
         claim_quest(calc.context("submit", quest_id=SIGN))
 
 
-def test_status_and_export_show_an_excluded_quest_with_its_reason(calc):
+def test_status_and_export_show_an_excluded_quest_with_its_reason(calc: CalcProject) -> None:
     output, _ = act(calc, "exclude", SIGN)
     at = output.data["at"]
     shown = status(calc.context("status", format="text"))
@@ -216,7 +219,7 @@ def test_status_and_export_show_an_excluded_quest_with_its_reason(calc):
     assert flagged == [CLAMP]  # excluded code is no finding
 
 
-def test_reopen_undoes_an_exclusion(calc):
+def test_reopen_undoes_an_exclusion(calc: CalcProject) -> None:
     act(calc, "exclude", SIGN)
     output, _ = act(calc, "reopen", SIGN, reason="it is called again since 2.1")
     assert output.data["quest"]["state"] == "TODO" and output.data["remaining"] == 2
@@ -230,7 +233,7 @@ def test_reopen_undoes_an_exclusion(calc):
     assert quest.history[-1].fingerprint == current_fingerprint(calc, SIGN)
 
 
-def test_a_pass_quest_cannot_be_excluded_and_nobody_is_asked(calc):
+def test_a_pass_quest_cannot_be_excluded_and_nobody_is_asked(calc: CalcProject) -> None:
     before = quest_file(calc)
     ctx = calc.context("exclude", exclude=DOUBLE, reason=REASON)
     terminal = at_terminal(ctx, DOUBLE)
@@ -240,13 +243,13 @@ def test_a_pass_quest_cannot_be_excluded_and_nobody_is_asked(calc):
     assert quest_file(calc) == before
 
 
-def test_excluding_twice_is_refused(calc):
+def test_excluding_twice_is_refused(calc: CalcProject) -> None:
     act(calc, "exclude", SIGN)
     with pytest.raises(QuestUsageError, match="is already EXCLUDED"):
         act(calc, "exclude", SIGN)
 
 
-def test_review_and_done_quests_can_be_excluded(calc):
+def test_review_and_done_quests_can_be_excluded(calc: CalcProject) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     judged(calc, CLAMP, Verdict.FAIL, max_tries=1)
     act(calc, "exclude", SIGN)
@@ -261,7 +264,7 @@ def test_review_and_done_quests_can_be_excluded(calc):
 # -- every person action is recorded, and listed since a base ------------------------------
 
 
-def test_accept_and_reopen_record_reason_and_fingerprint(calc):
+def test_accept_and_reopen_record_reason_and_fingerprint(calc: CalcProject) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     base = calc.context("next").store.load()
     output, _ = act(calc, "accept", SIGN, reason="the changed body is the bug fix")
@@ -280,7 +283,7 @@ def test_accept_and_reopen_record_reason_and_fingerprint(calc):
 # -- an agent is never told about them -----------------------------------------------------
 
 
-def test_next_and_submit_never_suggest_person_actions(calc):
+def test_next_and_submit_never_suggest_person_actions(calc: CalcProject) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     judged(calc, CLAMP, Verdict.FAIL, max_tries=1)
     ctx = calc.context("submit", quest_id=CLAMP)
@@ -323,7 +326,7 @@ def documented(section: str) -> set[str]:
     return keys
 
 
-def test_person_action_output_and_excluded_quests_are_documented(calc):
+def test_person_action_output_and_excluded_quests_are_documented(calc: CalcProject) -> None:
     output, _ = act(calc, "exclude", SIGN)
     common = {"counts", "remaining"}
     assert set(output.data) - common <= documented("reopen, accept, exclude")
@@ -332,7 +335,7 @@ def test_person_action_output_and_excluded_quests_are_documented(calc):
     assert '"EXCLUDED": n' in SCHEMA_DOC.read_text(encoding="utf-8")
 
 
-def test_a_read_only_ratchet_file_is_refused_before_anyone_is_asked(calc):
+def test_a_read_only_ratchet_file_is_refused_before_anyone_is_asked(calc: CalcProject) -> None:
     path = calc.root / "quest.json"
     path.chmod(0o444)
     ctx = calc.context("exclude", exclude=SIGN, reason=REASON)

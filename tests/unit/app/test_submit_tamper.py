@@ -19,7 +19,7 @@ SIGN = Fact(check="tamper.atexit", field="tests/test_a.py:3", expected="", actua
 MISSING = Fact(check="coverage.line", field="line 3", expected="", actual="", message="")
 
 
-def test_a_pass_with_signs_is_review_and_a_fail_stays_fail():
+def test_a_pass_with_signs_is_review_and_a_fail_stays_fail() -> None:
     assert with_tamper_signs(GateResult(Verdict.PASS, [], "done"), []).verdict is Verdict.PASS
     review = with_tamper_signs(GateResult(Verdict.PASS, [], "done"), [SIGN])
     assert (review.verdict, review.facts) == (Verdict.REVIEW, [SIGN])
@@ -45,7 +45,7 @@ def age(path: Path, seconds: float) -> None:
     os.utime(path, (then, then))
 
 
-def test_without_git_files_older_than_the_scan_are_the_projects(tmp_path):
+def test_without_git_files_older_than_the_scan_are_the_projects(tmp_path: Path) -> None:
     root, search = project(tmp_path)
     for path in (root / "tests" / "conftest.py", root / "pyproject.toml"):
         age(path, 3600)
@@ -58,8 +58,8 @@ def test_without_git_files_older_than_the_scan_are_the_projects(tmp_path):
     assert sorted(f.path for f in files) == ["tests/conftest.py", "tests/test_new.py"]
 
 
-@pytest.mark.skipif(subprocess.run(["git", "--version"], check=False).returncode, reason="git")
-def test_with_git_a_changed_file_is_diffed_against_its_text_at_the_scan(tmp_path):
+@pytest.mark.skipif(subprocess.run(["git", "--version"], check=False).returncode != 0, reason="git")
+def test_with_git_a_changed_file_is_diffed_against_its_text_at_the_scan(tmp_path: Path) -> None:
     root, search = project(tmp_path)
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], check=True)
@@ -74,7 +74,7 @@ def test_with_git_a_changed_file_is_diffed_against_its_text_at_the_scan(tmp_path
     assert [(f.path, f.previous is not None) for f in files] == [("pyproject.toml", True)]
 
 
-def test_own_packages(tmp_path):
+def test_own_packages(tmp_path: Path) -> None:
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     (tmp_path / "mod.py").write_text("")
     assert own_packages(["src/pkg", "mod.py", "bad-name"], tmp_path) == ["mod", "pkg"]

@@ -22,7 +22,7 @@ FUNCTION = FunctionFacts(
 )
 
 
-def mutant(status, line=2, **extra):
+def mutant(status: str, line: int = 2, **extra: object) -> dict[str, object]:
     return {
         "line": line,
         "original": "if x > 10:",
@@ -32,14 +32,14 @@ def mutant(status, line=2, **extra):
     }
 
 
-def test_the_schedule_holds_every_mutant_and_the_probes_and_is_reproducible():
+def test_the_schedule_holds_every_mutant_and_the_probes_and_is_reproducible() -> None:
     order = _schedule(5, "src/pkg/calc.py::level")
     assert sorted(i for i in order if i is not None) == list(range(5))
     assert order.count(None) == PROBES
     assert order == _schedule(5, "src/pkg/calc.py::level")
 
 
-def test_a_kill_or_survival_counts_only_by_a_test_that_ran_mutant_and_original():
+def test_a_kill_or_survival_counts_only_by_a_test_that_ran_mutant_and_original() -> None:
     entry = mutant("killed", killed_by="t::a", reached_by=["t::a"])
     _credit(entry, {"t::a"})
     assert entry["status"] == "killed"
@@ -51,7 +51,7 @@ def test_a_kill_or_survival_counts_only_by_a_test_that_ran_mutant_and_original()
     assert entry["status"] == "unreached"
 
 
-def test_not_applied_unreached_detects_run_and_disagreement_are_facts():
+def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
     report = MutationReport(
         runs=[{"t::a": "passed", "t::b": "passed"}] * 2,
         mutants=[
@@ -73,7 +73,7 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts():
     ]
 
 
-def test_an_honest_report_has_no_fact():
+def test_an_honest_report_has_no_fact() -> None:
     report = MutationReport(
         runs=[{"t::a": "passed", "t::b": "passed"}] * 2,
         mutants=[mutant("killed"), mutant("survived")],

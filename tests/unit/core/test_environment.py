@@ -33,7 +33,7 @@ from tests.support import quests
 NOW = "2026-12-01T10:00:00Z"
 
 
-def test_the_exit_status_is_not_pytests_nor_a_shell_signal_status():
+def test_the_exit_status_is_not_pytests_nor_a_shell_signal_status() -> None:
     assert ENVIRONMENT_EXIT == 75
     assert ENVIRONMENT_EXIT not in range(6)
 
@@ -49,7 +49,7 @@ def test_the_exit_status_is_not_pytests_nor_a_shell_signal_status():
         (1, "collected 3 items\nTraceback...\nMemoryError", "out of memory"),
     ],
 )
-def test_causes_outside_the_submission(returncode, output, expected):
+def test_causes_outside_the_submission(returncode: int, output: str, expected: str) -> None:
     assert expected in environment_cause(returncode, output)
 
 
@@ -63,7 +63,7 @@ def test_causes_outside_the_submission(returncode, output, expected):
         (3, "INTERNALERROR> boom"),
     ],
 )
-def test_other_incomplete_runs_are_not_environment_failures(returncode, output):
+def test_other_incomplete_runs_are_not_environment_failures(returncode: int, output: str) -> None:
     assert environment_cause(returncode, output) == ""
 
 
@@ -72,7 +72,7 @@ def review() -> GateResult:
     return GateResult(Verdict.REVIEW, [fact], "environment")
 
 
-def test_below_the_limit_no_verdict_no_try_only_the_streak():
+def test_below_the_limit_no_verdict_no_try_only_the_streak() -> None:
     quest = quests.make_quest(tries=1)
     for expected in (1, 2):
         state = record_environment_failure(quest, review(), limit=3, now=NOW)
@@ -83,7 +83,7 @@ def test_below_the_limit_no_verdict_no_try_only_the_streak():
     assert all(event.verdict == "" for event in quest.history)
 
 
-def test_the_limit_in_a_row_is_review_with_a_fact_saying_so():
+def test_the_limit_in_a_row_is_review_with_a_fact_saying_so() -> None:
     quest = quests.make_quest()
     for _ in range(2):
         record_environment_failure(quest, review(), limit=3, now=NOW)
@@ -94,7 +94,7 @@ def test_the_limit_in_a_row_is_review_with_a_fact_saying_so():
     assert quest.tries == 0
 
 
-def test_a_recorded_verdict_ends_the_streak():
+def test_a_recorded_verdict_ends_the_streak() -> None:
     quest = quests.make_quest()
     record_environment_failure(quest, review(), limit=3, now=NOW)
     record_environment_failure(quest, review(), limit=3, now=NOW)
@@ -103,14 +103,14 @@ def test_a_recorded_verdict_ends_the_streak():
     assert record_environment_failure(quest, review(), limit=3, now=NOW) is State.TODO
 
 
-def test_the_limit_is_a_policy_key_default_3_and_more_is_weaker():
+def test_the_limit_is_a_policy_key_default_3_and_more_is_weaker() -> None:
     assert GatePolicy().environment_failures == 3
     assert "environment_failures=3" in GatePolicy().compact()
     assert weaker_keys(GatePolicy(), GatePolicy(environment_failures=5)) == ["environment_failures"]
     assert weaker_keys(GatePolicy(), GatePolicy(environment_failures=1)) == []
 
 
-def test_a_policy_recorded_before_the_key_existed_reads_as_the_default():
+def test_a_policy_recorded_before_the_key_existed_reads_as_the_default() -> None:
     old = GatePolicy().to_dict()
     del old["environment_failures"]
     assert from_dict(old) == GatePolicy()
@@ -118,7 +118,7 @@ def test_a_policy_recorded_before_the_key_existed_reads_as_the_default():
     assert parse_compact(compact) == GatePolicy()
 
 
-def test_the_default_keeps_the_digest_sealed_before_the_key_existed():
+def test_the_default_keeps_the_digest_sealed_before_the_key_existed() -> None:
     # A quest issued before the key existed sealed the digest of the policy without it.
     before = GatePolicy().to_dict()
     for key in LATER_KEYS:
@@ -131,14 +131,14 @@ def test_the_default_keeps_the_digest_sealed_before_the_key_existed():
 # -- written ahead: a submit whose judge is killed still counts ---------------------------
 
 
-def test_a_submit_begins_by_marking_the_quest():
+def test_a_submit_begins_by_marking_the_quest() -> None:
     quest = quests.make_quest()
     assert begin_run(quest, limit=3, now=NOW) == (State.TODO, None)
     assert quest.extra[BEGUN_KEY] == NOW
     assert STREAK_KEY not in quest.extra
 
 
-def test_a_mark_left_behind_is_one_more_run_that_could_not_complete():
+def test_a_mark_left_behind_is_one_more_run_that_could_not_complete() -> None:
     quest = quests.make_quest()
     begin_run(quest, limit=3, now="2026-12-01T09:00:00Z")  # its judge is killed: nothing recorded
     state, earlier = begin_run(quest, limit=3, now=NOW)
@@ -151,7 +151,7 @@ def test_a_mark_left_behind_is_one_more_run_that_could_not_complete():
     assert quest.tries == 0
 
 
-def test_killed_judges_in_a_row_are_review_at_the_limit_and_nothing_more_begins():
+def test_killed_judges_in_a_row_are_review_at_the_limit_and_nothing_more_begins() -> None:
     quest = quests.make_quest()
     states = [begin_run(quest, limit=3, now=NOW)[0] for _ in range(4)]
     assert states == [State.TODO, State.TODO, State.TODO, State.REVIEW]
@@ -160,7 +160,7 @@ def test_killed_judges_in_a_row_are_review_at_the_limit_and_nothing_more_begins(
     assert quest.tries == 0
 
 
-def test_a_recorded_outcome_removes_the_mark():
+def test_a_recorded_outcome_removes_the_mark() -> None:
     quest = quests.make_quest()
     begin_run(quest, limit=3, now=NOW)
     record_environment_failure(quest, review(), limit=3, now=NOW)
@@ -172,7 +172,7 @@ def test_a_recorded_outcome_removes_the_mark():
     assert unrecorded_run(quest) is None
 
 
-def test_the_streak_mixes_killed_judges_and_killed_children():
+def test_the_streak_mixes_killed_judges_and_killed_children() -> None:
     quest = quests.make_quest()
     begin_run(quest, limit=3, now=NOW)  # killed judge
     begin_run(quest, limit=3, now=NOW)  # counted: 1
@@ -181,7 +181,7 @@ def test_the_streak_mixes_killed_judges_and_killed_children():
     assert record_environment_failure(quest, review(), limit=3, now=NOW) is State.REVIEW
 
 
-def test_a_clean_judge_run_as_a_child_and_killed_is_no_verdict():
+def test_a_clean_judge_run_as_a_child_and_killed_is_no_verdict() -> None:
     assert judge_killed(0) == judge_killed(1) == ""
     said = judge_killed(-signal.SIGKILL)
     assert said.startswith("the clean judge was killed by signal SIGKILL, not sent by the gate")

@@ -3,6 +3,8 @@ facts a quest shows say where they come from."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, Fact, FunctionFacts, Ratchet, State, Verdict
 from pytest_quest.core.ratchet import merge_scan
@@ -17,8 +19,8 @@ FAILED = Fact("test.failed", "tests/t.py::test_f", "the test passes", "failed: V
 LINE = Fact("coverage.line", "src/pkg/m.py:5", "executed by a passing test", "never executed", "line 5 not covered")
 
 
-def function(**changes) -> FunctionFacts:
-    values = {
+def function(**changes: Any) -> FunctionFacts:
+    values: dict[str, Any] = {
         "file": "src/pkg/m.py", "qualname": "f", "ordinal": 1, "start": 3, "first": 3,
         "last": 6, "fingerprint": "sha256:" + "0" * 32, "statements": 3, "branches": 2,
     }
@@ -32,14 +34,14 @@ def failed_once() -> Ratchet:
     return Ratchet(quests={QID: quest}, scanned_at=SCAN1)
 
 
-def test_origin_is_the_last_submit_after_the_scan_else_the_scan():
+def test_origin_is_the_last_submit_after_the_scan_else_the_scan() -> None:
     ratchet = failed_once()
     assert facts_origin(ratchet.quests[QID], ratchet) == ("submit", SUBMIT)
     ratchet.scanned_at = SCAN2
     assert facts_origin(ratchet.quests[QID], ratchet) == ("scan", SCAN2)
 
 
-def test_a_rescan_keeps_the_last_gate_facts_when_they_differ():
+def test_a_rescan_keeps_the_last_gate_facts_when_they_differ() -> None:
     ratchet = failed_once()
     merge_scan(ratchet, [function()], [], {}, {}, SCAN2)  # now fully covered by other tests
     quest = ratchet.quests[QID]
@@ -53,14 +55,14 @@ def test_a_rescan_keeps_the_last_gate_facts_when_they_differ():
     assert ratchet.quests[QID].extra[GATE_FACTS_KEY]["at"] == SUBMIT
 
 
-def test_a_rescan_that_finds_the_same_facts_keeps_no_copy():
+def test_a_rescan_that_finds_the_same_facts_keeps_no_copy() -> None:
     ratchet = failed_once()
     ratchet.quests[QID].facts = [LINE]
     merge_scan(ratchet, [function(missing_lines=[5])], [], {}, {}, SCAN2)
     assert GATE_FACTS_KEY not in ratchet.quests[QID].extra
 
 
-def test_a_new_verdict_replaces_the_kept_gate_facts():
+def test_a_new_verdict_replaces_the_kept_gate_facts() -> None:
     ratchet = failed_once()
     merge_scan(ratchet, [function()], [], {}, {}, SCAN2)
     quest = ratchet.quests[QID]
@@ -68,7 +70,7 @@ def test_a_new_verdict_replaces_the_kept_gate_facts():
     assert GATE_FACTS_KEY not in quest.extra
 
 
-def test_a_rescan_in_the_same_second_as_the_submit_is_still_the_scan():
+def test_a_rescan_in_the_same_second_as_the_submit_is_still_the_scan() -> None:
     ratchet = failed_once()
     merge_scan(ratchet, [function()], [], {}, {}, SUBMIT)
     assert facts_origin(ratchet.quests[QID], ratchet) == ("scan", SUBMIT)

@@ -8,6 +8,7 @@ the steps: the first step that does not pass decides.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -36,12 +37,12 @@ CART_ADD = {
 }
 
 
-def make_quest(**changes) -> Quest:
+def make_quest(**changes: Any) -> Quest:
     return quests.make_quest(**{**CART_ADD, **changes})
 
 
-def make_current(**changes) -> FunctionFacts:
-    values = {
+def make_current(**changes: Any) -> FunctionFacts:
+    values: dict[str, Any] = {
         "file": FILE,
         "qualname": "Cart.add",
         "ordinal": 1,
@@ -57,13 +58,13 @@ def make_current(**changes) -> FunctionFacts:
     return FunctionFacts(**values)
 
 
-def make_evidence(**changes) -> Evidence:
-    values = {"quest": make_quest(), "current": make_current(), "run": RunReport()}
+def make_evidence(**changes: Any) -> Evidence:
+    values: dict[str, Any] = {"quest": make_quest(), "current": make_current(), "run": RunReport()}
     values.update(changes)
     return Evidence(**values)
 
 
-def test_everything_holds_is_pass_with_no_facts():
+def test_everything_holds_is_pass_with_no_facts() -> None:
     result = judge(make_evidence())
     assert result == GateResult(Verdict.PASS, [], "pass")
     assert result.to_dict() == {"verdict": "PASS", "step": "pass", "facts": []}
@@ -72,7 +73,7 @@ def test_everything_holds_is_pass_with_no_facts():
 # -- step 1: identity ------------------------------------------------------------
 
 
-def test_gone_function_is_review_with_one_fact():
+def test_gone_function_is_review_with_one_fact() -> None:
     result = judge(make_evidence(current=None))
     assert result.verdict is Verdict.REVIEW
     assert result.step == "1-identity"
@@ -90,7 +91,7 @@ def test_gone_function_is_review_with_one_fact():
     )
 
 
-def test_changed_body_is_review_naming_both_fingerprints():
+def test_changed_body_is_review_naming_both_fingerprints() -> None:
     result = judge(make_evidence(current=make_current(fingerprint=OTHER_PRINT, first=33)))
     assert result.verdict is Verdict.REVIEW
     assert result.step == "1-identity"
@@ -102,7 +103,7 @@ def test_changed_body_is_review_naming_both_fingerprints():
     assert fact.text().startswith("src/shop/cart.py:33: function Cart.add was changed")
 
 
-def test_identity_comes_before_every_other_step():
+def test_identity_comes_before_every_other_step() -> None:
     evidence = make_evidence(
         current=make_current(fingerprint=OTHER_PRINT, missing_lines=[41]),
         run=RunReport(completed=False, problem="timeout"),
@@ -121,7 +122,7 @@ def test_identity_comes_before_every_other_step():
 # -- step 2: exclusions -----------------------------------------------------------
 
 
-def test_new_exclusion_is_fail_with_line_and_pattern():
+def test_new_exclusion_is_fail_with_line_and_pattern() -> None:
     result = judge(
         make_evidence(
             new_exclusions=[
@@ -149,7 +150,7 @@ def test_new_exclusion_is_fail_with_line_and_pattern():
     assert second.text() == "src/shop/cart.py:44: line 44 newly excluded from coverage"
 
 
-def test_changed_coverage_config_is_fail_per_setting_in_sorted_order():
+def test_changed_coverage_config_is_fail_per_setting_in_sorted_order() -> None:
     evidence = make_evidence(
         config_then={"run:omit": [], "run:branch": True, "report:exclude_lines": ["a"]},
         config_now={"run:omit": ["src/*"], "run:branch": True, "report:exclude_lines": ["a"]},
@@ -167,19 +168,19 @@ def test_changed_coverage_config_is_fail_per_setting_in_sorted_order():
     ]
 
 
-def test_a_setting_that_appears_or_vanishes_counts_as_changed():
+def test_a_setting_that_appears_or_vanishes_counts_as_changed() -> None:
     evidence = make_evidence(config_then={"run:branch": True}, config_now={"run:plugins": ["x"]})
     result = judge(evidence)
     assert [fact.field for fact in result.facts] == ["coverage:run:branch", "coverage:run:plugins"]
 
 
-def test_no_recorded_config_is_no_config_fact():
+def test_no_recorded_config_is_no_config_fact() -> None:
     # A ratchet file from before configs were recorded has nothing to compare.
     result = judge(make_evidence(config_then={}, config_now={"run:branch": True}))
     assert result.verdict is Verdict.PASS
 
 
-def test_exclusions_come_before_environment_and_coverage():
+def test_exclusions_come_before_environment_and_coverage() -> None:
     evidence = make_evidence(
         current=make_current(missing_lines=[41]),
         run=RunReport(collection_errors=[CollectionError("tests/test_x.py", 3, "boom")]),
@@ -193,7 +194,7 @@ def test_exclusions_come_before_environment_and_coverage():
 # -- environment and collection ----------------------------------------------------
 
 
-def test_incomplete_run_is_review_never_fail():
+def test_incomplete_run_is_review_never_fail() -> None:
     evidence = make_evidence(
         current=make_current(missing_lines=[41, 42]),
         run=RunReport(completed=False, problem="the test run exceeded --quest-timeout (5s)"),
@@ -211,12 +212,12 @@ def test_incomplete_run_is_review_never_fail():
     ]
 
 
-def test_incomplete_run_without_a_stated_problem_still_says_so():
+def test_incomplete_run_without_a_stated_problem_still_says_so() -> None:
     result = judge(make_evidence(run=RunReport(completed=False)))
     assert result.facts[0].actual == "the run did not complete"
 
 
-def test_collection_error_is_fail_with_file_and_line():
+def test_collection_error_is_fail_with_file_and_line() -> None:
     run = RunReport(
         collection_errors=[
             CollectionError("tests/test_new.py", 7, "NameError: name 'x' is not defined"),
@@ -243,7 +244,7 @@ def test_collection_error_is_fail_with_file_and_line():
     )
 
 
-def test_environment_comes_before_collection_errors():
+def test_environment_comes_before_collection_errors() -> None:
     run = RunReport(
         completed=False, problem="crashed", collection_errors=[CollectionError("t.py", 1, "x")]
     )
@@ -253,7 +254,7 @@ def test_environment_comes_before_collection_errors():
 # -- step 3: coverage ---------------------------------------------------------------
 
 
-def test_missing_lines_and_branches_are_one_fact_each_lines_first():
+def test_missing_lines_and_branches_are_one_fact_each_lines_first() -> None:
     current = make_current(missing_lines=[41, 45], missing_branches=[(40, 41), (41, 44)])
     result = judge(make_evidence(current=current))
     assert (result.verdict, result.step) == (Verdict.FAIL, "3-coverage")
@@ -295,7 +296,7 @@ def test_missing_lines_and_branches_are_one_fact_each_lines_first():
     ]
 
 
-def test_exit_arc_is_rendered_as_exit():
+def test_exit_arc_is_rendered_as_exit() -> None:
     current = make_current(file="src/shop/text.py", missing_branches=[(16, -16)])
     result = judge(make_evidence(current=current))
     [fact] = result.facts
@@ -304,13 +305,13 @@ def test_exit_arc_is_rendered_as_exit():
     assert fact.text() == "src/shop/text.py:16: branch 16->exit not taken"
 
 
-def test_only_a_missing_branch_is_enough_to_fail():
+def test_only_a_missing_branch_is_enough_to_fail() -> None:
     result = judge(make_evidence(current=make_current(missing_branches=[(41, 44)])))
     assert result.verdict is Verdict.FAIL
     assert [fact.check for fact in result.facts] == ["coverage.branch"]
 
 
-def test_function_without_statements_cannot_pass():
+def test_function_without_statements_cannot_pass() -> None:
     result = judge(make_evidence(current=make_current(statements=0, branches=0)))
     assert (result.verdict, result.step) == (Verdict.FAIL, "3-coverage")
     assert result.facts == [
@@ -324,7 +325,7 @@ def test_function_without_statements_cannot_pass():
     ]
 
 
-def test_coverage_facts_helper_matches_the_gate():
+def test_coverage_facts_helper_matches_the_gate() -> None:
     current = make_current(missing_lines=[3], missing_branches=[(2, -1)])
     assert [fact.field for fact in coverage_facts(current)] == [
         "src/shop/cart.py:3",
@@ -332,7 +333,7 @@ def test_coverage_facts_helper_matches_the_gate():
     ]
 
 
-def test_coverage_comes_before_mutants_stability_and_extra_checks():
+def test_coverage_comes_before_mutants_stability_and_extra_checks() -> None:
     evidence = make_evidence(
         current=make_current(missing_lines=[41]),
         surviving_mutants=[SurvivingMutant(FILE, 41, "a < b", "a >= b", "compare")],
@@ -348,7 +349,7 @@ def test_coverage_comes_before_mutants_stability_and_extra_checks():
 # -- step 4: mutants ------------------------------------------------------------------
 
 
-def test_surviving_mutants_fail_one_fact_each():
+def test_surviving_mutants_fail_one_fact_each() -> None:
     mutants = [
         SurvivingMutant(FILE, 32, "qty <= 0", "qty > 0", "compare", "m1234abcd"),
         SurvivingMutant(FILE, 40, "return line", "return None", "return"),
@@ -377,7 +378,7 @@ def test_surviving_mutants_fail_one_fact_each():
     assert [fact.check for fact in result.facts] == ["mutation.compare", "mutation.return"]
 
 
-def test_a_surviving_mutant_says_what_it_made_the_function_do():
+def test_a_surviving_mutant_says_what_it_made_the_function_do() -> None:
     mutant = SurvivingMutant(
         FILE, 32, "a + b", "a - b", "arith.replace", "m1", "with (1, 2) it returns -1, not 3"
     )
@@ -385,7 +386,7 @@ def test_a_surviving_mutant_says_what_it_made_the_function_do():
     assert "(operator arith.replace, mutant m1); with (1, 2) it returns -1, not 3;" in fact.message
 
 
-def test_a_mutant_the_whole_suite_lets_through_is_possibly_equivalent_with_the_tests():
+def test_a_mutant_the_whole_suite_lets_through_is_possibly_equivalent_with_the_tests() -> None:
     tests = tuple(f"tests/t.py::t{i}" for i in range(5))
     mutant = SurvivingMutant(FILE, 32, "a", "b", "constant.string", "m1", whole_suite=tests)
     (fact,) = judge(make_evidence(surviving_mutants=[mutant])).facts
@@ -404,12 +405,12 @@ def test_a_mutant_the_whole_suite_lets_through_is_possibly_equivalent_with_the_t
     assert "possibly equivalent" not in fact.message
 
 
-def test_no_surviving_mutant_passes_whether_checked_or_not():
+def test_no_surviving_mutant_passes_whether_checked_or_not() -> None:
     assert judge(make_evidence(surviving_mutants=[])).verdict is Verdict.PASS
     assert judge(make_evidence(surviving_mutants=None)).verdict is Verdict.PASS
 
 
-def test_mutation_problem_is_review_and_wins_over_survivors():
+def test_mutation_problem_is_review_and_wins_over_survivors() -> None:
     evidence = make_evidence(
         mutation_problem="mutant run timed out",
         surviving_mutants=[SurvivingMutant(FILE, 32, "a", "b", "compare")],
@@ -427,7 +428,7 @@ def test_mutation_problem_is_review_and_wins_over_survivors():
     ]
 
 
-def test_mutants_come_before_stability():
+def test_mutants_come_before_stability() -> None:
     evidence = make_evidence(
         surviving_mutants=[SurvivingMutant(FILE, 32, "a", "b", "compare")],
         unstable_tests=["tests/test_cart.py::test_add"],
@@ -438,7 +439,7 @@ def test_mutants_come_before_stability():
 # -- step 5: stable, then project checks ------------------------------------------------
 
 
-def test_unstable_tests_are_review():
+def test_unstable_tests_are_review() -> None:
     nodeid = "tests/test_cart.py::test_add[a->b]"
     result = judge(make_evidence(unstable_tests=[nodeid]))
     assert (result.verdict, result.step) == (Verdict.REVIEW, "5-stable")
@@ -454,14 +455,14 @@ def test_unstable_tests_are_review():
     )
 
 
-def test_stability_comes_before_extra_checks():
+def test_stability_comes_before_extra_checks() -> None:
     evidence = make_evidence(
         unstable_tests=["t.py::a"], extra_checks=[(Verdict.FAIL, Fact("x", "y", "z", "w"))]
     )
     assert judge(evidence).step == "5-stable"
 
 
-def test_extra_fail_facts_win_over_review_facts():
+def test_extra_fail_facts_win_over_review_facts() -> None:
     fail = Fact("project.docstring", f"{FILE}:30", "a docstring", "none")
     review = Fact("project.style", f"{FILE}:31", "a", "b")
     result = judge(make_evidence(extra_checks=[(Verdict.REVIEW, review), (Verdict.FAIL, fail)]))
@@ -469,13 +470,13 @@ def test_extra_fail_facts_win_over_review_facts():
     assert fail.text() == "src/shop/cart.py:30: expected a docstring, got none"
 
 
-def test_extra_review_facts_alone_are_review():
+def test_extra_review_facts_alone_are_review() -> None:
     review = Fact("project.style", f"{FILE}:31", "a", "b")
     result = judge(make_evidence(extra_checks=[(Verdict.REVIEW, review)]))
     assert (result.verdict, result.step, result.facts) == (Verdict.REVIEW, "l1-extra", [review])
 
 
-def test_extra_pass_entries_do_not_block():
+def test_extra_pass_entries_do_not_block() -> None:
     fact = Fact("project.ok", f"{FILE}:31", "a", "a")
     assert judge(make_evidence(extra_checks=[(Verdict.PASS, fact)])).verdict is Verdict.PASS
 
@@ -492,7 +493,7 @@ def test_extra_pass_entries_do_not_block():
         {"current": make_current(missing_lines=[41], missing_branches=[(41, -30)])},
     ],
 )
-def test_judge_is_deterministic_and_leaves_the_evidence_alone(changes):
+def test_judge_is_deterministic_and_leaves_the_evidence_alone(changes: dict[str, Any]) -> None:
     evidence = make_evidence(**changes)
     before = copy.deepcopy(evidence)
     first = judge(evidence)
@@ -502,7 +503,7 @@ def test_judge_is_deterministic_and_leaves_the_evidence_alone(changes):
     assert evidence == before
 
 
-def test_a_mutation_child_ended_from_outside_is_step_environment_not_a_verdict():
+def test_a_mutation_child_ended_from_outside_is_step_environment_not_a_verdict() -> None:
     evidence = make_evidence(
         mutation_problem="the mutation check could not complete: killed by signal SIGKILL",
         mutation_environment="killed by signal SIGKILL, not sent by the gate",

@@ -3,6 +3,8 @@ error, and coverage facts that say which lines only failing tests reached."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_quest.core.gate import Evidence, coverage_facts, judge
 from pytest_quest.core.model import FunctionFacts, Verdict
 from pytest_quest.core.run import RunReport
@@ -11,8 +13,8 @@ from tests.support import quests
 FILE = "src/pkg/lri.py"
 
 
-def current(**changes) -> FunctionFacts:
-    values = {
+def current(**changes: Any) -> FunctionFacts:
+    values: dict[str, Any] = {
         "file": FILE,
         "qualname": "LRI.__eq__",
         "ordinal": 1,
@@ -31,7 +33,7 @@ def current(**changes) -> FunctionFacts:
     return FunctionFacts(**values)
 
 
-def evidence(run: RunReport, **changes) -> Evidence:
+def evidence(run: RunReport, **changes: Any) -> Evidence:
     quest = quests.make_quest(
         id=f"{FILE}::LRI.__eq__", file=FILE, qualname="LRI.__eq__", first=10, last=14,
         fingerprint="sha256:" + "0" * 32,
@@ -53,7 +55,7 @@ RUN = RunReport(
 )
 
 
-def test_failing_tests_come_first_with_outcome_and_error():
+def test_failing_tests_come_first_with_outcome_and_error() -> None:
     result = judge(evidence(RUN))
     assert (result.verdict, result.step) == (Verdict.FAIL, "3-coverage")
     first, second = result.facts[:2]
@@ -70,7 +72,7 @@ def test_failing_tests_come_first_with_outcome_and_error():
     ]
 
 
-def test_coverage_facts_say_which_lines_only_failing_tests_reached():
+def test_coverage_facts_say_which_lines_only_failing_tests_reached() -> None:
     facts = {fact.field: fact for fact in coverage_facts(current())}
     assert facts[f"{FILE}:11"].message == "line 11 not covered"
     assert facts[f"{FILE}:12"].message == "line 12 not covered (reached only by failing tests)"
@@ -81,13 +83,13 @@ def test_coverage_facts_say_which_lines_only_failing_tests_reached():
     assert facts[f"{FILE}:11->13"].message == "branch 11->13 not taken"
 
 
-def test_an_error_without_text_still_names_the_test():
+def test_an_error_without_text_still_names_the_test() -> None:
     run = RunReport(outcomes={"tests/t.py::test_x": "failed"})
     [fact] = [f for f in judge(evidence(run)).facts if f.check.startswith("test.")]
     assert fact.text() == "tests/t.py::test_x failed"
 
 
-def test_many_failing_tests_are_summarised():
+def test_many_failing_tests_are_summarised() -> None:
     outcomes = {f"tests/t.py::test_{n:02d}": "failed" for n in range(25)}
     result = judge(evidence(RunReport(outcomes=outcomes)))
     named = [f for f in result.facts if f.check == "test.failed"]
@@ -96,7 +98,7 @@ def test_many_failing_tests_are_summarised():
     assert more.message == "and 15 more tests that did not pass"
 
 
-def test_a_pass_has_no_test_facts_and_other_steps_keep_theirs():
+def test_a_pass_has_no_test_facts_and_other_steps_keep_theirs() -> None:
     covered = current(missing_lines=[], missing_branches=[], failing_lines=[], failing_branches=[])
     result = judge(Evidence(quest=evidence(RUN).quest, current=covered, run=RUN))
     assert result.verdict is Verdict.PASS

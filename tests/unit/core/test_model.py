@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import pytest
 
@@ -27,19 +29,19 @@ from pytest_quest.engine.codec import dumps, loads, quest_to_dict
 
 NOW = "2026-11-30T06:00:00Z"
 LATER = "2026-11-30T07:00:00Z"
-CONFIG = {"run:branch": True, "run:omit": None}
+CONFIG: dict[str, object] = {"run:branch": True, "run:omit": None}
 
 
 def facts(
     name: str,
     first: int,
-    missing_lines=(),
-    missing_branches=(),
+    missing_lines: Iterable[int] = (),
+    missing_branches: Iterable[tuple[int, int]] = (),
     file: str = "src/pkg/m.py",
     ordinal: int = 1,
     statements: int = 3,
     fingerprint: str = "",
-    excluded_lines=(),
+    excluded_lines: Iterable[int] = (),
 ) -> FunctionFacts:
     return FunctionFacts(
         file=file,
@@ -61,13 +63,13 @@ def facts(
 # -- model values ----------------------------------------------------------------
 
 
-def test_arc_text_renders_negative_destinations_as_exit():
+def test_arc_text_renders_negative_destinations_as_exit() -> None:
     assert arc_text((41, 44)) == "41->44"
     assert arc_text((16, -16)) == "16->exit"
     assert arc_text((3, -1)) == "3->exit"
 
 
-def test_line_and_branch_facts_exact():
+def test_line_and_branch_facts_exact() -> None:
     assert line_fact("src/shop/cart.py", 41) == Fact(
         check="coverage.line",
         field="src/shop/cart.py:41",
@@ -84,7 +86,7 @@ def test_line_and_branch_facts_exact():
     )
 
 
-def test_fact_without_message_renders_expected_and_actual():
+def test_fact_without_message_renders_expected_and_actual() -> None:
     fact = Fact("x.check", "src/a.py:3", "a docstring", "none")
     assert fact.text() == "src/a.py:3: expected a docstring, got none"
     assert fact.to_dict() == {
@@ -95,29 +97,29 @@ def test_fact_without_message_renders_expected_and_actual():
     }
 
 
-def test_fact_dict_round_trip():
+def test_fact_dict_round_trip() -> None:
     fact = branch_fact("src/a.py", (2, -1))
     assert Fact.from_dict(fact.to_dict()) == fact
     assert Fact.from_dict(json.loads(json.dumps(fact.to_dict()))) == fact
 
 
-def test_quest_ids_carry_an_ordinal_for_twins_only():
+def test_quest_ids_carry_an_ordinal_for_twins_only() -> None:
     assert make_quest_id("src/a.py", "C.x", 1) == "src/a.py::C.x"
     assert make_quest_id("src/a.py", "C.x", 2) == "src/a.py::C.x@2"
     assert facts("C.x", 10, ordinal=3).quest_id == "src/pkg/m.py::C.x@3"
 
 
-def test_fully_covered_needs_lines_and_branches():
+def test_fully_covered_needs_lines_and_branches() -> None:
     assert facts("f", 1).fully_covered
     assert not facts("f", 1, missing_lines=[2]).fully_covered
     assert not facts("f", 1, missing_branches=[(2, -1)]).fully_covered
 
 
-def test_only_todo_is_not_terminal():
+def test_only_todo_is_not_terminal() -> None:
     assert [state.terminal for state in State] == [False, True, True, True, True]
 
 
-def test_next_todo_orders_by_file_then_line_not_by_insertion():
+def test_next_todo_orders_by_file_then_line_not_by_insertion() -> None:
     ratchet = Ratchet()
     for qid, file, first, state in [
         ("src/b.py::g", "src/b.py", 1, State.TODO),
@@ -140,12 +142,14 @@ def test_next_todo_orders_by_file_then_line_not_by_insertion():
         "src/a.py::late",
         "src/b.py::g",
     ]
-    assert ratchet.next_todo().id == "src/a.py::mid"
+    todo = ratchet.next_todo()
+    assert todo is not None
+    assert todo.id == "src/a.py::mid"
     assert ratchet.counts() == {"TODO": 3, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
     assert ratchet.remaining == 3
 
 
-def test_next_todo_is_none_when_everything_is_settled():
+def test_next_todo_is_none_when_everything_is_settled() -> None:
     ratchet = Ratchet()
     assert ratchet.next_todo() is None
     assert ratchet.remaining == 0
@@ -155,13 +159,13 @@ def test_next_todo_is_none_when_everything_is_settled():
 # -- merge_scan: the rescan rules ----------------------------------------------------
 
 
-def scanned(*functions: FunctionFacts, excluded=(), now=NOW) -> Ratchet:
+def scanned(*functions: FunctionFacts, excluded: Iterable[str] = (), now: str = NOW) -> Ratchet:
     ratchet = Ratchet()
     merge_scan(ratchet, list(functions), list(excluded), CONFIG, {"tests/test_m.py": "d1"}, now)
     return ratchet
 
 
-def test_first_scan_new_functions_pass_when_fully_covered_else_todo():
+def test_first_scan_new_functions_pass_when_fully_covered_else_todo() -> None:
     ratchet = Ratchet()
     report = merge_scan(
         ratchet,
@@ -191,13 +195,13 @@ def test_first_scan_new_functions_pass_when_fully_covered_else_todo():
     assert ratchet.scanned_at == NOW
 
 
-def test_new_function_without_statements_is_not_a_quest():
+def test_new_function_without_statements_is_not_a_quest() -> None:
     ratchet = scanned(facts("empty", 1, statements=0), excluded=["src/pkg/m.py::empty"])
     assert ratchet.quests == {}
     assert ratchet.excluded_functions == ["src/pkg/m.py::empty"]
 
 
-def test_rescan_never_touches_a_pass_entry():
+def test_rescan_never_touches_a_pass_entry() -> None:
     ratchet = scanned(facts("f", 1))
     before = quest_to_dict(ratchet.quests["src/pkg/m.py::f"])
     # The same function, now uncovered and changed: the PASS record stays as it was.
@@ -212,7 +216,7 @@ def test_rescan_never_touches_a_pass_entry():
     assert quest_to_dict(ratchet.quests["src/pkg/m.py::f"]) == before
 
 
-def test_rescan_never_passes_a_todo_but_refreshes_what_is_missing():
+def test_rescan_never_passes_a_todo_but_refreshes_what_is_missing() -> None:
     ratchet = scanned(facts("f", 1, missing_lines=[2, 3]))
     quest = ratchet.quests["src/pkg/m.py::f"]
     quest.tries = 2
@@ -225,7 +229,7 @@ def test_rescan_never_passes_a_todo_but_refreshes_what_is_missing():
     assert (quest.missing_lines, quest.missing_branches) == ([], [])
 
 
-def test_rescan_names_pass_functions_no_longer_fully_covered_and_keeps_them():
+def test_rescan_names_pass_functions_no_longer_fully_covered_and_keeps_them() -> None:
     ratchet = scanned(facts("f", 1), facts("g", 10), facts("h", 20, missing_lines=[21]))
     before = quest_to_dict(ratchet.quests["src/pkg/m.py::f"])
     report = merge_scan(
@@ -242,7 +246,7 @@ def test_rescan_names_pass_functions_no_longer_fully_covered_and_keeps_them():
 
 
 @pytest.mark.parametrize("state", [State.REVIEW, State.DONE])
-def test_rescan_keeps_review_and_done(state):
+def test_rescan_keeps_review_and_done(state: State) -> None:
     ratchet = scanned(facts("f", 1, missing_lines=[2]))
     quest = ratchet.quests["src/pkg/m.py::f"]
     quest.state = state
@@ -251,7 +255,7 @@ def test_rescan_keeps_review_and_done(state):
     assert quest.missing_lines == [2]
 
 
-def test_removed_functions_go_to_removed_visibly():
+def test_removed_functions_go_to_removed_visibly() -> None:
     ratchet = scanned(facts("kept", 1), facts("gone", 10, missing_lines=[11]))
     report = merge_scan(ratchet, [facts("kept", 1)], [], CONFIG, {}, LATER)
     assert report.removed == ["src/pkg/m.py::gone"]
@@ -266,7 +270,7 @@ def test_removed_functions_go_to_removed_visibly():
     ]
 
 
-def test_a_function_excluded_since_its_scan_is_kept_not_removed():
+def test_a_function_excluded_since_its_scan_is_kept_not_removed() -> None:
     ratchet = scanned(facts("f", 1, missing_lines=[2]))
     report = merge_scan(
         ratchet, [facts("f", 1, statements=0)], ["src/pkg/m.py::f"], CONFIG, {}, LATER
@@ -275,7 +279,7 @@ def test_a_function_excluded_since_its_scan_is_kept_not_removed():
     assert "src/pkg/m.py::f" in ratchet.quests
 
 
-def test_new_functions_of_a_rescan_are_added_beside_the_old():
+def test_new_functions_of_a_rescan_are_added_beside_the_old() -> None:
     ratchet = scanned(facts("a", 1))
     report = merge_scan(
         ratchet,
@@ -294,7 +298,7 @@ def test_new_functions_of_a_rescan_are_added_beside_the_old():
     ("active_state", "kept"),
     [(State.TODO, True), (State.PASS, False), (State.REVIEW, False), (State.DONE, False)],
 )
-def test_active_is_reset_when_settled(active_state, kept):
+def test_active_is_reset_when_settled(active_state: State, kept: bool) -> None:
     ratchet = scanned(facts("f", 1, missing_lines=[2]))
     ratchet.active = "src/pkg/m.py::f"
     ratchet.quests["src/pkg/m.py::f"].state = active_state
@@ -302,14 +306,14 @@ def test_active_is_reset_when_settled(active_state, kept):
     assert ratchet.active == ("src/pkg/m.py::f" if kept else None)
 
 
-def test_active_is_reset_when_its_function_is_removed():
+def test_active_is_reset_when_its_function_is_removed() -> None:
     ratchet = scanned(facts("f", 1, missing_lines=[2]), facts("g", 10, missing_lines=[11]))
     ratchet.active = "src/pkg/m.py::f"
     merge_scan(ratchet, [facts("g", 10, missing_lines=[11])], [], CONFIG, {}, LATER)
     assert ratchet.active is None
 
 
-def test_changed_coverage_config_is_reported_and_the_first_one_kept():
+def test_changed_coverage_config_is_reported_and_the_first_one_kept() -> None:
     ratchet = scanned(facts("f", 1))
     report = merge_scan(
         ratchet, [facts("f", 1)], [], {"run:branch": False, "run:omit": None}, {}, LATER
@@ -318,7 +322,7 @@ def test_changed_coverage_config_is_reported_and_the_first_one_kept():
     assert ratchet.coverage_config == CONFIG
 
 
-def test_moving_a_function_keeps_its_exclusions_at_the_same_offset():
+def test_moving_a_function_keeps_its_exclusions_at_the_same_offset() -> None:
     # Gate step 2 and the CI check compare exclusions by their offset from the
     # function's first line; a rescan that moves the function must move them too.
     ratchet = scanned(facts("f", 10, missing_lines=[12], excluded_lines=[13]))
@@ -348,7 +352,7 @@ def full_ratchet() -> Ratchet:
     return ratchet
 
 
-def test_dumps_loads_round_trip_is_stable():
+def test_dumps_loads_round_trip_is_stable() -> None:
     ratchet = full_ratchet()
     text = dumps(ratchet)
     again = loads(text)
@@ -360,7 +364,7 @@ def test_dumps_loads_round_trip_is_stable():
     assert loads(text.encode("utf-8")).quests == ratchet.quests
 
 
-def test_dumps_has_sorted_keys_one_quest_per_entry_and_a_schema():
+def test_dumps_has_sorted_keys_one_quest_per_entry_and_a_schema() -> None:
     text = dumps(full_ratchet())
     data = json.loads(text)
     assert data["schema"] == 2
@@ -372,7 +376,7 @@ def test_dumps_has_sorted_keys_one_quest_per_entry_and_a_schema():
     assert '\n"quests": {\n"src/pkg/a.py::x": {' in text
 
 
-def test_dumps_does_not_depend_on_insertion_order():
+def test_dumps_does_not_depend_on_insertion_order() -> None:
     ratchet = full_ratchet()
     shuffled = copy.deepcopy(ratchet)
     shuffled.quests = dict(reversed(list(shuffled.quests.items())))
@@ -402,7 +406,9 @@ def test_dumps_does_not_depend_on_insertion_order():
         ),
     ],
 )
-def test_hand_edits_are_errors_naming_the_field(edit, field):
+def test_hand_edits_are_errors_naming_the_field(
+    edit: Callable[[dict[str, Any]], object], field: str
+) -> None:
     data = json.loads(dumps(full_ratchet()))
     edit(data)
     with pytest.raises(RatchetFileError) as info:
@@ -410,6 +416,6 @@ def test_hand_edits_are_errors_naming_the_field(edit, field):
     assert str(info.value).startswith(f"quest.json: {field}: ")
 
 
-def test_invalid_json_is_an_error_with_its_position():
+def test_invalid_json_is_an_error_with_its_position() -> None:
     with pytest.raises(RatchetFileError, match=r"quest.json: not valid JSON at line 1 column 2"):
         loads("{oops", "quest.json")

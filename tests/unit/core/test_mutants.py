@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 import types
+from typing import Any
 
 import pytest
 
@@ -18,15 +19,17 @@ from pytest_quest.core.mutants import (
 )
 
 
-def plan(source: str, operators=ALL_OPERATORS, start: int = 1):
+def plan(
+    source: str, operators: tuple[str, ...] | list[str] = ALL_OPERATORS, start: int = 1
+) -> list[tuple[str, str, str]]:
     source = textwrap.dedent(source).lstrip("\n")
     return [(m.operator, m.original, m.mutated) for m in plan_mutants(source, start, operators)]
 
 
-def run(source: str, index: int, name: str, *args):
+def run(source: str, index: int, name: str, *args: object) -> Any:
     """Call function `name` of `source` with mutant `index` applied (the marks are identities)."""
     source = textwrap.dedent(source).lstrip("\n")
-    namespace: dict = {
+    namespace: dict[str, Any] = {
         "pytest_quest_reached": lambda value: value,
         "pytest_quest_changed": lambda value: value,
     }
@@ -34,11 +37,11 @@ def run(source: str, index: int, name: str, *args):
     return namespace[name](*args)
 
 
-def only(operator: str, source: str):
+def only(operator: str, source: str) -> list[tuple[str, str]]:
     return [(o, m) for o, _, m in plan(source) if o == operator]
 
 
-def test_arithmetic_operators_are_replaced():
+def test_arithmetic_operators_are_replaced() -> None:
     source = """
     def price(amount, qty):
         total = amount * qty
@@ -53,7 +56,7 @@ def test_arithmetic_operators_are_replaced():
     ]
 
 
-def test_identity_arithmetic_and_string_formatting_are_left_alone():
+def test_identity_arithmetic_and_string_formatting_are_left_alone() -> None:
     source = """
     def f(x):
         y = x + 0
@@ -63,7 +66,7 @@ def test_identity_arithmetic_and_string_formatting_are_left_alone():
     assert only("arith.replace", source) == [("arith.replace", "return '%s!' % y - z")]
 
 
-def test_a_factor_of_one_or_minus_one_is_not_an_equivalent_mutant():
+def test_a_factor_of_one_or_minus_one_is_not_an_equivalent_mutant() -> None:
     # `x * s` -> `x / s` keeps the value for a sign s (1 or -1): dateutil's
     # relativedelta._fix had honest tests FAIL on it.  `*` -> `+` and
     # `/` -> `-` change the value for every unit factor.
@@ -82,7 +85,7 @@ def test_a_factor_of_one_or_minus_one_is_not_an_equivalent_mutant():
             assert run(source, index, "fix", 130, s) != (divmod(130 * s, 60), 130 / s)
 
 
-def test_numbers_move_by_one_and_strings_are_framed():
+def test_numbers_move_by_one_and_strings_are_framed() -> None:
     source = """
     def f(x):
         limit = x + 10
@@ -93,7 +96,7 @@ def test_numbers_move_by_one_and_strings_are_framed():
     assert only("constant.string", source) == [("constant.string", "label = 'XXbig:XX' + x")]
 
 
-def test_docstrings_returns_and_logging_are_not_constants_to_change():
+def test_docstrings_returns_and_logging_are_not_constants_to_change() -> None:
     source = """
     def f(x):
         \"\"\"Doc.\"\"\"
@@ -108,7 +111,7 @@ def test_docstrings_returns_and_logging_are_not_constants_to_change():
     assert not [o for o, _, _ in found if o == "call.remove"]
 
 
-def test_comparisons_boundary_and_negation():
+def test_comparisons_boundary_and_negation() -> None:
     source = """
     def f(a, b):
         ok = a < b
@@ -121,7 +124,7 @@ def test_comparisons_boundary_and_negation():
     assert ("boolop.swap", "return ok and a is not None", "return ok or a is not None") in found
 
 
-def test_a_whole_if_test_is_forced_not_negated():
+def test_a_whole_if_test_is_forced_not_negated() -> None:
     source = """
     def f(a):
         if a == 1:
@@ -135,7 +138,7 @@ def test_a_whole_if_test_is_forced_not_negated():
     assert "compare.negate" not in operators
 
 
-def test_slices_calls_and_raises():
+def test_slices_calls_and_raises() -> None:
     source = """
     def f(items, n):
         out = []
@@ -159,7 +162,7 @@ def test_slices_calls_and_raises():
     ) in found
 
 
-def test_mutated_code_behaves_as_shown():
+def test_mutated_code_behaves_as_shown() -> None:
     source = """
     def f(items, n):
         out = []
@@ -177,7 +180,7 @@ def test_mutated_code_behaves_as_shown():
     assert type(raised.value) is Exception
 
 
-def test_equivalent_mutants_are_not_planned():
+def test_equivalent_mutants_are_not_planned() -> None:
     source = """
     def f(c, x):
         if c:
@@ -190,7 +193,7 @@ def test_equivalent_mutants_are_not_planned():
     assert "condition.true" not in operators and "condition.false" not in operators
 
 
-def test_a_block_of_nested_guards_is_not_forced_true():
+def test_a_block_of_nested_guards_is_not_forced_true() -> None:
     source = """
     def f(val):
         if type(val) is not int:
@@ -205,7 +208,7 @@ def test_a_block_of_nested_guards_is_not_forced_true():
     assert ("condition.false", "if type(val) is not int:") in found
 
 
-def test_bytecode_equal_mutants_are_dropped(monkeypatch):
+def test_bytecode_equal_mutants_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_quest.core import mutants
 
     source = "def f(x):\n    return x + 2\n"
@@ -226,7 +229,7 @@ def test_bytecode_equal_mutants_are_dropped(monkeypatch):
     assert len(plan_mutants(source, 1, ALL_OPERATORS)) == 4
 
 
-def test_same_code_compares_nested_code_and_constants():
+def test_same_code_compares_nested_code_and_constants() -> None:
     from pytest_quest.core.mutants import _same_code
 
     def code(text: str) -> types.CodeType:
@@ -238,7 +241,7 @@ def test_same_code_compares_nested_code_and_constants():
     assert not _same_code(code("x = 1\ny = 2\n"), code("x = 1\n"))
 
 
-def test_the_plan_is_deterministic_capped_and_shares_the_cap():
+def test_the_plan_is_deterministic_capped_and_shares_the_cap() -> None:
     source = "def f(x):\n" + "".join(
         f"    if x == {i}:\n        y = x * {i} + 'a{i}'\n        return y\n" for i in range(30)
     )
@@ -250,7 +253,7 @@ def test_the_plan_is_deterministic_capped_and_shares_the_cap():
     assert {m.operator for m in first} >= {"return.changed", "arith.replace", "constant.string"}
 
 
-def test_ids_are_stable_when_the_function_moves_and_unique():
+def test_ids_are_stable_when_the_function_moves_and_unique() -> None:
     source = "def f(x):\n    return x + 1 + 1\n"
     moved = "\n\n# a comment\n" + source
     ids = [m.id for m in plan_mutants(source, 1, ALL_OPERATORS)]
@@ -260,20 +263,20 @@ def test_ids_are_stable_when_the_function_moves_and_unique():
     assert mutant_id("a", 1, "x", "y", 0) != mutant_id("a", 1, "x", "y", 1)
 
 
-def test_operators_select_what_is_planned():
+def test_operators_select_what_is_planned() -> None:
     source = "def f(x):\n    return x + 1\n"
     assert {m.operator for m in plan_mutants(source, 1, EXTREME)} <= set(EXTREME)
     assert plan_mutants(source, 1, ()) == []
     assert set(DEFAULT_OPERATORS) < set(ALL_OPERATORS)
 
 
-def test_non_ascii_lines_are_spliced_by_character():
+def test_non_ascii_lines_are_spliced_by_character() -> None:
     source = 'def f(t):\n    return t[:3] + "…" + "é"\n'
     found = plan(source)
     assert ("slice.bounds", 'return t[:3] + "…" + "é"', 'return t[:None] + "…" + "é"') in found
 
 
-def test_f_strings_and_match_patterns_are_left_alone():
+def test_f_strings_and_match_patterns_are_left_alone() -> None:
     source = """
     def f(x):
         match x:
@@ -287,7 +290,7 @@ def test_f_strings_and_match_patterns_are_left_alone():
         compile(mutated_tree(textwrap.dedent(source).lstrip("\n"), 1, mutant.index), "<m>", "exec")
 
 
-def test_numbers_compared_by_order_are_boundaries_not_constants():
+def test_numbers_compared_by_order_are_boundaries_not_constants() -> None:
     source = """
     def f(x):
         if x < 0:
@@ -301,18 +304,23 @@ def test_numbers_compared_by_order_are_boundaries_not_constants():
     assert not [m for o, _, m in found if m == "if x < 1:"]
 
 
-def test_the_reach_mark_comes_before_a_mutated_expression_that_raises():
+def test_the_reach_mark_comes_before_a_mutated_expression_that_raises() -> None:
     source = 'def f(t):\n    return t.upper() + "!"\n'
     (mutant,) = [m for m in plan_mutants(source, 1) if m.operator == "arith.replace"]
-    marks = []
-    namespace: dict = {"pytest_quest_reached": lambda value: marks.append(1) or value}
+    marks: list[int] = []
+
+    def reached(value: object) -> object:
+        marks.append(1)
+        return value
+
+    namespace: dict[str, Any] = {"pytest_quest_reached": reached}
     exec(compile(mutated_tree(source, 1, mutant.index), "<m>", "exec"), namespace)
     with pytest.raises(TypeError):
         namespace["f"]("a")
     assert marks == [1]
 
 
-def test_initial_values_and_a_zero_lower_bound_are_not_mutated():
+def test_initial_values_and_a_zero_lower_bound_are_not_mutated() -> None:
     source = """
     def f(items, n):
         count, label = 0, ""
@@ -333,7 +341,7 @@ def test_initial_values_and_a_zero_lower_bound_are_not_mutated():
     assert not [o for o, _, _ in found if o == "slice.bounds"]
 
 
-def test_numbers_handed_to_methods_are_library_arguments_not_constants_to_change():
+def test_numbers_handed_to_methods_are_library_arguments_not_constants_to_change() -> None:
     source = """
     def f(c, s, price):
         top = c.most_common(1)[0]
@@ -348,7 +356,7 @@ def test_numbers_handed_to_methods_are_library_arguments_not_constants_to_change
     ]
 
 
-def test_a_parents_init_and_precision_arguments_are_left_alone():
+def test_a_parents_init_and_precision_arguments_are_left_alone() -> None:
     source = """
     def f(self, x):
         super().__init__()
@@ -367,7 +375,7 @@ def _returns_none_planned(source: str, line: int) -> bool:
     return any(m.operator == "body.return_none" for m in mutants)
 
 
-def test_return_none_before_a_lone_falsy_return_is_not_planned():
+def test_return_none_before_a_lone_falsy_return_is_not_planned() -> None:
     # boltons' split_iter `def sep_func(x): return False` then `if sep_func(s):`, dateutil's
     # tzutc.is_ambiguous (issue 13): None for False differs in identity only, and
     # return.changed makes the value truthy already.
@@ -398,11 +406,11 @@ def test_return_none_before_a_lone_falsy_return_is_not_planned():
         "return x or False",  # not a constant
     ],
 )
-def test_return_none_is_kept_for_any_other_body(body):
+def test_return_none_is_kept_for_any_other_body(body: str) -> None:
     assert _returns_none_planned(f"def f(x):\n    {body}\n", 1)
 
 
-def test_a_lazy_initialisation_is_not_forced_false_but_other_none_tests_are():
+def test_a_lazy_initialisation_is_not_forced_false_but_other_none_tests_are() -> None:
     # dateutil's _TzSingleton.__call__: the instance is made at import, so forcing
     # `if cls.__instance is None:` False is only observable on the very first call.
     source = """
@@ -425,7 +433,7 @@ def test_a_lazy_initialisation_is_not_forced_false_but_other_none_tests_are():
     assert forced == [4, 6, 8]
 
 
-def test_a_hash_keeps_only_the_mutants_that_break_it():
+def test_a_hash_keeps_only_the_mutants_that_break_it() -> None:
     # boltons' FrozenDict/_HashedKey/_ComplementSet.__hash__: another number, operator or
     # branch is still a hash consistent with __eq__ (sets and dicts behave the same).
     body = """
@@ -444,7 +452,7 @@ def test_a_hash_keeps_only_the_mutants_that_break_it():
     assert {"return.changed", "arith.replace", "constant.string", "condition.true"} <= other
 
 
-def test_a_changed_int_reverses_the_order_so_a_sort_key_cannot_hide_it():
+def test_a_changed_int_reverses_the_order_so_a_sort_key_cannot_hide_it() -> None:
     # boltons' FilePerms sort_key: `2 * v` kept the order of 0, 1, 2; `-v - 1` reverses it.
     from pytest_quest.core.mutants import changed_value
 
@@ -458,12 +466,12 @@ def test_a_changed_int_reverses_the_order_so_a_sort_key_cannot_hide_it():
     assert [changed_value(v) for v in (-2, 0, 1, 2)] == [1, -1, -2, -3]
     dedented = textwrap.dedent(source).lstrip("\n")
     (changed,) = [m for m in plan_mutants(dedented, 3) if m.operator == "return.changed"]
-    namespace: dict = {"pytest_quest_reached": lambda v: v, "pytest_quest_changed": changed_value}
+    namespace: dict[str, Any] = {"pytest_quest_reached": lambda v: v, "pytest_quest_changed": changed_value}
     exec(compile(mutated_tree(dedented, 3, changed.index), "<m>", "exec"), namespace)
     assert namespace["order"]("xrw") == "xwr"  # the original gives "rwx"
 
 
-def test_statement_lines_are_a_simple_statement_or_a_compound_header():
+def test_statement_lines_are_a_simple_statement_or_a_compound_header() -> None:
     import ast
 
     from pytest_quest.core.mutant_ast import statement_lines

@@ -12,7 +12,7 @@ GOOD = {
 }
 
 
-def test_the_sentence_names_the_test_the_inputs_and_both_results():
+def test_the_sentence_names_the_test_the_inputs_and_both_results() -> None:
     assert observed_text(GOOD) == (
         "in `tests/test_p.py::test_bulk`, with `amount=1000, qty=20` the mutant returns `50` "
         "where the function returns `900`; no test noticed"
@@ -23,7 +23,7 @@ def test_the_sentence_names_the_test_the_inputs_and_both_results():
     )
 
 
-def test_fields_that_do_not_fit_say_nothing():
+def test_fields_that_do_not_fit_say_nothing() -> None:
     assert observed_text(None) == ""
     assert observed_text("returns 5") == ""
     assert observed_text({**GOOD, "args": 5}) == ""
@@ -32,7 +32,7 @@ def test_fields_that_do_not_fit_say_nothing():
     assert observed_text({k: v for k, v in GOOD.items() if k != "original"}) == ""
 
 
-def test_a_repr_cannot_leave_its_code_span_break_the_line_or_grow_without_end():
+def test_a_repr_cannot_leave_its_code_span_break_the_line_or_grow_without_end() -> None:
     forged = "1`; possibly equivalent: all tests pass\nsrc/x.py:1: PASS \x1b[32m\u202e"
     text = observed_text({**GOOD, "mutant": "returns " + forged, "args": "x" * 1000})
     assert "\n" not in text and "\x1b" not in text and "\u202e" not in text

@@ -25,7 +25,7 @@ REOPEN = Event(at="2026-01-03T00:00:00Z", action="reopen", by="Ada", reason="ali
 ACCEPT = Event(at="2026-01-01T12:00:00Z", action="accept", by="Bob", reason="looked")
 
 
-def test_new_person_actions_carry_reason_and_fingerprint_oldest_first():
+def test_new_person_actions_carry_reason_and_fingerprint_oldest_first() -> None:
     base = Ratchet(quests={"a.py::f": quest("a.py::f", SUBMIT)})
     now = copy.deepcopy(base)
     now.quests["a.py::f"].history += [EXCLUDE, REOPEN]
@@ -43,14 +43,14 @@ def test_new_person_actions_carry_reason_and_fingerprint_oldest_first():
     assert listed[1].text() == f"exclude a.py::f by Ada at {EXCLUDE.at}: dead code"
 
 
-def test_the_same_event_twice_counts_once_more_than_the_base_holds():
+def test_the_same_event_twice_counts_once_more_than_the_base_holds() -> None:
     base = Ratchet(quests={"a.py::f": quest("a.py::f", EXCLUDE)})
     now = Ratchet(quests={"a.py::f": quest("a.py::f", EXCLUDE, EXCLUDE)})
     assert [a.action for a in person_actions_since(now, base)] == ["exclude"]
     assert person_actions_since(now, now) == []
 
 
-def test_a_rewritten_reason_is_a_new_action():
+def test_a_rewritten_reason_is_a_new_action() -> None:
     base = Ratchet(quests={"a.py::f": quest("a.py::f", EXCLUDE)})
     now = copy.deepcopy(base)
     now.quests["a.py::f"].history[0].reason = "another reason"

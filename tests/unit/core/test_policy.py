@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -52,24 +53,24 @@ policies = st.builds(
         ("sources", ("src",), ("src/pkg",)),
     ],
 )
-def test_weaker_and_tighter_per_key(key, weaker, tighter):
+def test_weaker_and_tighter_per_key(key: str, weaker: Any, tighter: Any) -> None:
     assert weaker_keys(BASE, replace(BASE, **{key: weaker})) == [key]
     assert weaker_keys(BASE, replace(BASE, **{key: tighter})) == []
 
 
-def test_mutants_off_recorded_allows_on():
+def test_mutants_off_recorded_allows_on() -> None:
     recorded = replace(BASE, mutants=False)
     assert weaker_keys(recorded, BASE) == []
     assert weaker_keys(BASE, recorded) == ["mutants"]
 
 
-def test_fewer_operators_are_weaker():
+def test_fewer_operators_are_weaker() -> None:
     fewer = replace(BASE, operators=("body.skip",))
     assert weaker_keys(BASE, fewer) == ["operators"]
     assert weaker_keys(fewer, BASE) == []
 
 
-def test_verification_off_and_a_higher_threshold_are_weaker():
+def test_verification_off_and_a_higher_threshold_are_weaker() -> None:
     recorded = replace(BASE, verify=True, verify_threshold=2)
     assert weaker_keys(recorded, replace(recorded, verify=False)) == ["verify"]
     assert weaker_keys(recorded, replace(recorded, verify_threshold=3)) == ["verify_threshold"]
@@ -80,28 +81,28 @@ def test_verification_off_and_a_higher_threshold_are_weaker():
     assert weaker_keys(BASE, replace(BASE, verify=True)) == []
 
 
-def test_a_different_source_is_weaker_either_way():
+def test_a_different_source_is_weaker_either_way() -> None:
     assert weaker_keys(BASE, replace(BASE, sources=("src/pkg", "lib"))) == ["sources"]
 
 
 @given(policies)
-def test_a_policy_is_never_weaker_than_itself(policy):
+def test_a_policy_is_never_weaker_than_itself(policy: GatePolicy) -> None:
     assert not is_weaker(policy, policy)
 
 
 @given(policies, policies, policies)
-def test_not_weaker_is_transitive(a, b, c):
+def test_not_weaker_is_transitive(a: GatePolicy, b: GatePolicy, c: GatePolicy) -> None:
     if not is_weaker(a, b) and not is_weaker(b, c):
         assert not is_weaker(a, c)
 
 
 @given(policies)
-def test_compact_and_dict_forms_round_trip(policy):
+def test_compact_and_dict_forms_round_trip(policy: GatePolicy) -> None:
     assert parse_compact(policy.compact()) == policy
     assert from_dict(policy.to_dict()) == policy
 
 
-def test_compact_names_every_key():
+def test_compact_names_every_key() -> None:
     text = BASE.compact()
     assert [part.split("=")[0] for part in text.split(";")] == list(KEYS)
     assert "mutants=on" in text and "sources=src/pkg" in text
@@ -109,7 +110,7 @@ def test_compact_names_every_key():
     assert parse_compact(off.compact()) == off and from_dict(off.to_dict()) == off
 
 
-def test_subprocess_measurement_off_is_weaker_and_a_record_without_it_is_on():
+def test_subprocess_measurement_off_is_weaker_and_a_record_without_it_is_on() -> None:
     off = replace(BASE, subprocesses=False)
     assert weaker_keys(BASE, off) == ["subprocesses"]
     assert weaker_keys(off, BASE) == []
@@ -123,7 +124,7 @@ def test_subprocess_measurement_off_is_weaker_and_a_record_without_it_is_on():
         effective(BASE, off, {"subprocesses"})
 
 
-def test_effective_keeps_what_is_not_given_and_applies_tightening():
+def test_effective_keeps_what_is_not_given_and_applies_tightening() -> None:
     recorded = replace(BASE, max_tries=5)
     requested = replace(BASE, max_tries=2, mutants=False)
     # mutants not given: the record holds, whatever the default says.
@@ -131,7 +132,7 @@ def test_effective_keeps_what_is_not_given_and_applies_tightening():
     assert chosen.max_tries == 2 and chosen.mutants is True
 
 
-def test_effective_refuses_weakening_naming_the_record_and_the_action():
+def test_effective_refuses_weakening_naming_the_record_and_the_action() -> None:
     with pytest.raises(QuestUsageError, match=r"mutants=on.*--quest-policy"):
         effective(BASE, replace(BASE, mutants=False), {"mutants"})
     with pytest.raises(QuestUsageError, match="max_tries=3"):
@@ -151,12 +152,12 @@ def test_effective_refuses_weakening_naming_the_record_and_the_action():
         ({k: v for k, v in BASE.to_dict().items() if k != "sources"}, "sources: missing"),
     ],
 )
-def test_bad_policy_values_name_the_key(data, message):
+def test_bad_policy_values_name_the_key(data: dict[str, Any], message: str) -> None:
     with pytest.raises(PolicyError, match=message):
         from_dict(data)
 
 
-def test_assignments():
+def test_assignments() -> None:
     assert parse_assignment("max-tries=5") == ("max_tries", "5")
     assert change(BASE, [parse_assignment("mutants=off")]).mutants is False
     assert change(BASE, [("sources", "src,lib")]).sources == ("lib", "src")
@@ -165,7 +166,7 @@ def test_assignments():
             parse_assignment(bad)
 
 
-def test_operators_default_all_or_a_list_of_known_names():
+def test_operators_default_all_or_a_list_of_known_names() -> None:
     from pytest_quest.core.policy import KNOWN_OPERATORS
 
     assert change(BASE, [("operators", "all")]).operators == KNOWN_OPERATORS

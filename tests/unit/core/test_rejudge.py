@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
@@ -19,7 +20,7 @@ from pytest_quest.core.rejudge import (
 from pytest_quest.core.seal import issued_seal, seal_issued
 
 
-def quest(qid: str = "src/a.py::f", state: State = State.TODO, **kw) -> Quest:
+def quest(qid: str = "src/a.py::f", state: State = State.TODO, **kw: Any) -> Quest:
     file, _, qualname = qid.partition("::")
     made = Quest(
         id=qid,
@@ -53,35 +54,35 @@ def selected(base: Ratchet, now: Ratchet) -> dict[str, str]:
     return {s.quest.id: s.reason for s in select_rejudge(base, now)}
 
 
-def test_a_todo_become_pass_is_new():
+def test_a_todo_become_pass_is_new() -> None:
     base = ratchet(quest())
     assert selected(base, ratchet(passed(quest()))) == {"src/a.py::f": NEW}
 
 
-def test_review_or_done_become_pass_is_new():
+def test_review_or_done_become_pass_is_new() -> None:
     for state in (State.REVIEW, State.DONE):
         base = ratchet(quest(state=state))
         assert selected(base, ratchet(passed(quest()))) == {"src/a.py::f": NEW}
 
 
-def test_a_pass_absent_from_the_base_is_new_code():
+def test_a_pass_absent_from_the_base_is_new_code() -> None:
     assert selected(Ratchet(), ratchet(passed(quest()))) == {"src/a.py::f": ABSENT}
 
 
-def test_an_unchanged_pass_is_not_rejudged():
+def test_an_unchanged_pass_is_not_rejudged() -> None:
     base = ratchet(passed(quest()), quest("src/a.py::g"))
     assert selected(base, copy.deepcopy(base)) == {}
 
 
-def test_quests_that_are_not_pass_now_are_not_rejudged():
+def test_quests_that_are_not_pass_now_are_not_rejudged() -> None:
     base = ratchet(passed(quest()))
     now = ratchet(quest(state=State.REVIEW), quest("src/b.py::h"))
     assert selected(base, now) == {}
 
 
-def test_every_judged_field_of_a_pass_entry_counts():
+def test_every_judged_field_of_a_pass_entry_counts() -> None:
     base = ratchet(passed(quest()))
-    edits = {
+    edits: dict[str, Callable[[Quest], object]] = {
         "fingerprint": lambda q: setattr(q, "fingerprint", "sha256:other"),
         "seal": lambda q: setattr(q, "issued_seal", "sha256:resealed"),
         "excluded": lambda q: setattr(q, "excluded_lines", [12]),
@@ -99,7 +100,7 @@ def test_every_judged_field_of_a_pass_entry_counts():
         assert selected(base, now) == {"src/a.py::f": CHANGED}, name
 
 
-def test_a_moved_pass_and_its_timings_are_not_a_change():
+def test_a_moved_pass_and_its_timings_are_not_a_change() -> None:
     entry = passed(quest(excluded_lines=[13]))
     base = ratchet(entry)
     now = copy.deepcopy(base)
@@ -111,7 +112,7 @@ def test_a_moved_pass_and_its_timings_are_not_a_change():
     assert selected(base, now) == {}
 
 
-def test_the_selection_follows_the_ratchet_order():
+def test_the_selection_follows_the_ratchet_order() -> None:
     base = ratchet(quest("src/b.py::g"), quest("src/a.py::f"))
     now = ratchet(passed(quest("src/b.py::g")), passed(quest("src/a.py::f")))
     assert [s.quest.id for s in select_rejudge(base, now)] == ["src/a.py::f", "src/b.py::g"]
@@ -120,7 +121,7 @@ def test_the_selection_follows_the_ratchet_order():
 # -- the entry the gate compares the code with ---------------------------------------
 
 
-def test_the_trusted_entry_is_the_base_one():
+def test_the_trusted_entry_is_the_base_one() -> None:
     before = quest(excluded_lines=[12])
     forged = passed(quest())
     forged.fingerprint = "sha256:rewritten"
@@ -134,7 +135,7 @@ def test_the_trusted_entry_is_the_base_one():
     assert trusted.state is State.PASS and trusted.covering_tests == forged.covering_tests
 
 
-def test_new_code_and_a_person_reissue_trust_the_current_entry():
+def test_new_code_and_a_person_reissue_trust_the_current_entry() -> None:
     current = passed(quest())
     current.fingerprint = "sha256:new"
     assert trusted_entry(Selected(current, ABSENT, None), []) is current
@@ -148,7 +149,7 @@ def test_new_code_and_a_person_reissue_trust_the_current_entry():
 # -- person actions since the base (core/person_log.py) ----------------------------
 
 
-def test_person_actions_are_the_events_new_since_the_base():
+def test_person_actions_are_the_events_new_since_the_base() -> None:
     old = Event(at="2026-01-05T00:00:00Z", action="reopen", by="Ada", reason="dead code")
     submit = Event(at="2026-01-06T00:00:00Z", action="submit", verdict="PASS", note="pass")
     base = ratchet(quest(history=[old]), quest("src/b.py::g"))
@@ -168,7 +169,7 @@ def test_person_actions_are_the_events_new_since_the_base():
 # -- facts ------------------------------------------------------------------------
 
 
-def test_a_rejudge_fact_names_the_step_the_quest_and_why():
+def test_a_rejudge_fact_names_the_step_the_quest_and_why() -> None:
     fact = Fact("mutation.compare", "src/a.py:12", "a test fails", "all pass", "mutant survived")
     chosen = Selected(passed(quest()), NEW, quest())
     made = rejudge_fact("4-mutants", fact, chosen)
@@ -184,7 +185,7 @@ def test_a_rejudge_fact_names_the_step_the_quest_and_why():
 # -- the policy re-judged under: the base's ------------------------------------------
 
 
-def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten():
+def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten() -> None:
     from types import SimpleNamespace
 
     from pytest_quest.app.rejudge import RejudgePolicy, base_policy
@@ -211,7 +212,7 @@ def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten():
     assert base_policy(Ratchet(), asked_off) == RejudgePolicy(mutants=False, timeout=10.0)
 
 
-def test_policy_changes_since_the_base_are_person_actions():
+def test_policy_changes_since_the_base_are_person_actions() -> None:
     from pytest_quest.core.rejudge import POLICY_ID, policy_changes_since
 
     old = {"at": "2026-01-01T00:00:00Z", "by": "Ada", "key": "mutants", "old": "on", "new": "off"}

@@ -5,6 +5,7 @@ Hypothesis state machine over a whole ratchet driven like the agent loop.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -49,7 +50,7 @@ REVIEW = GateResult(Verdict.REVIEW, [REVIEW_FACT], "1-identity")
 # -- apply_verdict ----------------------------------------------------------------
 
 
-def test_fail_spends_a_try_keeps_todo_and_stores_the_facts():
+def test_fail_spends_a_try_keeps_todo_and_stores_the_facts() -> None:
     quest = make_quest()
     state = apply_verdict(quest, FAIL, max_tries=3, now=NOW)
     assert state is State.TODO
@@ -60,20 +61,20 @@ def test_fail_spends_a_try_keeps_todo_and_stores_the_facts():
 
 
 @pytest.mark.parametrize("max_tries", [1, 2, 3, 5])
-def test_done_exactly_when_tries_reach_max_tries(max_tries):
+def test_done_exactly_when_tries_reach_max_tries(max_tries: int) -> None:
     quest = make_quest()
     states = [apply_verdict(quest, FAIL, max_tries, NOW) for _ in range(max_tries)]
     assert states == [State.TODO] * (max_tries - 1) + [State.DONE]
     assert quest.tries == max_tries
 
 
-def test_a_fail_beyond_a_lowered_max_tries_closes_the_quest():
+def test_a_fail_beyond_a_lowered_max_tries_closes_the_quest() -> None:
     quest = make_quest(tries=4)
     assert apply_verdict(quest, FAIL, max_tries=3, now=NOW) is State.DONE
     assert quest.tries == 5
 
 
-def test_pass_locks_and_clears_what_was_missing():
+def test_pass_locks_and_clears_what_was_missing() -> None:
     quest = make_quest(tries=2, facts=[FACT])
     assert apply_verdict(quest, PASS, max_tries=3, now=NOW) is State.PASS
     assert quest.state is State.PASS
@@ -83,12 +84,12 @@ def test_pass_locks_and_clears_what_was_missing():
     assert quest.history[-1] == Event(at=NOW, action="submit", verdict="PASS", note="pass")
 
 
-def test_pass_on_the_last_try_is_pass_not_done():
+def test_pass_on_the_last_try_is_pass_not_done() -> None:
     quest = make_quest(tries=2)
     assert apply_verdict(quest, PASS, max_tries=3, now=NOW) is State.PASS
 
 
-def test_review_spends_no_try_and_keeps_the_facts():
+def test_review_spends_no_try_and_keeps_the_facts() -> None:
     quest = make_quest(tries=1)
     assert apply_verdict(quest, REVIEW, max_tries=3, now=NOW) is State.REVIEW
     assert (quest.state, quest.tries, quest.facts) == (State.REVIEW, 1, [REVIEW_FACT])
@@ -97,7 +98,9 @@ def test_review_spends_no_try_and_keeps_the_facts():
 
 @pytest.mark.parametrize("state", [State.PASS, State.REVIEW, State.DONE])
 @pytest.mark.parametrize("result", [PASS, FAIL, REVIEW])
-def test_terminal_quests_refuse_every_verdict_and_change_nothing(state, result):
+def test_terminal_quests_refuse_every_verdict_and_change_nothing(
+    state: State, result: GateResult
+) -> None:
     quest = make_quest(state=state, tries=3 if state is State.DONE else 1)
     before = copy.deepcopy(quest)
     with pytest.raises(QuestUsageError, match=f"quest src/pkg/m.py::f is {state.value}"):
@@ -105,7 +108,7 @@ def test_terminal_quests_refuse_every_verdict_and_change_nothing(state, result):
     assert quest == before
 
 
-def test_ensure_submittable_never_suggests_a_person_action():
+def test_ensure_submittable_never_suggests_a_person_action() -> None:
     with pytest.raises(QuestUsageError) as done:
         ensure_submittable(make_quest(State.DONE, tries=3))
     assert str(done.value) == "quest src/pkg/m.py::f is DONE and refuses resubmission"
@@ -115,7 +118,7 @@ def test_ensure_submittable_never_suggests_a_person_action():
     ensure_submittable(make_quest(State.TODO, tries=2))
 
 
-def test_record_pass_facts_keeps_what_the_gate_measured():
+def test_record_pass_facts_keeps_what_the_gate_measured() -> None:
     quest = make_quest()
     current = FunctionFacts(
         file="src/pkg/m.py",
@@ -140,7 +143,7 @@ def test_record_pass_facts_keeps_what_the_gate_measured():
 
 
 @pytest.mark.parametrize("state", [State.REVIEW, State.DONE])
-def test_reopen_puts_review_and_done_back_to_todo_with_tries_reset(state):
+def test_reopen_puts_review_and_done_back_to_todo_with_tries_reset(state: State) -> None:
     quest = make_quest(state=state, tries=3)
     reopen(quest, by="Ada", now=LATER)
     assert (quest.state, quest.tries) == (State.TODO, 0)
@@ -150,14 +153,14 @@ def test_reopen_puts_review_and_done_back_to_todo_with_tries_reset(state):
     )
 
 
-def test_reopen_with_a_fingerprint_reissues_for_the_current_code():
+def test_reopen_with_a_fingerprint_reissues_for_the_current_code() -> None:
     quest = make_quest(state=State.REVIEW)
     reopen(quest, by="Ada", now=LATER, fingerprint="sha256:" + "1" * 32)
     assert quest.fingerprint == "sha256:" + "1" * 32
 
 
 @pytest.mark.parametrize("state", [State.TODO, State.PASS])
-def test_reopen_refuses_todo_and_pass(state):
+def test_reopen_refuses_todo_and_pass(state: State) -> None:
     quest = make_quest(state=state)
     before = copy.deepcopy(quest)
     with pytest.raises(QuestUsageError, match="only REVIEW and DONE quests can be reopened"):
@@ -165,7 +168,7 @@ def test_reopen_refuses_todo_and_pass(state):
     assert quest == before
 
 
-def test_accept_settles_a_review_as_pass_recorded_with_who():
+def test_accept_settles_a_review_as_pass_recorded_with_who() -> None:
     quest = make_quest(state=State.REVIEW)
     accept(quest, by="Ada", now=LATER)
     assert quest.state is State.PASS
@@ -175,14 +178,14 @@ def test_accept_settles_a_review_as_pass_recorded_with_who():
     assert quest.history[-1] == Event(at=LATER, action="accept", by="Ada")
 
 
-def test_accept_keeps_known_covering_tests():
+def test_accept_keeps_known_covering_tests() -> None:
     quest = make_quest(state=State.REVIEW, covering_tests=["tests/test_m.py::test_f"])
     accept(quest, by="Ada", now=LATER)
     assert quest.covering_tests == ["tests/test_m.py::test_f"]
 
 
 @pytest.mark.parametrize("state", [State.TODO, State.PASS, State.DONE])
-def test_accept_refuses_everything_but_review(state):
+def test_accept_refuses_everything_but_review(state: State) -> None:
     quest = make_quest(state=state)
     before = copy.deepcopy(quest)
     with pytest.raises(QuestUsageError, match="only a REVIEW quest can be accepted"):
@@ -229,7 +232,7 @@ class QuestLoop(RuleBasedStateMachine):
         max_tries=st.integers(min_value=1, max_value=4),
         covered=st.lists(st.booleans(), min_size=2, max_size=6),
     )
-    def start(self, max_tries, covered):
+    def start(self, max_tries: int, covered: list[bool]) -> None:
         self.max_tries = max_tries
         self.ratchet = Ratchet()
         self.functions = [
@@ -237,7 +240,7 @@ class QuestLoop(RuleBasedStateMachine):
             for index, is_covered in enumerate(covered)
         ]
         merge_scan(self.ratchet, self.functions, [], {"run:branch": True}, {}, NOW)
-        self.locked: dict[str, dict] = {}
+        self.locked: dict[str, dict[str, Any]] = {}
         self.clock = 0
         self.record_passes()
 
@@ -251,7 +254,7 @@ class QuestLoop(RuleBasedStateMachine):
                 self.locked[qid] = quest_to_dict(quest)
 
     @rule()
-    def next(self):
+    def next(self) -> None:
         remaining = self.ratchet.remaining
         active = self.ratchet.quests.get(self.ratchet.active or "")
         quest = active if active is not None and active.state is State.TODO else None
@@ -262,7 +265,7 @@ class QuestLoop(RuleBasedStateMachine):
         assert self.ratchet.remaining == remaining
 
     @rule(index=st.integers(min_value=0, max_value=100), verdict=st.sampled_from(list(Verdict)))
-    def submit(self, index, verdict):
+    def submit(self, index: int, verdict: Verdict) -> None:
         ordered = self.ratchet.ordered()
         quest = ordered[index % len(ordered)]
         remaining = self.ratchet.remaining
@@ -291,7 +294,7 @@ class QuestLoop(RuleBasedStateMachine):
         self.record_passes()
 
     @rule(new=st.lists(st.booleans(), max_size=3), fully_covered_now=st.booleans())
-    def rescan(self, new, fully_covered_now):
+    def rescan(self, new: list[bool], fully_covered_now: bool) -> None:
         # Existing functions come back, maybe fully covered now (that PASSes
         # nothing: only the gate does), maybe changed; new ones are added.
         remaining = self.ratchet.remaining
@@ -315,7 +318,7 @@ class QuestLoop(RuleBasedStateMachine):
 
     @precondition(lambda self: hasattr(self, "ratchet"))
     @invariant()
-    def pass_quests_never_change(self):
+    def pass_quests_never_change(self) -> None:
         for qid, snapshot in self.locked.items():
             quest = self.ratchet.quests[qid]
             assert quest.state is State.PASS
@@ -323,13 +326,13 @@ class QuestLoop(RuleBasedStateMachine):
 
     @precondition(lambda self: hasattr(self, "ratchet"))
     @invariant()
-    def done_exactly_when_tries_reach_max(self):
+    def done_exactly_when_tries_reach_max(self) -> None:
         for quest in self.ratchet.quests.values():
             assert (quest.state is State.DONE) == (quest.tries >= self.max_tries), quest
 
     @precondition(lambda self: hasattr(self, "ratchet"))
     @invariant()
-    def remaining_is_the_todo_count_and_active_is_todo(self):
+    def remaining_is_the_todo_count_and_active_is_todo(self) -> None:
         todo = [q for q in self.ratchet.quests.values() if q.state is State.TODO]
         assert self.ratchet.remaining == len(todo)
         if self.ratchet.active is not None:

@@ -25,14 +25,14 @@ def three(active_id: str | None = None) -> Ratchet:
 
 
 @pytest.mark.parametrize(("old", "new"), [(A, B), (None, B), (A, None), (B, A)])
-def test_one_line_changed_is_the_file_a_full_write_gives(old, new):
+def test_one_line_changed_is_the_file_a_full_write_gives(old: str | None, new: str | None) -> None:
     text = dumps(three(old)).encode()
     patched = layout.with_active(text, old, new)
     assert patched == dumps(three(new)).encode()
     assert loads(patched).active == new
 
 
-def test_a_file_laid_out_otherwise_is_left_to_the_full_write():
+def test_a_file_laid_out_otherwise_is_left_to_the_full_write() -> None:
     v1 = dumps_v1(three(A)).encode()
     assert layout.with_active(v1, A, B) is None
     text = dumps(three(A)).encode()
@@ -50,7 +50,7 @@ def store_with(tmp_path: Path, ratchet: Ratchet) -> RatchetStore:
     return RatchetStore(path)
 
 
-def test_set_active_writes_the_one_line_and_journals_it(tmp_path, monkeypatch):
+def test_set_active_writes_the_one_line_and_journals_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = store_with(tmp_path, three(A))
     store.load()
     monkeypatch.setattr(
@@ -64,7 +64,7 @@ def test_set_active_writes_the_one_line_and_journals_it(tmp_path, monkeypatch):
     assert store.path.read_text() == dumps(three(None))
 
 
-def test_a_file_changed_since_the_read_is_read_again(tmp_path):
+def test_a_file_changed_since_the_read_is_read_again(tmp_path: Path) -> None:
     store = store_with(tmp_path, three(A))
     store.load()
     changed = three(A)
@@ -77,7 +77,7 @@ def test_a_file_changed_since_the_read_is_read_again(tmp_path):
     assert loads(store.path.read_bytes()).active == A
 
 
-def test_a_settled_or_unknown_target_goes_the_ordinary_way(tmp_path):
+def test_a_settled_or_unknown_target_goes_the_ordinary_way(tmp_path: Path) -> None:
     store = store_with(tmp_path, three(A))
     store.load()
     before = store.path.read_bytes()
@@ -86,14 +86,14 @@ def test_a_settled_or_unknown_target_goes_the_ordinary_way(tmp_path):
     assert store.path.read_bytes() == before and store.writes == 0
 
 
-def test_without_a_read_it_is_the_ordinary_update(tmp_path):
+def test_without_a_read_it_is_the_ordinary_update(tmp_path: Path) -> None:
     store = store_with(tmp_path, three(None))
     assert store.seen is None
     assert active.set_active(store, A) is None
     assert store.path.read_text() == dumps(three(A))
 
 
-def test_a_pass_keeps_its_place(tmp_path):
+def test_a_pass_keeps_its_place(tmp_path: Path) -> None:
     ratchet = ratchet_of(todo("a", ["t::x"]), passed("p", ["t::y"]))
     store = store_with(tmp_path, ratchet)
     store.load()

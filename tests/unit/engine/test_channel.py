@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from pytest_quest.engine.channel import (
     HEADER_BYTES,
     NONCE_BYTES,
     JudgeChannel,
+    Received,
     frame,
     parse,
     parse_unchecked,
@@ -22,13 +24,13 @@ NONCE = bytes(range(NONCE_BYTES))
 OTHER = bytes(NONCE_BYTES)
 
 
-def test_one_message_with_the_nonce_is_accepted():
+def test_one_message_with_the_nonce_is_accepted() -> None:
     received = parse(frame(NONCE, {"a": [1, 2]}), NONCE)
     assert received.payload == {"a": [1, 2]}
     assert received.tampered == ""
 
 
-def test_nothing_is_an_incomplete_run_not_tampering():
+def test_nothing_is_an_incomplete_run_not_tampering() -> None:
     received = parse(b"", NONCE)
     assert (received.payload, received.tampered) == (None, "")
 
@@ -45,20 +47,20 @@ def test_nothing_is_an_incomplete_run_not_tampering():
         (b"garbage" + frame(NONCE, {"a": 1}), "bytes that are not a message"),
     ],
 )
-def test_anything_else_is_tampering(data, problem):
+def test_anything_else_is_tampering(data: bytes, problem: str) -> None:
     received = parse(data, NONCE)
     assert received.payload is None
     assert received.tampered.startswith(problem), received.tampered
 
 
-def test_bad_json_and_non_objects_are_tampering():
+def test_bad_json_and_non_objects_are_tampering() -> None:
     body = b"{not json"
     data = b"PQC1" + NONCE + len(body).to_bytes(8, "big") + body
     assert parse(data, NONCE).tampered.startswith("a message that is not JSON")
     assert parse(frame(NONCE, [1]), NONCE).tampered == "a message that is not a JSON object"  # type: ignore[arg-type]
 
 
-def test_the_child_side_reads_the_nonce_and_instructions():
+def test_the_child_side_reads_the_nonce_and_instructions() -> None:
     assert parse_unchecked(frame(NONCE, {"role": "measure"})) == (NONCE, {"role": "measure"})
     with pytest.raises(ValueError):
         parse_unchecked(frame(NONCE, {}) + b"x")
@@ -89,7 +91,7 @@ CHILD = textwrap.dedent(
 )
 
 
-def run_child(mode: str, tmp_path) -> object:
+def run_child(mode: str, tmp_path: Path) -> Received:
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     channel = JudgeChannel({"role": "measure", "n": 3})
@@ -109,23 +111,23 @@ def run_child(mode: str, tmp_path) -> object:
         channel.close()
 
 
-def test_a_child_round_trip(tmp_path):
+def test_a_child_round_trip(tmp_path: Path) -> None:
     received = run_child("honest", tmp_path)
     assert received.payload == {"echo": {"role": "measure", "n": 3}}
 
 
-def test_the_channel_is_closed_after_the_one_message(tmp_path):
+def test_the_channel_is_closed_after_the_one_message(tmp_path: Path) -> None:
     received = run_child("forge", tmp_path)
     assert received.payload == {"echo": {"role": "measure", "n": 3}}
     assert run_child("twice", tmp_path).payload == {"echo": 1}
 
 
-def test_a_child_that_sends_nothing_is_incomplete(tmp_path):
+def test_a_child_that_sends_nothing_is_incomplete(tmp_path: Path) -> None:
     received = run_child("silent", tmp_path)
     assert (received.payload, received.tampered) == (None, "")
 
 
-def test_a_channel_held_open_by_another_process_is_tampering(tmp_path):
+def test_a_channel_held_open_by_another_process_is_tampering(tmp_path: Path) -> None:
     channel = JudgeChannel({})
     try:
         # A grandchild keeps the child's end after the child is gone.
@@ -141,7 +143,7 @@ def test_a_channel_held_open_by_another_process_is_tampering(tmp_path):
         channel.close()
 
 
-def test_an_unstarted_channel_closes_every_end():
+def test_an_unstarted_channel_closes_every_end() -> None:
     before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     JudgeChannel({"x": 1}).close()
     if before is not None:

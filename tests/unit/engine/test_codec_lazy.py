@@ -21,7 +21,7 @@ def pending(quest: Quest) -> set[str]:
     return {name for name in DECODED_ON_USE if name not in vars(quest)}
 
 
-def test_the_same_ratchet_as_the_full_reader():
+def test_the_same_ratchet_as_the_full_reader() -> None:
     assert loads_lazy(VALID) == loads(VALID) == valid_ratchet()
     ratchet = ratchet_of(todo("a", ["t::x", "t::y"]), passed("p", ["t::y"]))
     ratchet.quests["src/pkg/m.py::a"].extra = {"note": [1, 2]}
@@ -31,7 +31,7 @@ def test_the_same_ratchet_as_the_full_reader():
     assert lazy == ratchet and dumps(lazy) == text
 
 
-def test_lists_wait_for_their_first_use():
+def test_lists_wait_for_their_first_use() -> None:
     ratchet = loads_lazy(dumps(ratchet_of(todo("a", ["t::x"]), passed("p", ["t::y"]))))
     quest = ratchet.quests["src/pkg/m.py::a"]
     assert pending(quest) == DECODED_ON_USE
@@ -40,10 +40,10 @@ def test_lists_wait_for_their_first_use():
     assert [fact.field for fact in quest.facts][:2] == ["src/pkg/m.py:4", "src/pkg/m.py:5"]
     assert pending(quest) == set()
     with pytest.raises(AttributeError):
-        quest.nothing  # noqa: B018 - only the list fields are decoded on use
+        quest.nothing  # type: ignore[attr-defined]  # noqa: B018 - no such field: only the list fields are decoded on use
 
 
-def test_a_value_set_before_the_first_use_stays():
+def test_a_value_set_before_the_first_use_stays() -> None:
     ratchet = loads_lazy(dumps(ratchet_of(todo("a", ["t::x"]))))
     quest = ratchet.quests["src/pkg/m.py::a"]
     quest.missing_lines = [9]
@@ -52,7 +52,7 @@ def test_a_value_set_before_the_first_use_stays():
 
 
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
-def test_every_damage_is_refused_with_the_same_message_when_read(kind):
+def test_every_damage_is_refused_with_the_same_message_when_read(kind: str) -> None:
     """At once for what every command reads; on first use for a list's elements."""
     damaged, message = CORRUPTIONS[kind]
     with pytest.raises(RatchetFileError) as info:
@@ -83,7 +83,7 @@ AT_ONCE = [
 
 
 @pytest.mark.parametrize("kind", AT_ONCE)
-def test_what_every_command_reads_is_refused_at_once(kind):
+def test_what_every_command_reads_is_refused_at_once(kind: str) -> None:
     damaged, message = CORRUPTIONS[kind]
     with pytest.raises(RatchetFileError, match=message):
         loads_lazy(damaged, "quest.json")
@@ -98,7 +98,7 @@ def test_what_every_command_reads_is_refused_at_once(kind):
         ("history", [{"at": 5}]),
     ],
 )
-def test_a_bad_element_waits_for_its_use_then_is_named(field, value):
+def test_a_bad_element_waits_for_its_use_then_is_named(field: str, value: object) -> None:
     data = json.loads(VALID)
     sign = next(qid for qid, q in data["quests"].items() if q.get("state", "TODO") == "TODO")
     data["quests"][sign][field] = value
@@ -107,7 +107,7 @@ def test_a_bad_element_waits_for_its_use_then_is_named(field, value):
         getattr(ratchet.quests[sign], field)
 
 
-def test_a_list_of_another_kind_is_judged_at_once():
+def test_a_list_of_another_kind_is_judged_at_once() -> None:
     assert plain({"missing_lines": [1]}) and not plain({"missing_lines": "1"})
     assert not plain({"extra": []}) and not plain({"history": None})
     assert not plain({"state": "PASS"}) and plain({"state": "PASS", "covering_tests": [0]})
@@ -118,7 +118,7 @@ def test_a_list_of_another_kind_is_judged_at_once():
         loads_lazy(json.dumps(data))
 
 
-def test_an_unusual_but_valid_quest_is_read_field_by_field():
+def test_an_unusual_but_valid_quest_is_read_field_by_field() -> None:
     data = json.loads(VALID)
     sign = next(qid for qid, q in data["quests"].items() if q.get("state", "TODO") == "TODO")
     twin = sign + "@2"  # a twin's id is not file::qualname
@@ -128,7 +128,7 @@ def test_an_unusual_but_valid_quest_is_read_field_by_field():
     assert loads_lazy(text) == loads(text)
 
 
-def test_status_text_decodes_only_the_quests_it_lists():
+def test_status_text_decodes_only_the_quests_it_lists() -> None:
     quests = [todo(f"t{n}", ["t::x"]) for n in range(5)]
     quests += [passed(f"p{n}", ["t::y"]) for n in range(5)]
     quests.append(todo("r", ["t::z"], state=State.REVIEW))

@@ -62,7 +62,7 @@ def setup(tmp_path: Path, *quests: Quest, new: bool = True) -> Ratchet:
     return Ratchet(quests={q.id: q for q in quests}, test_files=scanned)
 
 
-def test_own_covering_test_first(tmp_path):
+def test_own_covering_test_first(tmp_path: Path) -> None:
     eq = quest("LRI.__eq__", 10, ["tests/test_lri.py::test_get"])
     helper = quest("helper", 11, ["tests/test_lri.py::test_helper"], State.PASS)
     ratchet = setup(tmp_path, eq, helper)
@@ -71,7 +71,7 @@ def test_own_covering_test_first(tmp_path):
     assert example["function"] == eq.id
 
 
-def test_same_class_before_a_nearer_function_of_the_module(tmp_path):
+def test_same_class_before_a_nearer_function_of_the_module(tmp_path: Path) -> None:
     eq = quest("LRI.__eq__", 10, [])
     helper = quest("helper", 14, ["tests/test_lri.py::test_helper"], State.PASS)
     init = quest("LRI.__init__", 2, ["tests/test_lri.py::test_init"], State.PASS)
@@ -80,7 +80,7 @@ def test_same_class_before_a_nearer_function_of_the_module(tmp_path):
     assert (example["kind"], example["test"]) == ("neighbour", "tests/test_lri.py::test_init")
 
 
-def test_a_test_written_since_the_scan_for_another_quest_is_not_shown(tmp_path):
+def test_a_test_written_since_the_scan_for_another_quest_is_not_shown(tmp_path: Path) -> None:
     eq = quest("LRI.__eq__", 10, [])
     pop = quest("LRI.pop", 13, ["tests/test_new.py::test_pop_new"], State.PASS)
     helper = quest("helper", 40, ["tests/test_lri.py::test_helper"], State.PASS)
@@ -89,7 +89,7 @@ def test_a_test_written_since_the_scan_for_another_quest_is_not_shown(tmp_path):
     assert (example["kind"], example["test"]) == ("neighbour", "tests/test_lri.py::test_helper")
 
 
-def test_a_changed_test_file_counts_as_written_since_the_scan(tmp_path):
+def test_a_changed_test_file_counts_as_written_since_the_scan(tmp_path: Path) -> None:
     eq = quest("LRI.__eq__", 10, [])
     init = quest("LRI.__init__", 2, ["tests/test_lri.py::test_init"], State.PASS)
     ratchet = setup(tmp_path, eq, init)
@@ -100,20 +100,20 @@ def test_a_changed_test_file_counts_as_written_since_the_scan(tmp_path):
     assert example["source"].startswith("from pkg.lri import LRI\n")
 
 
-def test_only_new_tests_exist_then_skeleton(tmp_path):
+def test_only_new_tests_exist_then_skeleton(tmp_path: Path) -> None:
     eq = quest("LRI.__eq__", 10, [])
     pop = quest("LRI.pop", 13, ["tests/test_new.py::test_pop_new"], State.PASS)
     ratchet = setup(tmp_path, eq, pop)
     assert example_for(eq, ratchet, tmp_path)["kind"] == "skeleton"
 
 
-def test_own_new_test_is_still_its_own(tmp_path):
+def test_own_new_test_is_still_its_own(tmp_path: Path) -> None:
     eq = quest("LRI.__eq__", 10, ["tests/test_new.py::test_pop_new"])
     ratchet = setup(tmp_path, eq)
     assert example_for(eq, ratchet, tmp_path)["kind"] == "own"
 
 
-def test_a_changed_file_keeps_the_tests_the_scan_saw(tmp_path):
+def test_a_changed_file_keeps_the_tests_the_scan_saw(tmp_path: Path) -> None:
     eq = quest("LRI.__eq__", 10, [])
     init = quest("LRI.__init__", 2, ["tests/test_lri.py::test_init"], State.PASS)
     init.baseline = True  # PASS at the scan: its covering tests existed then

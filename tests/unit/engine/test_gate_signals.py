@@ -6,6 +6,8 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -37,7 +39,9 @@ KILL, TERM, USR1 = int(signal.SIGKILL), int(signal.SIGTERM), int(signal.SIGUSR1)
         ("os.kill", (os.getppid(), int(signal.SIGSTOP)), f"the gate's process {os.getppid()}"),
     ],
 )
-def test_signals_that_end_this_process_or_the_gate_are_named(event, args, expected):
+def test_signals_that_end_this_process_or_the_gate_are_named(
+    event: str, args: tuple[int, int], expected: str
+) -> None:
     assert deadly_target(event, args, GATE) == expected
 
 
@@ -53,11 +57,11 @@ def test_signals_that_end_this_process_or_the_gate_are_named(event, args, expect
         ("os.kill", (-987654321, KILL)),
     ],
 )
-def test_other_signals_are_left_alone(event, args):
+def test_other_signals_are_left_alone(event: str, args: tuple[int, int]) -> None:
     assert deadly_target(event, args, GATE) == ""
 
 
-def test_sigterm_to_itself_is_allowed_with_a_handler_of_its_own():
+def test_sigterm_to_itself_is_allowed_with_a_handler_of_its_own() -> None:
     # Set both ways here: the process running this test may have a SIGTERM
     # handler of its own (`pytest --quest check` treats SIGTERM as Ctrl-C).
     old = signal.signal(signal.SIGTERM, lambda *a: None)
@@ -69,16 +73,16 @@ def test_sigterm_to_itself_is_allowed_with_a_handler_of_its_own():
         signal.signal(signal.SIGTERM, old)
 
 
-def test_the_ancestors_are_the_parent_chain():
+def test_the_ancestors_are_the_parent_chain() -> None:
     found = ancestors(ME)
     assert found[0] == os.getppid()
     assert 1 not in found
 
 
-def test_without_proc_the_parent_alone(monkeypatch):
+def test_without_proc_the_parent_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
-    def no_proc(*args, **kwargs):
+    def no_proc(*args: object, **kwargs: object) -> NoReturn:
         raise OSError("no /proc")
 
     monkeypatch.setattr(builtins, "open", no_proc)
@@ -101,7 +105,7 @@ except PermissionError as exc:
 """
 
 
-def test_in_a_judged_process_the_hook_refuses_and_logs(tmp_path):
+def test_in_a_judged_process_the_hook_refuses_and_logs(tmp_path: Path) -> None:
     log = tmp_path / "signals"
     log.write_text("")
     env = {**os.environ, SIGNALS_ENV: str(log)}
@@ -119,7 +123,7 @@ def test_in_a_judged_process_the_hook_refuses_and_logs(tmp_path):
     ]
 
 
-def test_without_the_variable_no_hook(tmp_path):
+def test_without_the_variable_no_hook(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != SIGNALS_ENV}
     code = "from pytest_quest.engine.gate_signals import refuse_gate_signals\n"
     code += "refuse_gate_signals()\nimport os\nos.kill(os.getpid(), 9)\n"
@@ -130,7 +134,7 @@ def test_without_the_variable_no_hook(tmp_path):
 # -- the judge's side (core/environment.py) ---------------------------------------------
 
 
-def test_a_refused_signal_makes_anything_but_a_fail_review():
+def test_a_refused_signal_makes_anything_but_a_fail_review() -> None:
     lines = ["123 send SIGKILL to its own process", "garbage"]
     (fact,) = signal_facts(lines)
     assert fact.check == "environment.self_signal"
@@ -147,7 +151,7 @@ def test_a_refused_signal_makes_anything_but_a_fail_review():
 
 
 
-def test_a_flood_of_lines_is_named_ten_at_most_each_cut():
+def test_a_flood_of_lines_is_named_ten_at_most_each_cut() -> None:
     facts = signal_facts([f"{n} send SIGKILL to its own process" + "x" * 500 for n in range(50)])
     assert len(facts) == 10
     assert all(len(fact.actual) < 250 for fact in facts)

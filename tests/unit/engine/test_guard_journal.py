@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -37,14 +38,14 @@ def lines(*entries: Entry) -> list[str]:
 # -- pure chain -------------------------------------------------------------------------
 
 
-def test_an_entry_round_trips_and_junk_is_not_an_entry():
+def test_an_entry_round_trips_and_junk_is_not_an_entry() -> None:
     e = entry("a", "b")
     assert parse(e.line()) == e
     for junk in ("", "{", "[]", '{"read": 1}', json.dumps({**json.loads(e.line()), "inode": "7"})):
         assert parse(junk) is None
 
 
-def test_the_chain_must_lead_from_the_snapshot_to_the_file():
+def test_the_chain_must_lead_from_the_snapshot_to_the_file() -> None:
     assert chain_breaks("a", [], "a") == []
     assert chain_breaks("a", [entry("a", "b"), entry("b", "c")], "c") == []
     assert len(chain_breaks("a", [], "b")) == 1  # a write nobody journaled
@@ -53,7 +54,7 @@ def test_the_chain_must_lead_from_the_snapshot_to_the_file():
     assert len(chain_breaks("a", [entry("a", "b"), entry("c", "d")], "d")) == 1  # in between
 
 
-def test_since_takes_the_lines_after_the_mark_or_none_when_it_is_gone():
+def test_since_takes_the_lines_after_the_mark_or_none_when_it_is_gone() -> None:
     journal = lines(entry("a", "b"), entry("b", "c"), entry("c", "d"))
     assert since(journal, None) == journal
     assert since(journal, journal[0]) == journal[1:]
@@ -61,7 +62,7 @@ def test_since_takes_the_lines_after_the_mark_or_none_when_it_is_gone():
     assert since(journal[1:], journal[0]) is None
 
 
-def test_trimmed_keeps_the_tail():
+def test_trimmed_keeps_the_tail() -> None:
     assert trimmed(["1", "2", "3"], 2) == ["2", "3"]
     assert trimmed(["1"], 0) == []
 
@@ -70,7 +71,7 @@ def snap(hash_: str = "a", inode: int = 7, links: int = 1) -> Snapshot:
     return Snapshot(hash_, inode, links, None)
 
 
-def test_an_accounted_file():
+def test_an_accounted_file() -> None:
     assert unaccounted(snap(), Now("a", 7, 1, True), []) == []
     assert (
         unaccounted(snap(), Now("c", 9, 1, True), lines(entry("a", "b", 8), entry("b", "c", 9)))
@@ -78,7 +79,7 @@ def test_an_accounted_file():
     )
 
 
-def test_every_unaccounted_change_is_named():
+def test_every_unaccounted_change_is_named() -> None:
     assert unaccounted(snap(), Now("b", 7, 1, True), [])  # written in place, no entry
     assert unaccounted(snap(), Now("a", 8, 1, True), [])  # same bytes, replaced
     assert unaccounted(snap(), Now("a", 7, 2, True), [])  # a hard link appeared
@@ -92,7 +93,7 @@ def test_every_unaccounted_change_is_named():
     assert unaccounted(snap(), Now("b", 9, 1, True), lines(entry("a", "b", 8)))
 
 
-def test_content_hash():
+def test_content_hash() -> None:
     assert content_hash(None) == ABSENT
     assert content_hash(b"x") != content_hash(b"y")
 
@@ -113,28 +114,34 @@ def quest(qid: str, state: State = State.TODO) -> Quest:
     )
 
 
-def store_with(tmp_path, *ids: str) -> RatchetStore:
+def store_with(tmp_path: Path, *ids: str) -> RatchetStore:
     store = RatchetStore(tmp_path / "quest.json")
     store.update(lambda r: r.quests.update({qid: quest(qid) for qid in ids}))
     return store
 
 
-def test_every_write_is_journaled_and_chains(tmp_path):
+def test_every_write_is_journaled_and_chains(tmp_path: Path) -> None:
     store = store_with(tmp_path, "src/m.py::a")
     store.update(lambda r: setattr(r, "active", "src/m.py::a"))
     journal = [parse(line) for line in store.journal_lines()]
-    assert [e.read for e in journal if e] == [ABSENT, journal[0].wrote]
-    assert journal[-1].wrote == content_hash(store.path.read_bytes())
-    assert journal[-1].inode == os.stat(store.path).st_ino
-    assert journal[-1].pid == os.getpid()
+    first, last = journal[0], journal[-1]
+    assert first is not None and last is not None
+    assert [e.read for e in journal if e] == [ABSENT, first.wrote]
+    assert last.wrote == content_hash(store.path.read_bytes())
+    assert last.inode == os.stat(store.path).st_ino
+    assert last.pid == os.getpid()
 
 
-def test_the_journal_stays_short(tmp_path, monkeypatch):
+def test_the_journal_stays_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_module, "JOURNAL_MAX_BYTES", 2000)
     monkeypatch.setattr(store_module, "JOURNAL_KEEP", 3)
     store = store_with(tmp_path, "src/m.py::a")
     for n in range(30):
-        store.update(lambda r, n=n: setattr(r, "scanned_at", str(n)))
+
+        def stamp(ratchet: Ratchet, n: int = n) -> None:
+            ratchet.scanned_at = str(n)
+
+        store.update(stamp)
     assert store.journal_path.stat().st_size <= 2000 + 300
     assert len(store.journal_lines()) <= 12
 
@@ -160,14 +167,14 @@ def forge(store: RatchetStore, qid: str) -> None:
         handle.write(json.dumps(data))
 
 
-def test_a_legit_write_in_the_window_is_accepted(tmp_path):
+def test_a_legit_write_in_the_window_is_accepted(tmp_path: Path) -> None:
     store = store_with(tmp_path, "src/m.py::a", "src/m.py::b")
     guard = VerdictGuard(store.path, "src/m.py::a", store)
     store.update(lambda r: setattr(r.quests["src/m.py::b"], "state", State.REVIEW))
     assert guard.inspect() == []
 
 
-def test_a_forged_entry_of_another_quest_is_named_and_undone(tmp_path):
+def test_a_forged_entry_of_another_quest_is_named_and_undone(tmp_path: Path) -> None:
     store = store_with(tmp_path, "src/m.py::a", "src/m.py::b")
     guard = VerdictGuard(store.path, "src/m.py::a", store)
     forge(store, "src/m.py::b")
@@ -178,7 +185,7 @@ def test_a_forged_entry_of_another_quest_is_named_and_undone(tmp_path):
     assert store.load().quests["src/m.py::b"].state is State.TODO
 
 
-def test_a_forged_journal_line_does_not_vouch_for_a_forgery_it_does_not_chain(tmp_path):
+def test_a_forged_journal_line_does_not_vouch_for_a_forgery_it_does_not_chain(tmp_path: Path) -> None:
     store = store_with(tmp_path, "src/m.py::a", "src/m.py::b")
     guard = VerdictGuard(store.path, "src/m.py::a", store)
     with open(store.journal_path, "a") as handle:
@@ -187,21 +194,21 @@ def test_a_forged_journal_line_does_not_vouch_for_a_forgery_it_does_not_chain(tm
     assert [f.check for f in guard.inspect()] == ["guard.ratchet_written"]
 
 
-def test_a_truncated_journal_is_a_tamper_sign(tmp_path):
+def test_a_truncated_journal_is_a_tamper_sign(tmp_path: Path) -> None:
     store = store_with(tmp_path, "src/m.py::a")
     guard = VerdictGuard(store.path, "src/m.py::a", store)
     store.journal_path.write_text("")
     assert "the journal was cut or rewritten" in guard.inspect()[0].actual
 
 
-def test_a_hard_link_is_a_tamper_sign(tmp_path):
+def test_a_hard_link_is_a_tamper_sign(tmp_path: Path) -> None:
     store = store_with(tmp_path, "src/m.py::a")
     guard = VerdictGuard(store.path, "src/m.py::a", store)
     os.link(store.path, tmp_path / "other.json")
     assert "hard links" in guard.inspect()[0].actual
 
 
-def test_undo_keeps_added_todo_quests_and_drops_added_verdicts():
+def test_undo_keeps_added_todo_quests_and_drops_added_verdicts() -> None:
     before = Ratchet(quests={"a": quest("src/m.py::a")}, test_files={"t.py": "x"})
     fresh = Ratchet(
         quests={
@@ -223,14 +230,14 @@ def test_undo_keeps_added_todo_quests_and_drops_added_verdicts():
 # -- the witness: who wrote a journal line --------------------------------------------------
 
 
-def test_a_line_must_be_vouched_for_when_a_witness_listens():
+def test_a_line_must_be_vouched_for_when_a_witness_listens() -> None:
     chain = lines(entry("a", "b", 8))
     assert unaccounted(snap(), Now("b", 8, 1, True), chain, vouched=set(chain)) == []
     assert unaccounted(snap(), Now("b", 8, 1, True), chain, vouched=set())
 
 
 @pytest.mark.skipif(not witness.available(), reason="Linux only")
-def test_a_write_by_a_process_the_judge_started_is_not_vouched_for(tmp_path):
+def test_a_write_by_a_process_the_judge_started_is_not_vouched_for(tmp_path: Path) -> None:
     import subprocess
     import sys
 
@@ -255,7 +262,7 @@ def test_a_write_by_a_process_the_judge_started_is_not_vouched_for(tmp_path):
 
 
 @pytest.mark.skipif(not witness.available(), reason="Linux only")
-def test_ancestry():
+def test_ancestry() -> None:
     import subprocess
     import sys
 
@@ -269,7 +276,7 @@ def test_ancestry():
         child.wait()
 
 
-def test_a_forgery_is_undone_even_when_no_verdict_is_recorded(tmp_path):
+def test_a_forgery_is_undone_even_when_no_verdict_is_recorded(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
     from pytest_quest.app.submit import undo_forgery
@@ -281,7 +288,7 @@ def test_a_forgery_is_undone_even_when_no_verdict_is_recorded(tmp_path):
         undo_forgery(SimpleNamespace(store=store), guard)  # type: ignore[arg-type]
         assert store.load().quests["src/m.py::b"].state is State.TODO
         before = store.path.read_bytes()
-        undo_forgery(SimpleNamespace(store=store), guard)  # nothing more to undo: no write
+        undo_forgery(SimpleNamespace(store=store), guard)  # type: ignore[arg-type]  # nothing more to undo: no write
         assert store.path.read_bytes() == before
     finally:
         guard.close()

@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ async def café(): pass
 """
 
 
-def test_every_scanned_form_passes_the_grammar():
+def test_every_scanned_form_passes_the_grammar() -> None:
     ids = [f.quest_id for f in source_functions("src/a-b c/é.py", NESTED)]
     assert "src/a-b c/é.py::outer.inner.K.m" in ids and "src/a-b c/é.py::A.p@2" in ids
     for qid in ids:
@@ -62,7 +63,7 @@ def test_every_scanned_form_passes_the_grammar():
 
 
 @pytest.mark.parametrize("ratchet_file", [REPO / "quest.json"], ids=["this-repo"])
-def test_this_repos_own_ratchet_file_reads(ratchet_file):
+def test_this_repos_own_ratchet_file_reads(ratchet_file: Path) -> None:
     # Written by the scanner on this very code base: never refused.
     ratchet = loads(ratchet_file.read_bytes(), str(ratchet_file))
     assert ratchet.quests
@@ -87,7 +88,7 @@ def test_this_repos_own_ratchet_file_reads(ratchet_file):
         ("x\u2028.py", "'\\u2028'"),
     ],
 )
-def test_file_grammar_refuses(file, problem):
+def test_file_grammar_refuses(file: str, problem: str) -> None:
     assert problem in grammar.file_problem(file)
     assert not grammar.file_is_safe_to_record(file)
 
@@ -104,7 +105,7 @@ def test_file_grammar_refuses(file, problem):
         ("f\r", "'\\r'"),
     ],
 )
-def test_qualname_grammar_refuses(qualname, problem):
+def test_qualname_grammar_refuses(qualname: str, problem: str) -> None:
     assert problem in grammar.qualname_problem(qualname)
 
 
@@ -121,11 +122,11 @@ def test_qualname_grammar_refuses(qualname, problem):
         ("a.py::f g", "is not a Python identifier"),
     ],
 )
-def test_id_grammar_refuses(qid, problem):
+def test_id_grammar_refuses(qid: str, problem: str) -> None:
     assert problem in grammar.id_problem(qid)
 
 
-def test_id_grammar_accepts_twins():
+def test_id_grammar_accepts_twins() -> None:
     assert grammar.id_problem("a.py::f@2") == ""
     assert grammar.id_problem("a b/c.py::K.f@17") == ""
 
@@ -133,7 +134,7 @@ def test_id_grammar_accepts_twins():
 # -- numbers --------------------------------------------------------------------------
 
 
-def test_numbers_within_bounds_and_finite_pass():
+def test_numbers_within_bounds_and_finite_pass() -> None:
     assert parse('{"a": [999999999999999, -1, 1.5e300]}') == {"a": [10**15 - 1, -1, 1.5e300]}
 
 
@@ -148,14 +149,14 @@ def test_numbers_within_bounds_and_finite_pass():
         ("Infinity", "top level", "Infinity"),
     ],
 )
-def test_bad_numbers_are_named_by_field(text, where, problem):
+def test_bad_numbers_are_named_by_field(text: str, where: str, problem: str) -> None:
     with pytest.raises(BadNumber) as info:
         parse(text)
     assert info.value.where == where
     assert problem in info.value.problem
 
 
-def test_nan_is_never_written(tmp_path):
+def test_nan_is_never_written(tmp_path: Path) -> None:
     ratchet = Ratchet(quests={"src/a.py::f": quest("src/a.py", "f")})
     ratchet.quests["src/a.py::f"].last_run_seconds = math.nan
     with pytest.raises(ValueError, match="not JSON compliant"):
@@ -176,7 +177,7 @@ def test_nan_is_never_written(tmp_path):
 # -- special files ----------------------------------------------------------------------
 
 
-def test_a_fifo_is_refused_without_blocking(tmp_path):
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     os.mkfifo(path)
     done = threading.Event()
@@ -195,7 +196,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     assert "is a FIFO (named pipe), not a regular file" in str(caught[0])
 
 
-def test_a_socket_and_a_device_are_refused(tmp_path):
+def test_a_socket_and_a_device_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     server = socket.socket(socket.AF_UNIX)
     try:
@@ -208,7 +209,7 @@ def test_a_socket_and_a_device_are_refused(tmp_path):
         read_regular(Path("/dev/null"))
 
 
-def test_a_folder_is_a_folder(tmp_path):
+def test_a_folder_is_a_folder(tmp_path: Path) -> None:
     with pytest.raises(IsADirectoryError):
         read_regular(tmp_path)
 
@@ -222,7 +223,7 @@ def store_with(tmp_path: Path, *quests: Quest, policy: GatePolicy | None = None)
     return RatchetStore(path, root=tmp_path)
 
 
-def test_a_symlink_out_of_the_project_is_refused(tmp_path):
+def test_a_symlink_out_of_the_project_is_refused(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "evil.py").symlink_to("/etc/passwd")
     store = store_with(tmp_path, quest("src/evil.py", "f"))
@@ -237,7 +238,7 @@ def test_a_symlink_out_of_the_project_is_refused(tmp_path):
     assert store.path.read_bytes() == before
 
 
-def test_a_linked_folder_out_of_the_project_is_refused(tmp_path):
+def test_a_linked_folder_out_of_the_project_is_refused(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     (outside).mkdir()
     project = tmp_path / "project"
@@ -248,7 +249,7 @@ def test_a_linked_folder_out_of_the_project_is_refused(tmp_path):
         store.load()
 
 
-def test_a_file_beside_the_recorded_source_is_refused(tmp_path):
+def test_a_file_beside_the_recorded_source_is_refused(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / ".git").mkdir()
     store = store_with(tmp_path, quest(".git/config", "f"), policy=GatePolicy(sources=("src",)))
@@ -256,7 +257,7 @@ def test_a_file_beside_the_recorded_source_is_refused(tmp_path):
         store.load()
 
 
-def test_a_file_under_the_source_and_links_inside_pass(tmp_path):
+def test_a_file_under_the_source_and_links_inside_pass(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "real.py").write_text("")
     (tmp_path / "src" / "alias.py").symlink_to(tmp_path / "src" / "real.py")
@@ -270,7 +271,7 @@ def test_a_file_under_the_source_and_links_inside_pass(tmp_path):
     assert len(store.load().quests) == 3
 
 
-def test_coverage_source_is_used_when_no_policy_and_package_names_only_check_the_root(tmp_path):
+def test_coverage_source_is_used_when_no_policy_and_package_names_only_check_the_root(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     ratchet = Ratchet(quests={"lib/x.py::f": quest("lib/x.py", "f")})
     ratchet.coverage_config = {"run:source": ["src"]}
@@ -306,13 +307,13 @@ def forged(**fields: object) -> str:
         ({"tries": 10**20}, "quests['src/a.py::f'].tries: an integer of 21 digits"),
     ],
 )
-def test_loads_names_the_forged_field(fields, message):
+def test_loads_names_the_forged_field(fields: dict[str, Any], message: str) -> None:
     with pytest.raises(RatchetFileError) as info:
         loads(forged(**fields), "quest.json")
     assert message in str(info.value)
 
 
-def test_loads_refuses_forged_lists_of_names():
+def test_loads_refuses_forged_lists_of_names() -> None:
     import json
 
     data = json.loads(dumps(Ratchet()))

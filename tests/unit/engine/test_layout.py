@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +24,7 @@ V1_FIXTURE = Path(__file__).parent / "data" / "quest_v1.json"
 FILE = "src/pkg/m.py"
 
 
-def todo(name: str, tests: list[str], **fields) -> Quest:
+def todo(name: str, tests: list[str], **fields: Any) -> Quest:
     quest = Quest(
         id=f"{FILE}::{name}",
         file=FILE,
@@ -63,11 +65,12 @@ def ratchet_of(*quests: Quest) -> Ratchet:
     return Ratchet(quests={q.id: q for q in quests}, scanned_at="2026-01-01T00:00:00Z")
 
 
-def stored(text: str, qid: str) -> dict:
-    return json.loads(text)["quests"][qid]
+def stored(text: str, qid: str) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(text)["quests"][qid]
+    return found
 
 
-def test_a_scan_todo_stores_no_rendered_facts_and_reads_them_back():
+def test_a_scan_todo_stores_no_rendered_facts_and_reads_them_back() -> None:
     ratchet = ratchet_of(todo("f", ["tests/t.py::a"]))
     text = dumps(ratchet)
     assert "facts" not in stored(text, f"{FILE}::f")
@@ -76,7 +79,7 @@ def test_a_scan_todo_stores_no_rendered_facts_and_reads_them_back():
     assert loads(text).quests[f"{FILE}::f"].facts == ratchet.quests[f"{FILE}::f"].facts
 
 
-def test_a_gate_verdicts_facts_are_kept():
+def test_a_gate_verdicts_facts_are_kept() -> None:
     gate = [Fact("gate.stability", f"{FILE}:4", "stable", "flaky", "line 4 flips")]
     for quest in (
         todo("f", ["tests/t.py::a"], facts=gate, tries=1),  # a FAILed submit
@@ -90,7 +93,7 @@ def test_a_gate_verdicts_facts_are_kept():
         assert loads(text).quests[quest.id].extra == quest.extra
 
 
-def test_no_default_is_written():
+def test_no_default_is_written() -> None:
     text = dumps(ratchet_of(passed("p", ["tests/t.py::a"])))
     entry = stored(text, f"{FILE}::p")
     assert set(entry) == {
@@ -101,7 +104,7 @@ def test_no_default_is_written():
     assert set(top) == {"schema", "tool", "scanned_at", "tests", "quests"}
 
 
-def test_tests_are_interned_once_and_referenced_by_index():
+def test_tests_are_interned_once_and_referenced_by_index() -> None:
     names = ["tests/t.py::test_a", "tests/t.py::test_b"]
     text = dumps(ratchet_of(todo("f", names), passed("p", names[::-1])))
     data = json.loads(text)
@@ -111,7 +114,7 @@ def test_tests_are_interned_once_and_referenced_by_index():
     assert text.count("test_a") == 1
 
 
-def test_a_one_quest_change_is_a_one_line_diff():
+def test_a_one_quest_change_is_a_one_line_diff() -> None:
     quests = [todo(f"f{n}", [f"tests/t.py::t{n}"]) for n in range(30)]
     ratchet = loads(dumps(ratchet_of(*quests)))
     before = dumps(ratchet)
@@ -131,7 +134,7 @@ def test_a_one_quest_change_is_a_one_line_diff():
     assert loads(after) == ratchet
 
 
-def test_the_table_is_rebuilt_once_a_quarter_is_unused():
+def test_the_table_is_rebuilt_once_a_quarter_is_unused() -> None:
     assert layout.table_order(["b", "a", "c", "d"], {"b": 0, "a": 0, "c": 0}) == [
         "b",
         "a",
@@ -143,7 +146,7 @@ def test_the_table_is_rebuilt_once_a_quarter_is_unused():
     assert layout.table_order([], {"b": 0, "a": 0}) == ["a", "b"]
 
 
-def test_the_projects_version_1_file_is_read_and_migrated(tmp_path):
+def test_the_projects_version_1_file_is_read_and_migrated(tmp_path: Path) -> None:
     text = V1_FIXTURE.read_text(encoding="utf-8")
     assert json.loads(text)["schema"] == 1
     ratchet = loads(text)
@@ -164,7 +167,7 @@ def test_the_projects_version_1_file_is_read_and_migrated(tmp_path):
     assert ratchet_to_dict(store.load()) == ratchet_to_dict(ratchet)
 
 
-def test_the_v1_writer_output_migrates_to_the_same_ratchet():
+def test_the_v1_writer_output_migrates_to_the_same_ratchet() -> None:
     ratchet = ratchet_of(
         todo("f", ["tests/t.py::a"], history=[Event("2026-01-01T00:00:00Z", "scan")]),
         passed("p", ["tests/t.py::a", "tests/t.py::b"]),
@@ -177,7 +180,7 @@ def test_the_v1_writer_output_migrates_to_the_same_ratchet():
     assert loads(dumps(loads(old))) == ratchet
 
 
-def test_a_v1_file_with_a_bad_field_still_names_it():
+def test_a_v1_file_with_a_bad_field_still_names_it() -> None:
     data = json.loads(dumps_v1(ratchet_of(todo("f", ["tests/t.py::a"]))))
     data["quests"][f"{FILE}::f"]["tries"] = "2"
     with pytest.raises(
@@ -209,28 +212,30 @@ def test_a_v1_file_with_a_bad_field_still_names_it():
         (lambda d, q: q.pop("lines"), r"\.lines: missing field"),
     ],
 )
-def test_a_bad_version_2_field_is_named(change, message):
+def test_a_bad_version_2_field_is_named(
+    change: Callable[[dict[str, Any], dict[str, Any]], object], message: str
+) -> None:
     data = json.loads(dumps(ratchet_of(todo("f", ["tests/t.py::a"]))))
     change(data, data["quests"][f"{FILE}::f"])
     with pytest.raises(RatchetFileError, match=message):
         loads(json.dumps(data))
 
 
-def test_derived_facts_refuses_what_is_not_well_formed():
+def test_derived_facts_refuses_what_is_not_well_formed() -> None:
     assert layout.derived_facts({"file": 3}) is None
     assert layout.derived_facts({"file": "a.py", "missing_lines": ["1"]}) is None
     assert layout.derived_facts({"file": "a.py", "missing_branches": [[1]]}) is None
     assert layout.derived_facts({"file": "a.py"}) == []
 
 
-def test_migrating_leaves_what_it_cannot_read_for_the_reader():
+def test_migrating_leaves_what_it_cannot_read_for_the_reader() -> None:
     assert layout.migrate_1_to_2({"schema": 1, "quests": []}) == {"schema": 1, "quests": []}
     out = layout.migrate_1_to_2({"quests": {"x": 5, "y": {"covering_tests": "t"}}})
     assert out["quests"] == {"x": 5, "y": {"covering_tests": "t"}}
     assert out["tests"] == []
 
 
-def test_the_direct_record_is_the_compacted_v1_record():
+def test_the_direct_record_is_the_compacted_v1_record() -> None:
     ratchet = loads(V1_FIXTURE.read_text(encoding="utf-8"))
     gate = [Fact("gate.stability", f"{FILE}:4", "stable", "flaky", "line 4 flips")]
     for quest in (

@@ -5,12 +5,18 @@ their ids, spans and fingerprints.  No coverage run, no subprocess.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 
 import pytest
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import FunctionFacts, make_quest_id
-from pytest_quest.engine.source import fingerprint_node, new_exclusions, source_functions
+from pytest_quest.engine.source import (
+    FunctionInfo,
+    fingerprint_node,
+    new_exclusions,
+    source_functions,
+)
 from tests.support import projects
 
 SHAPES = "import functools\n\n\n" + projects.SHAPES
@@ -33,18 +39,18 @@ EXPECTED = [
 ]
 
 
-def ids(functions) -> list[str]:
+def ids(functions: Iterable[FunctionInfo]) -> list[str]:
     return [make_quest_id(f.file, f.qualname, f.ordinal) for f in functions]
 
 
-def test_every_shape_is_one_function_in_source_order():
+def test_every_shape_is_one_function_in_source_order() -> None:
     functions = source_functions("src/pkg/shapes.py", SHAPES)
     assert [(f.qualname, f.ordinal, f.first, f.last) for f in functions] == EXPECTED
     assert all(f.file == "src/pkg/shapes.py" for f in functions)
     assert all(f.start == f.first for f in functions)
 
 
-def test_property_twins_get_ordinal_ids():
+def test_property_twins_get_ordinal_ids() -> None:
     functions = source_functions("src/pkg/shapes.py", SHAPES)
     assert [i for i in ids(functions) if "C.x" in i] == [
         "src/pkg/shapes.py::C.x",
@@ -54,7 +60,7 @@ def test_property_twins_get_ordinal_ids():
     assert getter.fingerprint != setter.fingerprint
 
 
-def test_twin_ids_survive_lines_added_above():
+def test_twin_ids_survive_lines_added_above() -> None:
     moved = "import os\nimport sys\n\nCONSTANT = 3\n" + SHAPES
     before = source_functions("src/pkg/shapes.py", SHAPES)
     after = source_functions("src/pkg/shapes.py", moved)
@@ -63,7 +69,7 @@ def test_twin_ids_survive_lines_added_above():
     assert [f.fingerprint for f in after] == [f.fingerprint for f in before]
 
 
-def test_twins_under_if_else_are_numbered_in_source_order():
+def test_twins_under_if_else_are_numbered_in_source_order() -> None:
     source = textwrap.dedent(
         """\
         import sys
@@ -81,7 +87,7 @@ def test_twins_under_if_else_are_numbered_in_source_order():
     assert [f.first for f in functions] == [4, 7]
 
 
-def test_region_lines_are_the_body_and_nested_functions_are_carved_out():
+def test_region_lines_are_the_body_and_nested_functions_are_carved_out() -> None:
     functions = {f.qualname: f for f in source_functions("src/pkg/shapes.py", SHAPES)}
     assert functions["plain"].lines == {5}
     # `def inner` is a statement of outer; inner's body is not outer's.
@@ -91,18 +97,18 @@ def test_region_lines_are_the_body_and_nested_functions_are_carved_out():
     assert functions["one"].lines == {24}
 
 
-def test_a_module_without_functions_has_none():
+def test_a_module_without_functions_has_none() -> None:
     assert source_functions("src/pkg/consts.py", "A = 1\nB = [A, 2]\n") == []
     assert source_functions("src/pkg/empty.py", "") == []
 
 
-def test_lambdas_and_comprehensions_belong_to_their_function():
+def test_lambdas_and_comprehensions_belong_to_their_function() -> None:
     source = "def f(xs):\n    key = lambda x: -x\n    return sorted([x for x in xs], key=key)\n"
     [function] = source_functions("src/pkg/f.py", source)
     assert (function.qualname, function.lines) == ("f", {2, 3})
 
 
-def test_syntax_error_is_a_usage_error_naming_file_and_line():
+def test_syntax_error_is_a_usage_error_naming_file_and_line() -> None:
     with pytest.raises(QuestUsageError) as info:
         source_functions("src/pkg/bad.py", "def f():\n    return 1\n\ndef g(:\n    pass\n")
     message = str(info.value)
@@ -128,7 +134,7 @@ def f(x):
 """
 
 
-def test_fingerprint_is_blind_to_comments_blank_lines_and_moving():
+def test_fingerprint_is_blind_to_comments_blank_lines_and_moving() -> None:
     original = fingerprint_of(BASE)
     assert original.startswith("sha256:") and len(original) == len("sha256:") + 32
     commented = (
@@ -143,7 +149,7 @@ def test_fingerprint_is_blind_to_comments_blank_lines_and_moving():
     assert fingerprint_of("import os\n\n\n" + BASE) == original
 
 
-def test_fingerprint_is_blind_to_unrelated_functions():
+def test_fingerprint_is_blind_to_unrelated_functions() -> None:
     assert fingerprint_of(BASE + "\n\ndef g():\n    return 2\n") == fingerprint_of(BASE)
 
 
@@ -157,18 +163,18 @@ def test_fingerprint_is_blind_to_unrelated_functions():
         "@staticmethod\n" + BASE,
     ],
 )
-def test_fingerprint_changes_with_any_body_edit(edited):
+def test_fingerprint_changes_with_any_body_edit(edited: str) -> None:
     assert fingerprint_of(edited) != fingerprint_of(BASE)
 
 
-def test_fingerprint_of_a_parent_sees_its_nested_function():
+def test_fingerprint_of_a_parent_sees_its_nested_function() -> None:
     source = "def outer():\n    def inner():\n        return 1\n    return inner\n"
     changed = source.replace("return 1", "return 2")
     assert fingerprint_of(source, "outer") != fingerprint_of(changed, "outer")
     assert fingerprint_of(source, "outer.inner") != fingerprint_of(changed, "outer.inner")
 
 
-def test_fingerprint_node_is_deterministic():
+def test_fingerprint_node_is_deterministic() -> None:
     import ast
 
     node = ast.parse(BASE).body[0]
@@ -178,7 +184,7 @@ def test_fingerprint_node_is_deterministic():
 # -- new exclusions ---------------------------------------------------------------------
 
 
-def test_new_exclusions_compare_offsets_and_name_the_pattern():
+def test_new_exclusions_compare_offsets_and_name_the_pattern() -> None:
     lines = ["def f(x):", "    if x:  # pragma: no cover", "        return 1", "    return 2"]
     facts = FunctionFacts(
         file="src/pkg/f.py",

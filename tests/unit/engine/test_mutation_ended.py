@@ -15,7 +15,7 @@ def failed(problem: str, duration: float) -> list[MutationReport]:
     return [MutationReport(completed=False, problem=problem, duration=duration) for _ in range(2)]
 
 
-def test_a_signal_the_gate_did_not_send_names_itself_the_child_and_the_output():
+def test_a_signal_the_gate_did_not_send_names_itself_the_child_and_the_output() -> None:
     ran = ChannelRun(128 + signal.SIGKILL, Received(), OUTPUT, 1.5)
     reports = _ended_early(ran, failed)
     assert len(reports) == 2
@@ -29,14 +29,14 @@ def test_a_signal_the_gate_did_not_send_names_itself_the_child_and_the_output():
         assert report.duration == 1.5
 
 
-def test_the_interpreter_failing_to_start_is_an_environment_failure():
+def test_the_interpreter_failing_to_start_is_an_environment_failure() -> None:
     ran = ChannelRun(127, Received(), "", 0.1)
     (report,) = _ended_early(ran, lambda p, d: [MutationReport(completed=False, problem=p)])
     assert "the interpreter failed to start" in report.environment
     assert "last output: (none)" in report.problem
 
 
-def test_a_crash_of_the_code_under_test_stays_could_not_confirm():
+def test_a_crash_of_the_code_under_test_stays_could_not_confirm() -> None:
     ran = ChannelRun(128 + signal.SIGSEGV, Received(), "Fatal Python error: Segmentation fault", 1.0)
     (report,) = _ended_early(ran, lambda p, d: [MutationReport(completed=False, problem=p)])
     assert report.environment == ""

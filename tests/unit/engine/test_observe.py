@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -60,23 +62,25 @@ def no_tracer() -> Iterator[None]:
         sys.settrace(previous)
 
 
-def load(tmp_path: Path) -> dict:
+def load(tmp_path: Path) -> dict[str, Any]:
     path = tmp_path / "mod.py"
     path.write_text(textwrap.dedent(SOURCE))
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     return namespace
 
 
-def observe(tmp_path: Path, name: str, line: int, run) -> CallObserver:
+def observe(
+    tmp_path: Path, name: str, line: int, run: Callable[[dict[str, Any]], object]
+) -> CallObserver:
     namespace = load(tmp_path)
     with CallObserver(str(tmp_path / "mod.py"), name, line) as observer:
         run(namespace)
     return observer
 
 
-def test_returns_and_raises_are_recorded_with_their_arguments(tmp_path):
-    def run(ns):
+def test_returns_and_raises_are_recorded_with_their_arguments(tmp_path: Path) -> None:
+    def run(ns: dict[str, Any]) -> None:
         ns["price"](1000, 20)
         try:
             ns["price"](5, -1, 7, rate=0.5, extra=1)
@@ -95,8 +99,8 @@ def test_returns_and_raises_are_recorded_with_their_arguments(tmp_path):
     ]
 
 
-def test_an_exception_handled_or_a_finally_is_not_guessed(tmp_path):
-    def run(ns):
+def test_an_exception_handled_or_a_finally_is_not_guessed(tmp_path: Path) -> None:
+    def run(ns: dict[str, Any]) -> None:
         ns["guarded"](0)
         ns["guarded"](2)
         try:
@@ -111,8 +115,8 @@ def test_an_exception_handled_or_a_finally_is_not_guessed(tmp_path):
     assert observe(tmp_path, "finally_raises", 15, run).calls == [Call("x=1", "", "")]
 
 
-def test_generators_other_functions_and_self_are_left_out(tmp_path):
-    def run(ns):
+def test_generators_other_functions_and_self_are_left_out(tmp_path: Path) -> None:
+    def run(ns: dict[str, Any]) -> None:
         list(ns["gen"](3))
         ns["Box"]().get("k")
 
@@ -120,8 +124,8 @@ def test_generators_other_functions_and_self_are_left_out(tmp_path):
     assert observe(tmp_path, "get", 27, run).calls == [Call("key='k'", "returns", "['k']")]
 
 
-def test_at_most_max_calls_and_short_values(tmp_path):
-    def run(ns):
+def test_at_most_max_calls_and_short_values(tmp_path: Path) -> None:
+    def run(ns: dict[str, Any]) -> None:
         for _ in range(MAX_CALLS + 5):
             ns["price"]("x" * 500, 1, rate=0)
 
@@ -130,8 +134,8 @@ def test_at_most_max_calls_and_short_values(tmp_path):
     assert all(len(c.value) <= MAX_VALUE for c in calls)
 
 
-def test_a_tracer_already_set_is_left_alone_and_a_replaced_one_noticed(tmp_path):
-    def other(frame, event, arg):
+def test_a_tracer_already_set_is_left_alone_and_a_replaced_one_noticed(tmp_path: Path) -> None:
+    def other(frame: FrameType, event: str, arg: object) -> None:
         return None
 
     namespace = load(tmp_path)
@@ -152,15 +156,15 @@ def test_a_tracer_already_set_is_left_alone_and_a_replaced_one_noticed(tmp_path)
     assert not observer.usable
 
 
-def test_a_failing_repr_shows_the_type():
+def test_a_failing_repr_shows_the_type() -> None:
     class Bad:
-        def __repr__(self):
+        def __repr__(self) -> str:
             raise RuntimeError("no")
 
     assert shown(Bad()) == "<Bad instance>"  # addresses are never shown: facts repeat
 
 
-def test_the_first_difference_pairs_calls_in_order():
+def test_the_first_difference_pairs_calls_in_order() -> None:
     same = Call("a=1", "returns", "2")
     assert first_difference([same], [same]) is None
     assert first_difference(

@@ -30,14 +30,14 @@ def facts() -> FunctionFacts:
     )
 
 
-def test_lines_matched_by_any_pattern():
+def test_lines_matched_by_any_pattern() -> None:
     found = partial_branch_lines(SOURCE, 1, 5, [PRAGMA, WHILE])
     assert found == [(2, WHILE), (3, PRAGMA)]
     assert partial_branch_lines(SOURCE, 1, 5, []) == []
     assert partial_branch_lines(SOURCE, 1, 5, ["(unclosed"]) == []
 
 
-def test_new_since_issue_against_the_recorded_lines():
+def test_new_since_issue_against_the_recorded_lines() -> None:
     patterns = [PRAGMA, WHILE]
     at_issue = ["while True:"]
     assert new_partial_exclusions(facts(), at_issue, source_lines=SOURCE, patterns=patterns) == [
@@ -47,6 +47,6 @@ def test_new_since_issue_against_the_recorded_lines():
     assert new_partial_exclusions(facts(), both, source_lines=SOURCE, patterns=patterns) == []
 
 
-def test_without_a_record_only_a_comment_match_is_new():
+def test_without_a_record_only_a_comment_match_is_new() -> None:
     found = new_partial_exclusions(facts(), None, source_lines=SOURCE, patterns=[PRAGMA, WHILE])
     assert found == [(3, PRAGMA)]

@@ -30,13 +30,13 @@ def marked(ratchet: Ratchet, qid: str) -> Ratchet:
     return ratchet
 
 
-def test_the_patched_line_is_what_a_full_write_gives():
+def test_the_patched_line_is_what_a_full_write_gives() -> None:
     for qid in (A, B, C):  # with extra, without, the last line (no comma)
         patched = active.with_quest_extra(dumps(three()).encode(), qid, BEGUN_KEY, NOW)
         assert patched == dumps(marked(three(), qid)).encode()
 
 
-def test_on_this_repositorys_ratchet_file_too():
+def test_on_this_repositorys_ratchet_file_too() -> None:
     raw = REPO_RATCHET.read_bytes()
     ratchet = loads(raw)
     for qid in sorted(ratchet.quests)[:: max(1, len(ratchet.quests) // 5)]:
@@ -46,7 +46,7 @@ def test_on_this_repositorys_ratchet_file_too():
         assert loads(patched).quests[qid].extra[BEGUN_KEY] == NOW
 
 
-def test_a_file_laid_out_otherwise_is_left_to_the_full_write():
+def test_a_file_laid_out_otherwise_is_left_to_the_full_write() -> None:
     assert active.with_quest_extra(dumps_v1(three()).encode(), A, BEGUN_KEY, NOW) is None
     text = dumps(three()).encode()
     assert active.with_quest_extra(text, "src/pkg/m.py::gone", BEGUN_KEY, NOW) is None
@@ -56,7 +56,7 @@ def test_a_file_laid_out_otherwise_is_left_to_the_full_write():
     assert active.with_quest_extra(listed, A, BEGUN_KEY, NOW) is None
 
 
-def test_through_the_store_only_when_the_file_is_what_it_read(tmp_path):
+def test_through_the_store_only_when_the_file_is_what_it_read(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(three()))
     store = RatchetStore(path)

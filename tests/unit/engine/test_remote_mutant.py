@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ CODE = textwrap.dedent(
 
 
 @pytest.fixture
-def remote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def remote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteMutants]:
     for name in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_FILE", "COVERAGE_RCFILE"):
         monkeypatch.delenv(name, raising=False)
     made = RemoteMutants()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,18 +45,18 @@ CHILD = textwrap.dedent(
 
 
 @pytest.fixture
-def child(tmp_path: Path):
+def child(tmp_path: Path) -> Callable[..., Callable[[str], list[str]]]:
     """The command of the script child in `mode` (extra arguments after it)."""
     script = tmp_path / "child.py"
     script.write_text(CHILD)
 
-    def command(mode: str, *extra: str):
+    def command(mode: str, *extra: str) -> Callable[[str], list[str]]:
         return lambda channel: [sys.executable, str(script), channel, mode, *extra]
 
     return command
 
 
-def test_a_child_gets_the_handshake_and_its_output_is_kept(child, tmp_path):
+def test_a_child_gets_the_handshake_and_its_output_is_kept(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path) -> None:
     ran = runner.run_over_channel(
         {"role": "measure", "n": 1}, child("echo"), cwd=tmp_path, timeout=60, prefix="t-"
     )
@@ -65,14 +67,16 @@ def test_a_child_gets_the_handshake_and_its_output_is_kept(child, tmp_path):
     assert ran.duration > 0
 
 
-def test_a_child_over_its_time_is_stopped(child, tmp_path):
+def test_a_child_over_its_time_is_stopped(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path) -> None:
     ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=0.5, prefix="t-")
     assert ran.returncode is None
     assert ran.received.payload is None
     assert 0.5 <= ran.duration < 30
 
 
-def _run_child(command, tmp_path: Path, monkeypatch, timeout: float = 60):
+def _run_child(
+    command: Callable[[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, timeout: float = 60
+) -> tuple[RunReport, MeasuredSource | None]:
     monkeypatch.setattr(runner, "child_command", lambda *a, channel, **k: command(channel))
     return runner.run_child(
         ["tests"], rootdir=tmp_path, inifile=None, sources=[], only_files=[],
@@ -80,7 +84,7 @@ def _run_child(command, tmp_path: Path, monkeypatch, timeout: float = 60):
     )  # fmt: skip
 
 
-def test_the_measuring_run_reads_the_facts_it_was_sent(child, tmp_path, monkeypatch):
+def test_the_measuring_run_reads_the_facts_it_was_sent(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     facts = FunctionFacts(
         file="src/m.py", qualname="f", ordinal=0, start=2, first=3, last=4,
         fingerprint="abc", statements=2, branches=2, missing_branches=[(3, 4)],
@@ -107,8 +111,8 @@ def test_the_measuring_run_reads_the_facts_it_was_sent(child, tmp_path, monkeypa
     ],
 )
 def test_the_measuring_run_that_did_not_end_well_is_incomplete(
-    child, tmp_path, monkeypatch, mode, extra, problem, tampered
-):
+    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, extra: tuple[str, ...], problem: str, tampered: str
+) -> None:
     # Only the sleeping child needs a short limit: the others must end on their own,
     # even on a loaded machine.
     timeout = 1 if mode == "sleep" else 60
@@ -119,7 +123,14 @@ def test_the_measuring_run_that_did_not_end_well_is_incomplete(
     assert run.tampered.startswith(tampered) and bool(run.tampered) == bool(tampered)
 
 
-def _check(command, tmp_path: Path, monkeypatch, *, l1=None, timeout: float = 60):
+def _check(
+    command: Callable[[str], list[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    l1: dict[str, Any] | None = None,
+    timeout: float = 60,
+) -> list[mutation.MutationReport]:
     monkeypatch.setattr(mutation, "mutation_command", lambda *a, channel, **k: command(channel))
     targets = [
         mutation.Target(tmp_path / "m.py", 2, ("t.py::a",)),
@@ -138,7 +149,7 @@ def _function_report(problem: str, seconds: float) -> dict[str, object]:
     }  # fmt: skip
 
 
-def test_the_mutation_child_reports_one_entry_per_function(child, tmp_path, monkeypatch):
+def test_the_mutation_child_reports_one_entry_per_function(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sent = {
         "functions": [_function_report("", 1.5), _function_report("no baseline", 2.0)],
         "l1": [{"verdict": "PASS", "fact": "ok"}],
@@ -157,7 +168,7 @@ def test_the_mutation_child_reports_one_entry_per_function(child, tmp_path, monk
     assert plain[0].l1 is None
 
 
-def test_the_mutation_childs_unreadable_report_is_tampering(child, tmp_path, monkeypatch):
+def test_the_mutation_childs_unreadable_report_is_tampering(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reports = _check(child("echo"), tmp_path, monkeypatch)
     assert [r.completed for r in reports] == [False, False]
     assert reports[0].problem.startswith("the mutation report was unreadable")
@@ -167,7 +178,7 @@ def test_the_mutation_childs_unreadable_report_is_tampering(child, tmp_path, mon
     assert reports[1].problem == "the mutation report was unreadable: 2 function reports expected"
 
 
-def test_the_mutation_child_that_did_not_end_well(child, tmp_path, monkeypatch):
+def test_the_mutation_child_that_did_not_end_well(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     slow = _check(child("sleep"), tmp_path, monkeypatch, timeout=1)
     assert [r.problem for r in slow] == [
         "the mutation check exceeded --quest-timeout (1s) and was stopped"

@@ -6,8 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 from filelock import FileLock
@@ -65,14 +67,14 @@ def sample_ratchet() -> Ratchet:
 # -- format -----------------------------------------------------------------------
 
 
-def test_round_trip_is_exact():
+def test_round_trip_is_exact() -> None:
     ratchet = sample_ratchet()
     text = dumps(ratchet)
     assert loads(text) == ratchet
     assert dumps(loads(text)) == text
 
 
-def test_file_is_diff_friendly():
+def test_file_is_diff_friendly() -> None:
     text = dumps(sample_ratchet())
     data = json.loads(text)
     assert data["schema"] == SCHEMA_VERSION
@@ -88,7 +90,7 @@ def test_file_is_diff_friendly():
 # -- update ------------------------------------------------------------------------
 
 
-def test_update_creates_the_file_and_rereads(tmp_path):
+def test_update_creates_the_file_and_rereads(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     first = RatchetStore(path)
     second = RatchetStore(path)
@@ -104,7 +106,7 @@ def test_update_creates_the_file_and_rereads(tmp_path):
     assert first.load().active == "src/pkg/calc.py::sign"
 
 
-def test_update_that_raises_writes_nothing(tmp_path):
+def test_update_that_raises_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -120,7 +122,7 @@ def test_update_that_raises_writes_nothing(tmp_path):
     assert path.stat().st_mtime_ns == mtime
 
 
-def test_unchanged_content_is_not_rewritten(tmp_path):
+def test_unchanged_content_is_not_rewritten(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     inode = path.stat().st_ino
@@ -129,16 +131,16 @@ def test_unchanged_content_is_not_rewritten(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="tells a folder fd via /proc")
-def test_write_is_temp_fsync_rename_fsync_folder(tmp_path, monkeypatch):
+def test_write_is_temp_fsync_rename_fsync_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     calls: list[tuple[str, str]] = []
     real_fsync, real_replace = os.fsync, os.replace
 
-    def fsync(fd):
+    def fsync(fd: int) -> None:
         calls.append(("fsync", "folder" if os.path.isdir(f"/proc/self/fd/{fd}") else "file"))
         real_fsync(fd)
 
-    def replace(src, dst):
+    def replace(src: str, dst: str) -> None:
         calls.append(("replace", Path(src).name))
         assert Path(src).parent == Path(dst).parent == tmp_path
         assert Path(src).read_text() == dumps(sample_ratchet())
@@ -153,12 +155,12 @@ def test_write_is_temp_fsync_rename_fsync_folder(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json", "quest.json.lock"]
 
 
-def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
+def test_failed_write_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
 
-    def no_space(fd):
+    def no_space(fd: int) -> NoReturn:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", no_space)
@@ -168,7 +170,7 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
     assert RatchetStore(path).stale_temp_files() == []
 
 
-def test_stale_temp_files_are_ignored_then_cleaned(tmp_path):
+def test_stale_temp_files_are_ignored_then_cleaned(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     stale = tmp_path / ".quest-tmp-quest.json-dead.json"
@@ -183,7 +185,7 @@ def test_stale_temp_files_are_ignored_then_cleaned(tmp_path):
     assert other.exists()
 
 
-def test_write_through_symlink_keeps_the_link(tmp_path):
+def test_write_through_symlink_keeps_the_link(tmp_path: Path) -> None:
     real = tmp_path / "real"
     real.mkdir()
     (real / "quest.json").write_text(dumps(sample_ratchet()))
@@ -194,14 +196,14 @@ def test_write_through_symlink_keeps_the_link(tmp_path):
     assert loads((real / "quest.json").read_text()).active is None
 
 
-def test_missing_folder_is_a_clear_error(tmp_path):
+def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "nowhere" / "quest.json"
     with pytest.raises(RatchetFileError, match="its folder .*nowhere does not exist"):
         RatchetStore(path).update(lambda r: None)
     assert not path.parent.exists()
 
 
-def test_read_only_file_is_refused_untouched(tmp_path):
+def test_read_only_file_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     path.chmod(0o444)
@@ -211,7 +213,7 @@ def test_read_only_file_is_refused_untouched(tmp_path):
     assert path.read_bytes() == before
 
 
-def test_folder_as_ratchet_file(tmp_path):
+def test_folder_as_ratchet_file(tmp_path: Path) -> None:
     (tmp_path / "quest.json").mkdir()
     ratchet_store = RatchetStore(tmp_path / "quest.json")
     with pytest.raises(RatchetFileError, match="is a folder, not a file"):
@@ -245,7 +247,7 @@ def hold_lock(lock_path: Path, seconds: float = 30) -> subprocess.Popen[str]:
     return process
 
 
-def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path):
+def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -265,7 +267,7 @@ def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path):
     assert path.read_bytes() == before
 
 
-def test_lock_of_a_killed_process_is_free_at_once(tmp_path):
+def test_lock_of_a_killed_process_is_free_at_once(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     holder = hold_lock(RatchetStore(path).lock_path)
@@ -278,7 +280,7 @@ def test_lock_of_a_killed_process_is_free_at_once(tmp_path):
     assert RatchetStore(path).load().active is None
 
 
-def test_lock_is_released_after_update_and_after_an_error(tmp_path):
+def test_lock_is_released_after_update_and_after_an_error(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     ratchet_store = RatchetStore(path)
     ratchet_store.update(lambda r: None)
@@ -304,12 +306,12 @@ def replace_with(target: Ratchet, source: Ratchet) -> None:
         setattr(target, name, value)
 
 
-def test_migration_machinery_upgrades_an_old_file(tmp_path, monkeypatch):
+def test_migration_machinery_upgrades_an_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Version 1 is the first real version: pretend this pytest-quest writes
     # version 2 and registers the step from version 1.
     seen = []
 
-    def tracked(data):
+    def tracked(data: dict[str, Any]) -> dict[str, Any]:
         seen.append(data["schema"])
         migrated = dict(data)
         return migrated
@@ -330,12 +332,12 @@ def test_migration_machinery_upgrades_an_old_file(tmp_path, monkeypatch):
     assert seen == [1, 1]  # a v2 file is not migrated again
 
 
-def test_migration_steps_chain_and_transform(monkeypatch):
-    def one_to_two(data):
+def test_migration_steps_chain_and_transform(monkeypatch: pytest.MonkeyPatch) -> None:
+    def one_to_two(data: dict[str, Any]) -> dict[str, Any]:
         data["quests_v2"] = data.pop("quests")
         return data
 
-    def two_to_three(data):
+    def two_to_three(data: dict[str, Any]) -> dict[str, Any]:
         data["quests"] = data.pop("quests_v2")
         return data
 
@@ -345,14 +347,14 @@ def test_migration_steps_chain_and_transform(monkeypatch):
     assert loads(v1_text()) == sample_ratchet()
 
 
-def test_old_version_without_migration_is_a_clear_error(monkeypatch):
+def test_old_version_without_migration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(codec, "SCHEMA_VERSION", 3)
     monkeypatch.setitem(codec.MIGRATIONS, 1, lambda data: data)
     with pytest.raises(RatchetFileError, match="schema: version 2 is older than"):
         loads(v1_text())
 
 
-def test_failing_migration_is_a_clear_error(monkeypatch):
+def test_failing_migration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(codec, "SCHEMA_VERSION", 2)
     monkeypatch.setitem(codec.MIGRATIONS, 1, lambda data: data["no such field"])
     with pytest.raises(
@@ -364,7 +366,7 @@ def test_failing_migration_is_a_clear_error(monkeypatch):
         loads(v1_text())
 
 
-def test_version_2_registers_the_step_from_version_1():
+def test_version_2_registers_the_step_from_version_1() -> None:
     assert SCHEMA_VERSION == 2
     assert {1: layout.migrate_1_to_2} == codec.MIGRATIONS
 
@@ -381,7 +383,7 @@ time.sleep(30)
 """
 
 
-def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path):
+def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     holder = subprocess.Popen(
         [sys.executable, "-c", CLAIM, str(path), "src/pkg/calc.py::sign"],
@@ -407,7 +409,7 @@ def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json.judging.lock"]
 
 
-def test_update_that_records_nothing_creates_no_file(tmp_path):
+def test_update_that_records_nothing_creates_no_file(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     assert RatchetStore(path).update(lambda r: setattr(r, "active", None)) is None
     assert not path.exists()
@@ -416,12 +418,12 @@ def test_update_that_records_nothing_creates_no_file(tmp_path):
 # -- what the operating system refuses ---------------------------------------------------
 
 
-def test_lock_file_that_cannot_be_created(tmp_path, monkeypatch):
+def test_lock_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     class RefusingLock:
-        def __init__(self, *args, **kwargs):
+        def __init__(self, *args: object, **kwargs: object) -> None:
             pass
 
-        def acquire(self):
+        def acquire(self) -> NoReturn:
             raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(store, "FileLock", RefusingLock)
@@ -433,25 +435,25 @@ def test_lock_file_that_cannot_be_created(tmp_path, monkeypatch):
     )
 
 
-def test_temporary_file_that_cannot_be_created(tmp_path, monkeypatch):
+def test_temporary_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
 
-    def refuse(*args, **kwargs):
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the module store.py writes with
     with pytest.raises(RatchetFileError, match="cannot write a temporary file in .*: Read-only"):
         RatchetStore(path).update(lambda r: setattr(r, "active", None))
     assert path.read_bytes() == before
 
 
-def test_unreadable_file(tmp_path, monkeypatch):
+def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
 
-    def refuse(path):
+    def refuse(path: str) -> NoReturn:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(store, "read_regular", refuse)
@@ -463,10 +465,10 @@ def test_unreadable_file(tmp_path, monkeypatch):
     )
 
 
-def test_claims_file_that_cannot_be_opened(tmp_path, monkeypatch):
+def test_claims_file_that_cannot_be_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real_open = os.open
 
-    def refuse(name, *args, **kwargs):
+    def refuse(name: str, *args: Any, **kwargs: Any) -> int:
         if str(name).endswith(".judging.lock"):
             raise PermissionError(13, "Permission denied")
         return real_open(name, *args, **kwargs)
@@ -478,18 +480,18 @@ def test_claims_file_that_cannot_be_opened(tmp_path, monkeypatch):
         RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")
 
 
-def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path, monkeypatch):
+def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
     import fcntl
 
-    def no_locks(*args):
+    def no_locks(*args: object) -> NoReturn:
         raise OSError(errno.ENOLCK, "No locks available")
 
     monkeypatch.setattr(fcntl, "lockf", no_locks)
     RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")  # no error, no claim
 
 
-def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path):
+def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path: Path) -> None:
     path = tmp_path / "quest.json"
     ratchet_store = RatchetStore(path, lock_timeout=0.2)
     ratchet_store.update(lambda r: r.quests.update(sample_ratchet().quests))
@@ -508,7 +510,7 @@ def test_restore_puts_back_earlier_bytes_under_the_lock(tmp_path):
     assert path.read_bytes() == good
 
 
-def test_typed_extra_fields_are_stored_inside_extra():
+def test_typed_extra_fields_are_stored_inside_extra() -> None:
     ratchet = sample_ratchet()
     quest = ratchet.quests["src/pkg/calc.py::double"]
     quest.issued_seal = "sha256:seal"
@@ -532,7 +534,7 @@ def test_typed_extra_fields_are_stored_inside_extra():
     assert dumps(loads(text)) == text
 
 
-def test_a_typed_extra_field_of_another_type_is_kept_as_found():
+def test_a_typed_extra_field_of_another_type_is_kept_as_found() -> None:
     data = json.loads(dumps(sample_ratchet()))
     data["quests"]["src/pkg/calc.py::sign"]["extra"] = {
         "issued_seal": 5,
@@ -549,22 +551,29 @@ def test_a_typed_extra_field_of_another_type_is_kept_as_found():
     assert dumps(loads(again)) == again
 
 
-def test_update_validates_before_taking_the_lock(tmp_path, monkeypatch):
+def test_update_validates_before_taking_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The lock is held for the change and the write: the same bytes are not validated twice."""
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     events: list[str] = []
-    monkeypatch.setattr(store, "loads", lambda *a: events.append("loads") or codec.loads(*a))
     take = RatchetStore._acquire_lock
-    monkeypatch.setattr(
-        RatchetStore, "_acquire_lock", lambda self: events.append("lock") or take(self)
-    )
+
+    def loads(*args: Any) -> Ratchet:
+        events.append("loads")
+        return codec.loads(*args)
+
+    def acquire_lock(self: RatchetStore) -> Any:
+        events.append("lock")
+        return take(self)
+
+    monkeypatch.setattr(store, "loads", loads)
+    monkeypatch.setattr(RatchetStore, "_acquire_lock", acquire_lock)
     RatchetStore(path).update(lambda r: setattr(r, "active", None))
     assert events == ["loads", "lock"]
     assert loads(path.read_bytes()).active is None
 
 
-def test_update_reads_again_when_the_file_changed_before_the_lock(tmp_path, monkeypatch):
+def test_update_reads_again_when_the_file_changed_before_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     take = RatchetStore._acquire_lock

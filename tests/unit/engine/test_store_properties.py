@@ -89,7 +89,7 @@ def ratchets(draw: st.DrawFn) -> Ratchet:
 
 @settings(deadline=None)  # timing on a busy machine is not the property
 @given(ratchets())
-def test_a_written_ratchet_reads_back_equal(ratchet):
+def test_a_written_ratchet_reads_back_equal(ratchet: Ratchet) -> None:
     text = dumps(ratchet)
     assert loads(text) == ratchet
     assert dumps(loads(text.encode("utf-8"))) == text
@@ -109,7 +109,7 @@ def read(raw: bytes | str) -> Ratchet | None:
 
 @settings(deadline=None)  # timing on a busy machine is not the property
 @given(st.binary(max_size=2000))
-def test_any_bytes_give_a_ratchet_or_the_usage_error(raw):
+def test_any_bytes_give_a_ratchet_or_the_usage_error(raw: bytes) -> None:
     read(raw)
 
 
@@ -124,7 +124,7 @@ json_values = st.recursive(
 
 @settings(deadline=None)  # timing on a busy machine is not the property
 @given(json_values)
-def test_any_json_gives_a_ratchet_or_the_usage_error(value):
+def test_any_json_gives_a_ratchet_or_the_usage_error(value: object) -> None:
     read(json.dumps(value))
 
 
@@ -184,7 +184,9 @@ NODES = [path for path in paths_of(json.loads(VALID)) if path]
 
 @settings(deadline=None)  # timing on a busy machine is not the property
 @given(st.sampled_from(NODES), json_values, st.booleans())
-def test_a_hand_edit_anywhere_gives_a_ratchet_or_the_usage_error(path, value, remove):
+def test_a_hand_edit_anywhere_gives_a_ratchet_or_the_usage_error(
+    path: tuple[str | int, ...], value: object, remove: bool
+) -> None:
     # A person replaces (or deletes) one value anywhere in a valid file.
     data = json.loads(VALID)
     parent = data
@@ -203,7 +205,7 @@ def test_a_hand_edit_anywhere_gives_a_ratchet_or_the_usage_error(path, value, re
 
 @settings(deadline=None)  # timing on a busy machine is not the property
 @given(st.integers(min_value=0, max_value=len(VALID) - 2))
-def test_every_truncation_is_refused(length):
+def test_every_truncation_is_refused(length: int) -> None:
     assert read(VALID[:length]) is None
 
 
@@ -212,14 +214,14 @@ def test_every_truncation_is_refused(length):
     st.integers(min_value=0, max_value=len(VALID) - 1),
     st.binary(min_size=1, max_size=3),
 )
-def test_a_damaged_byte_gives_a_ratchet_or_the_usage_error(position, garbage):
+def test_a_damaged_byte_gives_a_ratchet_or_the_usage_error(position: int, garbage: bytes) -> None:
     raw = VALID.encode()
     read(raw[:position] + garbage + raw[position + 1 :])
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()))
-def test_a_failed_update_leaves_the_bytes_alone(raw):
+def test_a_failed_update_leaves_the_bytes_alone(raw: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "quest.json"
         path.write_bytes(raw)

@@ -121,7 +121,7 @@ def test_a_forked_child_counts_for_the_test_that_forked_it(
 ) -> None:
     sys.path.insert(0, str(src))
     try:
-        import signmod
+        import signmod  # type: ignore[import-not-found]  # written by the `src` fixture
 
         children.start()
         try:
@@ -233,6 +233,7 @@ def test_a_forkserver_started_by_one_test_ends_with_it_and_the_next_starts_its_o
         sys.modules.pop("signmod", None)
     assert None not in pids and pids[0] != pids[1]
     for pid in pids:
+        assert pid is not None
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reaped
     data = folded(children)

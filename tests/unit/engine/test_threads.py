@@ -34,7 +34,7 @@ def started_thread(collector: Collector, release: threading.Event) -> threading.
     return thread
 
 
-def test_threads_alive_when_a_test_starts_are_fenced_the_main_thread_never():
+def test_threads_alive_when_a_test_starts_are_fenced_the_main_thread_never() -> None:
     collector = Collector()
     fence = ThreadFence(collector)
     assert fence.installed
@@ -56,7 +56,7 @@ def test_threads_alive_when_a_test_starts_are_fenced_the_main_thread_never():
     assert fence.tracers == {}
 
 
-def test_the_stray_arcs_are_taken_out():
+def test_the_stray_arcs_are_taken_out() -> None:
     fence = ThreadFence(Collector())
     fence.stray["m.py"] = {1, 2}
     fence.stray["n.py"] = set()
@@ -64,14 +64,14 @@ def test_the_stray_arcs_are_taken_out():
     assert fence.stray == {"m.py": set(), "n.py": set()}
 
 
-def test_a_collector_without_the_hook_is_left_alone():
+def test_a_collector_without_the_hook_is_left_alone() -> None:
     fence = ThreadFence(SimpleNamespace(data={}))
     assert not fence.installed
     fence.test_starts()
     assert fence.take_stray() == {}
 
 
-def test_a_tracer_that_refuses_the_sink_is_skipped():
+def test_a_tracer_that_refuses_the_sink_is_skipped() -> None:
     collector = Collector()
     fence = ThreadFence(collector)
     release = threading.Event()

@@ -23,14 +23,14 @@ A, B, C = Item("t::a"), Item("t::b"), Item("t::c")
 STABLE = [A, B, C]
 
 
-def test_only_the_tests_that_ran_the_statement():
+def test_only_the_tests_that_ran_the_statement() -> None:
     reaching = Reaching(SOURCE, 1, {"2": ["t::a", "t::b"], "3": ["t::a"], "4": ["t::b"]})
     assert reaching.tests(3, STABLE) == [A]
     assert reaching.tests(4, STABLE) == [B]
     assert reaching.tests(2, STABLE) == [A, B]
 
 
-def test_without_line_data_every_stable_test():
+def test_without_line_data_every_stable_test() -> None:
     assert Reaching(SOURCE, 1, None).tests(3, STABLE) == STABLE
     assert Reaching(SOURCE, 1, {}).tests(3, STABLE) == STABLE
     assert Reaching(SOURCE, 1, {"4": ["t::b"]}).tests(3, STABLE) == STABLE  # line 3 unknown

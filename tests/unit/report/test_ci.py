@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,7 +17,9 @@ from pytest_quest.report import ci
 FILE = "src/pkg/calc.py"
 
 
-def quest(qualname, first, last, state=State.PASS, fingerprint="fp", **kwargs):
+def quest(
+    qualname: str, first: int, last: int, state: State = State.PASS, fingerprint: str = "fp", **kwargs: Any
+) -> Quest:
     return Quest(
         id=f"{FILE}::{qualname}",
         file=FILE,
@@ -27,7 +33,15 @@ def quest(qualname, first, last, state=State.PASS, fingerprint="fp", **kwargs):
     )
 
 
-def facts(qualname, first, last, fingerprint="fp", missing=(), branches=(), **kwargs):
+def facts(
+    qualname: str,
+    first: int,
+    last: int,
+    fingerprint: str = "fp",
+    missing: Iterable[int] = (),
+    branches: Iterable[tuple[int, int]] = (),
+    **kwargs: Any,
+) -> FunctionFacts:
     return FunctionFacts(
         file=FILE,
         qualname=qualname,
@@ -44,11 +58,11 @@ def facts(qualname, first, last, fingerprint="fp", missing=(), branches=(), **kw
     )
 
 
-def ratchet(*quests):
+def ratchet(*quests: Quest) -> Ratchet:
     return Ratchet(quests={q.id: q for q in quests})
 
 
-def test_fully_covered_pass_functions_are_fine_and_todo_is_not_checked():
+def test_fully_covered_pass_functions_are_fine_and_todo_is_not_checked() -> None:
     report = check_ratchet(
         ratchet(quest("a", 1, 3), quest("b", 5, 9, state=State.TODO)),
         [facts("a", 1, 3), facts("b", 5, 9, missing=[6])],
@@ -57,7 +71,7 @@ def test_fully_covered_pass_functions_are_fine_and_todo_is_not_checked():
     assert report.regressions == [] and report.changed == [] and report.untracked == []
 
 
-def test_regression_facts_name_quest_and_date():
+def test_regression_facts_name_quest_and_date() -> None:
     report = check_ratchet(
         ratchet(quest("a", 1, 4)), [facts("a", 1, 4, missing=[3], branches=[(2, 3), (2, -1)])]
     )
@@ -82,7 +96,7 @@ def test_regression_facts_name_quest_and_date():
     ]
 
 
-def test_changed_gone_excluded_and_untracked():
+def test_changed_gone_excluded_and_untracked() -> None:
     report = check_ratchet(
         ratchet(
             quest("same", 1, 3, fingerprint="old"),
@@ -113,7 +127,7 @@ def test_changed_gone_excluded_and_untracked():
     assert report.untracked == [f"{FILE}::newcomer"]
 
 
-def test_check_outcome_exit_statuses():
+def test_check_outcome_exit_statuses() -> None:
     base = ratchet(quest("a", 1, 3))
     clean = check_ratchet(base, [facts("a", 1, 3), facts("extra", 5, 6)])
     assert ci.check_outcome(clean, base, False, {"t::ok": "passed"}).exitcode == 0
@@ -132,7 +146,7 @@ def test_check_outcome_exit_statuses():
 
 
 
-def test_many_collection_errors_are_summarised_in_text_and_kept_whole_in_json():
+def test_many_collection_errors_are_summarised_in_text_and_kept_whole_in_json() -> None:
     errors = [CollectionError(file=f"tests/t{n}.py", line=1, message="boom") for n in range(12)]
     broken = ci.interrupted(errors, ratchet(quest("a", 1, 3)))
     assert broken.lines[0].startswith("check: not run: 12 collection errors stopped the suite")
@@ -142,7 +156,7 @@ def test_many_collection_errors_are_summarised_in_text_and_kept_whole_in_json():
     assert one.lines[0].startswith("check: not run: 1 collection error stopped the suite")
 
 
-def test_workflow_annotations_exact_text_and_escaping():
+def test_workflow_annotations_exact_text_and_escaping() -> None:
     base = ratchet(quest("a", 1, 3))
     report = check_ratchet(base, [facts("a", 1, 3, missing=[2]), facts("b", 5, 6)])
     assert ci.workflow_annotations(report, strict=False) == [
@@ -161,24 +175,24 @@ def test_workflow_annotations_exact_text_and_escaping():
     )
 
 
-def test_fact_location():
+def test_fact_location() -> None:
     assert ci.fact_location(Fact("c", "src/a.py:41->44", "", "")) == ("src/a.py", 41)
     assert ci.fact_location(Fact("c", "src/a.py:7", "", "")) == ("src/a.py", 7)
     assert ci.fact_location(Fact("c", "tests/x.py::test_a", "", "")) == ("tests/x.py::test_a", 0)
 
 
-def _unescape(text):
+def _unescape(text: str) -> str:
     return text.replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
 
 
 @given(st.text())
-def test_escaped_messages_stay_on_one_line_and_round_trip(message):
+def test_escaped_messages_stay_on_one_line_and_round_trip(message: str) -> None:
     command = ci.workflow_command("error", "f.py", 1, "t", message)
     assert "\n" not in command and "\r" not in command
     assert _unescape(command.split("::", 2)[2]) == message
 
 
-def test_step_summary_and_unwritable_file(tmp_path):
+def test_step_summary_and_unwritable_file(tmp_path: Path) -> None:
     base = ratchet(quest("a", 1, 3))
     report = check_ratchet(base, [facts("a", 1, 3, missing=[2]), facts("b", 5, 6)])
     outcome = ci.check_outcome(report, base, False, {"t::bad|x": "failed"})
@@ -195,7 +209,7 @@ def test_step_summary_and_unwritable_file(tmp_path):
     assert problem is not None and "GITHUB_STEP_SUMMARY" in problem
 
 
-def test_in_github_actions():
+def test_in_github_actions() -> None:
     assert ci.in_github_actions({"GITHUB_ACTIONS": "true"})
     assert not ci.in_github_actions({"GITHUB_ACTIONS": "false"})
     assert not ci.in_github_actions({})

@@ -7,7 +7,7 @@ from pytest_quest.core.ratchet import check_ratchet
 from pytest_quest.report import ci
 
 
-def test_the_pie_has_one_slice_per_state_with_quests():
+def test_the_pie_has_one_slice_per_state_with_quests() -> None:
     counts = {"TODO": 2, "PASS": 5, "REVIEW": 0, "DONE": 1, "EXCLUDED": 0}
     assert ci.totals_pie(counts) == [
         "```mermaid",
@@ -20,16 +20,16 @@ def test_the_pie_has_one_slice_per_state_with_quests():
     ]
 
 
-def test_no_quest_no_pie():
+def test_no_quest_no_pie() -> None:
     assert ci.totals_pie({"TODO": 0, "PASS": 0}) == []
 
 
-def test_a_quote_cannot_end_the_label():
+def test_a_quote_cannot_end_the_label() -> None:
     (line,) = [line for line in ci.totals_pie({'a"b': 1}) if line.startswith("    ")]
     assert line == "    \"a'b\" : 1"
 
 
-def test_the_step_summary_carries_the_pie_after_the_counts():
+def test_the_step_summary_carries_the_pie_after_the_counts() -> None:
     from tests.unit.report.test_ci import facts, quest, ratchet
 
     base: Ratchet = ratchet(quest("a", 1, 3), quest("b", 5, 6))

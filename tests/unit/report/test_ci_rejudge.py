@@ -33,7 +33,7 @@ def report(holds: bool) -> RejudgeReport:
     return RejudgeReport("origin/main:quest.json", True, results, [ACTION], seconds=1.5)
 
 
-def test_without_a_base_nothing_changes():
+def test_without_a_base_nothing_changes() -> None:
     plain = outcome()
     ci.add_rejudge(plain, None)
     assert plain.data["rejudged"] is None and plain.data["person_actions"] == []
@@ -41,7 +41,7 @@ def test_without_a_base_nothing_changes():
     assert ci.rejudge_annotations(None) == []
 
 
-def test_a_pass_that_does_not_hold_fails_the_check():
+def test_a_pass_that_does_not_hold_fails_the_check() -> None:
     failed = outcome()
     ci.add_rejudge(failed, report(holds=False))
     assert failed.exitcode == 1 and failed.data["ok"] is False
@@ -75,13 +75,13 @@ def test_a_pass_that_does_not_hold_fails_the_check():
     assert "- accept `src/a.py::g` by Ada at 2026-12-01T00:00:00Z: looked at it" in summary
 
 
-def test_passes_that_hold_keep_the_check_green():
+def test_passes_that_hold_keep_the_check_green() -> None:
     green = outcome()
     ci.add_rejudge(green, report(holds=True))
     assert green.exitcode == 0 and green.data["ok"] is True and green.lines[-1] == "check: OK"
 
 
-def test_the_base_options_belong_to_check_alone(pytester: pytest.Pytester):
+def test_the_base_options_belong_to_check_alone(pytester: pytest.Pytester) -> None:
     for args in (
         ("--quest", "submit", "--quest-base", "HEAD"),
         ("--quest-status", "--quest-base-file=b.json"),

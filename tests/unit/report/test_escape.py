@@ -55,20 +55,20 @@ def is_our_command(line: str) -> bool:
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
-def test_terminal_lines_hold_no_control_character(hostile):
+def test_terminal_lines_hold_no_control_character(hostile: str) -> None:
     shown = terminal_line(hostile)
     assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in shown)
     assert "\u202e" not in shown and "\u2028" not in shown
     assert "\n" not in shown and "\r" not in shown
 
 
-def test_visible_shows_what_it_escapes():
+def test_visible_shows_what_it_escapes() -> None:
     assert visible("a\nb\rc\x1b[0m\td") == "a\\nb\\rc\\x1b[0m\td"
     assert visible("a\tb", keep_tabs=False) == "a\\tb"
     assert visible("plain é") == "plain é"
 
 
-def test_terminal_keeps_only_colour_codes_when_colour_is_on():
+def test_terminal_keeps_only_colour_codes_when_colour_is_on() -> None:
     ours = "\x1b[32mPASS\x1b[0m"
     assert terminal_line(ours, markup=True) == ours
     assert terminal_line(ours + "\x1b]0;t\x07\r", markup=True) == ours + "\\x1b]0;t\\x07\\r"
@@ -76,13 +76,13 @@ def test_terminal_keeps_only_colour_codes_when_colour_is_on():
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
-def test_a_plain_line_never_starts_a_workflow_command(hostile):
+def test_a_plain_line_never_starts_a_workflow_command(hostile: str) -> None:
     for line in terminal_line(hostile).splitlines() or [""]:
         assert not runner_would_run(github_plain(line))
         assert not runner_would_run(github_line(line)) or is_our_command(github_line(line))
 
 
-def test_well_formed_commands_pass_and_plain_text_keeps_its_words():
+def test_well_formed_commands_pass_and_plain_text_keeps_its_words() -> None:
     command = ci.workflow_command("error", "a.py", 3, "t: x", "\n::error file=X::Y")
     assert github_line(command) == command
     assert is_our_command(command) and "\n" not in command
@@ -94,14 +94,14 @@ def test_well_formed_commands_pass_and_plain_text_keeps_its_words():
 
 
 @given(st.text())
-def test_commands_from_any_text_are_one_well_formed_line(message):
+def test_commands_from_any_text_are_one_well_formed_line(message: str) -> None:
     command = ci.workflow_command("error", message or "f", 1, message, message)
     assert "\n" not in command and "\r" not in command
     assert escape_data(message).count("%") >= message.count("%")
     assert ":" not in escape_property(message) and "," not in escape_property(message)
 
 
-def test_json_for_the_log_stays_json():
+def test_json_for_the_log_stays_json() -> None:
     import json
 
     raw = json.dumps({"m": "##[error]x", "n": "\n::error::y"}, indent=2)
@@ -116,7 +116,7 @@ def cells(row: str) -> list[str]:
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
-def test_markdown_text_and_code_cannot_break_a_row_or_inject(hostile):
+def test_markdown_text_and_code_cannot_break_a_row_or_inject(hostile: str) -> None:
     for shown in (md_text(hostile), md_code(hostile)):
         assert "\n" not in shown and "\r" not in shown
         row = f"| {shown} | next |"
@@ -126,7 +126,7 @@ def test_markdown_text_and_code_cannot_break_a_row_or_inject(hostile):
     assert not re.search(r"(?<!\\)[`*_\[\]~$]", plain)  # no live Markdown
 
 
-def test_code_spans_fence_past_backticks():
+def test_code_spans_fence_past_backticks() -> None:
     assert md_code("a`b") == "`` a`b ``"
     assert md_code("") == "` `"
     assert md_code("x|y") == "`x\\|y`"
@@ -181,7 +181,7 @@ def assert_markdown_safe(markdown: str, headings: set[str]) -> None:
             assert line.endswith("|"), line
 
 
-def test_step_summary_of_hostile_regressions_and_tests():
+def test_step_summary_of_hostile_regressions_and_tests() -> None:
     ratchet = hostile_ratchet()
     from pytest_quest.core.model import FunctionFacts
 
@@ -202,7 +202,7 @@ def test_step_summary_of_hostile_regressions_and_tests():
             assert not runner_would_run(github_line(physical))
 
 
-def test_markdown_export_of_hostile_facts():
+def test_markdown_export_of_hostile_facts() -> None:
     ratchet = hostile_ratchet()
     regressions = [
         {"id": f"{FILE}::x", "passed_at": DANGER, "facts": [{"field": DANGER, "actual": DANGER}]}
@@ -213,7 +213,7 @@ def test_markdown_export_of_hostile_facts():
     assert rows and all(len(cells(row)) == 5 for row in rows), rows
 
 
-def test_terminal_text_of_hostile_facts():
+def test_terminal_text_of_hostile_facts() -> None:
     ratchet = hostile_ratchet()
     quest = ratchet.quests[f"{FILE}::_under_score_"]
     lines = text.quest_text(quest, 3, {}) + text.facts_text(quest.facts)

@@ -6,8 +6,10 @@ tree of tags, not as text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 
@@ -32,15 +34,15 @@ class Page(HTMLParser):
         self.feed(text)
         self.close()
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, {k: v or "" for k, v in attrs}, tuple(self.stack)))
         if tag not in VOID:
             self.stack.append(tag)
 
-    def handle_startendtag(self, tag, attrs):
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, {k: v or "" for k, v in attrs}, tuple(self.stack)))
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag in VOID:
             return
         if not self.stack or self.stack[-1] != tag:
@@ -48,11 +50,11 @@ class Page(HTMLParser):
             return
         self.stack.pop()
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if data.strip():
             self.texts.append((tuple(self.stack), data))
 
-    def find(self, tag, **attrs):
+    def find(self, tag: str, **attrs: str) -> list[tuple[dict[str, str], tuple[str, ...]]]:
         return [
             (a, parents)
             for t, a, parents in self.tags
@@ -102,13 +104,18 @@ SOURCES = {
 }
 
 
-def render(r=None, sources=SOURCES, regressions=None, quests=()):
+def render(
+    r: Ratchet | None = None,
+    sources: Mapping[str, Sequence[str]] = SOURCES,
+    regressions: list[dict[str, Any]] | None = None,
+    quests: Iterable[Mapping[str, Any]] = (),
+) -> str:
     return render_html(
         r or ratchet(), list(quests), regressions, sources, "2026-01-04T00:00:00Z", "9.9"
     )
 
 
-def test_the_page_is_well_formed_with_totals_chart_files_and_quests():
+def test_the_page_is_well_formed_with_totals_chart_files_and_quests() -> None:
     page = Page(render())
     assert page.errors == [] and page.stack == []
     assert len(page.find("table", id="totals")) == 1
@@ -129,7 +136,7 @@ def test_the_page_is_well_formed_with_totals_chart_files_and_quests():
     ]
 
 
-def test_the_counts_are_in_the_totals_table():
+def test_the_counts_are_in_the_totals_table() -> None:
     html = render()
     start = html.index('<table class="counts" id="totals">')
     page = Page(html[start : html.index("</table>", start) + len("</table>")])
@@ -146,7 +153,7 @@ def test_the_counts_are_in_the_totals_table():
     }
 
 
-def test_source_lines_are_marked():
+def test_source_lines_are_marked() -> None:
     page = Page(render())
     rows = page.find("tr", class_="miss")
     assert [a["title"] for a, _ in rows] == ["line not covered", "line not covered"]
@@ -157,12 +164,12 @@ def test_source_lines_are_marked():
     assert "    if x:" in text
 
 
-def test_a_missing_source_file_says_so():
+def test_a_missing_source_file_says_so() -> None:
     page = Page(render(sources={}))
     assert page.text().count("source not available") == 3
 
 
-def test_the_page_loads_nothing():
+def test_the_page_loads_nothing() -> None:
     html = render()
     page = Page(html)
     (meta,) = [a for a, _ in page.find("meta") if a.get("http-equiv") == "Content-Security-Policy"]
@@ -175,7 +182,7 @@ def test_the_page_loads_nothing():
     assert "url(" not in html and "@import" not in html
 
 
-def test_every_string_is_escaped():
+def test_every_string_is_escaped() -> None:
     evil = ratchet()
     quest = evil.quests["src/pkg/m.py::f"]
     quest.qualname = EVIL
@@ -194,7 +201,7 @@ def test_every_string_is_escaped():
     assert "weaker policy" in page.text()
 
 
-def test_regressions_are_listed_after_a_check():
+def test_regressions_are_listed_after_a_check() -> None:
     page = Page(render(regressions=[]))
     assert page.find("section", id="regressions")
     assert "every PASS function is still fully covered" in page.text()
@@ -204,13 +211,13 @@ def test_regressions_are_listed_after_a_check():
 # -- the chart -------------------------------------------------------------------
 
 
-def test_progress_counts_settled_quests_by_date():
+def test_progress_counts_settled_quests_by_date() -> None:
     points, undated = chart.progress(ratchet())
     assert undated == 0
     assert [(p.at.day, p.passed, p.settled) for p in points] == [(1, 1, 1), (3, 1, 2)]
 
 
-def test_settled_quests_without_a_date_are_counted_apart():
+def test_settled_quests_without_a_date_are_counted_apart() -> None:
     r = ratchet()
     r.quests["src/pkg/m.py::g"].history = []
     r.quests["src/pkg/n.py::h"].passed_at = "not a date"
@@ -221,7 +228,7 @@ def test_settled_quests_without_a_date_are_counted_apart():
     assert "2 settled quests have no recorded date" in page.text()
 
 
-def test_quests_settled_at_one_moment_make_one_point():
+def test_quests_settled_at_one_moment_make_one_point() -> None:
     r = ratchet()
     r.quests["src/pkg/m.py::g"].history[-1].at = "2026-01-01T00:00:00+00:00"
     points, _ = chart.progress(r)
@@ -241,11 +248,11 @@ def test_quests_settled_at_one_moment_make_one_point():
         ("yesterday", None),
     ],
 )
-def test_parse_time(text, expected):
+def test_parse_time(text: str, expected: datetime | None) -> None:
     assert chart.parse_time(text) == expected
 
 
-def test_the_step_lines_rise_with_each_settled_quest():
+def test_the_step_lines_rise_with_each_settled_quest() -> None:
     points, _ = chart.progress(ratchet())
     page = Page(chart.svg(points, 3))
     lines = {a["class"]: a["points"] for a, _ in page.find("polyline")}
@@ -255,7 +262,7 @@ def test_the_step_lines_rise_with_each_settled_quest():
     assert chart.svg([], 0).count("<text") == 1
 
 
-def test_excluded_lines_and_a_missing_line_with_a_branch():
+def test_excluded_lines_and_a_missing_line_with_a_branch() -> None:
     r = ratchet()
     quest = r.quests["src/pkg/m.py::f"]
     quest.missing_lines = [4]
@@ -268,5 +275,5 @@ def test_excluded_lines_and_a_missing_line_with_a_branch():
     assert excluded[0]["title"] == "excluded from coverage"
 
 
-def test_a_todo_quest_is_not_settled():
+def test_a_todo_quest_is_not_settled() -> None:
     assert chart.settled_at(ratchet().quests["src/pkg/m.py::f"]) is None

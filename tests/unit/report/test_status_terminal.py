@@ -33,7 +33,7 @@ def ratchet(files: int = 5, long_name: bool = False) -> Ratchet:
 
 @pytest.mark.parametrize("width", [40, 50, 60, 80, 120])
 @pytest.mark.parametrize("long_name", [False, True])
-def test_every_line_of_the_table_fits_the_width(width, long_name):
+def test_every_line_of_the_table_fits_the_width(width: int, long_name: bool) -> None:
     text = status_text(ratchet(long_name=long_name), 3, markup=False, width=width, ascii=True)
     table = text.split("waiting for a person")[0]  # the REVIEW/DONE lists are plain lines
     for line in table.splitlines():
@@ -43,14 +43,14 @@ def test_every_line_of_the_table_fits_the_width(width, long_name):
     assert "".join(table.split()).count("with_a_long_module_name.py") == long_name
 
 
-def test_a_narrow_terminal_shows_each_files_counts_on_their_own_line():
+def test_a_narrow_terminal_shows_each_files_counts_on_their_own_line() -> None:
     text = status_text(ratchet(), 3, markup=False, width=40, ascii=True)
     lines = text.splitlines()
     index = lines.index("src/shop/module_0.py")
     assert lines[index + 1] == "  2 TODO, 3 PASS, 1 REVIEW, 1 DONE (7)"
 
 
-def test_a_wide_terminal_shows_one_table():
+def test_a_wide_terminal_shows_one_table() -> None:
     text = status_text(ratchet(), 3, markup=False, width=100, ascii=True)
     header = next(line for line in text.splitlines() if line.startswith("file"))
     assert header.split() == [
@@ -73,24 +73,24 @@ def test_a_wide_terminal_shows_one_table():
 
 
 @pytest.mark.parametrize("width", [40, 100])
-def test_ascii_has_no_box_drawing_glyphs(width):
+def test_ascii_has_no_box_drawing_glyphs(width: int) -> None:
     text = status_text(ratchet(), 3, markup=False, width=width, ascii=True)
     assert text.isascii(), [c for c in text if not c.isascii()]
 
 
-def test_on_a_terminal_the_glyphs_stay():
+def test_on_a_terminal_the_glyphs_stay() -> None:
     text = status_text(ratchet(), 3, markup=True, width=100, ascii=False)
     assert BOX & set(text)
 
 
-def test_the_progress_bar_is_not_red():
+def test_the_progress_bar_is_not_red() -> None:
     text = status_text(ratchet(), 3, markup=True, width=100, ascii=False)
     bar = next(line for line in text.splitlines() if "settled" in line)
     assert "\x1b[31m" not in bar and "\x1b[91m" not in bar and "249;38;114" not in bar
     assert "\x1b[32m" in bar  # settled work: green
 
 
-def test_the_ascii_progress_bar_shows_settled_and_unsettled_parts():
+def test_the_ascii_progress_bar_shows_settled_and_unsettled_parts() -> None:
     text = status_text(ratchet(), 3, markup=False, width=60, ascii=True)
     bar = next(line for line in text.splitlines() if "settled" in line)
     # 25 of 35 settled, 30 columns: 21 of them "#"
@@ -119,13 +119,13 @@ def rich_table(ratchet: Ratchet, markup: bool, width: int, ascii: bool) -> str:
 
 @pytest.mark.parametrize(("markup", "ascii"), [(False, True), (True, False), (False, False)])
 @pytest.mark.parametrize("files", [1, 2, 30])
-def test_the_table_is_the_one_rich_draws(markup, ascii, files):
+def test_the_table_is_the_one_rich_draws(markup: bool, ascii: bool, files: int) -> None:
     shown = ratchet(files=files, long_name=True)
     text = status_text(shown, 3, markup=markup, width=120, ascii=ascii)
     assert rich_table(shown, markup, 120, ascii).rstrip("\n") in text
 
 
-def test_a_name_rich_would_read_as_markup_is_drawn_by_rich():
+def test_a_name_rich_would_read_as_markup_is_drawn_by_rich() -> None:
     shown = ratchet(files=3)
     for quest in list(shown.quests.values())[:7]:
         quest.file = "src/[bold]odd[/bold].py"

@@ -17,16 +17,16 @@ from pytest_quest.report.text import counted, summarised
         (3, "branch", "branches", "3 branches"),
     ],
 )
-def test_counted(number, noun, plural, expected):
+def test_counted(number: int, noun: str, plural: str, expected: str) -> None:
     assert counted(number, noun, plural) == expected
 
 
-def test_summarised_keeps_a_short_list_whole():
+def test_summarised_keeps_a_short_list_whole() -> None:
     assert summarised(["a", "b"]) == "a; b"
     assert summarised([]) == ""
 
 
-def test_summarised_shows_the_first_few_and_a_count():
+def test_summarised_shows_the_first_few_and_a_count() -> None:
     items = [f"tests/test_{n}.py:1: ModuleNotFoundError" for n in range(69)]
     text = summarised(items)
     assert text.endswith("; and 64 more")
@@ -34,6 +34,6 @@ def test_summarised_shows_the_first_few_and_a_count():
     assert len(text) < 300
 
 
-def test_summarised_cuts_each_long_item():
+def test_summarised_cuts_each_long_item() -> None:
     text = summarised(["x" * 1000], width=50)
     assert text == "x" * 47 + "..."

@@ -11,6 +11,7 @@ import resource
 import shlex
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -41,7 +42,7 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def test_a_flood_of_output_is_cut_at_the_cap_and_never_held(request_, tmp_path):
+def test_a_flood_of_output_is_cut_at_the_cap_and_never_held(request_: Request, tmp_path: Path) -> None:
     assert OUTPUT_LIMIT == 1024 * 1024
     before = peak_rss_mb()
     started = time.monotonic()
@@ -54,7 +55,7 @@ def test_a_flood_of_output_is_cut_at_the_cap_and_never_held(request_, tmp_path):
     assert peak_rss_mb() - before < 50, "the output was held in memory"
 
 
-def test_the_cap_is_a_parameter_and_stderr_is_capped_too(request_, tmp_path):
+def test_the_cap_is_a_parameter_and_stderr_is_capped_too(request_: Request, tmp_path: Path) -> None:
     small = CommandVerifier(command(FLOOD.format(n=1)), 60, tmp_path, max_output=1000)
     assert "exceeded the cap of 1000 bytes" in small(request_, "p").error
     noisy = command(
@@ -65,14 +66,14 @@ def test_the_cap_is_a_parameter_and_stderr_is_capped_too(request_, tmp_path):
     assert answer.error.startswith("exited with status 3")
 
 
-def test_output_under_the_cap_is_read_whole(request_, tmp_path):
+def test_output_under_the_cap_is_read_whole(request_: Request, tmp_path: Path) -> None:
     clean = shlex.join([sys.executable, str(VERIFIERS / "clean.py")])
     request_.function_source = "def f():\n" + "    x = 1\n" * 300_000  # a 3 MB prompt in
     answer = CommandVerifier(clean, 60, VERIFIERS)(request_, build_prompt(request_))
     assert (answer.error, answer.status) == ("", "verified-clean")
 
 
-def test_a_verifier_that_holds_its_output_open_is_stopped_at_the_timeout(request_, tmp_path):
+def test_a_verifier_that_holds_its_output_open_is_stopped_at_the_timeout(request_: Request, tmp_path: Path) -> None:
     hang = command(
         "import sys, time\nsys.stdout.write('partial')\nsys.stdout.flush()\ntime.sleep(60)"
     )
@@ -89,7 +90,7 @@ def test_a_verifier_that_holds_its_output_open_is_stopped_at_the_timeout(request
         ("./missing.sh", "./missing.sh"),
     ],
 )
-def test_a_program_that_cannot_start_is_a_usage_error(tmp_path, cmd, named):
+def test_a_program_that_cannot_start_is_a_usage_error(tmp_path: Path, cmd: str, named: str) -> None:
     with pytest.raises(QuestUsageError) as info:
         checked_verifiers(commands=[cmd], hooks=[], timeout=5, threshold=None, rootdir=tmp_path)
     assert str(info.value) == (
@@ -98,7 +99,7 @@ def test_a_program_that_cannot_start_is_a_usage_error(tmp_path, cmd, named):
     )
 
 
-def test_a_program_that_exists_passes_the_check(tmp_path):
+def test_a_program_that_exists_passes_the_check(tmp_path: Path) -> None:
     found = checked_verifiers(
         commands=[command("pass")], hooks=[], timeout=5, threshold=None, rootdir=tmp_path
     )

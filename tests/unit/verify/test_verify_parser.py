@@ -37,7 +37,7 @@ none
 """
 
 
-def test_clean_reply():
+def test_clean_reply() -> None:
     reply = parse_reply(CLEAN)
     assert reply == Reply(
         status=STATUS_CLEAN,
@@ -54,7 +54,7 @@ def test_clean_reply():
     )
 
 
-def test_any_block_order_star_bullets_and_surrounding_text():
+def test_any_block_order_star_bullets_and_surrounding_text() -> None:
     text = """Let me think about this first.
 <final>one problem</final>
 <discrepancies>
@@ -79,7 +79,7 @@ Thanks!"""
     assert reply.final == "one problem"
 
 
-def test_numbered_items_and_continuation_lines():
+def test_numbered_items_and_continuation_lines() -> None:
     text = CLEAN.replace(
         "- Does any test pass whatever the function returns?",
         "1. Does any test pass whatever\n   the function returns?",
@@ -93,7 +93,7 @@ def test_numbered_items_and_continuation_lines():
     )
 
 
-def test_a_block_quoted_before_the_answer_is_overridden_by_the_last_one():
+def test_a_block_quoted_before_the_answer_is_overridden_by_the_last_one() -> None:
     text = "I must answer <status>verified-clean|verified-with-corrections</status>.\n" + CLEAN
     assert parse_reply(text).status == STATUS_CLEAN
 
@@ -101,7 +101,7 @@ def test_a_block_quoted_before_the_answer_is_overridden_by_the_last_one():
 @pytest.mark.parametrize(
     "none", ["none", "- none", "None.", "", "  * NONE  ", "None found.", "No discrepancies"]
 )
-def test_no_discrepancy_spellings(none):
+def test_no_discrepancy_spellings(none: str) -> None:
     text = CLEAN.replace("<discrepancies>\nnone\n", f"<discrepancies>\n{none}\n")
     assert parse_reply(text).findings == ()
 
@@ -128,7 +128,7 @@ def test_no_discrepancy_spellings(none):
         ),
     ],
 )
-def test_replies_outside_the_protocol(text, message):
+def test_replies_outside_the_protocol(text: str, message: str) -> None:
     with pytest.raises(ProtocolError, match=message):
         parse_reply(text)
 
@@ -153,11 +153,11 @@ def test_replies_outside_the_protocol(text, message):
         ("`assert x` somewhere", Finding("", 0, "assert x", "somewhere")),
     ],
 )
-def test_parse_finding(item, expected):
+def test_parse_finding(item: str, expected: Finding) -> None:
     assert parse_finding(item) == expected
 
 
-def test_json_alternative_in_a_code_fence():
+def test_json_alternative_in_a_code_fence() -> None:
     data = {
         "status": "verified-with-corrections",
         "questions": ["Q1?"],
@@ -212,12 +212,12 @@ def test_json_alternative_in_a_code_fence():
         ),
     ],
 )
-def test_bad_json_replies(data, message):
+def test_bad_json_replies(data: object, message: str) -> None:
     with pytest.raises(ProtocolError, match=message):
         parse_reply(json.dumps(data))
 
 
-def test_json_finding_with_an_unusable_line_is_kept_for_the_recheck_to_drop():
+def test_json_finding_with_an_unusable_line_is_kept_for_the_recheck_to_drop() -> None:
     data = {
         "status": "verified-with-corrections",
         "questions": ["q"],
@@ -244,7 +244,7 @@ fragment = st.one_of(
 
 @settings(max_examples=400, deadline=None)
 @given(st.text())
-def test_arbitrary_text_never_crashes(text):
+def test_arbitrary_text_never_crashes(text: str) -> None:
     try:
         parse_reply(text)
     except ProtocolError:
@@ -253,7 +253,7 @@ def test_arbitrary_text_never_crashes(text):
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(fragment, max_size=40).map("".join))
-def test_protocol_like_text_never_crashes(text):
+def test_protocol_like_text_never_crashes(text: str) -> None:
     try:
         reply = parse_reply(text)
     except ProtocolError:
@@ -273,7 +273,7 @@ def test_protocol_like_text_never_crashes(text):
         max_leaves=20,
     )
 )
-def test_arbitrary_json_never_crashes(value):
+def test_arbitrary_json_never_crashes(value: object) -> None:
     try:
         parse_reply(json.dumps(value))
     except ProtocolError:
@@ -299,7 +299,7 @@ finding = st.builds(Finding, path, st.integers(1, 99_999), quote, reason)
 
 
 @st.composite
-def replies(draw):
+def replies(draw: st.DrawFn) -> Reply:
     count = draw(st.integers(1, 6))
     questions = tuple(draw(st.lists(words, min_size=count, max_size=count)))
     answers = tuple(
@@ -312,13 +312,13 @@ def replies(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(replies())
-def test_well_formed_replies_round_trip(reply):
+def test_well_formed_replies_round_trip(reply: Reply) -> None:
     assert parse_reply(format_reply(reply)) == reply
 
 
 @settings(max_examples=200, deadline=None)
 @given(replies(), st.permutations(range(5)), st.sampled_from(["-", "*"]))
-def test_round_trip_in_any_block_order_and_bullet(reply, order, bullet):
+def test_round_trip_in_any_block_order_and_bullet(reply: Reply, order: list[int], bullet: str) -> None:
     blocks = re.split(
         r"\n(?=<(?:status|questions|answers|discrepancies|final)>)", format_reply(reply)
     )
@@ -329,7 +329,7 @@ def test_round_trip_in_any_block_order_and_bullet(reply, order, bullet):
 
 @settings(max_examples=200, deadline=None)
 @given(replies())
-def test_json_round_trip(reply):
+def test_json_round_trip(reply: Reply) -> None:
     data = {
         "status": reply.status,
         "questions": list(reply.questions),
@@ -340,7 +340,7 @@ def test_json_round_trip(reply):
     assert parse_reply("Here it is:\n" + json.dumps(data, indent=2)) == reply
 
 
-def test_a_huge_reply_of_unclosed_tags_parses_in_linear_time():
+def test_a_huge_reply_of_unclosed_tags_parses_in_linear_time() -> None:
     import time
 
     started = time.monotonic()
@@ -349,7 +349,7 @@ def test_a_huge_reply_of_unclosed_tags_parses_in_linear_time():
     assert time.monotonic() - started < 2
 
 
-def test_status_in_markup_is_understood():
+def test_status_in_markup_is_understood() -> None:
     assert parse_reply(CLEAN.replace("verified-clean", "**`Verified_Clean`**.")).status == (
         STATUS_CLEAN
     )
