@@ -27,6 +27,7 @@ change of nothing gives the file's own bytes.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 import weakref
@@ -127,6 +128,8 @@ EXTRA_TYPES: dict[str, tuple[type, ...]] = {
     "partial_lines": (list,),
 }
 _MUTABLE = (dict, list)
+# Fields of `Quest` whose class gives their default (TODO, 0, "", False): set when not.
+_DEFAULTED = ("tries", "statements", "branches", "issued_at", "passed_at", "baseline")
 _TYPED_MUTABLE = tuple(key for key, kinds in EXTRA_TYPES.items() if set(kinds) & {dict, list})
 # Dotted Python identifiers, for the ASCII text this path reads (`grammar.qualname_problem`).
 _QUALNAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII).fullmatch
@@ -302,6 +305,7 @@ def _bounded(value: Any) -> bool:
 def _quests(quests: dict[str, QuestS], table: list[str], origin: Origin) -> dict[str, Quest] | None:
     """Each quest as a `Quest` whose lists wait for first use; None on any rule broken."""
     size = len(table)
+    pending = functools.partial(_decode, table)  # `Quest.__getattr__`'s hook, one for all
     good_files: set[str] = set()
     out: dict[str, Quest] = {}
     new = Quest.__new__
@@ -335,17 +339,16 @@ def _quests(quests: dict[str, QuestS], table: list[str], origin: Origin) -> dict
             "first": first,
             "last": last,
             "fingerprint": s.fingerprint,
-            "state": _STATES[state],
-            "tries": s.tries,
-            "statements": s.statements,
-            "branches": s.branches,
-            "issued_at": s.issued_at,
-            "passed_at": s.passed_at,
-            "baseline": s.baseline,
-            "_pending": _decode,
+            "_pending": pending,
             "_s": s,
-            "_t": table,
         }
+        # A field at its default is left to the class's (fewer to copy and compare).
+        if state != "TODO":
+            fields["state"] = _STATES[state]
+        for name in _DEFAULTED:
+            value = getattr(s, name)
+            if value:
+                fields[name] = value
         rest: dict[str, Any] = {}
         kept_extra: dict[str, Any] = {}
         fields["extra"] = rest
@@ -386,13 +389,12 @@ def _twin(qid: str, file: str, qualname: str) -> bool:
     )
 
 
-def _decode(quest: Quest, name: str) -> None:
+def _decode(table: list[str], quest: Quest, name: str) -> None:
     """`Quest.__getattr__`'s hook: a list field decoded from the quest's Struct on first use."""
     values = quest.__dict__
     s: QuestS = values["_s"]
     # A value set before the first use stays: it is the newer one.
     if name == "covering_tests":
-        table = values["_t"]
         values.setdefault("covering_tests", [table[i] for i in s.covering_tests])
         return
     lines = list(s.missing_lines)

@@ -31,24 +31,33 @@ def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -
     origin: Origin | None = vars(ratchet).get("_origin")
     if origin is None:
         return None
-    kept: dict[str, QuestS] = {}
-    changed: dict[str, Quest] = {}
-    pristine = origin.pristine
-    # A quest whose fields equal those read (its Struct and the table its lists wait in
-    # included) is encoded by the bytes read, whatever object it is.
-    for qid, quest in ratchet.quests.items():
-        found = pristine.get(qid)
-        if found is not None and quest.__dict__ == found[0]:
-            kept[qid] = found[0]["_s"]
-        else:
-            changed[qid] = quest
     names = origin.table
     if ratchet.test_table != names:
         return None
+    pristine = origin.pristine
+    # A quest whose fields equal those read (its Struct and the table its lists wait in
+    # included) is encoded by the bytes read, whatever object it is.
+    changed: dict[str, Quest] = {
+        qid: quest
+        for qid, quest in ratchet.quests.items()
+        if (found := pristine.get(qid)) is None or quest.__dict__ != found[0]
+    }
+    encoded = [b"{\n"] + [
+        f"{encode(key)}: {encode(header[key])},\n".encode() for key in sorted(header)
+    ]
+    encoded.append(b'"tests": ')
+    if not changed and len(ratchet.quests) == len(pristine):
+        # Nothing changed: the bytes read.  (Their table is kept: the writer never
+        # leaves more than a quarter of it unused, `layout.table_order`.)
+        if origin.data.startswith(b"".join(encoded)):
+            return origin.data
+    kept: dict[str, QuestS] = {
+        qid: pristine[qid][0]["_s"] for qid in ratchet.quests if qid not in changed
+    }
     # `layout.table_order`, counted on the indexes: the table as read is kept (and new
     # names appended) while at most a quarter of it is unused; else it is rebuilt.
-    if len(kept) == len(origin.pristine):
-        used = origin.used() if not changed else set(origin.used())
+    if len(kept) == len(pristine):
+        used = set(origin.used())
     else:
         used = set().union(*(s.covering_tests for s in kept.values()))
     position = origin.positions() if changed else {}
@@ -63,15 +72,6 @@ def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -
     if names and len(names) - len(used) > layout.UNUSED_SHARE * len(names):
         return None  # rebuilt sorted: every quest's indexes change
     table = names + sorted(new_names)
-    encoded = [b"{\n"] + [
-        f"{encode(key)}: {encode(header[key])},\n".encode() for key in sorted(header)
-    ]
-    encoded.append(b'"tests": ')
-    if table == names:
-        head = b"".join(encoded)
-        if not changed and len(kept) == len(origin.pristine) and origin.data.startswith(head):
-            ratchet.test_table = table
-            return origin.data  # nothing changed: the very bytes read
     raws = origin.raw()
     index = position
     if new_names:
