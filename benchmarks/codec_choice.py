@@ -44,11 +44,12 @@ sys.path.insert(0, str(HERE))
 
 from ratchet_scale import BUILD  # noqa: E402
 
+from pytest_quest.core.model import Ratchet  # noqa: E402
 from pytest_quest.engine import codec, codec_fast, codec_help, strict_json  # noqa: E402
 from pytest_quest.engine.store import RatchetStore  # noqa: E402
 
 try:
-    import orjson
+    import orjson  # type: ignore[import-not-found, unused-ignore]  # optional, not in any extra
 except ImportError:  # pragma: no cover - optional
     orjson = None
 
@@ -109,7 +110,7 @@ def variants(path: Path) -> dict[str, Callable[[], Any]]:
         store.update(lambda ratchet: None)
         return time.process_time() - started
 
-    out: dict[str, Callable[[], Any]] = {
+    out: dict[str, Callable[[], Any] | None] = {
         "parse: json.loads": lambda: json.loads(data),
         "parse: orjson.loads": (lambda: orjson.loads(data)) if orjson else None,
         "parse: msgspec, untyped": lambda: msgspec.json.decode(data),
@@ -171,9 +172,11 @@ def lock_holds(path: Path, rounds: int) -> dict[str, float]:
         store.update(lambda ratchet: None)
         current = "one quest"
         tries = loaded.quests[qid].tries + 1  # a change every round: one line written
-        store.update(
-            lambda ratchet, qid=qid, tries=tries: setattr(ratchet.quests[qid], "tries", tries)
-        )
+
+        def one_more_try(ratchet: Ratchet, qid: str = qid, tries: int = tries) -> None:
+            ratchet.quests[qid].tries = tries
+
+        store.update(one_more_try)
         del loaded
     return {name: statistics.median(values) for name, values in held.items()}
 

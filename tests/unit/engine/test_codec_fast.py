@@ -8,6 +8,7 @@ field, and must never accept what that reader would read otherwise.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -139,7 +140,7 @@ def forged(text: bytes, old: str, new: str, count: int = 1) -> bytes:
 
 
 Q1 = f'"{FILE}::C.f1": {{'
-ATTACKS = {
+ATTACKS: dict[str, Callable[[bytes], bytes]] = {
     "a quest id twice": lambda t: t.replace(b"\n}\n}\n", b",\n" + t.split(b"\n")[-4] + b"\n}\n}\n"),
     "a field twice in a quest": lambda t: forged(t, Q1, Q1 + '"tries": 2, '),
     "a key twice in extra": lambda t: forged(t, '"note": "kept"', '"note": "kept", "note": "x"'),
@@ -259,14 +260,25 @@ def test_nothing_changed_gives_the_bytes_read(text: bytes) -> None:
     assert codec.dump_bytes(codec.loads(text)) is text
 
 
-CHANGES = {
+def typed_extra_in_place(r: Ratchet) -> None:
+    verification = r.quests[f"{FILE}::C.f5"].verification
+    assert verification is not None
+    verification.update(x=1)
+
+
+def table_rebuilt(r: Ratchet) -> None:
+    for q in r.quests.values():
+        q.covering_tests.clear()
+
+
+CHANGES: dict[str, Callable[[Ratchet], object]] = {
     "a count": lambda r: setattr(r.quests[f"{FILE}::C.f1"], "tries", 9),
     "a list in place": lambda r: r.quests[f"{FILE}::C.f1"].missing_lines.append(99),
     "a new covering test": lambda r: r.quests[f"{FILE}::C.f1"].covering_tests.append(
         "tests/new.py::t"
     ),
     "extra in place": lambda r: r.quests[f"{FILE}::C.f6"].extra["nested"]["deep"].append(3),
-    "a typed extra in place": lambda r: r.quests[f"{FILE}::C.f5"].verification.update(x=1),
+    "a typed extra in place": typed_extra_in_place,
     "a quest replaced": lambda r: r.quests.update({f"{FILE}::C.f1": quest(1, tries=2)}),
     "a quest added": lambda r: r.quests.update({f"{FILE}::C.f0": quest(0)}),
     "a quest removed": lambda r: r.quests.pop(f"{FILE}::C.f2"),
@@ -275,7 +287,7 @@ CHANGES = {
         {f"{FILE}::C.f1@2": r.quests.pop(f"{FILE}::C.f1")}
     ),
     "the active pointer": lambda r: setattr(r, "active", None),
-    "the table rebuilt": lambda r: [q.covering_tests.clear() for q in r.quests.values()],
+    "the table rebuilt": table_rebuilt,
 }
 
 
