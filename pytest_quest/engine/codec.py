@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pytest_quest.core import grammar
@@ -15,7 +16,7 @@ from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, branch_fact, line_fact
 from pytest_quest.core.policy import PolicyError
 from pytest_quest.core.policy import from_dict as policy_from_dict
-from pytest_quest.engine import codec_help, layout, strict_json
+from pytest_quest.engine import codec_fast, codec_help, codec_reuse, layout, strict_json
 from pytest_quest.engine.records import quest_record
 
 SCHEMA_VERSION = 2
@@ -72,24 +73,35 @@ def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
 
 def dumps(ratchet: Ratchet) -> str:
     """The version-2 text of `ratchet` (``engine/layout.py``); raises ValueError on NaN."""
+    return dump_bytes(ratchet).decode("utf-8")
+
+
+def dump_bytes(ratchet: Ratchet) -> bytes:
+    """`dumps` as bytes: the quests left as read (``codec_fast``) are the bytes read."""
     with codec_help.paused_gc():
         return _dumps(ratchet)
 
 
-def _dumps(ratchet: Ratchet) -> str:
-    full = ratchet_to_dict(Ratchet(**{**vars(ratchet), "quests": {}}))
+def _dumps(ratchet: Ratchet) -> bytes:
+    full = ratchet_to_dict(replace(ratchet, quests={}))
     del full["quests"]
-    used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
-    table = layout.table_order(ratchet.test_table, used)
-    index = {name: position for position, name in enumerate(table)}
-    quests = {qid: quest_record(quest, index) for qid, quest in ratchet.quests.items()}
     header = {
         key: value
         for key, value in full.items()
         if key not in layout.TOP_DEFAULTS or value != layout.TOP_DEFAULTS[key]
     }
+    reused = codec_reuse.render(ratchet, header, quest_record, _ENCODE)
+    if reused is not None:
+        return reused
+    used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
+    table = layout.table_order(ratchet.test_table, used)
+    index = {name: position for position, name in enumerate(table)}
+    quests = {qid: quest_record(quest, index) for qid, quest in ratchet.quests.items()}
     ratchet.test_table = table
-    return layout.render(header, table, quests)
+    return layout.render(header, table, quests).encode("utf-8")
+
+
+_ENCODE = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
 
 
 def dumps_v1(ratchet: Ratchet) -> str:
@@ -375,18 +387,8 @@ class _Validator:
         return ratchet
 
 
-# The typed fields of `Quest` kept in its ``extra`` object, with the JSON types
-# each takes.  A value of another type (a hand edit) stays in `Quest.extra` as
-# found: reading and writing a file never changes it.
-_EXTRA_TYPES: dict[str, tuple[type, ...]] = {
-    "issued_seal": (str,),
-    "last_run_seconds": (int, float),
-    "mutation_seconds": (int, float),
-    "verification": (dict,),
-    "passed_policy": (str,),
-    "config_digest": (str,),
-    "partial_lines": (list,),
-}
+# The typed fields of `Quest` kept in its ``extra`` object (engine/codec_fast.py).
+_EXTRA_TYPES = codec_fast.EXTRA_TYPES
 
 
 def _split_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -448,9 +450,14 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 
 def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
-    """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect."""
+    """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect.
+
+    A file as pytest-quest writes it is read by `codec_fast.read`; anything
+    else (or any defect) by the field-by-field reader, which names the field.
+    """
     with codec_help.paused_gc():
-        return _Validator(path).ratchet(parsed(text, path))
+        fast = codec_fast.read(text)
+        return fast if fast is not None else _Validator(path).ratchet(parsed(text, path))
 
 
 def parsed(text: str | bytes, path: str = "quest.json") -> Any:
@@ -488,5 +495,6 @@ def parsed(text: str | bytes, path: str = "quest.json") -> Any:
 _RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
 
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "dumps", "dumps_v1", "loads", "migrate", "parsed"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "dump_bytes", "dumps", "dumps_v1", "loads", "migrate"]
+__all__ += ["parsed"]
 __all__ += ["quest_to_dict", "ratchet_to_dict"]

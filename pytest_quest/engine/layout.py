@@ -54,7 +54,7 @@ TOP_DEFAULTS: dict[str, Any] = {
 }
 
 # The table is rebuilt once more than this share of it is unused.
-_UNUSED_SHARE = 0.25
+UNUSED_SHARE = 0.25
 
 
 def derived_facts(record: dict[str, Any]) -> list[dict[str, str]] | None:
@@ -158,7 +158,7 @@ def table_order(previous: list[str], used: dict[str, Any]) -> list[str]:
     they are more than a quarter of the table.
     """
     kept = [name for name in previous if name in used]
-    if previous and len(previous) - len(kept) <= _UNUSED_SHARE * len(previous):
+    if previous and len(previous) - len(kept) <= UNUSED_SHARE * len(previous):
         known = set(previous)
         return previous + sorted(name for name in used if name not in known)
     return sorted(used)

@@ -26,7 +26,7 @@ if sys.platform != "win32":
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
-from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.codec import dump_bytes, loads
 from pytest_quest.engine.codec_lazy import loads_lazy
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
 from pytest_quest.engine.store_help import special_kind as _special_kind
@@ -139,7 +139,7 @@ class RatchetStore:
                 # never create an empty ratchet file.
                 return result
             try:
-                after = dumps(ratchet).encode("utf-8")
+                after = dump_bytes(ratchet)
             except ValueError as exc:  # NaN or Infinity: not JSON, never written
                 raise RatchetFileError(
                     str(self.path),
@@ -453,10 +453,10 @@ def read_regular(path: Path) -> bytes:
     _refuse_special(path, os.stat(path).st_mode)  # before opening: a device may act on open
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        _refuse_special(path, os.fstat(fd).st_mode)  # swapped in between: still never read
+        _refuse_special(path, (found := os.fstat(fd)).st_mode)  # swapped in: still never read
         chunks: list[bytes] = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
+        while True:  # one read of the whole file: no copy to join
+            chunk = os.read(fd, max(found.st_size + 1, 1 << 20))
             if not chunk:
                 return b"".join(chunks)
             chunks.append(chunk)
