@@ -113,10 +113,14 @@ def test_export_every_format(calc: CalcProject) -> None:
 def test_export_refusals_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
     (calc.root / "old.md").write_text("keep me\n")
     before = (calc.root / "quest.json").read_bytes()
+    source = calc.root / "src" / "pkg" / "calc.py"
+    source_before = source.read_bytes()
     with pytest.raises(QuestUsageError, match=message.replace("(", r"\(")):
         export(calc.context("export", **changes))
     assert (calc.root / "old.md").read_text() == "keep me\n"
     assert (calc.root / "quest.json").read_bytes() == before
+    assert source.read_bytes() == source_before
+    assert not (calc.root / "missing").exists()
     assert not (calc.root / "src" / "pkg" / "report.json").exists()
     assert not (calc.root / "report.xml").exists()
 
