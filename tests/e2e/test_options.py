@@ -421,6 +421,12 @@ def test_person_actions_are_read_from_the_command_line_only(pytester: pytest.Pyt
     assert resolve(config).command == "reopen"
 
 
+@pytest.mark.parametrize("action", ["--quest-reopen", "--quest-accept", "--quest-exclude"])
+def test_a_person_action_runs_on_its_own(pytester: pytest.Pytester, action: str) -> None:
+    message = bad(pytester, action, "src/pkg/calc.py::sign", "--quest", "next")
+    assert "--quest-reopen/--quest-accept/--quest-exclude run on their own, without --quest" in message
+
+
 def test_raw_value_turns_an_unreadable_ini_value_into_pytests_usage_error(pytester: pytest.Pytester) -> None:
     config = pytester.parseconfig("-o", "quest_status=maybe")
     with pytest.raises(pytest.UsageError, match="^ini option quest_status: "):
