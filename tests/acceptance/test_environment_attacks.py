@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.environment import BEGUN_KEY, ENVIRONMENT_EXIT, STREAK_KEY
-from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project
+from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project, scanned_template
 from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.skipif(
@@ -81,13 +81,20 @@ def test_sign():
 """
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    project = Project(tmp_path / "project")
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
-    assert project.run("--quest", "scan").ret == 0
-    return project
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """`calc_project` scanned once; each test copies it."""
+    return scanned_template(tmp_path_factory, calc_project)[0]
+
+
+@pytest.fixture
+def project(tmp_path: Path, template: Project) -> Project:
+    return Project(tmp_path / "project").fill_from(template)
 
 
 def submit(project: Project) -> tuple[int, dict[str, Any], str]:
