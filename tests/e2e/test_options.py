@@ -326,6 +326,12 @@ def bad(pytester: pytest.Pytester, *args: str, ini: str = "") -> str:
             ["--quest", "export", "--quest-export-to="],
             "argument --quest-export-to: expected a path, got an empty value",
         ),
+        # Moved from the end-to-end rows of tests/e2e/test_bad_input.py.
+        (["--quest", "next", "--quest-max-tries", "0"], "argument --quest-max-tries: 0 must be 1 or more"),
+        (["--quest", "submit", "--quest-max-tries", "-1"], "argument --quest-max-tries: -1 must be 1 or more"),
+        (["--quest", "next", "--quest-max-tries", "two"], "argument --quest-max-tries: 'two' is not a whole"),
+        (["--quest", "next", "--quest-format", "xml"], "argument --quest-format: unknown format 'xml' (choose from text, json)"),
+        (["--quest-status", "--quest", "next"], "--quest-status cannot be combined with --quest next"),
         (["--quest", "next", "--quest-format", "jsn"], "argument --quest-format: unknown format 'jsn' (choose from text, json); did you mean json?"),
         (["--quest", "next", "--quest-mutants", "of"], "argument --quest-mutants: unknown mode 'of' (choose from on, off); did you mean o"),
     ],
@@ -333,7 +339,9 @@ def bad(pytester: pytest.Pytester, *args: str, ini: str = "") -> str:
 def test_bad_command_line_values_name_the_option_and_the_range(
     pytester: pytest.Pytester, args: list[str], message: str
 ) -> None:
-    assert bad(pytester, *args).startswith(message)
+    text = bad(pytester, *args)
+    assert text.startswith(message), text
+    assert "\n" not in text  # the whole message sits on one line
 
 
 @pytest.mark.parametrize(
