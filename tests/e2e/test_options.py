@@ -344,6 +344,24 @@ def test_bad_command_line_values_name_the_option_and_the_range(
     assert "\n" not in text  # the whole message sits on one line
 
 
+@pytest.mark.parametrize("option", ["--quest-lock-timeout", "--quest-timeout"])
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("0", "0 must be more than 0 seconds"),
+        ("-1", "-1 must be more than 0 seconds"),
+        ("soon", "'soon' is not a number of seconds"),
+        ("nan", "'nan' is not a finite number of seconds"),
+    ],
+)
+def test_bad_timeouts_name_the_option(
+    pytester: pytest.Pytester, option: str, value: str, problem: str
+) -> None:
+    text = bad(pytester, "--quest", "next", f"{option}={value}")
+    assert text.startswith(f"argument {option}: {problem}"), text
+    assert not list(pytester.path.glob("quest.json*"))
+
+
 @pytest.mark.parametrize(
     ("ini", "message"),
     [
