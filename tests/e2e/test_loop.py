@@ -16,7 +16,9 @@ from typing import Any, cast
 
 import pytest
 
+from pytest_quest.app.next import next_quest
 from tests.support import projects
+from tests.support.contexts import app_context
 from tests.support.projects import Project, scanned_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest
@@ -414,8 +416,8 @@ def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project: P
     assert after["active"] == SIGN
     assert after["quests"] == before["quests"]  # no try spent, nothing measured
 
-    # Again, as JSON: the same quest, every DESIGN field.
-    result, data = project.run_json("--quest", "next")
+    # Again, as JSON: the same quest, every DESIGN field (and `--quest=next` is `--quest next`).
+    result, data = project.run_json("--quest=next")
     assert result.ret == 0
     check_envelope(data, "next")
     assert (data["remaining"], data["counts"]) == (
@@ -442,21 +444,24 @@ def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project: P
     assert quest["source"].splitlines()[1] == "> 6 |     if x < 0:"
 
 
+# `next` runs no test: after a real scan, these run it in-process on app.next
+# (the test above runs it end to end, in text and JSON).
+
+
 def test_next_quest_id_makes_it_active_and_skeleton_has_the_import(project: Project) -> None:
     project.source("calc", CALC)  # no tests at all: no neighbour to show
     project.run("--quest", "scan")
-    result, data = project.run_json("--quest", "next", "--quest-id", CLAMP)
-    assert result.ret == 0
+    output = next_quest(app_context(project.path, "next", quest_id=CLAMP))
+    assert output.exitcode == 0
+    data = output.data
     assert data["quest"]["id"] == CLAMP
     assert project.ratchet()["active"] == CLAMP
     example = data["quest"]["example"]
     assert example["kind"] == "skeleton"
     assert example["source"].startswith("from pkg.calc import clamp\n")
     assert "def test_clamp():" in example["source"]
-    # Without --quest-id, next keeps showing the active quest, not the first TODO
-    # (and `--quest=next` is `--quest next`).
-    result, data = project.run_json("--quest=next")
-    assert data["quest"]["id"] == CLAMP
+    # Without --quest-id, next keeps showing the active quest, not the first TODO.
+    assert next_quest(app_context(project.path, "next")).data["quest"]["id"] == CLAMP
 
 
 def test_next_when_nothing_remains(project: Project) -> None:
@@ -464,16 +469,15 @@ def test_next_when_nothing_remains(project: Project) -> None:
     project.test("test_sign", SIGN_TEST)
     project.test("test_clamp", CLAMP_TEST)
     project.run("--quest", "scan")
-    result = project.run("--quest", "next")
-    assert result.ret == 0
-    assert quest_section(result) == [
+    output = next_quest(app_context(project.path, "next", format="text"))
+    assert output.exitcode == 0
+    assert output.lines == [
         "3 quests: 0 TODO, 3 PASS, 0 REVIEW, 0 DONE; 0 remaining",
         "nothing remains: every quest is settled",
     ]
-    result, data = project.run_json("--quest", "next")
-    assert result.ret == 0
-    check_envelope(data, "next")
-    assert (data["quest"], data["remaining"]) == (None, 0)
+    output = next_quest(app_context(project.path, "next"))
+    assert output.exitcode == 0
+    assert (output.data["quest"], output.data["remaining"]) == (None, 0)
 
 
 # -- submit -------------------------------------------------------------------------------
@@ -763,7 +767,7 @@ def test_submit_by_quest_id_keeps_the_active_quest(project: Project) -> None:
     project.source("calc", CALC + "\n\ndef spare(x):\n    return x\n")
     project.test("test_calc", CALC_TESTS)
     project.run("--quest", "scan")
-    project.run("--quest", "next", "--quest-id", spare)
+    next_quest(app_context(project.path, "next", quest_id=spare))  # runs no test: in-process
     project.test("test_sign", SIGN_TEST)
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert (result.ret, data["verdict"]) == (0, "PASS"), data
