@@ -6,18 +6,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.core.run import CollectionError
-from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.source import check_syntax
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.report.text import summarised
-from pytest_quest.verify.adapters import Verifier
+
+if TYPE_CHECKING:
+    from pytest_quest.engine.measure import MeasuredSource
+    from pytest_quest.verify.adapters import Verifier
 
 # ``pytest_quest_l1_check`` as pluggy calls it: keyword arguments quest,
 # function and run; one list of (verdict, fact) pairs per implementation.

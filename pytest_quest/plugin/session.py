@@ -17,7 +17,7 @@ import pytest
 
 from pytest_quest.app.audit import audit
 from pytest_quest.app.check import check
-from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal, resolve_sources
+from pytest_quest.app.context import Context, RunData, Terminal, resolve_sources
 from pytest_quest.app.dispute import submit_or_dispute
 from pytest_quest.app.environment import interrupted_done
 from pytest_quest.app.export import export
@@ -34,19 +34,20 @@ from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
-from pytest_quest.engine.testfiles import FileSearch
-from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin import child_channel
-from pytest_quest.plugin.judge import handover
+from pytest_quest.plugin.invocation import (
+    build_context,
+    plugin_args,
+    reporter_terminal,
+    safe_lines,
+)
 from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
 from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.shards import shard_run
-from pytest_quest.plugin.verifiers import configured_verifiers
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.ci import in_github_actions
-from pytest_quest.report.escape import github_json, github_line, terminal_line
+from pytest_quest.report.escape import github_json
 from pytest_quest.report.json import Output, dumps, envelope, error_output
-from pytest_quest.verify.adapters import Verifier
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 
@@ -259,11 +260,7 @@ class QuestSession:
         sys.stderr.flush()
 
     def safe_lines(self, lines: list[str], *, markup: bool) -> list[str]:
-        """Each line escaped for the terminal and, in GitHub Actions, for the runner's log."""
-        safe = [terminal_line(line, markup=markup) for line in lines]
-        if in_github_actions(os.environ):
-            safe = [github_line(line) for line in safe]
-        return safe
+        return safe_lines(lines, markup=markup)
 
     # -- dispatch --
 
@@ -281,30 +278,15 @@ class QuestSession:
 
     def context(self, view: Terminal | None = None) -> Context:
         """What the use cases need from this pytest invocation, as plain values and callables."""
-        config, options, rootdir = self.config, self.options, self.rootdir
-
-        def verifiers() -> list[Verifier]:
-            return configured_verifiers(config, options, rootdir)
-
-        return Context(
-            options=options,
-            rootdir=rootdir,
-            store=self.store,
-            invocation_dir=Path(str(config.invocation_params.dir)),
-            tests=search_for_tests(config, use_args=options.command != "combine"),
-            child=child_setup(config),
-            run=RunData(
-                outcomes=self.outcomes,
-                collection_errors=self.collection_errors,
-                # Only read after a collection error (pytest-cov's object may be gone).
-                measured_roots=self.measured_roots() if self.collection_errors else [],
-                analyze=self.measure_source if self.measurer is not None else None,
-            ),
-            terminal=view if view is not None else terminal(config),
-            environ=os.environ,
-            l1_check=config.hook.pytest_quest_l1_check,
-            verifiers=verifiers,
-            person_terminal=controlling_terminal,
+        run = RunData(
+            outcomes=self.outcomes,
+            collection_errors=self.collection_errors,
+            # Only read after a collection error (pytest-cov's object may be gone).
+            measured_roots=self.measured_roots() if self.collection_errors else [],
+            analyze=self.measure_source if self.measurer is not None else None,
+        )
+        return build_context(
+            self.config, self.options, self.store, run, view or reporter_terminal(self.config)
         )
 
     def measured_roots(self) -> list[str]:
@@ -346,77 +328,6 @@ class QuestSession:
 
 
 # -- what the use cases need from pytest ---------------------------------------------
-
-
-def search_for_tests(config: pytest.Config, *, use_args: bool = True) -> FileSearch:
-    """Where this invocation's tests are: its positional arguments (unless not `use_args`:
-    combine's are shard folders), else testpaths, else rootdir."""
-    rootdir = Path(str(config.rootpath))
-    invocation = Path(str(config.invocation_params.dir))
-    # The positional arguments only: an option's value (``--quest-id
-    # src/pkg/mod.py::f``) names a source file, not tests to search.
-    args = [str(a) for a in (config.getoption("file_or_dir", default=None) or []) if use_args]
-    roots = []
-    for arg in args:
-        candidate = (invocation / str(arg).split("::")[0]).resolve()
-        if candidate.exists():
-            roots.append(candidate)
-    if not roots:
-        testpaths = config.getini("testpaths")
-        if testpaths:
-            roots = [(rootdir / str(p)).resolve() for p in testpaths if (rootdir / str(p)).exists()]
-        else:
-            roots = [rootdir]
-    return FileSearch(
-        roots=roots,
-        patterns=[str(p) for p in config.getini("python_files")],
-        norecurse=[str(p) for p in config.getini("norecursedirs")],
-    )
-
-
-def child_setup(config: pytest.Config) -> ChildSetup:
-    """How to start a child pytest like this one."""
-    inipath = config.inipath
-    # A clean judge loads no plugin: the user's process told it what it had.
-    given = handover()
-    return ChildSetup(
-        inifile=Path(str(inipath)) if inipath else None,
-        plugin_args=plugin_args(config, given.args if given else None),
-        has_xdist=given.has_xdist if given else config.pluginmanager.hasplugin("xdist"),
-        has_cov=given.has_cov if given else config.pluginmanager.hasplugin("pytest_cov"),
-    )
-
-
-def terminal(config: pytest.Config) -> Terminal:
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None:
-        return Terminal(ascii=True)  # -p no:terminal: plain lines
-    writer = config.get_terminal_writer()
-    plain = (
-        not bool(reporter.isatty)  # a bool before pytest 8.1, callable since
-        or bool(os.environ.get("NO_COLOR"))
-        or os.environ.get("TERM") == "dumb"
-    )
-    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth, ascii=plain)
-
-
-def plugin_args(config: pytest.Config, original: list[str] | None = None) -> list[str]:
-    """The ``-p`` and ``-o`` options of this invocation (or `original`), for the gate's child run."""
-    args = original if original is not None else [str(a) for a in config.invocation_params.args]
-    kept: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        if arg in ("-p", "-o", "--override-ini") and index + 1 < len(args):
-            value = args[index + 1]
-            if not (arg == "-p" and value.startswith("no:quest")):
-                kept += [arg, value]
-            index += 2
-            continue
-        if (arg.startswith("-p") and len(arg) > 2) or arg.startswith("--override-ini="):
-            kept.append(arg)
-        index += 1
-    return kept
 
 
 # -- pytest's reports --------------------------------------------------------------

@@ -4,7 +4,8 @@ They run no test and read only the ratchet, so they answer from
 ``pytest_cmdline_main`` before pytest configures its plugins: no session,
 no collection, no other plugin's session hooks (on 10,000 quests that floor
 cost more than reading the file).  Output, exit statuses and errors are the
-session's (plugin/session.py): the same use cases, the same escaping.
+session's (plugin/session.py): the same use cases, the same escaping.  Only
+the modules these two commands need are imported (start-up time).
 """
 
 from __future__ import annotations
@@ -12,20 +13,33 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 import pytest
 from _pytest.config import create_terminal_writer
 
-from pytest_quest.app.context import Terminal
-from pytest_quest.app.environment import interrupted_done
+from pytest_quest.app.context import Context, RunData
 from pytest_quest.core.errors import QuestError
+from pytest_quest.engine.store import RatchetStore
+from pytest_quest.plugin.invocation import build_context, safe_lines, writer_terminal
 from pytest_quest.plugin.options import resolve
 from pytest_quest.plugin.quiet import check_positional_paths
-from pytest_quest.plugin.session import QuestSession
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_json, visible
 from pytest_quest.report.json import Output, dumps, envelope, error_output
+
+
+def use_case(command: str) -> Callable[[Context], Output]:
+    """The use case of `command`, importing only its own module."""
+    if command == "next":
+        from pytest_quest.app.next import next_quest
+
+        return next_quest
+    from pytest_quest.app.status import status
+
+    return status
 
 
 def run(config: pytest.Config) -> int:
@@ -35,21 +49,25 @@ def run(config: pytest.Config) -> int:
     config.pluginmanager.register(recorder, "quest-sessionless-warnings")
     options = resolve(config)  # a QuestError here is the caller's usage error
     check_positional_paths(config)
-    session = QuestSession(config, options, None)
-    view = terminal(config)
+    store = RatchetStore(options.quest_file, options.lock_timeout, Path(str(config.rootpath)))
+    view = writer_terminal(config)
     try:
-        output = session.run_command(view)
+        output = use_case(str(options.command))(
+            build_context(config, options, store, RunData(), view)
+        )
     except QuestError as exc:
         output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
     except KeyboardInterrupt:
-        done = interrupted_done(session.store.writes, session.store.marks)
+        from pytest_quest.app.environment import interrupted_done
+
+        done = interrupted_done(store.writes, store.marks)
         output = Output(
             {"error": f"interrupted: {done}"},
             [f"INTERRUPTED: {done}; run the command again"],
             int(pytest.ExitCode.INTERRUPTED),
         )
     output.data = envelope(options.command, output.data)
-    write(session, output, markup=view.markup)
+    write(output, json_mode=options.json, markup=view.markup)
     recorder.summary(config, sys.stderr if options.json else sys.stdout)
     return output.exitcode
 
@@ -76,33 +94,18 @@ class _Warnings:
         writer.flush()
 
 
-def terminal(config: pytest.Config) -> Terminal:
-    """The terminal pytest's reporter would have drawn on (plugin/session.py terminal())."""
-    if config.pluginmanager.is_blocked("terminal"):
-        return Terminal(ascii=True)  # -p no:terminal: plain lines
-    writer = create_terminal_writer(config, sys.stdout)
-    plain = (
-        not sys.stdout.isatty()
-        or bool(os.environ.get("NO_COLOR"))
-        or os.environ.get("TERM") == "dumb"
-    )
-    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth, ascii=plain)
-
-
-def write(session: QuestSession, output: Output, *, markup: bool) -> None:
+def write(output: Output, *, json_mode: bool, markup: bool) -> None:
     """stderr lines, then the text (or the one JSON object) on stdout."""
-
     if output.stderr:
-        for line in session.safe_lines(output.stderr, markup=False):
+        for line in safe_lines(output.stderr, markup=False):
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
-    if session.options.json:
+    if json_mode:
         text = dumps(output.data)
         sys.stdout.write(github_json(text) if in_github_actions(os.environ) else text)
     else:
-        for line in session.safe_lines(output.lines, markup=markup):
-            sys.stdout.write(line + "\n")
+        sys.stdout.write("".join(line + "\n" for line in safe_lines(output.lines, markup=markup)))
     sys.stdout.flush()
 
 
-__all__ = ["run", "terminal", "write"]
+__all__ = ["run", "use_case", "write"]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.environment import BEGUN_KEY, ENVIRONMENT_EXIT, STREAK_KEY
-from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project
+from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project, scanned_template
 from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.skipif(
@@ -81,13 +81,20 @@ def test_sign():
 """
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    project = Project(tmp_path / "project")
+def calc_project(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
-    assert project.run("--quest", "scan").ret == 0
-    return project
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """`calc_project` scanned once; each test copies it."""
+    return scanned_template(tmp_path_factory, calc_project)[0]
+
+
+@pytest.fixture
+def project(tmp_path: Path, template: Project) -> Project:
+    return Project(tmp_path / "project").fill_from(template)
 
 
 def submit(project: Project) -> tuple[int, dict[str, Any], str]:
@@ -112,18 +119,32 @@ def test_a_test_killing_its_own_process_in_python_is_refused_and_review_at_once(
     assert (quest["state"], quest["tries"]) == ("REVIEW", 0)
 
 
-def test_a_test_killing_its_mutation_child_unseen_is_bounded_never_pass_and_a_rescan_resets_nothing(
-    project: Project,
-) -> None:
+def killed_mutation_child_once(project: Project) -> None:
+    """One submit whose mutation child is killed unseen: no verdict; a rescan and `next`
+    leave the streak at one (only a recorded verdict ends it)."""
     project.test("test_sign", SELF_KILL_UNSEEN)
     code, data, stderr = submit(project)
     assert code == ENVIRONMENT_EXIT, (data, stderr)
     assert data["verdict"] == "NONE" and "SIGKILL" in data["environment"]["cause"]
     assert "the mutation child" in data["environment"]["cause"]
-    # Neither a rescan nor `next` ends the streak: only a recorded verdict does.
     assert project.run("--quest", "scan").ret == 0
     assert project.run("--quest", "next", "--quest-id", SIGN).ret == 0
     assert recorded(project)["extra"][STREAK_KEY] == 1
+
+
+def test_a_test_killing_its_mutation_child_unseen_is_no_verdict_and_a_rescan_resets_nothing(
+    project: Project,
+) -> None:
+    killed_mutation_child_once(project)
+
+
+# Three more submits of the same: slow. In the fast loop, the streak's bound (REVIEW at
+# the third run in a row, no run after it) is held by the judge-killing test below.
+@pytest.mark.slow
+def test_a_test_killing_its_mutation_child_unseen_is_bounded_never_pass_and_a_rescan_resets_nothing(
+    project: Project,
+) -> None:
+    killed_mutation_child_once(project)
     code, data, stderr = submit(project)
     assert (code, data["verdict"], data["environment"]["in_a_row"]) == (ENVIRONMENT_EXIT, "NONE", 2)
     code, data, stderr = submit(project)
@@ -151,6 +172,7 @@ def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Pro
     assert (code, data["verdict"], data["step"]) == (0, "REVIEW", "environment"), (data, stderr)
     assert "recorded nothing" in data["environment"]["cause"]
     assert data["environment"]["in_a_row"] == 3
+    assert [f["check"] for f in data["quest"]["facts"]][-1] == "environment.repeated"
     assert runs.read_text().count("run") == 3  # the fourth submit ran nothing
     quest = recorded(project)
     assert (quest["state"], quest["tries"]) == ("REVIEW", 0)

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.environment import ENVIRONMENT_EXIT, STREAK_KEY
-from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project
+from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project, scanned_template
 from tests.support.runner import popen_pytest
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX signals")
@@ -41,6 +41,17 @@ def test_sign():
 """
 
 
+def calc_project(project: Project) -> None:
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """`calc_project` scanned once; each test copies it."""
+    return scanned_template(tmp_path_factory, calc_project)[0]
+
+
 def wait_for_pid(path: Path, process: subprocess.Popen[str], seconds: float = 60.0) -> int:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -51,10 +62,8 @@ def wait_for_pid(path: Path, process: subprocess.Popen[str], seconds: float = 60
     raise AssertionError("the gate's child never started the test")
 
 
-def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project) -> None:
-    project.source("calc", CALC)
-    project.test("test_double", TEST_DOUBLE)
-    assert project.run("--quest", "scan").ret == 0
+def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project, template: Project) -> None:
+    project.fill_from(template)
     pidfile = project.path / "child.pid"
     project.test("test_sign", SLEEPER.format(pidfile=str(pidfile)))
     process = popen_pytest(
@@ -128,10 +137,8 @@ def assert_no_verdict(
     return data
 
 
-def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project) -> None:
-    project.source("calc", CALC)
-    project.test("test_double", TEST_DOUBLE)
-    assert project.run("--quest", "scan").ret == 0
+def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project, template: Project) -> None:
+    project.fill_from(template)
     pids, pidfile = project.path / "pids.txt", project.path / "mutation.pid"
     project.test("test_sign", SECOND_SLEEPS.format(pids=str(pids), pidfile=str(pidfile)))
     process = popen_pytest(

@@ -52,6 +52,11 @@ def assert_usage_error(result: pytest.RunResult, expected: str) -> None:
     assert "INTERNALERROR" not in output
 
 
+# One refusal of each layer through a whole pytest (exit 4, one line, no traceback,
+# the file untouched): the options, next, scan's source. The other refusals are
+# tested in-process: the options' in tests/e2e/test_options.py
+# (test_bad_command_line_values_name_the_option_and_the_range), next's and submit's
+# on app/ (tests/unit/app/test_app_next.py, test_app_submit.py).
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
@@ -67,45 +72,12 @@ def assert_usage_error(result: pytest.RunResult, expected: str) -> None:
             ),
         ),
         (
-            ["--quest", "submit", "--quest-id", "src/pkg/calc.py::nope"],
-            "unknown quest id 'src/pkg/calc.py::nope'",
-        ),
-        (
-            ["--quest", "submit"],
-            "no active quest: run `pytest --quest next` first, or pass --quest-id ID",
-        ),
-        (["--quest", "next", "--quest-max-tries", "0"], "--quest-max-tries: 0 must be 1 or more"),
-        (
-            ["--quest", "submit", "--quest-max-tries", "-1"],
-            "--quest-max-tries: -1 must be 1 or more",
-        ),
-        (
-            ["--quest", "next", "--quest-max-tries", "two"],
-            "--quest-max-tries: 'two' is not a whole",
-        ),
-        (
-            ["--quest", "next", "--quest-format", "xml"],
-            "--quest-format: unknown format 'xml' (choose from text, json)",
-        ),
-        (
             ["--quest", "scan", "--quest-source", "nope"],
             "source nope does not exist (under ",
         ),
         (
             ["--quest", "scan", "--quest-source", "src/pkg/calc.py"],
             "source src/pkg/calc.py is a file; --quest-source and quest_source take a folder",
-        ),
-        (
-            ["--quest", "next", "--quest-id", "src/pkg/calc.py::double"],
-            "quest src/pkg/calc.py::double is PASS and cannot be worked on",
-        ),
-        (
-            ["--quest-status", "--quest", "next"],
-            "--quest-status cannot be combined with --quest next",
-        ),
-        (
-            ["--quest", "next", "--quest-id="],
-            "argument --quest-id: expected a quest id, got an empty value",
         ),
     ],
 )

@@ -16,7 +16,9 @@ from typing import Any, cast
 
 import pytest
 
+from pytest_quest.app.next import next_quest
 from tests.support import projects
+from tests.support.contexts import app_context
 from tests.support.projects import Project, scanned_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import run_pytest
@@ -414,8 +416,8 @@ def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project: P
     assert after["active"] == SIGN
     assert after["quests"] == before["quests"]  # no try spent, nothing measured
 
-    # Again, as JSON: the same quest, every DESIGN field.
-    result, data = project.run_json("--quest", "next")
+    # Again, as JSON: the same quest, every DESIGN field (and `--quest=next` is `--quest next`).
+    result, data = project.run_json("--quest=next")
     assert result.ret == 0
     check_envelope(data, "next")
     assert (data["remaining"], data["counts"]) == (
@@ -442,21 +444,24 @@ def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project: P
     assert quest["source"].splitlines()[1] == "> 6 |     if x < 0:"
 
 
+# `next` runs no test: after a real scan, these run it in-process on app.next
+# (the test above runs it end to end, in text and JSON).
+
+
 def test_next_quest_id_makes_it_active_and_skeleton_has_the_import(project: Project) -> None:
     project.source("calc", CALC)  # no tests at all: no neighbour to show
     project.run("--quest", "scan")
-    result, data = project.run_json("--quest", "next", "--quest-id", CLAMP)
-    assert result.ret == 0
+    output = next_quest(app_context(project.path, "next", quest_id=CLAMP))
+    assert output.exitcode == 0
+    data = output.data
     assert data["quest"]["id"] == CLAMP
     assert project.ratchet()["active"] == CLAMP
     example = data["quest"]["example"]
     assert example["kind"] == "skeleton"
     assert example["source"].startswith("from pkg.calc import clamp\n")
     assert "def test_clamp():" in example["source"]
-    # Without --quest-id, next keeps showing the active quest, not the first TODO
-    # (and `--quest=next` is `--quest next`).
-    result, data = project.run_json("--quest=next")
-    assert data["quest"]["id"] == CLAMP
+    # Without --quest-id, next keeps showing the active quest, not the first TODO.
+    assert next_quest(app_context(project.path, "next")).data["quest"]["id"] == CLAMP
 
 
 def test_next_when_nothing_remains(project: Project) -> None:
@@ -464,16 +469,15 @@ def test_next_when_nothing_remains(project: Project) -> None:
     project.test("test_sign", SIGN_TEST)
     project.test("test_clamp", CLAMP_TEST)
     project.run("--quest", "scan")
-    result = project.run("--quest", "next")
-    assert result.ret == 0
-    assert quest_section(result) == [
+    output = next_quest(app_context(project.path, "next", format="text"))
+    assert output.exitcode == 0
+    assert output.lines == [
         "3 quests: 0 TODO, 3 PASS, 0 REVIEW, 0 DONE; 0 remaining",
         "nothing remains: every quest is settled",
     ]
-    result, data = project.run_json("--quest", "next")
-    assert result.ret == 0
-    check_envelope(data, "next")
-    assert (data["quest"], data["remaining"]) == (None, 0)
+    output = next_quest(app_context(project.path, "next"))
+    assert output.exitcode == 0
+    assert (output.data["quest"], output.data["remaining"]) == (None, 0)
 
 
 # -- submit -------------------------------------------------------------------------------
@@ -481,7 +485,7 @@ def test_next_when_nothing_remains(project: Project) -> None:
 
 def test_submit_pass_then_fail_then_done(project: Project, calc_template: Project) -> None:
     project.fill_from(calc_template)
-    project.run("--quest", "next")
+    next_quest(app_context(project.path, "next"))  # runs no test: in-process
     project.test("test_sign", SIGN_TEST)
     result = project.run("--quest", "submit")
     assert result.ret == 0, result.stdout.str()
@@ -607,69 +611,46 @@ def test_submit_whose_run_times_out_is_review(project: Project) -> None:
 # -- status --------------------------------------------------------------------------------
 
 
-def settled_project(project: Project) -> Project:
-    """A project with one quest of each state: PASS, REVIEW, DONE and TODO."""
-    spare = "\n\ndef spare(x):\n    return x\n"
-    project.source("calc", CALC + spare)
-    project.test("test_calc", CALC_TESTS)
-    project.run("--quest", "scan")
-    project.run("--quest", "submit", "--quest-id", CLAMP, "--quest-max-tries", "1")
-    # sign changes after its quest was issued: REVIEW.
-    project.source("calc", CALC.replace("return -1", "return -2") + spare)
-    project.run("--quest", "submit", "--quest-id", SIGN)
-    return project
+# The status of a project with a quest in each state (its REVIEW and DONE sections, the
+# quests' order) is tested in-process on app.status:
+# tests/unit/app/test_app_status_export.py::test_status_text_and_json.
 
 
-def test_status_text_json_and_both_spellings(project: Project) -> None:
-    settled_project(project)
+def test_status_text_json_colour_and_both_spellings(
+    project: Project, monkeypatch: pytest.MonkeyPatch, calc_template: Project
+) -> None:
+    project.fill_from(calc_template)
     before = ratchet_bytes(project)
     result = project.run("--quest-status", "--color=no")
     assert result.ret == 0
     assert "no tests ran" not in result.stdout.str()  # and no pytest header either
     section = quest_section(result)
     text = "\n".join(section)
-    assert section[0] == "4 quests: 1 TODO, 1 PASS, 1 REVIEW, 1 DONE; 1 remaining"
-    assert "3/4 settled (75%)" in text
+    assert section[0] == "3 quests: 2 TODO, 1 PASS, 0 REVIEW, 0 DONE; 2 remaining"
+    assert "1/3 settled (33%)" in text
     [row] = [line for line in section if line.startswith("src/pkg/calc.py")]
     # TODO, PASS, REVIEW, DONE, EXCLUDED, all
-    assert row.split()[1:] == [
-        "│", "1", "│", "1", "│", "1", "│", "1", "│", "0", "│", "4"
-    ] or re.findall(r"\d+", row) == ["1", "1", "1", "1", "0", "4"]  # fmt: skip
-    assert "waiting for a person (REVIEW):" in section
-    assert f"  {SIGN}  (src/pkg/calc.py:5-8, tries 0/3)" in section
-    assert "closed after max tries (DONE):" in section
-    assert f"  {CLAMP}  (src/pkg/calc.py:11-16, tries 1/3)" in section
-    assert "    src/pkg/calc.py:12: line 12 not covered" in section
+    assert re.findall(r"\d+", row) == ["2", "1", "0", "0", "0", "3"]
     assert "\x1b[" not in result.stdout.str()
+    # Colour follows pytest: NO_COLOR, and `--quest status` is `--quest-status`.
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = project.run("--quest", "status")
+    assert "\x1b[" not in plain.stdout.str()
+    assert quest_section(plain) == section
+    monkeypatch.delenv("NO_COLOR")
+    coloured = "\n".join(quest_section(project.run("--quest", "status", "--color=yes")))
+    assert "\x1b[" in coloured
+    assert "2 remaining" in coloured
     assert ratchet_bytes(project) == before
 
     result, data = project.run_json("--quest", "status")
     check_envelope(data, "status")
-    assert data["counts"] == {"TODO": 1, "PASS": 1, "REVIEW": 1, "DONE": 1, "EXCLUDED": 0}
-    assert data["remaining"] == 1
-    assert [quest["id"] for quest in data["quests"]] == [
-        DOUBLE,
-        SIGN,
-        CLAMP,
-        "src/pkg/calc.py::spare",
-    ]
+    assert data["counts"] == {"TODO": 2, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
+    assert data["remaining"] == 2
+    assert [quest["id"] for quest in data["quests"]] == [DOUBLE, SIGN, CLAMP]
     for quest in data["quests"]:
         check_quest(quest, full=False)
     assert ratchet_bytes(project) == before
-
-
-def test_status_colour_follows_pytest(project: Project, monkeypatch: pytest.MonkeyPatch, calc_template: Project) -> None:
-    project.fill_from(calc_template)
-    monkeypatch.setenv("NO_COLOR", "1")
-    plain = project.run("--quest", "status")
-    assert "\x1b[" not in plain.stdout.str()
-    assert quest_section(plain)[0] == "3 quests: 2 TODO, 1 PASS, 0 REVIEW, 0 DONE; 2 remaining"
-    assert quest_section(project.run("--quest-status")) == quest_section(plain)
-    monkeypatch.delenv("NO_COLOR")
-    coloured = project.run("--quest", "status", "--color=yes")
-    section = "\n".join(quest_section(coloured))
-    assert "\x1b[" in section
-    assert "2 remaining" in section
 
 
 # -- ini options -------------------------------------------------------------------------------
@@ -786,7 +767,7 @@ def test_submit_by_quest_id_keeps_the_active_quest(project: Project) -> None:
     project.source("calc", CALC + "\n\ndef spare(x):\n    return x\n")
     project.test("test_calc", CALC_TESTS)
     project.run("--quest", "scan")
-    project.run("--quest", "next", "--quest-id", spare)
+    next_quest(app_context(project.path, "next", quest_id=spare))  # runs no test: in-process
     project.test("test_sign", SIGN_TEST)
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert (result.ret, data["verdict"]) == (0, "PASS"), data

@@ -54,7 +54,8 @@ def assert_refused(
     assert not list(scanned.path.glob("quest.json.*.tmp"))
 
 
-@pytest.mark.parametrize(("args", "expected"), ROWS)
+# ROWS[:3] run in JSON mode (below), with the same checks and the one object too.
+@pytest.mark.parametrize(("args", "expected"), ROWS[3:])
 def test_a_bad_option_value_is_a_usage_error_naming_it(
     scanned: Project, args: list[str], expected: str
 ) -> None:

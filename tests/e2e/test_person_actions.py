@@ -132,11 +132,12 @@ def test_reopen_review_reissues_for_current_code(project: Project, review_templa
     assert data["verdict"] == "PASS", data
 
 
+# One refusal of the use case and one of the options, through a whole pytest. Every
+# refusal's message, and that it writes nothing, is tested in-process: the use cases'
+# in tests/unit/app/test_app_person.py::test_bad_person_actions_write_nothing, the
+# options' in tests/e2e/test_options.py::test_a_person_action_runs_on_its_own.
 BAD_INPUT = [
-    (("--quest-reopen", "src/pkg/calc.py::nope"), "unknown quest id"),
-    (("--quest-accept", "src/pkg/calc.py::nope"), "unknown quest id"),
     (("--quest-accept", SIGN), "only a REVIEW quest can be accepted"),
-    (("--quest-reopen", "src/pkg/calc.py::double"), "only REVIEW and DONE quests"),
     (("--quest-accept", SIGN, "--quest", "next"), "run on their own"),
 ]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.projects import Project
+from tests.support.projects import Project, built_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import FAST, child_environ
 
@@ -132,9 +132,8 @@ def git_user(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
 
 
-@pytest.fixture
-def reviewed(project: Project) -> Project:
-    """A scanned project whose `sign` quest waits for a person (REVIEW)."""
+def review_sign(project: Project) -> None:
+    """Scanned, and its `sign` quest waiting for a person (REVIEW)."""
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)
     result = project.run("--quest", "scan", "-p", "no:cacheprovider")
@@ -142,7 +141,18 @@ def reviewed(project: Project) -> Project:
     ratchet = project.ratchet()
     ratchet["quests"][SIGN]["state"] = "REVIEW"
     (project.path / "quest.json").write_text(json.dumps(ratchet, indent=2, sort_keys=True) + "\n")
-    return project
+
+
+@pytest.fixture(scope="module")
+def review_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """`review_sign` once; each test copies it."""
+    return built_template(tmp_path_factory, review_sign)
+
+
+@pytest.fixture
+def reviewed(project: Project, review_template: Project) -> Project:
+    """A scanned project whose `sign` quest waits for a person (REVIEW)."""
+    return project.fill_from(review_template)
 
 
 @pytest.mark.parametrize("output", ["text", "json"])

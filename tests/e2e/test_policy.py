@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.support.projects import Project
+import pytest
+
+from tests.support.projects import Project, built_template
 
 from .test_person_powers import run_in_tty
 
@@ -59,8 +61,20 @@ def scanned(project: Project, test: str = TEST_OTHER, *args: str) -> dict[str, A
     return data
 
 
-def test_scan_records_the_policy(project: Project) -> None:
-    scanned(project)
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """`scanned` (scan, then next) once; each test copies it."""
+    return built_template(tmp_path_factory, scanned)
+
+
+@pytest.fixture
+def clamp(project: Project, template: Project) -> Project:
+    """A copy of the scanned project, clamp the active quest."""
+    return project.fill_from(template)
+
+
+def test_scan_records_the_policy(clamp: Project) -> None:
+    project = clamp
     policy = project.ratchet()["policy"]
     assert policy["mutants"] == "on"
     assert policy["max_tries"] == 3
@@ -71,8 +85,8 @@ def test_scan_records_the_policy(project: Project) -> None:
     assert quest["extra"]["config_digest"].startswith("cfg:")
 
 
-def test_submit_with_mutants_off_is_refused(project: Project) -> None:
-    scanned(project)
+def test_submit_with_mutants_off_is_refused(clamp: Project) -> None:
+    project = clamp
     project.test("test_calc", TEST_NO_ASSERT)
     result, data = project.run_json("--quest", "submit", "--quest-mutants", "off")
     assert result.ret == 4, data
@@ -81,8 +95,8 @@ def test_submit_with_mutants_off_is_refused(project: Project) -> None:
     assert project.ratchet()["quests"][CLAMP_ID]["tries"] == 0
 
 
-def test_ini_mutants_off_is_refused(project: Project) -> None:
-    scanned(project)
+def test_ini_mutants_off_is_refused(clamp: Project) -> None:
+    project = clamp
     project.test("test_calc", TEST_NO_ASSERT)
     pyproject = project.path / "pyproject.toml"
     pyproject.write_text(
@@ -101,8 +115,8 @@ def test_ini_mutants_off_is_refused(project: Project) -> None:
     assert "max_tries=3" in data["error"]
 
 
-def test_more_tries_are_refused_fewer_accepted(project: Project) -> None:
-    scanned(project)
+def test_more_tries_are_refused_fewer_accepted(clamp: Project) -> None:
+    project = clamp
     result, data = project.run_json("--quest", "submit", "--quest-max-tries", "10")
     assert result.ret == 4, data
     assert "max_tries=3" in data["error"]
@@ -113,22 +127,22 @@ def test_more_tries_are_refused_fewer_accepted(project: Project) -> None:
     assert project.ratchet()["policy"]["max_tries"] == 3
 
 
-def test_timeout_below_the_floor_is_refused(project: Project) -> None:
-    scanned(project)
+def test_timeout_below_the_floor_is_refused(clamp: Project) -> None:
+    project = clamp
     result, data = project.run_json("--quest", "submit", "--quest-timeout", "5")
     assert result.ret == 4, data
     assert "timeout_floor=600" in data["error"]
 
 
-def test_a_different_source_is_refused(project: Project) -> None:
-    scanned(project)
+def test_a_different_source_is_refused(clamp: Project) -> None:
+    project = clamp
     result, data = project.run_json("--quest", "submit", "--quest-source", "src")
     assert result.ret == 4, data
     assert "sources=src/pkg" in data["error"]
 
 
-def test_pragma_no_branch_is_a_new_exclusion(project: Project) -> None:
-    scanned(project)
+def test_pragma_no_branch_is_a_new_exclusion(clamp: Project) -> None:
+    project = clamp
     project.source("calc", CLAMP.replace("if x < 0:", "if x < 0:  # pragma: no branch"))
     project.test("test_calc", TEST_NEGATIVE)
     _result, data = project.run_json("--quest", "submit")
@@ -137,8 +151,8 @@ def test_pragma_no_branch_is_a_new_exclusion(project: Project) -> None:
     assert "exclusion.new" in checks, data["quest"]["facts"]
 
 
-def test_config_and_ratchet_copy_edited_together_fail(project: Project) -> None:
-    scanned(project)
+def test_config_and_ratchet_copy_edited_together_fail(clamp: Project) -> None:
+    project = clamp
     pyproject = project.path / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace("branch = true", "branch = false"))
     ratchet = project.ratchet()
@@ -151,8 +165,8 @@ def test_config_and_ratchet_copy_edited_together_fail(project: Project) -> None:
     assert "exclusion.config" in checks, data["quest"]["facts"]
 
 
-def test_policy_edited_in_the_file_fails_step_2(project: Project) -> None:
-    scanned(project)
+def test_policy_edited_in_the_file_fails_step_2(clamp: Project) -> None:
+    project = clamp
     ratchet = project.ratchet()
     ratchet["policy"]["mutants"] = "off"
     (project.path / "quest.json").write_text(json.dumps(ratchet, indent=2, sort_keys=True))
@@ -177,8 +191,8 @@ def test_check_and_next_remember_the_source(project: Project) -> None:
     assert data["checked"] == 1
 
 
-def test_audit_covers_a_submitted_pass_and_status_shows_weaker(project: Project) -> None:
-    scanned(project)
+def test_audit_covers_a_submitted_pass_and_status_shows_weaker(clamp: Project) -> None:
+    project = clamp
     project.test("test_calc", TEST_BOTH)
     result, data = project.run_json("--quest", "submit")
     assert data["verdict"] == "PASS", data
@@ -204,8 +218,8 @@ def test_audit_covers_a_submitted_pass_and_status_shows_weaker(project: Project)
     assert data["weaker_policy_passes"][0]["weaker"] == ["max_tries"]
 
 
-def test_a_file_without_policy_gets_one_once(project: Project) -> None:
-    scanned(project)
+def test_a_file_without_policy_gets_one_once(clamp: Project) -> None:
+    project = clamp
     ratchet = project.ratchet()
     del ratchet["policy"]
     for quest in ratchet["quests"].values():

@@ -50,23 +50,54 @@ QUIET_COMMANDS = [
 ]
 
 
+SESSION_HOOKS = """
+import os
+
+def pytest_configure(config):
+    with open(os.path.join(str(config.rootpath), "hooks.log"), "a") as log:
+        log.write("configure\\n")
+
+def pytest_sessionstart(session):
+    with open(os.path.join(str(session.config.rootpath), "hooks.log"), "a") as log:
+        log.write("sessionstart\\n")
+"""
+
+
+def assert_session_only_for_export(scanned: Project, args: tuple[str, ...]) -> None:
+    """`status` and `next` answer as ``pytest --version`` does: no plugin is configured and
+    no session starts (plugin/sessionless.py); a command that needs a session (export)
+    still has one: the conftest is loaded and configured."""
+    log = scanned.path / "hooks.log"
+    if "export" in args:
+        assert log.read_text().splitlines() == ["configure", "sessionstart"]
+    else:
+        assert not log.exists()
+
+
 @pytest.mark.parametrize("args", QUIET_COMMANDS)
 def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned: Project, args: tuple[str, ...]) -> None:
+    (scanned.path / "conftest.py").write_text(SESSION_HOOKS)
     result = scanned.run(*args)
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert_quiet(result)
     first = result.stdout.lines[0]
     assert first.startswith(("2 quests: 1 TODO, 1 PASS", "export: 2 quests written")), first
+    assert_session_only_for_export(scanned, args)
 
 
 @pytest.mark.parametrize("args", QUIET_COMMANDS)
 def test_commands_that_run_no_test_print_one_json_object_and_no_header(
     scanned: Project, args: tuple[str, ...]
 ) -> None:
+    (scanned.path / "conftest.py").write_text(SESSION_HOOKS)
     result = scanned.run(*args, "--quest-format", "json")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert_quiet(result)
-    assert isinstance(json.loads(result.stdout.str()), dict)
+    data = json.loads(result.stdout.str())
+    assert isinstance(data, dict)
+    if "export" not in args:
+        assert data["counts"]["TODO"] == 1
+    assert_session_only_for_export(scanned, args)
 
 
 def test_submit_prints_no_header_after_its_child_ran_the_tests(scanned: Project) -> None:
@@ -194,40 +225,8 @@ def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned: Project, mo
     assert "src/pkg/calc.py" in text
 
 
-SESSION_HOOKS = """
-import os
-
-def pytest_configure(config):
-    with open(os.path.join(str(config.rootpath), "hooks.log"), "a") as log:
-        log.write("configure\\n")
-
-def pytest_sessionstart(session):
-    with open(os.path.join(str(session.config.rootpath), "hooks.log"), "a") as log:
-        log.write("sessionstart\\n")
-"""
-
-
-@pytest.mark.parametrize(
-    "args",
-    [("--quest", "next"), ("--quest-status",), ("--quest-status", "--quest-format", "json")],
-)
-def test_status_and_next_answer_without_a_pytest_session(
-    scanned: Project, args: tuple[str, ...]
-) -> None:
-    """As ``pytest --version``: no plugin is configured and no session starts (plugin/sessionless.py)."""
-    (scanned.path / "conftest.py").write_text(SESSION_HOOKS)
-    result = scanned.run(*args)
-    assert result.ret == 0, result.stdout.str() + result.stderr.str()
-    assert not (scanned.path / "hooks.log").exists()
-    text = result.stdout.str()
-    if "json" in args:
-        assert json.loads(text)["counts"]["TODO"] == 1
-    else:
-        assert text.startswith(("2 quests: 1 TODO, 1 PASS", "quest src/pkg/calc.py::")), text
-    # A command that needs a session still has one: the conftest is loaded and configured.
-    exported = scanned.run("--quest", "export", "--quest-export-to", "report.json")
-    assert exported.ret == 0, exported.stdout.str() + exported.stderr.str()
-    assert (scanned.path / "hooks.log").read_text().splitlines() == ["configure", "sessionstart"]
+# `status` and `next` without a pytest session, and export with one: the QUIET_COMMANDS
+# tests above (assert_session_only_for_export).
 
 
 def test_sessionless_status_keeps_plain_lines_without_pytest_terminal(scanned: Project) -> None:

@@ -12,8 +12,7 @@ from pytest_quest.app.scan import scan
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.source import source_functions
-from pytest_quest.engine.store import RatchetStore
-from pytest_quest.engine.testfiles import FileSearch
+from tests.support.contexts import app_context, quest_options
 
 CALC = """\
 def double(x):
@@ -69,37 +68,10 @@ class CalcProject:
         (self.root / "tests" / f"{name}.py").write_text(textwrap.dedent(text))
 
     def options(self, command: str, **changes: Any) -> QuestOptions:
-        values: dict[str, Any] = {
-            "command": command,
-            "sources": [self.root / "src" / "pkg"],
-            "quest_file": self.root / "quest.json",
-            "max_tries": 3,
-            "format": "json",
-            "quest_id": None,
-            "timeout": 60.0,
-            "lock_timeout": 5.0,
-            "strict": False,
-            "reopen": None,
-            "accept": None,
-            "export_to": None,
-            "export_force": False,
-            "mutants": True,
-            "verify": "off",
-            "measure_out": None,
-        }
-        values.update(changes)
-        return QuestOptions(**values)
+        return quest_options(self.root, command, **changes)
 
     def context(self, command: str, run: RunData | None = None, **changes: Any) -> Context:
-        options = self.options(command, **changes)
-        return Context(
-            options=options,
-            rootdir=self.root,
-            store=RatchetStore(options.quest_file, options.lock_timeout),
-            invocation_dir=self.root,
-            tests=FileSearch(roots=[self.root / "tests"]),
-            run=run or RunData(),
-        )
+        return app_context(self.root, command, run, **changes)
 
     def measured(self, covered: dict[str, list[str]]) -> MeasuredSource:
         """The source as a run measures it: `covered` maps a function to its passing tests."""

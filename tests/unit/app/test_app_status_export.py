@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,9 @@ def test_status_text_and_json(tmp_path: Path) -> None:
     assert output.lines[0] == "4 quests: 1 TODO, 1 PASS, 1 REVIEW, 1 DONE; 1 remaining"
     text = "\n".join(output.lines)
     assert "3/4 settled (75%)" in text
+    [row] = [line for line in output.lines if line.startswith("src/pkg/calc.py")]
+    # TODO, PASS, REVIEW, DONE, EXCLUDED, all
+    assert re.findall(r"\d+", row) == ["1", "1", "1", "1", "0", "4"]
     assert "waiting for a person (REVIEW):" in output.lines
     assert f"  {SIGN}  (src/pkg/calc.py:5-8, tries 0/3)" in output.lines
     assert "closed after max tries (DONE):" in output.lines
@@ -113,10 +117,14 @@ def test_export_every_format(calc: CalcProject) -> None:
 def test_export_refusals_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
     (calc.root / "old.md").write_text("keep me\n")
     before = (calc.root / "quest.json").read_bytes()
+    source = calc.root / "src" / "pkg" / "calc.py"
+    source_before = source.read_bytes()
     with pytest.raises(QuestUsageError, match=message.replace("(", r"\(")):
         export(calc.context("export", **changes))
     assert (calc.root / "old.md").read_text() == "keep me\n"
     assert (calc.root / "quest.json").read_bytes() == before
+    assert source.read_bytes() == source_before
+    assert not (calc.root / "missing").exists()
     assert not (calc.root / "src" / "pkg" / "report.json").exists()
     assert not (calc.root / "report.xml").exists()
 

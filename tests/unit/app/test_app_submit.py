@@ -82,6 +82,8 @@ def test_submit_refusals_run_nothing_and_write_nothing(calc: CalcProject, fake_r
     before = (calc.root / "quest.json").read_bytes()
     with pytest.raises(QuestUsageError, match="no active quest: run `pytest --quest next`"):
         submit(calc.context("submit"))
+    with pytest.raises(QuestUsageError, match="unknown quest id 'src/pkg/calc.py::nope'"):
+        submit(calc.context("submit", quest_id="src/pkg/calc.py::nope"))
     with pytest.raises(QuestUsageError, match="is PASS and refuses resubmission"):
         submit(calc.context("submit", quest_id="src/pkg/calc.py::double"))
     assert (calc.root / "quest.json").read_bytes() == before

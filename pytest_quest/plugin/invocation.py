@@ -1,0 +1,160 @@
+"""What the use cases need from one pytest invocation: where its tests are, how to start a
+child like it, its terminal, and the Context built from them (plugin/session.py, sessionless.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from _pytest.config import create_terminal_writer
+
+from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal
+from pytest_quest.engine.testfiles import FileSearch
+from pytest_quest.engine.tty import controlling_terminal
+from pytest_quest.plugin.judge import handover
+from pytest_quest.report.ci import in_github_actions
+from pytest_quest.report.escape import github_line, terminal_line
+
+if TYPE_CHECKING:
+    from pytest_quest.app.options import QuestOptions
+    from pytest_quest.engine.store import RatchetStore
+    from pytest_quest.verify.adapters import Verifier
+
+
+def build_context(
+    config: pytest.Config,
+    options: QuestOptions,
+    store: RatchetStore,
+    run: RunData,
+    view: Terminal,
+) -> Context:
+    """The use case's Context: plain values and callables, nothing of pytest's."""
+    rootdir = Path(str(config.rootpath))
+
+    def verifiers() -> list[Verifier]:
+        from pytest_quest.plugin.verifiers import configured_verifiers  # only when verifying
+
+        return configured_verifiers(config, options, rootdir)
+
+    return Context(
+        options=options,
+        rootdir=rootdir,
+        store=store,
+        invocation_dir=Path(str(config.invocation_params.dir)),
+        tests=search_for_tests(config, use_args=options.command != "combine"),
+        child=child_setup(config),
+        run=run,
+        terminal=view,
+        environ=os.environ,
+        l1_check=config.hook.pytest_quest_l1_check,
+        verifiers=verifiers,
+        person_terminal=controlling_terminal,
+    )
+
+
+def writer_terminal(config: pytest.Config) -> Terminal:
+    """The terminal pytest's reporter would draw on, before it exists (``--color``, ``COLUMNS``)."""
+    if config.pluginmanager.is_blocked("terminal"):
+        return Terminal(ascii=True)  # -p no:terminal: plain lines
+    writer = create_terminal_writer(config, sys.stdout)
+    plain = (
+        not sys.stdout.isatty()
+        or bool(os.environ.get("NO_COLOR"))
+        or os.environ.get("TERM") == "dumb"
+    )
+    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth, ascii=plain)
+
+
+def safe_lines(lines: list[str], *, markup: bool) -> list[str]:
+    """Each line escaped for the terminal and, in GitHub Actions, for the runner's log."""
+    safe = [terminal_line(line, markup=markup) for line in lines]
+    if in_github_actions(os.environ):
+        safe = [github_line(line) for line in safe]
+    return safe
+
+
+def search_for_tests(config: pytest.Config, *, use_args: bool = True) -> FileSearch:
+    """Where this invocation's tests are: its positional arguments (unless not `use_args`:
+    combine's are shard folders), else testpaths, else rootdir."""
+    rootdir = Path(str(config.rootpath))
+    invocation = Path(str(config.invocation_params.dir))
+    # The positional arguments only: an option's value (``--quest-id
+    # src/pkg/mod.py::f``) names a source file, not tests to search.
+    args = [str(a) for a in (config.getoption("file_or_dir", default=None) or []) if use_args]
+    roots = []
+    for arg in args:
+        candidate = (invocation / str(arg).split("::")[0]).resolve()
+        if candidate.exists():
+            roots.append(candidate)
+    if not roots:
+        testpaths = config.getini("testpaths")
+        if testpaths:
+            roots = [(rootdir / str(p)).resolve() for p in testpaths if (rootdir / str(p)).exists()]
+        else:
+            roots = [rootdir]
+    return FileSearch(
+        roots=roots,
+        patterns=[str(p) for p in config.getini("python_files")],
+        norecurse=[str(p) for p in config.getini("norecursedirs")],
+    )
+
+
+def child_setup(config: pytest.Config) -> ChildSetup:
+    """How to start a child pytest like this one."""
+    inipath = config.inipath
+    # A clean judge loads no plugin: the user's process told it what it had.
+    given = handover()
+    return ChildSetup(
+        inifile=Path(str(inipath)) if inipath else None,
+        plugin_args=plugin_args(config, given.args if given else None),
+        has_xdist=given.has_xdist if given else config.pluginmanager.hasplugin("xdist"),
+        has_cov=given.has_cov if given else config.pluginmanager.hasplugin("pytest_cov"),
+    )
+
+
+def reporter_terminal(config: pytest.Config) -> Terminal:
+    """The terminal pytest's reporter draws on."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return Terminal(ascii=True)  # -p no:terminal: plain lines
+    writer = config.get_terminal_writer()
+    plain = (
+        not bool(reporter.isatty)  # a bool before pytest 8.1, callable since
+        or bool(os.environ.get("NO_COLOR"))
+        or os.environ.get("TERM") == "dumb"
+    )
+    return Terminal(markup=writer.hasmarkup, width=writer.fullwidth, ascii=plain)
+
+
+def plugin_args(config: pytest.Config, original: list[str] | None = None) -> list[str]:
+    """The ``-p`` and ``-o`` options of this invocation (or `original`), for the gate's child run."""
+    args = original if original is not None else [str(a) for a in config.invocation_params.args]
+    kept: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in ("-p", "-o", "--override-ini") and index + 1 < len(args):
+            value = args[index + 1]
+            if not (arg == "-p" and value.startswith("no:quest")):
+                kept += [arg, value]
+            index += 2
+            continue
+        if (arg.startswith("-p") and len(arg) > 2) or arg.startswith("--override-ini="):
+            kept.append(arg)
+        index += 1
+    return kept
+
+
+__all__ = [
+    "build_context",
+    "child_setup",
+    "plugin_args",
+    "reporter_terminal",
+    "safe_lines",
+    "search_for_tests",
+    "writer_terminal",
+]
