@@ -111,6 +111,7 @@ class _Scanned:
         self.ratchet = ratchet
         self.rootdir = rootdir
         self.unchanged: dict[str, bool] = {}
+        self.missing: set[str] = set()
         # Covering tests recorded at a scan (every quest's but a PASS the gate gave):
         # gathered when first needed (a lazy read decodes every quest's list for it).
         self._recorded: set[str] | None = None
@@ -136,6 +137,11 @@ class _Scanned:
                 self.unchanged[path] = recorded == digest(self.rootdir / path)
             except OSError:
                 self.unchanged[path] = False
+                # Gone or unreadable: no source to show from it, so no need to
+                # decode every quest's list to ask whether the scan saw it.
+                self.missing.add(path)
+        if path in self.missing:
+            return False
         return self.unchanged[path] or nodeid in self.recorded
 
 
