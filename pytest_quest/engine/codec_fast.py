@@ -141,6 +141,7 @@ class Origin:
     __slots__ = (
         "__weakref__",
         "data",
+        "deep",
         "doc",
         "index",
         "pristine",
@@ -156,7 +157,8 @@ class Origin:
         self.table = table
         #: Each quest's fields as read (never handed out: copies are), and whether
         #: they hold a container (copied deeply then).
-        self.pristine: dict[str, tuple[dict[str, Any], bool]] = {}
+        self.pristine: dict[str, dict[str, Any]] = {}
+        self.deep: set[str] = set()  # the quests whose fields hold containers: copied deeply
         self.quests_raw: dict[str, msgspec.Raw] | None = None
         self.tests_raw: bytes = b""
         self.index: dict[str, int] | None = None
@@ -171,7 +173,7 @@ class Origin:
     def used(self) -> set[int]:
         """The indexes into the tests table that some quest read uses (not to be changed)."""
         if self.used_indexes is None:
-            found = (fields["_s"].covering_tests for fields, _ in self.pristine.values())
+            found = (fields["_s"].covering_tests for fields in self.pristine.values())
             self.used_indexes = set().union(*found)
         return self.used_indexes
 
@@ -189,12 +191,12 @@ _LAST: list[weakref.ref[Origin]] = []
 
 def read(text: bytes | str) -> Ratchet | None:
     """The ratchet in `text` when it is canonical and valid; None: let the full reader judge it."""
+    last = _LAST[0]() if _LAST else None
+    if last is not None and (text is last.data or text == last.data):
+        return _ratchet(last, _copies(last))
     if not text.isascii():  # the writer escapes every other character
         return None
     data = text if isinstance(text, bytes) else text.encode("ascii")
-    last = _LAST[0]() if _LAST else None
-    if last is not None and (data is last.data or data == last.data):
-        return _ratchet(last, _copies(last))
     try:
         doc = _DECODE.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -247,18 +249,19 @@ def _copies(origin: Origin) -> dict[str, Quest]:
     """The quests of `origin` as read, again: new objects, nothing shared a change could alter."""
     out: dict[str, Quest] = {}
     new = Quest.__new__
-    for qid, (snapshot, deep) in origin.pristine.items():
+    for qid, snapshot in origin.pristine.items():
         fields = snapshot.copy()
-        extra = snapshot["extra"]
-        fields["extra"] = dict(extra) if extra else {}
-        if deep:
-            fields["extra"] = copy.deepcopy(extra)
-            for key in _TYPED_MUTABLE:
-                if key in snapshot:
-                    fields[key] = copy.deepcopy(snapshot[key])
+        extra = fields["extra"]
+        fields["extra"] = {**extra} if extra else {}
         quest = new(Quest)
         quest.__dict__ = fields
         out[qid] = quest
+    for qid in origin.deep:
+        fields, snapshot = out[qid].__dict__, origin.pristine[qid]
+        fields["extra"] = copy.deepcopy(snapshot["extra"])
+        for key in _TYPED_MUTABLE:
+            if key in snapshot:
+                fields[key] = copy.deepcopy(snapshot[key])
     return out
 
 
@@ -370,7 +373,9 @@ def _quests(quests: dict[str, QuestS], table: list[str], origin: Origin) -> dict
                     fields[key], snapshot[key] = value, kept
                 else:
                     rest[key], kept_extra[key] = value, kept
-        origin.pristine[qid] = (snapshot, deep)
+        origin.pristine[qid] = snapshot
+        if deep:
+            origin.deep.add(qid)
         quest = new(Quest)
         quest.__dict__ = fields
         out[qid] = quest

@@ -40,7 +40,7 @@ def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -
     changed: dict[str, Quest] = {
         qid: quest
         for qid, quest in ratchet.quests.items()
-        if (found := pristine.get(qid)) is None or quest.__dict__ != found[0]
+        if (found := pristine.get(qid)) is None or quest.__dict__ != found
     }
     encoded = [b"{\n"] + [
         f"{encode(key)}: {encode(header[key])},\n".encode() for key in sorted(header)
@@ -52,7 +52,7 @@ def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -
         if origin.data.startswith(b"".join(encoded)):
             return origin.data
     kept: dict[str, QuestS] = {
-        qid: pristine[qid][0]["_s"] for qid in ratchet.quests if qid not in changed
+        qid: pristine[qid]["_s"] for qid in ratchet.quests if qid not in changed
     }
     # `layout.table_order`, counted on the indexes: the table as read is kept (and new
     # names appended) while at most a quarter of it is unused; else it is rebuilt.

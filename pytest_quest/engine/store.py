@@ -28,6 +28,7 @@ from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import dump_bytes, loads
 from pytest_quest.engine.codec_lazy import loads_lazy
+from pytest_quest.engine.store_help import file_stamp, unchanged
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
 from pytest_quest.engine.store_help import special_kind as _special_kind
 from pytest_quest.engine.witness import announce
@@ -59,6 +60,7 @@ class RatchetStore:
         self.marks = 0
         #: The bytes `load` last read and the ratchet they hold (engine/active.py).
         self.seen: tuple[bytes, Ratchet] | None = None
+        self.stamp: tuple[int, int, int] | None = None  # the file's when `load` read it
 
     @property
     def lock_path(self) -> Path:
@@ -74,10 +76,11 @@ class RatchetStore:
 
     def load(self, *, lazy: bool = False) -> Ratchet:
         """The current ratchet, or an empty one when the file does not exist yet (`lazy`: to read)."""
-        raw = self._read_bytes()
+        stamp, raw = file_stamp(self.path), self._read_bytes()
         if raw is None:
             return Ratchet()
         self.seen = (raw, self._vetted((loads_lazy if lazy else loads)(raw, str(self.path))))
+        self.stamp = stamp
         return self.seen[1]
 
     def _vetted(self, ratchet: Ratchet) -> Ratchet:
@@ -93,11 +96,7 @@ class RatchetStore:
 
     @property
     def journal_path(self) -> Path:
-        """The file's journal, one line per write (core/journal.py), in the user's cache.
-
-        Outside the project, so that it is never committed or listed beside the
-        file; named by the file's real path, so every process writing it agrees.
-        """
+        """The file's journal (core/journal.py) in the user's cache, named by its real path."""
         key = hashlib.sha256(os.path.realpath(self.path).encode("utf-8")).hexdigest()[:32]
         return journal_folder() / f"{key}.journal"
 
@@ -120,9 +119,9 @@ class RatchetStore:
         the write is then made even when it equals those bytes.
         """
         self._check_writable()
-        # Read and validated before the lock, which is then held for the change and the
-        # write: the same bytes found under the lock are not validated a second time.
-        early = self._read_bytes() if vet is None else None
+        # Read (not again when the file is as `load` read it) and validated before the lock,
+        # held then for the change and the write: the same bytes are not validated again.
+        early = (unchanged(self) or self._read_bytes()) if vet is None else None
         known = self._vetted(loads(early, str(self.path))) if early is not None else None
         lock = self._acquire_lock()
         try:
