@@ -10,7 +10,12 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.app.export import export as export_case
+from pytest_quest.app.next import next_quest
+from pytest_quest.app.status import status
 from pytest_quest.core.model import Ratchet
+from pytest_quest.report.json import envelope
+from tests.support.contexts import app_context
 from tests.support.paths import DOCS
 from tests.support.projects import CALC, TEST_DOUBLE, Project, scanned_template
 
@@ -174,10 +179,15 @@ def test_json_keys_are_documented(project: Project) -> None:
     docs = documented_keys()
     quest_keys = docs["Rules"]
     outputs = {}
-    for command in ("scan", "next", "check"):
-        _result, outputs[command] = project.run_json("--quest", command)
-    _result, outputs["status"] = project.run_json("--quest-status")
-    _result, outputs["export"] = export(project, "report.json")
+    _result, outputs["scan"] = project.run_json("--quest", "scan")
+    # The commands that run no test, in-process: the plugin prints envelope(command, data)
+    # (plugin/session.py, plugin/sessionless.py).
+    root = project.path
+    outputs["next"] = envelope("next", next_quest(app_context(root, "next")).data)
+    outputs["status"] = envelope("status", status(app_context(root, "status")).data)
+    exported = export_case(app_context(root, "export", export_to=str(root / "report.json")))
+    outputs["export"] = envelope("export", exported.data)
+    _result, outputs["check"] = project.run_json("--quest", "check")
     for command, data in outputs.items():
         assert data["command"] == command
         assert set(data) - COMMON <= docs[command], command

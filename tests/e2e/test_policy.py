@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.app.status import status
+from tests.support.contexts import app_context
 from tests.support.projects import Project, built_template
 
 from .test_person_powers import run_in_tty
@@ -213,7 +215,7 @@ def test_audit_covers_a_submitted_pass_and_status_shows_weaker(clamp: Project) -
     history = project.ratchet()["policy_history"]
     assert history[-1]["key"] == "max_tries" and history[-1]["old"] == "3"
     assert history[-1]["new"] == "2"
-    _result, data = project.run_json("--quest-status")
+    data = status(app_context(project.path, "status")).data  # runs no test: in-process
     assert [item["id"] for item in data["weaker_policy_passes"]] == [CLAMP_ID]
     assert data["weaker_policy_passes"][0]["weaker"] == ["max_tries"]
 
