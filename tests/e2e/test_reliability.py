@@ -292,13 +292,18 @@ def test_sign():
 
 def interrupt_when_started(project: Project, pid_file: Path, *args: str) -> tuple[int, str]:
     """Run pytest with `args`, press Ctrl-C (SIGINT) once the endless test runs."""
-    process = popen_pytest(project.path, *args, merge_stderr=True)
+    process = popen_pytest(project.path, *args, merge_stderr=True, interactive=True)
     deadline = time.monotonic() + 60
     while not pid_file.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pid_file.exists(), "the endless test never started"
     process.send_signal(signal.SIGINT)
-    out, _ = process.communicate(timeout=60)
+    try:
+        out, _ = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()  # not left running into the next tests
+        process.communicate()
+        raise
     return process.returncode, out
 
 

@@ -90,11 +90,19 @@ def run_pytest(
 
 
 def popen_pytest(
-    folder: Path, *args: str, autoload: bool = False, merge_stderr: bool = False
+    folder: Path,
+    *args: str,
+    autoload: bool = False,
+    merge_stderr: bool = False,
+    interactive: bool = False,
 ) -> subprocess.Popen[str]:
-    """``pytest *args`` started in `folder`, its output on pipes (stderr into stdout if asked)."""
+    """``pytest *args`` started in `folder`, its output on pipes (stderr into stdout if asked).
+
+    `interactive`: Ctrl-C works in it as in a terminal, whatever this process inherited.
+    """
+    command = pytest_command(*args, autoload=autoload)
     return subprocess.Popen(
-        pytest_command(*args, autoload=autoload),
+        [sys.executable, "-c", AS_FROM_A_TERMINAL, *command] if interactive else command,
         cwd=folder,
         env=child_environ(autoload=autoload),
         stdin=subprocess.DEVNULL,
@@ -102,6 +110,18 @@ def popen_pytest(
         stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
         text=True,
     )
+
+
+#: Runs its arguments (exec: the same process id) with SIGINT and SIGQUIT at their
+#: defaults, as a shell's foreground job has them.  A suite started in the background by
+#: a non-interactive shell (``cmd &``, ``nohup``) inherits SIGINT ignored, and Python
+#: then never turns Ctrl-C into KeyboardInterrupt: a test of what Ctrl-C does would hang.
+AS_FROM_A_TERMINAL = (
+    "import os, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "signal.signal(signal.SIGQUIT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
 
 
 def parse_json(result: pytest.RunResult) -> dict[str, Any]:
