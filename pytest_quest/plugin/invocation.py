@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 def build_context(
     config: pytest.Config,
     options: QuestOptions,
+    *,
     store: RatchetStore,
     run: RunData,
     view: Terminal,

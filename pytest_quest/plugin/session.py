@@ -286,7 +286,11 @@ class QuestSession:
             analyze=self.measure_source if self.measurer is not None else None,
         )
         return build_context(
-            self.config, self.options, self.store, run, view or reporter_terminal(self.config)
+            self.config,
+            self.options,
+            store=self.store,
+            run=run,
+            view=view or reporter_terminal(self.config),
         )
 
     def measured_roots(self) -> list[str]:

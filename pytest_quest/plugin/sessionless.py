@@ -53,7 +53,7 @@ def run(config: pytest.Config) -> int:
     view = writer_terminal(config)
     try:
         output = use_case(str(options.command))(
-            build_context(config, options, store, RunData(), view)
+            build_context(config, options, store=store, run=RunData(), view=view)
         )
     except QuestError as exc:
         output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
