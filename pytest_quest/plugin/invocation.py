@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,11 +14,13 @@ import pytest
 from _pytest.config import create_terminal_writer
 
 from pytest_quest.app.context import ChildSetup, Context, RunData, Terminal
+from pytest_quest.core.errors import QuestError
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin.judge import handover
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_line, terminal_line
+from pytest_quest.report.json import Output, envelope, error_output
 
 if TYPE_CHECKING:
     from pytest_quest.app.options import QuestOptions
@@ -55,6 +58,26 @@ def build_context(
         verifiers=verifiers,
         person_terminal=controlling_terminal,
     )
+
+
+def answered(command: str | None, store: RatchetStore, run: Callable[[], Output]) -> Output:
+    """What `run` says in the JSON envelope; its usage error, or what Ctrl-C during it left."""
+    try:
+        output = run()
+    except QuestError as exc:
+        output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
+    except KeyboardInterrupt:
+        from pytest_quest.app.environment import interrupted_done  # start-up time: only here
+
+        # A write of the ratchet file is all or nothing; say which happened.
+        done = interrupted_done(store.writes, store.marks)
+        output = Output(
+            {"error": f"interrupted: {done}"},
+            [f"INTERRUPTED: {done}; run the command again"],
+            int(pytest.ExitCode.INTERRUPTED),
+        )
+    output.data = envelope(command, output.data)
+    return output
 
 
 def writer_terminal(config: pytest.Config) -> Terminal:
@@ -151,6 +174,7 @@ def plugin_args(config: pytest.Config, original: list[str] | None = None) -> lis
 
 
 __all__ = [
+    "answered",
     "build_context",
     "child_setup",
     "plugin_args",

@@ -19,7 +19,6 @@ from pytest_quest.app.audit import audit
 from pytest_quest.app.check import check
 from pytest_quest.app.context import Context, RunData, Terminal, resolve_sources
 from pytest_quest.app.dispute import submit_or_dispute
-from pytest_quest.app.environment import interrupted_done
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
@@ -28,14 +27,15 @@ from pytest_quest.app.policy import change_policy
 from pytest_quest.app.scan import scan
 from pytest_quest.app.shard import combine, shard_out
 from pytest_quest.app.status import status
-from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.run import FAILED, CollectionError, RunReport
+from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.run import FAILED, CollectionError, RunReport, failed_tests, passed_tests
 from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.invocation import (
+    answered,
     build_context,
     plugin_args,
     reporter_terminal,
@@ -47,7 +47,7 @@ from pytest_quest.plugin.shards import shard_run
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_json
-from pytest_quest.report.json import Output, dumps, envelope, error_output
+from pytest_quest.report.json import Output, dumps
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 
@@ -181,7 +181,8 @@ class QuestSession:
             return
         if self._workers_dir is not None and self.measurer is not None:
             combine_workers(self.measurer, self._workers_dir)
-        try:
+
+        def run() -> Output:
             # pytest also says INTERRUPTED after collection errors; those are the
             # commands' to report (scan: usage error, the gate's child: FAIL).
             if session.exitstatus == pytest.ExitCode.INTERRUPTED and not self.collection_errors:
@@ -194,18 +195,9 @@ class QuestSession:
             ):
                 # pytest refused its arguments (a node id not found...): nothing ran.
                 raise QuestUsageError("pytest stopped with a usage error; nothing was recorded")
-            output = self.run_command()
-        except QuestError as exc:
-            output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
-        except KeyboardInterrupt:
-            # A write of the ratchet file is all or nothing; say which happened.
-            done = interrupted_done(self.store.writes, self.store.marks)
-            output = Output(
-                {"error": f"interrupted: {done}"},
-                [f"INTERRUPTED: {done}; run the command again"],
-                int(pytest.ExitCode.INTERRUPTED),
-            )
-        output.data = envelope(self.options.command, output.data)
+            return self.run_command()
+
+        output = answered(self.options.command, self.store, run)
         self.output = output
         if (
             self.options.command == "scan"
@@ -304,8 +296,7 @@ class QuestSession:
     def measure_source(self) -> MeasuredSource:
         """What the passing tests of this run executed, function by function."""
         assert self.measurer is not None
-        passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
-        failed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
+        passed, failed = passed_tests(self.outcomes), failed_tests(self.outcomes)
         only = self.config.getoption("quest_measure_only", default=None)
         if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
@@ -317,8 +308,7 @@ class QuestSession:
     def write_measurement(self) -> Output:
         """The gate's child run: what it measured, the one message on its judge's channel."""
         assert self.measurer is not None and self.options.measure_out
-        passed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
-        failed = {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
+        passed, failed = passed_tests(self.outcomes), failed_tests(self.outcomes)
         only = self.config.getoption("quest_measure_only", default=None)
         notes = getattr(self.measurer, "notes", [])
         measured = analyze(

@@ -21,14 +21,13 @@ import pytest
 from _pytest.config import create_terminal_writer
 
 from pytest_quest.app.context import Context, RunData
-from pytest_quest.core.errors import QuestError
 from pytest_quest.engine.store import RatchetStore
-from pytest_quest.plugin.invocation import build_context, safe_lines, writer_terminal
+from pytest_quest.plugin.invocation import answered, build_context, safe_lines, writer_terminal
 from pytest_quest.plugin.options import resolve
 from pytest_quest.plugin.quiet import check_positional_paths
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_json, visible
-from pytest_quest.report.json import Output, dumps, envelope, error_output
+from pytest_quest.report.json import Output, dumps
 
 
 def use_case(command: str) -> Callable[[Context], Output]:
@@ -51,22 +50,12 @@ def run(config: pytest.Config) -> int:
     check_positional_paths(config)
     store = RatchetStore(options.quest_file, options.lock_timeout, Path(str(config.rootpath)))
     view = writer_terminal(config)
-    try:
-        output = use_case(str(options.command))(
-            build_context(config, options, store=store, run=RunData(), view=view)
-        )
-    except QuestError as exc:
-        output = error_output(str(exc), int(pytest.ExitCode.USAGE_ERROR))
-    except KeyboardInterrupt:
-        from pytest_quest.app.environment import interrupted_done
 
-        done = interrupted_done(store.writes, store.marks)
-        output = Output(
-            {"error": f"interrupted: {done}"},
-            [f"INTERRUPTED: {done}; run the command again"],
-            int(pytest.ExitCode.INTERRUPTED),
-        )
-    output.data = envelope(options.command, output.data)
+    def command() -> Output:
+        context = build_context(config, options, store=store, run=RunData(), view=view)
+        return use_case(str(options.command))(context)
+
+    output = answered(options.command, store, command)
     write(output, json_mode=options.json, markup=view.markup)
     recorder.summary(config, sys.stderr if options.json else sys.stdout)
     return output.exitcode
