@@ -39,12 +39,12 @@ class RunReport:
 
     @property
     def passed(self) -> set[str]:
-        return {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+        return passed_tests(self.outcomes)
 
     @property
     def failed(self) -> set[str]:
         """Tests that failed or erred (a skip or an xfail is not a failure)."""
-        return {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
+        return failed_tests(self.outcomes)
 
 
 #: The outcomes of a test that did not pass because something went wrong.
@@ -71,4 +71,14 @@ class SurvivingMutant:
     whole_suite: tuple[str, ...] = ()
 
 
-__all__ = ["CollectionError", "RunReport", "SurvivingMutant"]
+def passed_tests(outcomes: dict[str, str]) -> set[str]:
+    """The node ids whose outcome is ``passed``: the only tests whose coverage counts."""
+    return {nodeid for nodeid, outcome in outcomes.items() if outcome == "passed"}
+
+
+def failed_tests(outcomes: dict[str, str]) -> set[str]:
+    """The node ids that failed or erred (a skip or an xfail is not a failure)."""
+    return {nodeid for nodeid, outcome in outcomes.items() if outcome in FAILED}
+
+
+__all__ = ["CollectionError", "RunReport", "SurvivingMutant", "failed_tests", "passed_tests"]

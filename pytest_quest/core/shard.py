@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.grammar import file_problem
-from pytest_quest.core.run import FAILED, CollectionError
+from pytest_quest.core.run import FAILED, CollectionError, failed_tests, passed_tests
 
 SHARD_FORMAT = "pytest-quest-shard/1"
 KINDS = ("scan", "check")
@@ -68,11 +68,11 @@ class MergedRun:
 
     @property
     def passed(self) -> set[str]:
-        return {nodeid for nodeid, outcome in self.outcomes.items() if outcome == "passed"}
+        return passed_tests(self.outcomes)
 
     @property
     def failed(self) -> set[str]:
-        return {nodeid for nodeid, outcome in self.outcomes.items() if outcome in FAILED}
+        return failed_tests(self.outcomes)
 
 
 def digest_bytes(data: bytes) -> str:

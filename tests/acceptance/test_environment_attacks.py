@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.environment import BEGUN_KEY, ENVIRONMENT_EXIT, STREAK_KEY
-from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project, scanned_template
+from tests.support.projects import SIGN, Project, calc_project, scanned_template
 from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.skipif(
@@ -79,11 +79,6 @@ def test_sign():
     subprocess.run([sys.executable, "-c", f"import os; os.kill({{judge_pid()}}, 9)"])
     time.sleep(60)
 """
-
-
-def calc_project(project: Project) -> None:
-    project.source("calc", CALC)
-    project.test("test_double", TEST_DOUBLE)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.environment import ENVIRONMENT_EXIT, STREAK_KEY
-from tests.support.projects import CALC, SIGN, TEST_DOUBLE, Project, scanned_template
+from tests.support.projects import SIGN, Project, calc_project, scanned_template
 from tests.support.runner import popen_pytest
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX signals")
@@ -39,11 +39,6 @@ def test_sign():
         handle.write(str(os.getpid()))
     time.sleep(120)
 """
-
-
-def calc_project(project: Project) -> None:
-    project.source("calc", CALC)
-    project.test("test_double", TEST_DOUBLE)
 
 
 @pytest.fixture(scope="module")

@@ -154,6 +154,12 @@ class Project:
         return self
 
 
+def calc_project(project: Project) -> None:
+    """The calc module and its one test of `double`: the usual project to scan."""
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+
+
 def built_template(factory: pytest.TempPathFactory, build: Callable[[Project], object]) -> Project:
     """A project brought to some state by `build` once, for module-scoped fixtures to copy
     into each test's project with `Project.fill_from`."""
