@@ -149,17 +149,28 @@ class CodeSwap:
 
 def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
     """The ``functools.lru_cache``/``cache`` wrappers of the live function on line `start`."""
-    found = find_function(ast.parse(source), start)
-    if found is None:
+    return cache_wrappers_of([(path, source, start)])
+
+
+def cache_wrappers_of(functions_at: list[tuple[str, str, int]]) -> list[Any]:
+    """`cache_wrappers` of several functions (path, source, line), in one walk of the heap."""
+    wanted: set[tuple[str, tuple[str, int]]] = set()
+    trees: dict[str, ast.Module] = {}
+    for path, source, start in functions_at:
+        if path not in trees:
+            trees[path] = ast.parse(source)
+        found = find_function(trees[path], start)
+        if found is not None:
+            wanted.add((os.path.realpath(path), _key(found[1])))
+    if not wanted:
         return []
-    key = _key(found[1])
-    real = os.path.realpath(path)
+    keys = {key for _, key in wanted}
     functions = [
         obj
         for obj in gc.get_objects()
         if isinstance(obj, types.FunctionType)
-        and _code_key(obj.__code__) == key
-        and os.path.realpath(obj.__code__.co_filename) == real
+        and _code_key(obj.__code__) in keys
+        and (os.path.realpath(obj.__code__.co_filename), _code_key(obj.__code__)) in wanted
     ]
     if not functions:
         return []
@@ -171,4 +182,4 @@ def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
     ]
 
 
-__all__ = ["CodeSwap", "SwapError", "SwapMissError", "cache_wrappers"]
+__all__ = ["CodeSwap", "SwapError", "SwapMissError", "cache_wrappers", "cache_wrappers_of"]
