@@ -31,7 +31,6 @@ from pytest_quest.engine.swap import (
     CodeSwap,
     SwapError,
     SwapMissError,
-    cache_wrappers,
 )
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
@@ -121,8 +120,6 @@ class MutationChild:
         ]
         if not stable:
             return  # nothing passes twice: the parent sees why in the runs
-        # This function's own caches, cleared before each of its mutants' tests.
-        CACHES[:] = cache_wrappers(function["file"], source, start)
         phases = result["phases"]
         planned = time.monotonic()
         operators = function.get("operators")
@@ -132,6 +129,8 @@ class MutationChild:
         if only is not None:
             mutants = [m for m in mutants if m.id in set(only)]
         swap = CodeSwap(function["file"], source, start)
+        # This function's own caches, cleared before each of its mutants' tests.
+        CACHES[:] = swap.prepare()
         trees = FunctionTrees(source, start, function["file"])
         tracker = _Reach(function["file"], start)
         budget = max(2.0, 10 * max(result["run_seconds"]))

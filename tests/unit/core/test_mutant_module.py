@@ -187,3 +187,37 @@ def test_a_function_that_compiles_otherwise_falls_back_to_the_whole_module(
 def test_a_source_that_does_not_compile_falls_back_too() -> None:
     source = "def f(x):\n    return x\n\ndef g():\n    nonlocal y\n"
     assert not FunctionTrees(source, 1, "bad.py").reduced
+
+
+def test_a_swap_finds_its_live_functions_and_their_caches_in_one_walk(tmp_path: Path) -> None:
+    import importlib.util
+
+    from pytest_quest.engine.swap import CodeSwap, cache_wrappers
+
+    source = textwrap.dedent(
+        """
+        import functools
+
+        @functools.lru_cache(maxsize=None)
+        def cached(x):
+            return x + 1
+
+        def plain(x):
+            return x * 2
+        """
+    )
+    path = tmp_path / "swapped_module.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("swapped_module", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for line in (5, 8):
+        swap = CodeSwap(str(path), source, line)
+        assert swap.prepare() == cache_wrappers(str(path), source, line)
+        assert len(swap.outer_codes or []) == 1
+        trees = FunctionTrees(source, line, str(path))
+        assert swap.apply(trees.mutant(plan_mutants(source, line)[0].index)) == 1
+        swap.restore()
+    assert cache_wrappers(str(path), source, 5) == [module.cached]
+    assert module.plain(2) == 4
