@@ -301,7 +301,7 @@ def header_fields(raw: bytes) -> Any:
     naming ``"policy"`` after its head, is parsed whole.
     """
     end = raw.find(b'\n"tests": [')
-    if raw.startswith(b"{\n") and end > 0 and raw[end - 1 : end] == b"," and b'"policy"' not in raw[end:]:
+    if raw.startswith(b"{\n") and end > 0 and raw[end - 1 : end] == b"," and raw.find(b'"policy"', end) < 0:
         try:
             head = json.loads(raw[: end - 1] + b"}")
         except ValueError:

@@ -11,6 +11,7 @@ import io
 import shlex
 import textwrap
 from collections import Counter
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +178,7 @@ def status_text(
             buffer.write("\n".join(_narrow_rows(files, width)) + "\n")
     # Sorted once (a sort of 50,000 quests is not free), and only those listed below.
     shown = sorted(
-        (q for q in ratchet.quests.values() if q.state in _LISTED), key=Quest.sort_key
+        (q for q in ratchet.quests.values() if q.state in _LISTED), key=attrgetter("file", "first", "id")
     )
     for state, title, disputed in (
         (State.REVIEW, "waiting for a person (REVIEW)", False),
