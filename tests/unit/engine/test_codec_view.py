@@ -7,13 +7,15 @@ names the field judges it, or name the field when the list is first used.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from msgspec.structs import fields
 
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import DECODED_ON_USE, State
-from pytest_quest.engine import codec, codec_lazy, codec_view
+from pytest_quest.engine import codec, codec_fast, codec_lazy, codec_view
 from tests.unit.engine.test_codec_fast import FILE, sample
 
 
@@ -153,9 +155,21 @@ def test_a_bad_tests_table_is_named_when_a_quest_needs_it(text: bytes) -> None:
 
 
 def test_a_file_laid_out_otherwise_is_read_by_the_others(text: bytes) -> None:
-    import json
-
     indented = json.dumps(json.loads(text), indent=2).encode()
     assert codec_view.read(indented) is None
     assert codec_lazy.loads_lazy(indented) == codec.loads(text)
     assert codec_view.read(text.decode().replace("C.f1", "C.f\u00e91")) is None  # not ASCII
+
+
+# -- the Structs say what the field-by-field reader says ------------------------------
+
+
+def test_the_structs_of_both_typed_readers_name_the_fields_the_full_reader_knows() -> None:
+    """A field added to the model and the full reader but not to a Struct would be refused."""
+    def names(struct: type) -> set[str]:
+        return {field.encode_name for field in fields(struct)}
+
+    assert names(codec_fast.QuestS) == names(codec_view.QuestViewS) == set(codec._QUEST_KEYS)
+    assert names(codec_fast.HeadS) == names(codec_view.HeadViewS) == set(codec._RATCHET_KEYS)
+    assert names(codec_fast.FactS) == set(codec._FACT_KEYS)
+    assert names(codec_fast.EventS) == set(codec._EVENT_KEYS)
