@@ -15,9 +15,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from filelock import FileLock, Timeout
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 if sys.platform != "win32":
     import fcntl
@@ -227,10 +228,12 @@ class RatchetStore:
 
     def _acquire_lock(self) -> FileLock:
         """The ratchet file's lock, taken; a clear error when it cannot be had in time."""
-        lock = FileLock(str(self.lock_path), timeout=self.lock_timeout)
+        import filelock  # on the first lock: a command that only reads never takes one
+
+        lock = filelock.FileLock(str(self.lock_path), timeout=self.lock_timeout)
         try:
             lock.acquire()
-        except Timeout:
+        except filelock.Timeout:
             raise LockTimeoutError(
                 f"{self.lock_path}: could not take the ratchet file's lock within "
                 f"{self.lock_timeout:g}s; another process holds it (a running pytest-quest "
