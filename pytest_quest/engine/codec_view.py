@@ -215,7 +215,7 @@ def _quests(quests: dict[str, QuestViewS], source: _File) -> dict[str, Quest] | 
     good_files: set[str] = set()
     bounded = codec_fast._bounded
     kinds = codec_fast.EXTRA_TYPES
-    todo, passed, empty, big = State.TODO, State.PASS, _EMPTY, codec_fast._BIG
+    todo, passed, big = State.TODO, State.PASS, codec_fast._BIG
     out: dict[str, Quest] = {}
     new = Quest.__new__
     for qid, s in quests.items():
@@ -244,9 +244,9 @@ def _quests(quests: dict[str, QuestViewS], source: _File) -> dict[str, Quest] | 
             if state is passed and not (
                 s.passed_at
                 and s.fingerprint
-                and s.covering_tests != empty
-                and s.missing_lines == empty
-                and s.missing_branches == empty
+                and not _empty(s.covering_tests)
+                and _empty(s.missing_lines)
+                and _empty(s.missing_branches)
             ):
                 return None
             fields["state"] = state
@@ -279,6 +279,11 @@ def _quests(quests: dict[str, QuestViewS], source: _File) -> dict[str, Quest] | 
         quest.__dict__ = fields
         out[qid] = quest
     return out
+
+
+def _empty(raw: Raw) -> bool:
+    """Whether a raw list is empty (``[]``, or ``[ ]`` written by hand)."""
+    return raw == _EMPTY or not bytes(raw)[1:-1].strip()
 
 
 def _decode(source: _File, quest: Quest, name: str) -> None:

@@ -78,6 +78,8 @@ def test_status_and_next_take_this_path_for_a_file_the_writer_wrote(text: bytes)
         (TODO_ID, b'"tries": 1', b'"tries": true', r"\.tries"),
         (TODO_ID, b'"qualname": "C.f1"', b'"qualname": "C.f1\\u001b[2J"', r"qualname"),
         (PASS_ID, b'"covering_tests": [0, 1, 2]', b'"covering_tests": []', r"must record the tests"),
+        (PASS_ID, b'"covering_tests": [0, 1, 2]', b'"covering_tests": [ ]', r"must record the tests"),
+        (PASS_ID, b'"passed_at"', b'"missing_lines": [ 3 ], "passed_at"', r"missing"),
         (PASS_ID, b'"passed_at": "2026-01-02T00:00:00Z", ', b"", r"passed_at"),
         (TODO_ID, b'"issued_seal": "sha256:', b'"issued_seal": 1e400, "x": "', r"extra"),
     ],
