@@ -18,7 +18,13 @@ time, CPU time (user + system of the child, from ``os.wait4``) and peak RSS,
 each with its ratio to ``pytest --version`` of the same rounds.
 
 ``--python`` picks the interpreter under test (default: the one running
-this script); it must have this checkout installed (editable).
+this script); it must have this checkout installed (editable).  A
+development venv also loads hypothesis', xdist's, pytest-cov's and anyio's
+plugins into every command; a user's venv has pytest-quest and its
+dependencies only (``python3 -m venv V && V/bin/pip install -e .``): the
+report names the plugins pytest loaded, and both floors (``--version``,
+which pytest 9 answers before loading any plugin, and ``-VV``, which loads
+them all) stand beside every command.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ ROOT = HERE.parent
 RESULTS = HERE / "results.md"
 
 FLOOR = "pytest --collect-only -q (no tests: a session)"
+PLUGINS_FLOOR = "pytest -VV (every plugin loaded, no session)"
 
 #: Builds the synthetic ratchet with the checkout under test (argv: path, count).
 BUILD = textwrap.dedent(
@@ -128,6 +135,13 @@ IN_PROCESS = textwrap.dedent(
 )
 
 
+#: The pytest11 entry points of the interpreter under test: the plugins every command loads.
+PLUGINS = (
+    "from importlib.metadata import entry_points\n"
+    "print(', '.join(sorted(e.name for e in entry_points(group='pytest11'))) or 'none')"
+)
+
+
 def run(command: list[str], cwd: Path) -> tuple[float, float, int, int, str]:
     """Wall s, CPU s, peak RSS (KB), exit code and output of `command`."""
     env = dict(os.environ)
@@ -159,6 +173,9 @@ def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[st
     pytest = [python, "-m", "pytest", "-p", "no:cacheprovider"]
     configs = [
         ("pytest --version", [*pytest, "--version"]),
+        # pytest 9 answers a lone --version before loading any plugin; -VV loads them all
+        # (this one included) and lists them: the floor under any plugin's command.
+        (PLUGINS_FLOOR, [*pytest, "-VV"]),
         # A whole pytest session that collects nothing (exit 5): the floor under any command,
         # every installed plugin's session hooks included (Hypothesis imports itself at the end).
         (FLOOR, [*pytest, "--collect-only", "-q"]),
@@ -245,6 +262,10 @@ def verdicts(results: dict[int, dict[str, float]]) -> list[str]:
                     r["pytest --quest-status" + kind] / r["pytest --version" + kind],
                     limit,
                 )
+            out.append(
+                f"  (against `pytest -VV`, pytest with its plugins loaded: "
+                f"{r['pytest --quest-status cpu'] / r[PLUGINS_FLOOR + ' cpu']:.2f}x CPU)"
+            )
     if 50000 in results:
         r = results[50000]
         for kind in ("", " cpu"):
@@ -284,13 +305,19 @@ def main() -> int:
         text=True,
         check=True,
     ).stdout.split()
+    plugins = subprocess.run(
+        [args.python, "-c", PLUGINS],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     report = [
         f"### {now}, commit {commit}",
         "",
         f"`python benchmarks/ratchet_scale.py --sizes {args.sizes} --repeats {args.repeats}`; "
         f"Python {version[0]}, pytest {version[1]}, {platform.machine()}, {os.cpu_count()} cores, "
-        f"load average at start {os.getloadavg()[0]:.1f}",
+        f"load average at start {os.getloadavg()[0]:.1f}; plugins pytest loads: {plugins}",
         "",
     ]
     results = {}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.deep_checks import fill_mutation_evidence
@@ -17,7 +19,8 @@ from pytest_quest.core.gate import (
 )
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.run import RunReport
-from pytest_quest.engine.mutation import Target, run_mutation_checks
+from pytest_quest.engine.mutation import Target
+from pytest_quest.engine.mutation_pool import run_mutation_checks_across
 from pytest_quest.report.json import Output
 from pytest_quest.report.text import counted
 
@@ -36,6 +39,9 @@ class AuditReport:
     audited: list[str] = field(default_factory=list)
     findings: list[AuditFinding] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    # Where the mutation check's time went: its wall seconds, the children
+    # run at once, and seconds per phase summed over the functions.
+    timing: dict[str, Any] = field(default_factory=dict)
 
 
 def audit(ctx: Context) -> Output:
@@ -66,6 +72,7 @@ def audit(ctx: Context) -> Output:
             for finding in report.findings
         ],
         "skipped": report.skipped,
+        "timing": report.timing,
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
@@ -112,9 +119,10 @@ def audit_functions(
             chosen.append((quest, function))
     if not chosen:
         return report
-    # One child for every function: one pytest start, one collection.  The
-    # timeout is per function, as a submit's is per gate run.
-    results = run_mutation_checks(
+    # One child for every function (one pytest start, one collection), or
+    # one per worker with -n.  The timeout is per function, as a submit's is per gate run.
+    started = time.monotonic()
+    results = run_mutation_checks_across(
         [
             Target(
                 ctx.rootdir / f.file,
@@ -126,15 +134,25 @@ def audit_functions(
             )
             for _, f in chosen
         ],
+        ctx.child.workers,
         rootdir=ctx.rootdir,
         inifile=ctx.child.inifile,
-        timeout=ctx.options.timeout * len(chosen),
+        timeout=ctx.options.timeout,
         cwd=ctx.rootdir,
         plugin_args=ctx.child.plugin_args,
         mutants=True,
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
     )
+    phases: dict[str, float] = {}
+    for result in results:
+        for name, seconds in result.phases.items():
+            phases[name] = phases.get(name, 0.0) + seconds
+    report.timing = {
+        "seconds": round(time.monotonic() - started, 3),
+        "children": min(ctx.child.workers, len(chosen)),
+        "phases": {name: round(seconds, 3) for name, seconds in sorted(phases.items())},
+    }
     for (quest, function), result in zip(chosen, results):
         report.audited.append(quest.id)
         evidence = Evidence(quest=quest, current=function, run=RunReport())

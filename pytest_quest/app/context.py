@@ -44,6 +44,8 @@ class ChildSetup:
     plugin_args: list[str] = field(default_factory=list)
     has_xdist: bool = False
     has_cov: bool = False
+    # Children that may run at once (xdist's ``-n``: audit checks its functions across them).
+    workers: int = 1
 
 
 @dataclass

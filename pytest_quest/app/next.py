@@ -63,7 +63,7 @@ def next_quest(ctx: Context) -> Output:
         "active_changed": previous != target,
         "previous_active": previous,
         # Every TODO id in `next`'s order: `--quest-id` with one of them passes over a quest.
-        "queue": [todo.id for todo in ratchet.ordered() if todo.state is State.TODO],
+        "queue": [todo.id for todo in ratchet.todo()],
     }
     head = [text.progress_line(ratchet)]
     if changes is not None:

@@ -11,6 +11,7 @@ import copy
 import hashlib
 import math
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,11 +104,36 @@ def changed_value(value: Any) -> Any:
     return object()
 
 
+# The fields that hold statements (a ``def`` is a statement: never inside an expression).
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(node: ast.AST, start: int) -> Iterator[ast.AST]:
+    """The statements (and handlers, match cases) right under `node` whose lines hold `start`."""
+    if isinstance(node, (ast.Lambda, ast.IfExp)):
+        return  # an expression's ``body``: no statement in there
+    for name in _BODIES:
+        for child in getattr(node, name, None) or ():
+            if not isinstance(child, ast.AST):
+                continue
+            first = getattr(child, "lineno", None)
+            if first is not None:
+                decorators = getattr(child, "decorator_list", None) or ()
+                first = min([first, *(d.lineno for d in decorators)])
+                last = getattr(child, "end_lineno", None) or first
+                if not first <= start <= last:
+                    continue
+            yield child
+
+
 def find_function(tree: ast.Module, start: int) -> tuple[list[ast.AST], ast.AST] | None:
-    """The function defined on line `start` and its enclosing functions (outermost first)."""
+    """The function defined on line `start` and its enclosing functions (outermost first).
+
+    Only the statements whose lines hold `start` are looked into.
+    """
 
     def visit(node: ast.AST, chain: list[ast.AST]) -> tuple[list[ast.AST], ast.AST] | None:
-        for child in ast.iter_child_nodes(node):
+        for child in _statements(node, start):
             if isinstance(child, _FunctionNode):
                 if child.lineno == start:
                     return chain, child
@@ -254,13 +280,17 @@ def probe_tree(source: str, start: int) -> ast.Module:
     tree = ast.parse(source)
     found = find_function(tree, start)
     assert found is not None
-    function = found[1]
+    add_probe_mark(found[1])
+    return ast.fix_missing_locations(tree)
+
+
+def add_probe_mark(function: ast.AST) -> None:
+    """The reach mark as `function`'s first statement after its docstring."""
     body = function.body  # type: ignore[attr-defined]
     index = body_start(function)
     mark = ast.Expr(value=reached(ast.Constant(None)))
     ast.copy_location(mark, body[index])
     body.insert(index, mark)
-    return ast.fix_missing_locations(tree)
 
 
 __all__ = [
@@ -271,6 +301,7 @@ __all__ = [
     "MAX_MUTANTS",
     "REACHED",
     "Mutant",
+    "add_probe_mark",
     "changed_value",
     "find_function",
     "mutant_id",

@@ -12,7 +12,7 @@ and writes the whole file, as every other change does.
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import json
 
 from pytest_quest.core.model import Ratchet
@@ -40,7 +40,10 @@ def set_active(store: RatchetStore, target: str | None) -> str | None:
         if allowed(ratchet, target) and ratchet.active != target:
             patched = with_active(raw, ratchet.active, target)
             if patched is not None and store.replace_if_unchanged(raw, patched):
-                store.seen = (patched, dataclasses.replace(ratchet, active=target))
+                # A copy of the fields as they are (a table not decoded yet stays so).
+                now = copy.copy(ratchet)
+                now.active = target
+                store.seen = (patched, now)
                 return ratchet.active
     return store.update(change)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_quest.core import grammar
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, branch_fact, line_fact
-from pytest_quest.engine import codec, codec_fast, codec_help, layout
+from pytest_quest.engine import codec, codec_fast, codec_help, codec_view, layout
 
 # What each list field must be for its elements to wait (absent: its default).
 _LISTS = ("missing_lines", "missing_branches", "excluded_lines", "covering_tests", "facts", "history")
@@ -210,8 +210,9 @@ class _LazyValidator(codec._Validator):
 def loads_lazy(text: str | bytes, path: str = "quest.json") -> Ratchet:
     """`codec.loads`, the elements of each quest's lists validated and decoded on first use."""
     with codec_help.paused_gc():
-        fast = codec_fast.read(text)  # its quests' lists are decoded on first use too
-        return fast if fast is not None else _LazyValidator(path).ratchet(codec.parsed(text, path))
+        # Tried in turn: the file as the writer lays it out, its form proved, anything else.
+        found = codec_view.read(text, path) or codec_fast.read(text)
+        return found if found is not None else _LazyValidator(path).ratchet(codec.parsed(text, path))
 
 
 __all__ = ["loads_lazy", "plain"]

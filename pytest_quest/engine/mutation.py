@@ -44,6 +44,9 @@ class MutationReport:
     l1: list[dict[str, Any]] | None = None
     # The project's plugin verifiers' answers (``l1["verify"]`` asked them), as dicts.
     answers: list[dict[str, Any]] | None = None
+    # Seconds per phase of the check in the child (baseline, plan, probe,
+    # killed, survived, observe, other): where its time went.
+    phases: dict[str, float] = field(default_factory=dict)
 
     def unstable(self, first: dict[str, str] | None = None) -> list[str]:
         """Tests whose outcome differs between runs (`first`: an earlier run's outcomes)."""
@@ -331,6 +334,7 @@ def _reports(payload: dict[str, Any], count: int, duration: float) -> list[Mutat
                 original_reached=[str(n) for n in item["original_reached"]],
                 detects_run=[str(n) for n in item["detects_run"]],
                 probed=bool(item["probed"]),
+                phases={str(k): float(v) for k, v in dict(item.get("phases") or {}).items()},
             )
         )
     return reports

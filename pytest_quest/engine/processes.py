@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +40,25 @@ def become_judge() -> bool:
     """
     _REAPING[:] = [True]
     return reaper.become_subreaper()
+
+
+def judging() -> bool:
+    """Whether this process is the judge (it kills every descendant left after each run)."""
+    return bool(_REAPING)
+
+
+# The gate children running now (several at once: audit -n), to stop them all on Ctrl-C.
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def stop_running() -> None:
+    """Stop every gate child still running (another thread's too), and its tree."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        if process.poll() is None:
+            stop_tree(process)
 
 
 def reap_leftovers() -> int:
@@ -118,6 +138,8 @@ def _run_shimmed(
         start_new_session=True,
         pass_fds=pass_fds,
     )
+    with _RUNNING_LOCK:
+        _RUNNING.add(process)
     try:
         if on_start is not None:
             on_start()
@@ -128,6 +150,9 @@ def _run_shimmed(
     except BaseException:
         stop_tree(process)
         raise
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(process)
 
 
 def stop_tree(process: subprocess.Popen[bytes]) -> None:
@@ -162,8 +187,10 @@ __all__ = [
     "GRACE",
     "become_judge",
     "child_env",
+    "judging",
     "kill_group",
     "reap_leftovers",
     "run_in_own_session",
+    "stop_running",
     "stop_tree",
 ]

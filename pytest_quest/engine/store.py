@@ -15,9 +15,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from filelock import FileLock, Timeout
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 if sys.platform != "win32":
     import fcntl
@@ -28,7 +29,7 @@ from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import dump_bytes, loads
 from pytest_quest.engine.codec_lazy import loads_lazy
-from pytest_quest.engine.store_help import file_stamp, unchanged
+from pytest_quest.engine.store_help import file_stamp, files_outside, unchanged
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
 from pytest_quest.engine.store_help import special_kind as _special_kind
 from pytest_quest.engine.witness import announce
@@ -227,10 +228,12 @@ class RatchetStore:
 
     def _acquire_lock(self) -> FileLock:
         """The ratchet file's lock, taken; a clear error when it cannot be had in time."""
-        lock = FileLock(str(self.lock_path), timeout=self.lock_timeout)
+        import filelock  # on the first lock: a command that only reads never takes one
+
+        lock = filelock.FileLock(str(self.lock_path), timeout=self.lock_timeout)
         try:
             lock.acquire()
-        except Timeout:
+        except filelock.Timeout:
             raise LockTimeoutError(
                 f"{self.lock_path}: could not take the ratchet file's lock within "
                 f"{self.lock_timeout:g}s; another process holds it (a running pytest-quest "
@@ -396,49 +399,6 @@ class RatchetStore:
 
 
 _CLAIM_FDS: dict[str, int] = {}
-
-
-def files_outside(ratchet: Ratchet, root: Path) -> str:
-    """The first quest whose `file` resolves outside `root` or its recorded sources, as a fault.
-
-    Symbolic links are resolved: a link in the source folder pointing out of
-    the project is refused like ``../../etc/passwd``.  The sources are the
-    policy's (else coverage's ``[run] source``) that are folders; a source
-    that is no folder (a package name) leaves only the rootdir check.
-    """
-    real_root = os.path.realpath(root)
-    recorded = list(ratchet.policy.sources) if ratchet.policy and ratchet.policy.sources else []
-    if not recorded:
-        configured = ratchet.coverage_config.get("run:source")
-        recorded = (
-            [s for s in configured if isinstance(s, str)] if isinstance(configured, list) else []
-        )
-    folders = [os.path.realpath(os.path.join(real_root, s)) for s in recorded]
-    if not all(os.path.isdir(folder) for folder in folders):
-        folders = []
-    seen: dict[str, str] = {}
-    for qid in sorted(ratchet.quests):
-        file = ratchet.quests[qid].file
-        if file not in seen:
-            seen[file] = _outside(
-                os.path.realpath(os.path.join(real_root, file)), real_root, folders
-            )
-        if seen[file]:
-            return f"quests[{qid!r}].file: {file!r} {seen[file]}"
-    return ""
-
-
-def _outside(real: str, root: str, folders: list[str]) -> str:
-    if not _within(real, root):
-        return f"resolves to {real}, outside the rootdir {root}"
-    if folders and not any(_within(real, folder) for folder in folders):
-        shown = ", ".join(os.path.relpath(folder, root) for folder in folders)
-        return f"is not under the recorded source ({shown})"
-    return ""
-
-
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def read_regular(path: Path) -> bytes:

@@ -76,6 +76,25 @@ class CodeSwap:
             and os.path.realpath(obj.__code__.co_filename) == self.path
         ]
 
+    def prepare(self) -> list[Any]:
+        """Find the live functions now, in one walk of the heap; their ``lru_cache`` wrappers.
+
+        The outer functions' code is what `apply` swaps (found here instead of
+        on its first call); the wrappers are those `cache_wrappers` finds.
+        """
+        outer, target = self.keys[0], self.keys[-1]
+        found = [
+            obj
+            for obj in gc.get_objects()
+            if isinstance(obj, types.FunctionType)
+            and _code_key(obj.__code__) in (outer, target)
+            and os.path.realpath(obj.__code__.co_filename) == self.path
+        ]
+        self.outer_codes = list(
+            {id(f.__code__): f.__code__ for f in found if _code_key(f.__code__) == outer}.values()
+        )
+        return _wrappers([f for f in found if _code_key(f.__code__) == target])
+
     def apply(self, tree: ast.Module) -> int:
         """Swap in the mutated code of `tree`; returns how many live functions changed."""
         if self.outer_codes is None:
@@ -149,18 +168,34 @@ class CodeSwap:
 
 def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
     """The ``functools.lru_cache``/``cache`` wrappers of the live function on line `start`."""
-    found = find_function(ast.parse(source), start)
-    if found is None:
+    return cache_wrappers_of([(path, source, start)])
+
+
+def cache_wrappers_of(functions_at: list[tuple[str, str, int]]) -> list[Any]:
+    """`cache_wrappers` of several functions (path, source, line), in one walk of the heap."""
+    wanted: set[tuple[str, tuple[str, int]]] = set()
+    trees: dict[str, ast.Module] = {}
+    for path, source, start in functions_at:
+        if path not in trees:
+            trees[path] = ast.parse(source)
+        found = find_function(trees[path], start)
+        if found is not None:
+            wanted.add((os.path.realpath(path), _key(found[1])))
+    if not wanted:
         return []
-    key = _key(found[1])
-    real = os.path.realpath(path)
+    keys = {key for _, key in wanted}
     functions = [
         obj
         for obj in gc.get_objects()
         if isinstance(obj, types.FunctionType)
-        and _code_key(obj.__code__) == key
-        and os.path.realpath(obj.__code__.co_filename) == real
+        and _code_key(obj.__code__) in keys
+        and (os.path.realpath(obj.__code__.co_filename), _code_key(obj.__code__)) in wanted
     ]
+    return _wrappers(functions)
+
+
+def _wrappers(functions: list[types.FunctionType]) -> list[Any]:
+    """The ``lru_cache``/``cache`` wrappers that hold one of `functions`."""
     if not functions:
         return []
     return [
@@ -171,4 +206,4 @@ def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
     ]
 
 
-__all__ = ["CodeSwap", "SwapError", "SwapMissError", "cache_wrappers"]
+__all__ = ["CodeSwap", "SwapError", "SwapMissError", "cache_wrappers", "cache_wrappers_of"]

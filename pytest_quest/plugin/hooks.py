@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, NoReturn
 import pytest
 
 from pytest_quest.core.errors import QuestError, QuestUsageError
-from pytest_quest.core.model import JSON_SCHEMA
 from pytest_quest.core.platforms import unsupported_reason
 from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 from pytest_quest.plugin.rootdir import misread_value_message
@@ -160,6 +159,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         cause = judge_killed(code)
         err, code = err + f"NO VERDICT: {cause}\n", ENVIRONMENT_EXIT
         if _early_json(config) and not out.strip():
+            from pytest_quest.core.model import JSON_SCHEMA  # an error's output only
+
             data = {"schema": JSON_SCHEMA, "command": raw_value(config, "quest"), "error": cause}
             out = json.dumps(data, indent=2, sort_keys=True) + "\n"
     sys.stderr.write(err)
@@ -269,6 +270,7 @@ def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoRet
     from pytest_quest.report.escape import github_json, github_plain, visible
 
     if json_mode:
+        from pytest_quest.core.model import JSON_SCHEMA
         from pytest_quest.plugin.options import COMMANDS
 
         data = {

@@ -137,7 +137,14 @@ def child_setup(config: pytest.Config) -> ChildSetup:
         plugin_args=plugin_args(config, given.args if given else None),
         has_xdist=given.has_xdist if given else config.pluginmanager.hasplugin("xdist"),
         has_cov=given.has_cov if given else config.pluginmanager.hasplugin("pytest_cov"),
+        workers=1 if given else _workers(config),
     )
+
+
+def _workers(config: pytest.Config) -> int:
+    """xdist's ``-n`` (``auto`` resolved by xdist already); 1 without it."""
+    count = getattr(config.option, "numprocesses", None)
+    return count if isinstance(count, int) and count > 1 else 1
 
 
 def reporter_terminal(config: pytest.Config) -> Terminal:

@@ -9,7 +9,6 @@ import builtins
 import hashlib
 import os
 import random
-import signal
 import sys
 import time
 from dataclasses import asdict
@@ -17,43 +16,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest.runner import runtestprotocol
 
-from pytest_quest.core.model import Fact, FunctionFacts, Verdict
+from pytest_quest.core.mutant_module import FunctionTrees
 from pytest_quest.core.mutants import (
     CHANGED,
     REACHED,
     Mutant,
     changed_value,
-    mutated_tree,
     plan_mutants,
-    probe_tree,
 )
-from pytest_quest.core.run import CollectionError, RunReport
-from pytest_quest.engine.codec import loads
 from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.engine.remote_mutant import RemoteMutants
-from pytest_quest.engine.swap import CodeSwap, SwapError, SwapMissError, cache_wrappers
+from pytest_quest.engine.swap import (
+    CodeSwap,
+    SwapError,
+    SwapMissError,
+)
 from pytest_quest.plugin import child_channel
+from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
+from pytest_quest.plugin.child_runs import CACHES, Baseline, try_mutant
 from pytest_quest.plugin.observe_child import Watch, observed
 from pytest_quest.plugin.reaching import Reaching
-from pytest_quest.verify.adapters import answer_to_dict, hook_verifiers, request_from_dict
-
-
-class _MutantTimeout(BaseException):
-    """Raised in a test running a mutant past its time budget (the mutant counts as killed)."""
-
-
-def _outcome(reports: list[pytest.TestReport]) -> str:
-    outcome = "passed"
-    for report in reports:
-        if hasattr(report, "wasxfail"):
-            return "xfailed" if report.skipped else "xpassed"
-        if report.failed:
-            return "failed" if report.when == "call" else "error"
-        if report.skipped:
-            outcome = "skipped"
-    return outcome
 
 
 class MutationChild:
@@ -68,7 +51,14 @@ class MutationChild:
         by_id = {item.nodeid: item for item in session.items}
         _quiet_hypothesis()
         results = []
-        for function in self.spec["functions"]:
+        functions = self.spec["functions"]
+        baseline: Baseline | str = "the covering tests could not be collected again"
+        if not session.testsfailed:
+            try:
+                baseline = Baseline(functions, by_id)
+            except Exception as exc:
+                baseline = f"the mutation runner failed: {type(exc).__name__}: {exc}"
+        for function in functions:
             result: dict[str, Any] = {
                 "runs": [],
                 "run_seconds": [],
@@ -77,16 +67,20 @@ class MutationChild:
                 "original_reached": [],
                 "detects_run": [],
                 "probed": False,
+                # Seconds per phase (baseline, plan, probe, killed, survived,
+                # observe): where the check's time goes (benchmarks/audit_cost.py).
+                "phases": {},
             }
             started = time.monotonic()
             items = [by_id[n] for n in function["nodeids"] if n in by_id]
             try:
-                if session.testsfailed:
-                    result["problem"] = "the covering tests could not be collected again"
+                if isinstance(baseline, str):
+                    result["problem"] = baseline
                 elif len(items) < len(function["nodeids"]):
                     result["problem"] = "some covering tests were not found again"
                 else:
-                    self._run(function, items, result)
+                    baseline.fill(items, result)
+                    self._run(function, items, result, baseline)
             except Exception as exc:
                 result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
             result["seconds"] = round(time.monotonic() - started, 4)
@@ -109,16 +103,14 @@ class MutationChild:
         child_channel.close()
 
     def _run(
-        self, function: dict[str, Any], items: list[pytest.Item], result: dict[str, Any]
+        self,
+        function: dict[str, Any],
+        items: list[pytest.Item],
+        result: dict[str, Any],
+        baseline: Baseline,
     ) -> None:
         source = Path(function["file"]).read_text(encoding="utf-8")
         start = int(function["start"])
-        for _ in range(2):
-            # Found before each baseline run: the module may be imported by the first.
-            _CACHES[:] = cache_wrappers(function["file"], source, start)
-            started = time.monotonic()
-            result["runs"].append({item.nodeid: _outcome(_run_item(item)) for item in items})
-            result["run_seconds"].append(time.monotonic() - started)
         if not self.spec.get("mutants", True):
             return
         stable = [
@@ -128,12 +120,18 @@ class MutationChild:
         ]
         if not stable:
             return  # nothing passes twice: the parent sees why in the runs
+        phases = result["phases"]
+        planned = time.monotonic()
         operators = function.get("operators")
         mutants = plan_mutants(source, start, None if operators is None else tuple(operators))
+        phases["plan"] = time.monotonic() - planned
         only = function.get("only")
         if only is not None:
             mutants = [m for m in mutants if m.id in set(only)]
         swap = CodeSwap(function["file"], source, start)
+        # This function's own caches, cleared before each of its mutants' tests.
+        CACHES[:] = swap.prepare()
+        trees = FunctionTrees(source, start, function["file"])
         tracker = _Reach(function["file"], start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
         setattr(builtins, CHANGED, tracker.changed)
@@ -142,14 +140,21 @@ class MutationChild:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
             reaching = Reaching(source, start, function.get("line_tests"))
             for slot in schedule:
+                began = time.monotonic()
                 if slot is None:
-                    _probe(swap, source, start, stable, budget, tracker, result)
+                    _probe(swap, trees, stable, budget, tracker, result)
+                    phase = "probe"
                 else:
                     mutant = mutants[slot]
                     tests = reaching.tests(mutant.line, stable)
-                    result["mutants"].append(
-                        _mutant(mutant, swap, source, start, tests, budget, tracker)
-                    )
+                    entry = _mutant(
+                        mutant, swap, trees, tests, budget, tracker, phases,
+                        run_order=baseline.fastest_first(tests),
+                    )  # fmt: skip
+                    result["mutants"].append(entry)
+                    status = entry["status"]
+                    phase = status if status in ("killed", "survived") else "other"
+                phases[phase] = phases.get(phase, 0.0) + time.monotonic() - began
         finally:
             delattr(builtins, CHANGED)
             delattr(builtins, REACHED)
@@ -213,8 +218,7 @@ def _schedule(count: int, seed: str) -> list[int | None]:
 
 def _probe(
     swap: CodeSwap,
-    source: str,
-    start: int,
+    trees: FunctionTrees,
     stable: list[pytest.Item],
     budget: float,
     tracker: _Reach,
@@ -222,7 +226,7 @@ def _probe(
 ) -> None:
     """Every stable test against the original (with a reach mark): each must pass and reach it."""
     try:
-        applied = swap.apply(probe_tree(source, start))
+        applied = swap.apply(trees.probe())
     except SwapError:
         applied = 0
     try:
@@ -232,7 +236,7 @@ def _probe(
         for item in stable:
             tracker.begin(item.nodeid, None)
             try:
-                outcome = _try_mutant([item], budget)
+                outcome = try_mutant([item], budget)
             finally:
                 tracker.end()
             if outcome["status"] != "survived":
@@ -251,17 +255,23 @@ def _probe(
 def _mutant(
     mutant: Mutant,
     swap: CodeSwap,
-    source: str,
-    start: int,
+    trees: FunctionTrees,
     stable: list[pytest.Item],
     budget: float,
     tracker: _Reach,
+    phases: dict[str, float] | None = None,
+    run_order: list[pytest.Item] | None = None,
 ) -> dict[str, Any]:
+    """Mutant `mutant` against the `stable` tests until one does not pass.
+
+    They run in `run_order` (the fastest first); the witness of what a
+    survivor does is the first of `stable`, in their given order, that ran it.
+    """
     entry = asdict(mutant)
     began = time.monotonic()
     missed = ""
     try:
-        applied = swap.apply(mutated_tree(source, start, mutant.index))
+        applied = swap.apply(trees.mutant(mutant.index))
     except SwapMissError as exc:
         swap.restore()
         if not REMOTE:
@@ -284,13 +294,13 @@ def _mutant(
         )
         return entry
     reached: set[str] = set()
-    watch = Watch(swap.path, source, start, lambda item: _try_mutant([item], budget))
+    watch = Watch(swap.path, trees.source, trees.start, lambda item: try_mutant([item], budget))
     witness, with_mutant = None, None
     try:
-        for item in stable:
+        for item in stable if run_order is None else run_order:
             tracker.begin(item.nodeid, mutant.index)
             try:
-                outcome = _try_mutant([item], budget)
+                outcome = try_mutant([item], budget)
             finally:
                 tracker.end()
             reached |= tracker.by
@@ -301,6 +311,7 @@ def _mutant(
             entry.update(status="survived", killed_by="", how="")
             # What it makes the function do, on the first test that reached it.
             witness = next((item for item in stable if item.nodeid in reached), None)
+            watched = time.monotonic()
             if witness is not None and applied:
                 with_mutant = watch.calls(witness)
     finally:
@@ -309,6 +320,8 @@ def _mutant(
         seen = observed(witness, with_mutant, watch.calls(witness), watch.calls(witness))
         if seen is not None:
             entry["observed"] = seen
+    if witness is not None and phases is not None:
+        phases["observe"] = phases.get("observe", 0.0) + time.monotonic() - watched
     if not applied and not reached:
         # Applied nowhere: neither here nor in a process a test started.
         entry.update(
@@ -334,94 +347,6 @@ def _credit(entry: dict[str, Any], original: set[str]) -> None:
         witnesses &= {entry["killed_by"]}
     if not witnesses:
         entry["status"] = "unreached"
-
-
-def l1_results(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str, Any]]:
-    """The project's ``pytest_quest_l1_check`` hooks on the judge's evidence, as plain dicts.
-
-    Only FAIL and REVIEW are kept (the judge keeps only those too); a hook
-    that raises is one REVIEW fact (``l1.error``).
-    """
-
-    quest_id = evidence["quest"]
-    try:
-        ratchet = loads(Path(evidence["ratchet"]).read_bytes(), evidence["ratchet"])
-        quest = ratchet.quests[quest_id]
-        function = dict(evidence["function"])
-        function["missing_branches"] = [tuple(arc) for arc in function["missing_branches"]]
-        run = dict(evidence["run"])
-        run["collection_errors"] = [CollectionError(**e) for e in run["collection_errors"]]
-        results = config.hook.pytest_quest_l1_check(
-            quest=quest, function=FunctionFacts(**function), run=RunReport(**run)
-        )
-        found = []
-        for checks in results:
-            for verdict, fact in checks or []:
-                if Verdict(verdict) is not Verdict.PASS:
-                    found.append({"verdict": Verdict(verdict).value, "fact": asdict(fact)})
-        return found
-    except Exception as exc:
-        error = Fact(
-            check="l1.error",
-            field=quest_id,
-            expected="the pytest_quest_l1_check hooks run",
-            actual=f"{type(exc).__name__}: {exc}",
-            message=f"could not confirm: an L1 check raised {type(exc).__name__}: {exc}",
-        )
-        return [{"verdict": Verdict.REVIEW.value, "fact": asdict(error)}]
-
-
-def verifier_answers(config: pytest.Config, evidence: dict[str, Any]) -> list[dict[str, Any]]:
-    """The project's plugin verifiers (``pytest_quest_verify``) asked here, one answer each."""
-
-    ratchet = loads(Path(evidence["ratchet"]).read_bytes(), evidence["ratchet"])
-    request, prompt = request_from_dict(evidence["verify"], ratchet.quests[evidence["quest"]])
-    rootdir = Path(str(config.rootpath))
-    return [
-        answer_to_dict(v(request, prompt)) for v in hook_verifiers(config.pluginmanager, rootdir)
-    ]
-
-
-def _try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
-    """Run `items` against the mutant in place until one does not pass."""
-    timed_out = []
-
-    def alarm(signum: int, frame: Any) -> None:
-        timed_out.append(True)
-        raise _MutantTimeout(f"mutant ran longer than {budget:g}s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    # Repeats, in case a test swallows the first one and loops on.
-    signal.setitimer(signal.ITIMER_REAL, budget, 0.5)
-    try:
-        for item in items:
-            try:
-                outcome = _outcome(_run_item(item))
-            except _MutantTimeout:
-                # Stopped outside the test's own phases (in a hook): still a kill.
-                return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
-            if timed_out:
-                return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
-            if outcome != "passed":
-                return {"status": "killed", "killed_by": item.nodeid, "how": outcome}
-        return {"status": "survived", "killed_by": "", "how": ""}
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-# ``functools.lru_cache``/``cache`` wrappers of the function: cleared before
-# every test, so that each run executes the function (and each mutant).
-_CACHES: list[Any] = []
-
-
-def _run_item(item: pytest.Item) -> list[pytest.TestReport]:
-    for cache in _CACHES:
-        cache.cache_clear()
-
-    # nextitem=None tears every fixture down after each test, so a test can be
-    # run again (and stopped early) with its fixtures set up afresh.
-    return runtestprotocol(item, log=False, nextitem=None)
 
 
 def _quiet_hypothesis() -> None:

@@ -11,6 +11,7 @@ mutant.  Nothing certain, nothing said.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -41,8 +42,13 @@ class Watch:
         self, file: str, source: str, start: int, run: Callable[[pytest.Item], dict[str, Any]]
     ) -> None:
         self.file = file
-        self.where = target(source, start)
+        self.source, self.start = source, start
         self.run = run
+
+    @functools.cached_property
+    def where(self) -> tuple[str, int] | None:
+        # Found on first use: most mutants are killed and never watched.
+        return target(self.source, self.start)
 
     def calls(self, item: pytest.Item) -> list[Call] | None:
         """The function's calls while `item` ran and passed; None when not observable."""

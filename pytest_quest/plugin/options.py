@@ -28,7 +28,6 @@ from pytest_quest.app.options import (
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.policy import GatePolicy
 from pytest_quest.core.policy import from_dict as policy_from_dict
-from pytest_quest.engine.store import read_regular
 from pytest_quest.plugin.option_table import _ALLOWED, _BY_NAME, _OPTIONS, DEPRECATED_INI, _Option
 
 PERSON_COMMANDS = ("reopen", "accept", "exclude")
@@ -283,6 +282,8 @@ def _recorded_policy(early_config: pytest.Config, rootdir: Path) -> GatePolicy |
     if key not in _RECORDED:
         # Only the policy is read here (start-up runs this twice); the command
         # validates the whole file and reports a broken one.
+        from pytest_quest.engine.store import read_regular  # only with a ratchet file (start-up)
+
         try:
             _RECORDED[key] = policy_from_dict(header_fields(read_regular(path)).get("policy"))
         except (OSError, ValueError, AttributeError, QuestError):  # a FIFO is never read
@@ -301,7 +302,7 @@ def header_fields(raw: bytes) -> Any:
     naming ``"policy"`` after its head, is parsed whole.
     """
     end = raw.find(b'\n"tests": [')
-    if raw.startswith(b"{\n") and end > 0 and raw[end - 1 : end] == b"," and b'"policy"' not in raw[end:]:
+    if raw.startswith(b"{\n") and end > 0 and raw[end - 1 : end] == b"," and raw.find(b'"policy"', end) < 0:
         try:
             head = json.loads(raw[: end - 1] + b"}")
         except ValueError:

@@ -10,6 +10,7 @@ the modules these two commands need are imported (start-up time).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import warnings
@@ -43,6 +44,18 @@ def use_case(command: str) -> Callable[[Context], Output]:
 
 def run(config: pytest.Config) -> int:
     """Run the command, write what it says as the session would, return its exit status."""
+    # A read makes a million objects and no cycle: the collector's passes over them, once
+    # it is on again, cost more than the command (it is restored for an in-process caller).
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(config)
+    finally:
+        if was:
+            gc.enable()
+
+
+def _run(config: pytest.Config) -> int:
     recorder = _Warnings()
     # pytest replays the warnings of its configuration to a plugin registered late.
     config.pluginmanager.register(recorder, "quest-sessionless-warnings")

@@ -11,11 +11,12 @@ import io
 import shlex
 import textwrap
 from collections import Counter
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.dispute import is_dispute
-from pytest_quest.core.model import Fact, Quest, Ratchet, State, arc_text
+from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
 from pytest_quest.report.escape import visible
 
@@ -125,25 +126,27 @@ def status_text(
 
     It fits `width` (40 columns at least): a table too wide for it becomes one
     line per file and one of counts.  `ascii` (output not to a terminal, or
-    ``NO_COLOR``/``TERM=dumb``) draws with ASCII only.
+    ``NO_COLOR``/``TERM=dumb``) draws with ASCII only, and without rich where
+    a line is as rich would draw it (`_Out`): the common case of an agent or a
+    CI job reading the output, where importing rich cost more than the rest.
     """
-    from rich.progress_bar import ProgressBar
-    from rich.table import Table
-
     width = max(width, 40)
-    console, buffer = terminal(markup=markup, width=width, ascii=ascii)
+    out = _Out(markup=markup, width=width, ascii=ascii)
     counts = ratchet.counts()
     total = sum(counts.values())
-    settled = total - ratchet.remaining
-    console.print(progress_line(ratchet))
+    settled = total - counts[State.TODO.value]
+    out.line(progress_line(ratchet))
     if total:
         size = max(min(width - 30, 50), 10)
         label = f"{settled}/{total} settled ({100 * settled // total}%)"
         if ascii:
             # rich's ASCII bar leaves the unsettled part blank; this one shows both.
             done = size * settled // total
-            buffer.write(f"[{'#' * done}{'-' * (size - done)}] {label}\n")
+            out.raw(f"[{'#' * done}{'-' * (size - done)}] {label}\n")
         else:
+            from rich.progress_bar import ProgressBar
+            from rich.table import Table
+
             bar = Table.grid(padding=(0, 1))
             # Settled work is progress, not an alarm: green, never rich's default red.
             bar.add_row(
@@ -156,10 +159,10 @@ def status_text(
                 ),
                 label,
             )
-            console.print(bar)
+            out.console().print(bar)
     files: dict[str, dict[str, int]] = {}
     # Counted in C (a dict per quest and an enum lookup each cost seconds on 50,000).
-    for (file, state), number in Counter((q.file, q.state) for q in ratchet.quests.values()).items():
+    for (file, state), number in Counter(map(_FILE_STATE, ratchet.quests.values())).items():
         if file not in files:
             files[file] = {s.value: 0 for s in State}
         files[file][state.value] = number
@@ -171,23 +174,24 @@ def status_text(
         ]
         # Columns apart by " | " (no outer edge): its natural width, cells uncut.
         columns = [max(len(cell) for cell in column) for column in zip(header, *rows)]
-        if sum(columns) + 3 * (len(columns) - 1) <= width:
-            _file_table(console, buffer, header, rows, columns)
+        if sum(columns) + 3 * (len(columns) - 1) > width:
+            out.raw("\n".join(_narrow_rows(files, width)) + "\n")
+        elif ascii and _PLAIN and _plain_cells([header, *rows]):
+            out.raw(_ascii_table(header, rows, columns))
         else:
-            buffer.write("\n".join(_narrow_rows(files, width)) + "\n")
+            _file_table(out.console(), out.buffer, header, rows, columns)
     # Sorted once (a sort of 50,000 quests is not free), and only those listed below.
-    shown = sorted(
-        (q for q in ratchet.quests.values() if q.state in _LISTED), key=Quest.sort_key
-    )
-    for state, title, disputed in (
+    shown = sorted((q for q in ratchet.quests.values() if q.state in _LISTED), key=SORT_KEY)
+    disputed = {q.id for q in shown if is_dispute(q)}
+    for state, title, dispute in (
         (State.REVIEW, "waiting for a person (REVIEW)", False),
         (State.REVIEW, "disputed mutants, waiting for a person (REVIEW)", True),
         (State.DONE, "closed after max tries (DONE)", False),
     ):
-        quests = [q for q in shown if q.state is state and is_dispute(q) is disputed]
+        quests = [q for q in shown if q.state is state and (q.id in disputed) is dispute]
         if not quests:
             continue
-        console.print(f"{title}:")
+        out.line(f"{title}:")
         # Plain lines, written straight to the buffer: one rich print per
         # quest cost 1 ms each (7 s for 4,000 REVIEW/DONE quests); the
         # terminal wraps a long line as rich would.
@@ -197,12 +201,67 @@ def status_text(
                 f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{max_tries})"
             )
             lines.extend(f"    {visible(fact.text())}" for fact in quest.facts)
-        buffer.write("\n".join(lines) + "\n")
+        out.raw("\n".join(lines) + "\n")
     excluded = [q for q in shown if q.state is State.EXCLUDED]
     if excluded:
-        console.print("taken out of the work by a person (EXCLUDED):")
-        buffer.write("\n".join(line for q in excluded for line in excluded_text(q)) + "\n")
-    return buffer.getvalue().rstrip("\n")
+        out.line("taken out of the work by a person (EXCLUDED):")
+        out.raw("\n".join(line for q in excluded for line in excluded_text(q)) + "\n")
+    return out.buffer.getvalue().rstrip("\n")
+
+
+# (file, state) of a quest, got in C (50,000 quests).
+_FILE_STATE = attrgetter("file", "state")
+# Whether `status_text` writes by itself what rich would draw the same (tests compare both).
+_PLAIN = True
+
+
+class _Out:
+    """Status's output: plain text, and a rich console made only when a line needs one."""
+
+    def __init__(self, *, markup: bool, width: int, ascii: bool) -> None:
+        self.markup, self.width, self.ascii = markup, width, ascii
+        self.buffer: io.StringIO = _AsciiBuffer() if ascii else io.StringIO()
+        self._console: Any = None
+
+    def console(self) -> Any:
+        if self._console is None:
+            self._console = console_into(self.buffer, markup=self.markup, width=self.width)
+        return self._console
+
+    def raw(self, text: str) -> None:
+        self.buffer.write(text)
+
+    def line(self, text: str) -> None:
+        """`text` as rich prints it: written as is when rich would change nothing (ASCII output,
+        no markup, no wrap), else printed by rich."""
+        if self.ascii and _PLAIN and len(text) <= self.width and _plain_cells([[text]]):
+            self.buffer.write(text + "\n")
+        else:
+            self.console().print(text)
+
+
+def _plain_cells(rows: list[list[str]]) -> bool:
+    """Cells rich draws as they are: printable ASCII, no markup, no leading or trailing space."""
+    return all(
+        cell.isascii() and cell.isprintable() and "[" not in cell and cell == cell.strip()
+        for row in rows
+        for cell in row
+    )
+
+
+def _ascii_table(header: list[str], rows: list[list[str]], widths: list[int]) -> str:
+    """The per-file table as rich draws it in ASCII (`_rich_table`): the first column left,
+    the others right, `` | `` between them, a ``-+-`` rule under the header, no outer edge."""
+
+    def row(cells: list[str]) -> str:
+        return " | ".join(
+            cell.ljust(size) if n == 0 else cell.rjust(size)
+            for n, (cell, size) in enumerate(zip(cells, widths))
+        )
+
+    last = len(widths) - 1
+    rule = "+".join("-" * (size + (n != 0) + (n != last)) for n, size in enumerate(widths))
+    return "\n".join([row(header), rule, *(row(cells) for cells in rows)]) + "\n"
 
 
 # The states whose quests status lists one by one (TODO and PASS are only counted).
@@ -211,10 +270,15 @@ _LISTED = frozenset({State.REVIEW, State.DONE, State.EXCLUDED})
 
 def terminal(*, markup: bool, width: int, ascii: bool) -> tuple[Any, io.StringIO]:
     """A rich console `width` wide writing into the returned buffer (ASCII-only when `ascii`)."""
+    buffer = _AsciiBuffer() if ascii else io.StringIO()
+    return console_into(buffer, markup=markup, width=width), buffer
+
+
+def console_into(buffer: io.StringIO, *, markup: bool, width: int) -> Any:
+    """A rich console `width` wide writing into `buffer` (ASCII-only when it says so)."""
     from rich.console import Console
 
-    buffer = _AsciiBuffer() if ascii else io.StringIO()
-    console = Console(
+    return Console(
         file=buffer,
         force_terminal=markup,
         no_color=not markup,
@@ -223,7 +287,6 @@ def terminal(*, markup: bool, width: int, ascii: bool) -> tuple[Any, io.StringIO
         highlight=False,
         emoji=False,
     )
-    return console, buffer
 
 
 def _file_table(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.projects import Project, qid
-from tests.support.runner import run_pytest, run_quest
+from tests.support.runner import parse_json, run_pytest, run_quest
 
 pytestmark = pytest.mark.slow
 
@@ -82,3 +82,22 @@ def test_audit_text_output_and_mutants_off(audited: Project) -> None:
     code, data, _ = run_quest(audited.path, "--quest", "audit", "--quest-mutants", "off")
     assert code == 4
     assert "--quest-mutants is off" in data["error"]
+
+
+def test_audit_across_workers_finds_the_same(audited: Project) -> None:
+    """`-n 2` (pytest-xdist): the functions are checked in two children, the findings the same."""
+    runs = []
+    for xdist in ((), ("-n", "2")):
+        args = ("--quest", "audit", *xdist, "--quest-format", "json")
+        result = run_pytest(audited.path, *args, autoload=True)
+        assert result.ret == 0, result.stderr.str()
+        runs.append(parse_json(result))
+    one, two = runs
+    assert (one["timing"]["children"], two["timing"]["children"]) == (1, 2)
+    assert (
+        two["audited"] == one["audited"] == [qid("audited", "checked"), qid("audited", "unchecked")]
+    )
+    assert [(f["id"], f["facts"], f["mutants"]) for f in two["findings"]] == [
+        (f["id"], f["facts"], f["mutants"]) for f in one["findings"]
+    ]
+    assert set(two["timing"]["phases"]) >= {"baseline", "plan", "probe", "killed", "survived"}

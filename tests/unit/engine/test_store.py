@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
+import filelock
 import pytest
 from filelock import FileLock
 
@@ -426,7 +427,7 @@ def test_lock_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.Mo
         def acquire(self) -> NoReturn:
             raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(store, "FileLock", RefusingLock)
+    monkeypatch.setattr(filelock, "FileLock", RefusingLock)
     with pytest.raises(RatchetFileError) as info:
         RatchetStore(tmp_path / "quest.json").update(lambda r: None)
     assert str(info.value) == (

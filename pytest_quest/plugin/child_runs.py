@@ -1,0 +1,120 @@
+"""In the mutation child: running one test (against a mutant, with a time budget), and the baseline runs.
+
+Part of the mutation child's plugin (plugin/mutation_child.py).
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+from pytest_quest.engine.swap import cache_wrappers_of
+
+
+class MutantTimeout(BaseException):
+    """Raised in a test running a mutant past its time budget (the mutant counts as killed)."""
+
+
+def outcome_of(reports: list[pytest.TestReport]) -> str:
+    outcome = "passed"
+    for report in reports:
+        if hasattr(report, "wasxfail"):
+            return "xfailed" if report.skipped else "xpassed"
+        if report.failed:
+            return "failed" if report.when == "call" else "error"
+        if report.skipped:
+            outcome = "skipped"
+    return outcome
+
+
+def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
+    """Run `items` against the mutant in place until one does not pass."""
+    timed_out = []
+
+    def alarm(signum: int, frame: Any) -> None:
+        timed_out.append(True)
+        raise MutantTimeout(f"mutant ran longer than {budget:g}s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    # Repeats, in case a test swallows the first one and loops on.
+    signal.setitimer(signal.ITIMER_REAL, budget, 0.5)
+    try:
+        for item in items:
+            try:
+                outcome = outcome_of(run_item(item))
+            except MutantTimeout:
+                # Stopped outside the test's own phases (in a hook): still a kill.
+                return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
+            if timed_out:
+                return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
+            if outcome != "passed":
+                return {"status": "killed", "killed_by": item.nodeid, "how": outcome}
+        return {"status": "survived", "killed_by": "", "how": ""}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# ``functools.lru_cache``/``cache`` wrappers of the function: cleared before
+# every test, so that each run executes the function (and each mutant).
+CACHES: list[Any] = []
+
+
+def run_item(item: pytest.Item) -> list[pytest.TestReport]:
+    for cache in CACHES:
+        cache.cache_clear()
+
+    # nextitem=None tears every fixture down after each test, so a test can be
+    # run again (and stopped early) with its fixtures set up afresh.
+    return runtestprotocol(item, log=False, nextitem=None)
+
+
+class Baseline:
+    """The covering tests of every function run twice against the original, once for the child.
+
+    Each test runs twice in a row whatever number of functions it covers
+    (the original code is the same for all of them); each function gets the
+    outcomes and times of its own tests.  The ``lru_cache`` wrappers of every
+    function are cleared before each test, as they are for one function.
+    """
+
+    RUNS = 2
+
+    def __init__(self, functions: list[dict[str, Any]], by_id: dict[str, pytest.Item]) -> None:
+        order = list(dict.fromkeys(n for f in functions for n in f["nodeids"] if n in by_id))
+        sources = {f["file"]: Path(f["file"]).read_text(encoding="utf-8") for f in functions}
+        self.outcomes: list[dict[str, str]] = []
+        self.seconds: list[dict[str, float]] = []
+        for _ in range(self.RUNS):
+            # Found before each run: the module may be imported by the first.
+            CACHES[:] = cache_wrappers_of(
+                [(f["file"], sources[f["file"]], int(f["start"])) for f in functions]
+            )
+            outcomes, seconds = {}, {}
+            for nodeid in order:
+                started = time.monotonic()
+                outcomes[nodeid] = outcome_of(run_item(by_id[nodeid]))
+                seconds[nodeid] = time.monotonic() - started
+            self.outcomes.append(outcomes)
+            self.seconds.append(seconds)
+        # A test's own time: the faster of its runs (the other had a cold start, perhaps).
+        self.fastest = {n: min(run[n] for run in self.seconds) for n in order}
+
+    def fill(self, items: list[pytest.Item], result: dict[str, Any]) -> None:
+        """A function's baseline runs: its tests' outcomes, and their time, per run."""
+        for outcomes, seconds in zip(self.outcomes, self.seconds):
+            result["runs"].append({item.nodeid: outcomes[item.nodeid] for item in items})
+            result["run_seconds"].append(sum(seconds[item.nodeid] for item in items))
+        result["phases"]["baseline"] = sum(result["run_seconds"])
+
+    def fastest_first(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """`items`, the fastest first (a mutant stops at its first killing test); ties kept."""
+        return sorted(items, key=lambda item: self.fastest.get(item.nodeid, 0.0))
+
+
+__all__ = ["CACHES", "Baseline", "MutantTimeout", "outcome_of", "run_item", "try_mutant"]

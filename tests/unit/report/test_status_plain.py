@@ -1,0 +1,96 @@
+"""Status written without rich (ASCII output) is, byte for byte, what rich draws.
+
+`report/text.py` writes a line, the per-file table and the titles itself
+when the output is ASCII and rich would change nothing; these tests draw the
+same ratchets both ways (`_PLAIN` off: rich draws everything, as before) and
+compare, names and widths chosen by Hypothesis, hostile ones included.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_quest.core.model import Fact, Quest, Ratchet, State
+from pytest_quest.report import text
+from pytest_quest.report.text import status_text
+
+NAMES = st.text(
+    alphabet=st.sampled_from("abcz_/.-[]~ \t\u00e9\u2502\x1b09"), min_size=1, max_size=40
+).map(lambda name: f"src/{name}.py")
+
+
+def ratchet_of(files: list[tuple[str, list[State]]]) -> Ratchet:
+    ratchet = Ratchet()
+    for name, states in files:
+        for index, state in enumerate(states):
+            quest = Quest(
+                id=f"{name}::f{index}",
+                file=name,
+                qualname=f"f{index}",
+                first=index + 1,
+                last=index + 2,
+                fingerprint="sha256:x",
+                state=state,
+                tries=index % 4,
+            )
+            if state is State.REVIEW and index % 2:
+                quest.facts = [Fact("dispute.mutant", name, "killed", "survived", message="m")]
+            ratchet.quests[quest.id] = quest
+    return ratchet
+
+
+def both(ratchet: Ratchet, width: int, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    plain = status_text(ratchet, 3, False, width, ascii=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(text, "_PLAIN", False)
+        drawn = status_text(ratchet, 3, False, width, ascii=True)
+    return plain, drawn
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    files=st.lists(
+        st.tuples(NAMES, st.lists(st.sampled_from(list(State)), min_size=1, max_size=12)),
+        min_size=0,
+        max_size=6,
+        unique_by=lambda item: item[0],
+    ),
+    width=st.sampled_from([40, 41, 60, 79, 80, 120, 400]),
+)
+def test_plain_output_is_what_rich_draws(files: list[tuple[str, list[State]]], width: int) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        plain, drawn = both(ratchet_of(files), width, monkeypatch)
+    assert plain == drawn
+
+
+@pytest.mark.parametrize("count", [1, 9, 10, 99_999, 10**7])
+def test_wide_counts_keep_their_columns(count: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    ratchet = ratchet_of([("src/a.py", [State.TODO] * 3)])
+    plain, drawn = both(ratchet, 120, monkeypatch)
+    assert plain == drawn
+    table = text._ascii_table(
+        ["file", "TODO", "total"],
+        [["src/a.py", str(count), str(count)]],
+        [8, max(4, len(str(count))), max(5, len(str(count)))],
+    )
+    console, buffer = text.terminal(markup=False, width=400, ascii=True)
+    assert table == text._rich_table(
+        console, ["file", "TODO", "total"], [["src/a.py", str(count), str(count)]], None
+    )
+
+
+def test_ascii_output_imports_no_rich_when_nothing_needs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in [
+        module for module in sys.modules if module == "rich" or module.startswith("rich.")
+    ]:
+        monkeypatch.delitem(sys.modules, name)
+    status_text(
+        ratchet_of([("src/a.py", [State.TODO, State.REVIEW, State.DONE])]), 3, False, 80, ascii=True
+    )
+    assert "rich.console" not in sys.modules
