@@ -17,6 +17,7 @@ from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest, Ratchet, State
 from pytest_quest.core.policy import OPERATORS, GatePolicy, PolicyError
 from pytest_quest.core.seal import policy_digest_part, seal_issued
+from pytest_quest.engine.base import refuse_option
 from pytest_quest.engine.source import relpath
 from pytest_quest.report.json import Output
 
@@ -148,6 +149,7 @@ def since_time(text: str, rootdir: Path) -> datetime:
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
+        refuse_option(text, "--quest-since")  # `--output=FILE` would have git write a file
         try:
             out = subprocess.run(
                 ["git", "show", "-s", "--format=%cI", text, "--"],

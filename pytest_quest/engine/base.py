@@ -67,6 +67,12 @@ def show_at(commit: str, relative: str, top: Path, what: str) -> bytes | None:
     return shown.stdout if shown.returncode == 0 else None
 
 
+def refuse_option(ref: str, what: str) -> None:
+    """A usage error for a ref git would read as an option (``--output=FILE`` writes a file)."""
+    if ref.startswith("-"):
+        raise QuestUsageError(f"{what} {ref}: a git ref does not start with '-'")
+
+
 def ref_exists(ref: str, cwd: Path) -> bool:
     return _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd).returncode == 0
 
@@ -83,6 +89,7 @@ def default_ref(environ: Mapping[str, str], cwd: Path) -> str | None:
 def base_from_ref(ref: str, quest_file: Path) -> Base:
     """The ratchet file as committed at `ref` (``git show REF:path``, path from the repository root)."""
     folder = quest_file.parent
+    refuse_option(ref, "--quest-base")
     if not ref_exists(ref, folder):
         raise QuestUsageError(
             f"--quest-base {ref}: no such commit in this repository; fetch it "
@@ -118,6 +125,7 @@ __all__ = [
     "default_ref",
     "git",
     "ref_exists",
+    "refuse_option",
     "show_at",
     "toplevel",
 ]

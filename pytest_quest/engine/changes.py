@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.engine.base import commit_of, git, show_at, toplevel
+from pytest_quest.engine.base import commit_of, git, refuse_option, show_at, toplevel
 from pytest_quest.engine.source import FunctionInfo, source_functions
 
 OPTION = "--quest-since"
@@ -67,9 +67,7 @@ def compare(
 
 def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
     """The functions under `sources` whose code changed since `ref` (see the module docstring)."""
-    if ref.startswith("-"):
-        # git would read it as an option.
-        raise QuestUsageError(f"{OPTION} {ref}: a git ref does not start with '-'")
+    refuse_option(ref, OPTION)  # git would read it as an option
     top = toplevel(rootdir, OPTION)
     commit = commit_of(ref, rootdir, OPTION)
     merged = git(["merge-base", commit, "HEAD"], top, OPTION)

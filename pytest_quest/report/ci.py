@@ -252,15 +252,6 @@ def in_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get("GITHUB_ACTIONS", "").lower() == "true"
 
 
-def _escape_data(text: str) -> str:
-    # The workflow command escaping of the runner (toolkit's escapeData): report/escape.py.
-    return escape_data(text)
-
-
-def _escape_property(text: str) -> str:
-    return escape_property(text)
-
-
 def fact_location(fact: Fact) -> tuple[str, int]:
     """The file and line a fact points at: ``path:41`` or ``path:41->44`` -> (path, 41)."""
     where = fact.field.split("->")[0]
@@ -271,11 +262,12 @@ def fact_location(fact: Fact) -> tuple[str, int]:
 
 
 def workflow_command(level: str, file: str, line: int, title: str, message: str) -> str:
-    props = [f"file={_escape_property(file)}"]
+    """A workflow command, escaped as the runner reads them (toolkit's escapeData/escapeProperty)."""
+    props = [f"file={escape_property(file)}"]
     if line:
         props.append(f"line={line}")
-    props.append(f"title={_escape_property(title)}")
-    return f"::{level} {','.join(props)}::{_escape_data(message)}"
+    props.append(f"title={escape_property(title)}")
+    return f"::{level} {','.join(props)}::{escape_data(message)}"
 
 
 def workflow_annotations(report: CheckReport, strict: bool) -> list[str]:
@@ -307,11 +299,6 @@ def workflow_annotations(report: CheckReport, strict: bool) -> list[str]:
     return commands
 
 
-def _md(text: str) -> str:
-    # Markdown and HTML escaped, on one line: report/escape.py.
-    return md_text(text)
-
-
 def step_summary(outcome: CheckOutcome) -> str:
     """The Markdown appended to ``$GITHUB_STEP_SUMMARY``."""
     data = outcome.data
@@ -329,18 +316,18 @@ def step_summary(outcome: CheckOutcome) -> str:
         out += ["### Collection errors", ""]
         for error in data["collection_errors"]:
             where = f"{error['file']}:{error['line']}"
-            out.append(f"- {md_code(where, cell=False)}: {_md(error['message'])}")
+            out.append(f"- {md_code(where, cell=False)}: {md_text(error['message'])}")
         out.append("")
     if data["regressions"]:
         out += ["### Regressions", "", "| quest | passed | where | fact |", "|---|---|---|---|"]
         for regression in data["regressions"]:
-            passed = _md(regression["passed_at"] or "?")
+            passed = md_text(regression["passed_at"] or "?")
             if regression["changed"]:
                 passed += " (changed)"
             for fact in regression["facts"]:
                 out.append(
                     f"| {md_code(regression['id'])} | {passed} | {md_code(fact['field'])} | "
-                    f"{_md(fact.get('message') or fact['actual'])} |"
+                    f"{md_text(fact.get('message') or fact['actual'])} |"
                 )
         out.append("")
     if data["changed"]:
@@ -368,7 +355,7 @@ def _since_summary(since: dict[str, Any] | None) -> list[str]:
     failing = since["not_pass"]
     required = " (required to be PASS)" if since["require_pass"] else ""
     out = [
-        f"### Changed since `{_md(since['ref'])}`{required}",
+        f"### Changed since `{md_text(since['ref'])}`{required}",
         "",
         f"{len(since['changed'])} functions changed, {len(failing)} not PASS.",
         "",
@@ -378,8 +365,8 @@ def _since_summary(since: dict[str, Any] | None) -> list[str]:
         for item in failing:
             for fact in item["facts"]:
                 out.append(
-                    f"| `{_md(item['id'])}` | {item['state']} | `{_md(fact['field'])}` | "
-                    f"{_md(fact['actual'])} |"
+                    f"| `{md_text(item['id'])}` | {item['state']} | `{md_text(fact['field'])}` | "
+                    f"{md_text(fact['actual'])} |"
                 )
         out.append("")
     return out
@@ -415,17 +402,17 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
             verdict = "holds" if quest["holds"] else f"{quest['verdict']} ({quest['step']})"
             facts = quest["facts"] or [{}]
             for fact in facts:
-                text = _md(fact.get("message") or fact.get("actual") or "")
+                text = md_text(fact.get("message") or fact.get("actual") or "")
                 out.append(
-                    f"| {md_code(quest['id'])} | {_md(quest['reason'])} | {_md(verdict)} | {text} |"
+                    f"| {md_code(quest['id'])} | {md_text(quest['reason'])} | {md_text(verdict)} | {text} |"
                 )
         out.append("")
     out += [f"### Person actions since the base ({len(data['person_actions'])})", ""]
     for action in data["person_actions"]:
-        reason = _md(action.get("reason") or "(no reason recorded)")
+        reason = md_text(action.get("reason") or "(no reason recorded)")
         out.append(
-            f"- {_md(action['action'])} {md_code(action['id'], cell=False)} by "
-            f"{_md(action.get('by') or '?')} at {_md(action['at'])}: {reason}"
+            f"- {md_text(action['action'])} {md_code(action['id'], cell=False)} by "
+            f"{md_text(action.get('by') or '?')} at {md_text(action['at'])}: {reason}"
         )
     if not data["person_actions"]:
         out.append("- none")

@@ -18,6 +18,7 @@ from typing import Any
 from pytest_quest.core.model import Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
 from pytest_quest.report import chart
+from pytest_quest.report.escape import visible
 
 STATES = tuple(State)
 
@@ -53,7 +54,9 @@ tr.excluded td.code { color: #8c959f; }
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    # Control and bidirectional characters shown escaped, as in every other output: a
+    # reviewer reading the page sees the bytes (no hidden ESC, no U+202E reordering).
+    return escape(visible(str(value)), quote=True)
 
 
 def _state(state: str) -> str:

@@ -168,3 +168,19 @@ def test_comments_and_blank_lines_anywhere_are_no_change(
     edited = "\n".join(lines) + "\n"
     before = source_functions("s.py", SHAPES)
     assert compare(source_functions("s.py", edited), before, set()) == ([], set())
+
+
+@pytest.mark.parametrize("ref", ["--output=written", "-ooutput"])
+def test_a_ref_git_would_read_as_an_option_is_refused_and_writes_nothing(repo: Path, ref: str) -> None:
+    """`git show --output=FILE` writes FILE: every option taking a ref refuses one starting with '-'."""
+    from pytest_quest.app.policy import since_time
+    from pytest_quest.engine.base import base_from_ref
+
+    for call in (
+        lambda: changed(repo, ref),
+        lambda: base_from_ref(ref, repo / "quest.json"),
+        lambda: since_time(ref, repo),
+    ):
+        with pytest.raises(QuestUsageError, match="a git ref does not start with '-'"):
+            call()
+    assert not any(path.name.startswith(("written", "output")) for path in repo.rglob("*"))

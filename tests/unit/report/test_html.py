@@ -277,3 +277,18 @@ def test_excluded_lines_and_a_missing_line_with_a_branch() -> None:
 
 def test_a_todo_quest_is_not_settled() -> None:
     assert chart.settled_at(ratchet().quests["src/pkg/m.py::f"]) is None
+
+
+def test_control_and_bidirectional_characters_are_shown_not_obeyed() -> None:
+    """A name or fact with ESC or U+202E (Trojan Source) shows its bytes on the page."""
+    hidden = "f\x1b[2Jx\u202eevil"
+    quest = ratchet().quests["src/pkg/m.py::f"]
+    page_ratchet = ratchet()
+    page_ratchet.quests[quest.id].facts = [Fact("x", hidden, hidden, hidden, hidden)]
+    sources = {
+        "src/pkg/m.py": [f"    return '{hidden}'"] * 9,
+        "src/pkg/n.py": SOURCES["src/pkg/n.py"],
+    }
+    html = render(page_ratchet, sources, [], quests=[])
+    assert "\x1b" not in html and "\u202e" not in html
+    assert "\\x1b[2Jx\\u202eevil" in Page(html).text()
