@@ -7,13 +7,32 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from _pytest.runner import runtestprotocol
 
 from pytest_quest.engine.swap import cache_wrappers_of
+
+_T = TypeVar("_T")
+
+
+def again_on_ast_race(make: Callable[[], _T]) -> _T:
+    """`make()`, made once more after CPython 3.11's "AST constructor recursion depth mismatch".
+
+    Most likely a race: the ``ast`` module's recursion counter is shared by the threads: a
+    thread a test left running that formats a traceback (``traceback``
+    parses source lines) while this one parses the function's module makes
+    the parse fail.  Nothing of the function's check has run yet.
+    """
+    try:
+        return make()
+    except SystemError as exc:
+        if "recursion depth mismatch" not in str(exc):
+            raise
+        return make()
 
 
 class MutantTimeout(BaseException):
@@ -92,8 +111,10 @@ class Baseline:
         self.seconds: list[dict[str, float]] = []
         for _ in range(self.RUNS):
             # Found before each run: the module may be imported by the first.
-            CACHES[:] = cache_wrappers_of(
-                [(f["file"], sources[f["file"]], int(f["start"])) for f in functions]
+            CACHES[:] = again_on_ast_race(
+                lambda: cache_wrappers_of(
+                    [(f["file"], sources[f["file"]], int(f["start"])) for f in functions]
+                )
             )
             outcomes, seconds = {}, {}
             for nodeid in order:
@@ -117,4 +138,12 @@ class Baseline:
         return sorted(items, key=lambda item: self.fastest.get(item.nodeid, 0.0))
 
 
-__all__ = ["CACHES", "Baseline", "MutantTimeout", "outcome_of", "run_item", "try_mutant"]
+__all__ = [
+    "CACHES",
+    "Baseline",
+    "MutantTimeout",
+    "again_on_ast_race",
+    "outcome_of",
+    "run_item",
+    "try_mutant",
+]

@@ -34,7 +34,7 @@ from pytest_quest.engine.swap import (
 )
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
-from pytest_quest.plugin.child_runs import CACHES, Baseline, try_mutant
+from pytest_quest.plugin.child_runs import CACHES, Baseline, again_on_ast_race, try_mutant
 from pytest_quest.plugin.observe_child import Watch, observed
 from pytest_quest.plugin.reaching import Reaching
 
@@ -123,22 +123,26 @@ class MutationChild:
         phases = result["phases"]
         planned = time.monotonic()
         operators = function.get("operators")
-        mutants = plan_mutants(source, start, None if operators is None else tuple(operators))
+        mutants, swap, trees, reaching = again_on_ast_race(
+            lambda: (
+                plan_mutants(source, start, None if operators is None else tuple(operators)),
+                CodeSwap(function["file"], source, start),
+                FunctionTrees(source, start, function["file"]),
+                Reaching(source, start, function.get("line_tests")),
+            )
+        )
         phases["plan"] = time.monotonic() - planned
         only = function.get("only")
         if only is not None:
             mutants = [m for m in mutants if m.id in set(only)]
-        swap = CodeSwap(function["file"], source, start)
         # This function's own caches, cleared before each of its mutants' tests.
         CACHES[:] = swap.prepare()
-        trees = FunctionTrees(source, start, function["file"])
         tracker = _Reach(function["file"], start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
         setattr(builtins, CHANGED, tracker.changed)
         setattr(builtins, REACHED, tracker.mark)
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
-            reaching = Reaching(source, start, function.get("line_tests"))
             for slot in schedule:
                 began = time.monotonic()
                 if slot is None:

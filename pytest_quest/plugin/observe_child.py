@@ -25,7 +25,7 @@ def target(source: str, start: int) -> tuple[str, int] | None:
     """(name, first line of its code object) of the function defined on line `start`."""
     try:
         found = find_function(ast.parse(source), start)
-    except SyntaxError:
+    except (SyntaxError, SystemError):  # SystemError: mutation_child._again_on_ast_race
         return None
     if found is None:
         return None
