@@ -6,7 +6,10 @@
 # 1. the whole suite under coverage.py, on every core (pytest-xdist), the xdist
 #    workers and every pytest the tests start measured too; fails under 90%
 #    statement coverage of pytest_quest/;
-# 2. the project's own ratchet: `pytest --quest check` against the committed quest.json.
+# 2. the project's own ratchet: `pytest --quest check` against the committed quest.json,
+#    beside the coverage report (each takes one core).
+#
+# QUEST_INSTALLED=1 skips the install (.ci/run installs everything once before it).
 #
 # The fast loop while developing (no coverage, no slow or stress tests):
 #   .venv/bin/python -m pytest -m "not slow and not stress" -n auto
@@ -19,7 +22,9 @@ cd "$here"
 if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
+if [ "${QUEST_INSTALLED:-}" != 1 ]; then
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
+fi
 
 # Where PYTHONDONTWRITEBYTECODE is set, every pytest the tests start would compile and
 # assertion-rewrite ~200 modules again: write those caches once (tests/support/warm_bytecode.py).
@@ -34,10 +39,21 @@ rm -f .coverage .coverage.*
 # `patch = execv` saves what a submit ran before it execs the clean judge (plugin/judge.py).
 COVERAGE_COVERAGE=1 PYTEST_QUEST_SELFCOV=1 \
     "$venv/bin/python" -m coverage run -m pytest -p no:cacheprovider -n auto --dist worksteal "$@"
-"$venv/bin/python" -m coverage combine -q
-"$venv/bin/python" -m coverage report --skip-covered
+# The project's own ratchet covers what runs in-process: the unit tests (tests/unit).
+# (End-to-end tests run the plugin in subprocesses, which an in-process
+# measurement cannot see.) quest.json was made by `pytest --quest scan` with the same tests.
+# It runs beside the coverage report below (single-core steps both); its output follows the report's.
+ratchet_log=$(mktemp)
+"$venv/bin/python" -m pytest --quest check -p no:cacheprovider -q tests/unit >"$ratchet_log" 2>&1 </dev/null &
+ratchet=$!
+trap 'kill "$ratchet" 2>/dev/null || true; rm -f "$ratchet_log"' EXIT
+
+bar=0
+{
+"$venv/bin/python" -m coverage combine -q &&
+"$venv/bin/python" -m coverage report --skip-covered &&
 # The bar is statement coverage (the report's total above also counts branches).
-"$venv/bin/python" -m coverage json -q -o .coverage-summary.json
+"$venv/bin/python" -m coverage json -q -o .coverage-summary.json &&
 "$venv/bin/python" - <<'PY'
 import json, sys
 totals = json.load(open(".coverage-summary.json"))["totals"]
@@ -47,10 +63,11 @@ print(f"statement coverage of pytest_quest/: {statements:.1f}% "
 BAR = 90
 sys.exit(0 if statements >= BAR else f"statement coverage {statements:.1f}% is under {BAR}%")
 PY
+} || bar=$?
 rm -f .coverage .coverage.* .coverage-summary.json
 
-# The ratchet covers what runs in-process: the unit tests (tests/unit).
-# (End-to-end tests run the plugin in subprocesses, which an in-process
-# measurement cannot see.) quest.json was made by `pytest --quest scan` with the same tests.
 echo "--- the project's own ratchet: pytest --quest check"
-"$venv/bin/python" -m pytest --quest check -p no:cacheprovider -q tests/unit
+check=0
+wait "$ratchet" || check=$?
+cat "$ratchet_log"
+[ "$bar" = 0 ] && [ "$check" = 0 ]

@@ -12,14 +12,12 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from tests.support import profiles
 from tests.support.projects import Project
 from tests.support.runner import SETTINGS
 from tests.support.warm_bytecode import warm_if_needed
 
-# Derandomized: the same examples every run, so the project's own ratchet
-# check (`pytest --quest check` on this suite) sees the same coverage each time.
-settings.register_profile("pytest-quest", derandomize=True, database=None, deadline=None)
-settings.load_profile("pytest-quest")
+settings.load_profile(profiles.FULL)
 
 # Test data: vendored projects (tests/acceptance/projects) are run in child pytests only.
 collect_ignore = ["acceptance/projects"]
@@ -28,6 +26,11 @@ collect_ignore = ["acceptance/projects"]
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the xdist controller or a plain run
         warm_if_needed()
+    # The fast loop runs a quarter of each property test's examples (tests/support/profiles.py).
+    if config.getoption("hypothesis_profile", None) is None and profiles.is_fast_loop(
+        config.option.markexpr
+    ):
+        settings.load_profile(profiles.FAST)
 
 
 @pytest.fixture(autouse=True, scope="session")

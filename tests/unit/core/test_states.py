@@ -30,6 +30,7 @@ from pytest_quest.core.states import (
     reopen,
 )
 from pytest_quest.engine.codec import quest_to_dict
+from tests.support.profiles import examples
 from tests.support.quests import make_quest
 
 NOW = "2026-11-30T06:00:00Z"
@@ -339,5 +340,5 @@ class QuestLoop(RuleBasedStateMachine):
             assert self.ratchet.quests[self.ratchet.active].state is State.TODO
 
 
-QuestLoop.TestCase.settings = settings(max_examples=60, stateful_step_count=30, deadline=None)
+QuestLoop.TestCase.settings = settings(max_examples=examples(60), stateful_step_count=30, deadline=None)
 test_quest_loop = QuestLoop.TestCase

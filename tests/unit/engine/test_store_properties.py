@@ -20,6 +20,7 @@ from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, make_quest_id
 from pytest_quest.engine.codec import dumps, loads
 from pytest_quest.engine.store import RatchetStore
+from tests.support.profiles import examples
 
 # -- valid ratchets -----------------------------------------------------------------
 
@@ -219,7 +220,7 @@ def test_a_damaged_byte_gives_a_ratchet_or_the_usage_error(position: int, garbag
     read(raw[:position] + garbage + raw[position + 1 :])
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_a_failed_update_leaves_the_bytes_alone(raw: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pytest_quest.core.model import Fact, Quest, Ratchet, State
 from pytest_quest.report import text
 from pytest_quest.report.text import status_text
+from tests.support.profiles import examples
 
 NAMES = st.text(
     alphabet=st.sampled_from("abcz_/.-[]~ \t\u00e9\u2502\x1b09"), min_size=1, max_size=40
@@ -51,7 +52,7 @@ def both(ratchet: Ratchet, width: int, monkeypatch: pytest.MonkeyPatch) -> tuple
     return plain, drawn
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     files=st.lists(
         st.tuples(NAMES, st.lists(st.sampled_from(list(State)), min_size=1, max_size=12)),

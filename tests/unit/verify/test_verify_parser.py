@@ -19,6 +19,7 @@ from pytest_quest.verify.protocol import (
     parse_finding,
     parse_reply,
 )
+from tests.support.profiles import examples
 
 CLEAN = """\
 <status>verified-clean</status>
@@ -242,7 +243,7 @@ fragment = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text())
 def test_arbitrary_text_never_crashes(text: str) -> None:
     try:
@@ -251,7 +252,7 @@ def test_arbitrary_text_never_crashes(text: str) -> None:
         pass
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(fragment, max_size=40).map("".join))
 def test_protocol_like_text_never_crashes(text: str) -> None:
     try:
@@ -262,7 +263,7 @@ def test_protocol_like_text_never_crashes(text: str) -> None:
     assert len(reply.answers) == len(reply.questions) >= 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.text(),
@@ -310,13 +311,13 @@ def replies(draw: st.DrawFn) -> Reply:
     return Reply(status, questions, answers, findings, draw(words | st.just("")))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(replies())
 def test_well_formed_replies_round_trip(reply: Reply) -> None:
     assert parse_reply(format_reply(reply)) == reply
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(replies(), st.permutations(range(5)), st.sampled_from(["-", "*"]))
 def test_round_trip_in_any_block_order_and_bullet(reply: Reply, order: list[int], bullet: str) -> None:
     blocks = re.split(
@@ -327,7 +328,7 @@ def test_round_trip_in_any_block_order_and_bullet(reply: Reply, order: list[int]
     assert parse_reply(text) == reply
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(replies())
 def test_json_round_trip(reply: Reply) -> None:
     data = {
