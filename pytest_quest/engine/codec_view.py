@@ -178,7 +178,7 @@ def _laid_out(data: bytes, doc: HeadViewS, quests: dict[str, QuestViewS]) -> boo
     A quest written twice (a JSON decoder keeps the last one) adds a line, as
     does a field of the file written twice or a default spelled out; all are
     left to the readers that name them.  The tests table's lines are not
-    counted (a name twice in it is refused when the table is decoded).
+    counted (a name twice in it is the limit the module's docstring names).
     """
     fields = 2 if doc.tool is not UNSET else 1  # schema, tool
     fields += doc.policy is not UNSET
