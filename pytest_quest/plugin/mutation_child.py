@@ -139,6 +139,7 @@ class MutationChild:
         CACHES[:] = swap.prepare()
         tracker = _Reach(function["file"], start)
         budget = max(2.0, 10 * max(result["run_seconds"]))
+        watch = Watch(swap.path, source, start, lambda item: try_mutant([item], budget))
         setattr(builtins, CHANGED, tracker.changed)
         setattr(builtins, REACHED, tracker.mark)
         try:
@@ -153,7 +154,7 @@ class MutationChild:
                     tests = reaching.tests(mutant.line, stable)
                     entry = _mutant(
                         mutant, swap, trees, tests, budget, tracker, phases,
-                        run_order=baseline.fastest_first(tests),
+                        run_order=baseline.fastest_first(tests), watch=watch,
                     )  # fmt: skip
                     result["mutants"].append(entry)
                     status = entry["status"]
@@ -265,6 +266,7 @@ def _mutant(
     tracker: _Reach,
     phases: dict[str, float] | None = None,
     run_order: list[pytest.Item] | None = None,
+    watch: Watch | None = None,
 ) -> dict[str, Any]:
     """Mutant `mutant` against the `stable` tests until one does not pass.
 
@@ -298,7 +300,8 @@ def _mutant(
         )
         return entry
     reached: set[str] = set()
-    watch = Watch(swap.path, trees.source, trees.start, lambda item: try_mutant([item], budget))
+    if watch is None:
+        watch = Watch(swap.path, trees.source, trees.start, lambda item: try_mutant([item], budget))
     witness, with_mutant = None, None
     try:
         for item in stable if run_order is None else run_order:
@@ -321,7 +324,7 @@ def _mutant(
     finally:
         swap.restore()
     if witness is not None and with_mutant:
-        seen = observed(witness, with_mutant, watch.calls(witness), watch.calls(witness))
+        seen = observed(witness, with_mutant, *watch.original(witness))
         if seen is not None:
             entry["observed"] = seen
     if witness is not None and phases is not None:

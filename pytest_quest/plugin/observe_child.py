@@ -1,7 +1,8 @@
 """In the mutation child: what a surviving mutant made the function return or raise.
 
 One more run of the first covering test that reached the survivor, with the
-mutant in place, and two with the original (they must agree), each under
+mutant in place, and two with the original (they must agree; made once per
+test for all the function's survivors), each under
 `engine.observe.CallObserver`; the first call with the same arguments that
 ended otherwise is handed to the judge as plain fields (the judge words
 them: core/observed.py).  Three test runs per survivor, none per killed
@@ -44,6 +45,8 @@ class Watch:
         self.file = file
         self.source, self.start = source, start
         self.run = run
+        # The original's two runs per test, made once for all the function's survivors.
+        self._originals: dict[str, tuple[list[Call] | None, list[Call] | None]] = {}
 
     @functools.cached_property
     def where(self) -> tuple[str, int] | None:
@@ -63,6 +66,20 @@ class Watch:
         if not observer.usable or outcome.get("status") != "survived":
             return None
         return observer.calls
+
+    def original(self, item: pytest.Item) -> tuple[list[Call] | None, list[Call] | None]:
+        """`calls(item)` twice with the original in place.
+
+        Kept for the next survivors `item` witnesses when the two runs agree
+        (a function that answers the same twice); made again otherwise.
+        """
+        kept = self._originals.get(item.nodeid)
+        if kept is not None:
+            return kept
+        found = (self.calls(item), self.calls(item))
+        if found[0] is not None and found[0] == found[1]:
+            self._originals[item.nodeid] = found
+        return found
 
 
 def observed(

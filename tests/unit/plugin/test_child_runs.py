@@ -32,3 +32,40 @@ def test_other_errors_and_a_second_race_are_not_hidden() -> None:
 
     with pytest.raises(SystemError, match="mismatch"):
         again_on_ast_race(always)
+
+
+def test_the_originals_observed_runs_are_made_once_per_test_for_all_survivors() -> None:
+    from types import SimpleNamespace
+    from typing import Any
+
+    from pytest_quest.plugin.observe_child import Watch
+
+    ran: list[str] = []
+
+    def run(item: Any) -> dict[str, str]:
+        ran.append(item.nodeid)
+        return {"status": "survived"}
+
+    watch = Watch(__file__, "def f(x):\n    return x\n", 1, run)
+    first, second = SimpleNamespace(nodeid="t::a"), SimpleNamespace(nodeid="t::b")
+    assert watch.original(first) == ([], [])  # type: ignore[arg-type]
+    assert watch.original(first) == ([], [])  # type: ignore[arg-type]
+    assert watch.original(second) == ([], [])  # type: ignore[arg-type]
+    assert ran == ["t::a", "t::a", "t::b", "t::b"]
+
+
+def test_two_original_runs_that_disagree_are_made_again_next_time() -> None:
+    from types import SimpleNamespace
+    from typing import Any
+
+    from pytest_quest.engine.observe import Call
+    from pytest_quest.plugin.observe_child import Watch
+
+    a, b, c = (Call("", "returns", value) for value in "abc")
+    answers = iter([[a], [b], [c], [c], [a], [a]])
+    watch = Watch(__file__, "def f(x):\n    return x\n", 1, lambda item: {})
+    watch.calls = lambda item: next(answers)  # type: ignore[method-assign]
+    item: Any = SimpleNamespace(nodeid="t::a")
+    assert watch.original(item) == ([a], [b])  # they disagree: not kept
+    assert watch.original(item) == ([c], [c])  # made again, kept
+    assert watch.original(item) == ([c], [c])
