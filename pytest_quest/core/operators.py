@@ -123,10 +123,18 @@ def _extreme(function: ast.AST, lines: list[str], generator: bool) -> Iterator[C
 
         def skip(mark: bool, first: ast.stmt = first) -> None:
             value = marked(ast.Constant(None), mark)
-            statement = ast.copy_location(ast.Return(value=value), first)
+            if generator and isinstance(function, ast.AsyncFunctionDef):
+                # `return` with a value is a SyntaxError in an async generator: the mark
+                # as a statement of its own, then a bare `return` (the same end).
+                statements: list[ast.stmt] = [ast.Return(value=None)]
+                if mark:
+                    statements.insert(0, ast.Expr(value=value))
+            else:
+                statements = [ast.Return(value=value)]
             # Inserted, not replacing: the body's names stay, so the code object
             # keeps its free and cell variables and can be swapped in.
-            body.insert(body.index(first), statement)
+            at = body.index(first)
+            body[at:at] = [ast.copy_location(statement, first) for statement in statements]
 
         operator = "body.return_none" if returns_value and not generator else "body.skip"
         yield Candidate(operator, first.lineno, line_text(lines, first.lineno), "return None", skip)

@@ -502,3 +502,23 @@ def test_statement_lines_are_a_simple_statement_or_a_compound_header() -> None:
     assert statement_lines(function, 10) == range(8, 9)  # in a nested def: our `for`
     assert statement_lines(function, 12) == range(11, 14)
     assert statement_lines(function, 99) == range(0)
+
+
+@pytest.mark.parametrize("mark", [True, False])
+@pytest.mark.parametrize("kind", ["def", "async def"])
+def test_every_mutant_of_a_generator_compiles(kind: str, mark: bool) -> None:
+    """`return None` is a SyntaxError in an async generator: its body skip is a bare return."""
+    source = textwrap.dedent(
+        f"""
+        {kind} numbers(n):
+            total = 0
+            for i in range(n):
+                if i % 2:
+                    total += i
+                yield total
+        """
+    ).lstrip("\n")
+    mutants = plan_mutants(source, 1, ALL_OPERATORS)
+    assert any(m.operator == "body.skip" for m in mutants)
+    for mutant in mutants:
+        compile(mutated_tree(source, 1, mutant.index, mark=mark), "<m>", "exec")
