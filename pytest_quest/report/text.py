@@ -176,7 +176,7 @@ def status_text(
         columns = [max(len(cell) for cell in column) for column in zip(header, *rows)]
         if sum(columns) + 3 * (len(columns) - 1) > width:
             out.raw("\n".join(_narrow_rows(files, width)) + "\n")
-        elif ascii and _PLAIN and _plain_cells([header, *rows]):
+        elif out.plain and _plain_cells([header, *rows]):
             out.raw(_ascii_table(header, rows, columns))
         else:
             _file_table(out.console(), out.buffer, header, rows, columns)
@@ -222,6 +222,9 @@ class _Out:
         self.markup, self.width, self.ascii = markup, width, ascii
         self.buffer: io.StringIO = _AsciiBuffer() if ascii else io.StringIO()
         self._console: Any = None
+        #: Whether rich would add nothing: ASCII and no colour (`--color=yes` off a
+        #: terminal is ASCII with colour: rich draws that, bold header and all).
+        self.plain = ascii and not markup and _PLAIN
 
     def console(self) -> Any:
         if self._console is None:
@@ -234,7 +237,7 @@ class _Out:
     def line(self, text: str) -> None:
         """`text` as rich prints it: written as is when rich would change nothing (ASCII output,
         no markup, no wrap), else printed by rich."""
-        if self.ascii and _PLAIN and len(text) <= self.width and _plain_cells([[text]]):
+        if self.plain and len(text) <= self.width and _plain_cells([[text]]):
             self.buffer.write(text + "\n")
         else:
             self.console().print(text)

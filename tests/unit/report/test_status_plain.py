@@ -44,11 +44,13 @@ def ratchet_of(files: list[tuple[str, list[State]]]) -> Ratchet:
     return ratchet
 
 
-def both(ratchet: Ratchet, width: int, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    plain = status_text(ratchet, 3, False, width, ascii=True)
+def both(
+    ratchet: Ratchet, width: int, monkeypatch: pytest.MonkeyPatch, *, markup: bool = False
+) -> tuple[str, str]:
+    plain = status_text(ratchet, 3, markup, width, ascii=True)
     with monkeypatch.context() as patched:
         patched.setattr(text, "_PLAIN", False)
-        drawn = status_text(ratchet, 3, False, width, ascii=True)
+        drawn = status_text(ratchet, 3, markup, width, ascii=True)
     return plain, drawn
 
 
@@ -61,10 +63,14 @@ def both(ratchet: Ratchet, width: int, monkeypatch: pytest.MonkeyPatch) -> tuple
         unique_by=lambda item: item[0],
     ),
     width=st.sampled_from([40, 41, 60, 79, 80, 120, 400]),
+    markup=st.booleans(),
 )
-def test_plain_output_is_what_rich_draws(files: list[tuple[str, list[State]]], width: int) -> None:
+def test_plain_output_is_what_rich_draws(
+    files: list[tuple[str, list[State]]], width: int, markup: bool
+) -> None:
+    """ASCII output with colour too (`--color=yes` off a terminal): rich draws its bold header."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        plain, drawn = both(ratchet_of(files), width, monkeypatch)
+        plain, drawn = both(ratchet_of(files), width, monkeypatch, markup=markup)
     assert plain == drawn
 
 
