@@ -14,7 +14,7 @@ from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import require_person
 from pytest_quest.core import policy as gate_policy
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import Quest, Ratchet, State
+from pytest_quest.core.model import SORT_KEY, Ratchet, State
 from pytest_quest.core.policy import OPERATORS, GatePolicy, PolicyError
 from pytest_quest.core.seal import policy_digest_part, seal_issued
 from pytest_quest.engine.base import refuse_option
@@ -115,7 +115,7 @@ def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
     # Most PASS quests share a few policies: judge each compact text once.
     judged: dict[str, list[str]] = {}
     passed = (q for q in ratchet.quests.values() if q.state is State.PASS and q.passed_policy)
-    for quest in sorted(passed, key=Quest.sort_key):
+    for quest in sorted(passed, key=SORT_KEY):
         text = quest.passed_policy or ""
         if text not in judged:
             try:

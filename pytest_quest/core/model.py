@@ -249,7 +249,7 @@ class Quest:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def sort_key(self) -> tuple[str, int, str]:
-        return (self.file, self.first, self.id)
+        return SORT_KEY(self)
 
     if not TYPE_CHECKING:  # seen by mypy, any misspelt field would pass as Any
 

@@ -10,7 +10,6 @@ the modules these two commands need are imported (start-up time).
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import warnings
@@ -22,6 +21,7 @@ import pytest
 from _pytest.config import create_terminal_writer
 
 from pytest_quest.app.context import Context, RunData
+from pytest_quest.engine.codec_help import paused_gc
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.plugin.invocation import answered, build_context, safe_lines, writer_terminal
 from pytest_quest.plugin.options import resolve
@@ -45,14 +45,9 @@ def use_case(command: str) -> Callable[[Context], Output]:
 def run(config: pytest.Config) -> int:
     """Run the command, write what it says as the session would, return its exit status."""
     # A read makes a million objects and no cycle: the collector's passes over them, once
-    # it is on again, cost more than the command (it is restored for an in-process caller).
-    was = gc.isenabled()
-    gc.disable()
-    try:
+    # it is on again, cost more than the command (it is on again for an in-process caller).
+    with paused_gc():
         return _run(config)
-    finally:
-        if was:
-            gc.enable()
 
 
 def _run(config: pytest.Config) -> int:
