@@ -145,6 +145,8 @@ def test_next_todo_orders_by_file_then_line_not_by_insertion() -> None:
     todo = ratchet.next_todo()
     assert todo is not None
     assert todo.id == "src/a.py::mid"
+    assert [q.id for q in ratchet.todo()] == ["src/a.py::mid", "src/a.py::late", "src/b.py::g"]
+    assert todo.sort_key() == ("src/a.py", 12, "src/a.py::mid")
     assert ratchet.counts() == {"TODO": 3, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
     assert ratchet.remaining == 3
 
