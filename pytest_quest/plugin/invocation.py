@@ -18,6 +18,7 @@ from pytest_quest.core.errors import QuestError
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin.judge import handover
+from pytest_quest.plugin.loaded import pytest_cov_loaded, xdist_loaded
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_line, terminal_line
 from pytest_quest.report.json import Output, envelope, error_output
@@ -135,8 +136,8 @@ def child_setup(config: pytest.Config) -> ChildSetup:
     return ChildSetup(
         inifile=Path(str(inipath)) if inipath else None,
         plugin_args=plugin_args(config, given.args if given else None),
-        has_xdist=given.has_xdist if given else config.pluginmanager.hasplugin("xdist"),
-        has_cov=given.has_cov if given else config.pluginmanager.hasplugin("pytest_cov"),
+        has_xdist=given.has_xdist if given else xdist_loaded(config.pluginmanager),
+        has_cov=given.has_cov if given else pytest_cov_loaded(config.pluginmanager),
         workers=1 if given else _workers(config),
     )
 

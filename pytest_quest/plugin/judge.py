@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.plugin.loaded import pytest_cov_loaded, xdist_loaded
+
 # Carries the user's invocation into the judge: its arguments (for the
 # children's -p/-o options), the plugin environment it had, and what it loaded.
 HANDOVER_ENV = "PYTEST_QUEST_JUDGE"
@@ -181,8 +183,8 @@ def judge_env(early_config: pytest.Config, args: list[str]) -> dict[str, str]:
     handover = {
         "args": args,
         "env": {name: os.environ.get(name) for name in PLUGIN_ENV},
-        "has_xdist": bool(manager.hasplugin("xdist")),
-        "has_cov": bool(manager.hasplugin("pytest_cov")),
+        "has_xdist": xdist_loaded(manager),
+        "has_cov": pytest_cov_loaded(manager),
     }
     for name in PLUGIN_ENV:
         env.pop(name, None)

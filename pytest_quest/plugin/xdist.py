@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.engine.measure import Measurement, quiet_coverage
+from pytest_quest.plugin.loaded import xdist_loaded
 
 WORKERINPUT_KEY = "pytest_quest_data_dir"
 DATA_NAME = ".coverage"
@@ -51,7 +52,7 @@ def register(config: pytest.Config, session: Any) -> None:
     if workerinput is not None and workerinput.get(WORKERINPUT_KEY):
         session.worker_dir = str(workerinput[WORKERINPUT_KEY])
         session.worker_id = str(workerinput.get("workerid", f"pid{os.getpid()}"))
-    if config.pluginmanager.hasplugin("xdist") and workerinput is None:
+    if workerinput is None and xdist_loaded(config.pluginmanager):
         config.pluginmanager.register(XdistHooks(session), "quest-xdist")
 
 

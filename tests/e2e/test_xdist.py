@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.projects import Project
+from tests.support.projects import Project, qid, scanned_template
 from tests.support.quests import ratchet_view
 
 pytest.importorskip("xdist")
@@ -110,8 +111,8 @@ TESTS = {
 def comparable(ratchet: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The ratchet's quests without timestamps and run-specific extras."""
     quests = {}
-    for qid, entry in ratchet["quests"].items():
-        quests[qid] = {
+    for quest_id, entry in ratchet["quests"].items():
+        quests[quest_id] = {
             key: value
             for key, value in entry.items()
             if key not in ("issued_at", "passed_at", "extra", "history")
@@ -174,3 +175,82 @@ def test_scan_and_check_same_under_xdist(several: Project) -> None:
     for key in ("ok", "checked", "untracked", "tests_failed", "changed"):
         assert parallel_check[key] == serial_check[key], key
     assert (project.path / "serial.json").read_bytes() == before
+
+
+# Autoload off (PYTEST_DISABLE_PLUGIN_AUTOLOAD=1, as tests/support/runner.py runs every
+# child): xdist comes by `-p xdist.plugin`, so it is registered as "xdist.plugin", not
+# "xdist" (its entry point's name); the workers must still measure and hand their data over.
+BY_P = ("-p", "xdist.plugin", "-n", "2")
+
+AUDITED = """
+    def checked(x):
+        if x > 0:
+            return "pos"
+        return "neg"
+
+
+    def unchecked(x):
+        if x > 0:
+            return "pos"
+        return "neg"
+    """
+
+TEST_AUDITED = """
+    from pkg.audited import checked, unchecked
+
+    def test_checked():
+        assert checked(1) == "pos"
+        assert checked(-1) == "neg"
+
+    def test_unchecked_runs():
+        unchecked(1)
+        unchecked(-1)
+    """
+
+
+def _build_audited(project: Project) -> None:
+    project.source("audited", AUDITED)
+    project.test("test_audited", TEST_AUDITED)
+
+
+@pytest.fixture(scope="module")
+def scanned_serially(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, Any]]:
+    """The audited project scanned once, serially, with autoload off."""
+    return scanned_template(tmp_path_factory, _build_audited)
+
+
+@pytest.fixture
+def autoload_off(tmp_path: Path, scanned_serially: tuple[Project, dict[str, Any]]) -> Project:
+    template, data = scanned_serially
+    assert not template.autoload
+    assert sorted(data["added_pass"]) == [qid("audited", "checked"), qid("audited", "unchecked")]
+    return Project(tmp_path / "project").fill_from(template)
+
+
+def _on_workers(result: pytest.RunResult) -> None:
+    assert "2 workers" in result.stderr.str() or "gw1" in result.stderr.str()
+
+
+def test_scan_by_p_xdist_with_autoload_off(autoload_off: Project) -> None:
+    result, data = autoload_off.run_json("--quest", "scan", "--quest-file", "parallel.json", *BY_P)
+    assert result.ret == 0, data
+    _on_workers(result)
+    assert sorted(data["added_pass"]) == [qid("audited", "checked"), qid("audited", "unchecked")]
+    serial = ratchet_view((autoload_off.path / "quest.json").read_bytes())
+    parallel = ratchet_view((autoload_off.path / "parallel.json").read_bytes())
+    assert comparable(parallel) == comparable(serial)
+
+
+def test_check_by_p_xdist_with_autoload_off(autoload_off: Project) -> None:
+    result, data = autoload_off.run_json("--quest", "check", *BY_P)
+    assert result.ret == 0, data
+    _on_workers(result)
+    assert (data["ok"], data["checked"], data["regressions"]) == (True, 2, [])
+
+
+def test_audit_by_p_xdist_with_autoload_off(autoload_off: Project) -> None:
+    result, data = autoload_off.run_json("--quest", "audit", *BY_P)
+    assert result.ret == 0, data
+    _on_workers(result)
+    assert data["audited"] == [qid("audited", "checked"), qid("audited", "unchecked")]
+    assert [finding["id"] for finding in data["findings"]] == [qid("audited", "unchecked")]
