@@ -83,6 +83,20 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
                 ),
             )
         )
+    for nodeid, how in sorted(report.own_copy.items()):
+        facts.append(
+            Fact(
+                check="mutation.own_copy",
+                field=nodeid,
+                expected="the test checks the function it is given, not a copy it made",
+                actual=f"it made its own copy of {function.qualname} while judged: {how}",
+                message=(
+                    f"could not confirm: {nodeid} made its own copy of {function.qualname} "
+                    f"during the mutant runs ({how}); a copy is never mutated, so comparing "
+                    "the function with it kills every mutant without checking anything"
+                ),
+            )
+        )
     facts += disagreement_facts(report, function)
     return facts
 

@@ -38,6 +38,9 @@ class MutationReport:
     # and those that failed against it there (the probe runs are among the mutants).
     original_reached: list[str] = field(default_factory=list)
     detects_run: list[str] = field(default_factory=list)
+    # Covering tests that made their own copy of the function during the
+    # probe and mutant runs (engine/own_copy.py), each with how.
+    own_copy: dict[str, str] = field(default_factory=dict)
     probed: bool = False
     # The project's L1 hook results from the child, ``{"verdict", "fact"}``
     # dicts (None: the hooks were not asked, or the child gave no answer).
@@ -333,6 +336,7 @@ def _reports(payload: dict[str, Any], count: int, duration: float) -> list[Mutat
                 duration=duration if count == 1 else float(item["seconds"]),
                 original_reached=[str(n) for n in item["original_reached"]],
                 detects_run=[str(n) for n in item["detects_run"]],
+                own_copy={str(k): str(v) for k, v in dict(item.get("own_copy") or {}).items()},
                 probed=bool(item["probed"]),
                 phases={str(k): float(v) for k, v in dict(item.get("phases") or {}).items()},
             )

@@ -23,9 +23,11 @@ from pytest_quest.core.mutants import (
     REACHED,
     Mutant,
     changed_value,
+    find_function,
     plan_mutants,
 )
 from pytest_quest.engine.guard import protect_from_env
+from pytest_quest.engine.own_copy import CopyWatch, copy_watch
 from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.engine.swap import (
     CodeSwap,
@@ -66,6 +68,9 @@ class MutationChild:
                 "problem": "",
                 "original_reached": [],
                 "detects_run": [],
+                # Covering tests that made their own copy of the function
+                # while it was judged (engine/own_copy.py): test -> how.
+                "own_copy": {},
                 "probed": False,
                 # Seconds per phase (baseline, plan, probe, killed, survived,
                 # observe): where the check's time goes (benchmarks/audit_cost.py).
@@ -138,6 +143,10 @@ class MutationChild:
         # This function's own caches, cleared before each of its mutants' tests.
         CACHES[:] = swap.prepare()
         tracker = _Reach(function["file"], start)
+        found = find_function(trees.tree, start)
+        if found is not None:
+            tracker.copies = copy_watch()
+            tracker.copies.watch(function["file"], found[1])
         budget = max(2.0, 10 * max(result["run_seconds"]))
         watch = Watch(swap.path, source, start, lambda item: try_mutant([item], budget))
         setattr(builtins, CHANGED, tracker.changed)
@@ -163,6 +172,8 @@ class MutationChild:
         finally:
             delattr(builtins, CHANGED)
             delattr(builtins, REACHED)
+        if tracker.copies is not None:
+            result["own_copy"] = dict(tracker.copies.found)
         original = set(result["original_reached"])
         for entry in result["mutants"]:
             _credit(entry, original)
@@ -182,15 +193,20 @@ class _Reach:
         self.start = start
         self.index: int | None = None
         self._marks = ""
+        self.copies: CopyWatch | None = None
 
     def begin(self, nodeid: str, index: int | None) -> None:
         """The next run: test `nodeid` against mutant `index` (None: the probe)."""
         self.current, self.by = nodeid, set()
+        if self.copies is not None:
+            self.copies.begin(nodeid)
         if REMOTE and self.file:
             self._marks = REMOTE[0].arm(self.file, self.start, index)
 
     def end(self) -> None:
         """After the run: a process the test started that reached the code counts too."""
+        if self.copies is not None:
+            self.copies.end()
         if self._marks:
             if os.path.exists(self._marks):
                 self.by.add(self.current)

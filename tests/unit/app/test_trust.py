@@ -62,6 +62,7 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         ],
         original_reached=["t::a"],
         detects_run=["t::a"],
+        own_copy={"t::a": "compiled src/pkg/calc.py"},
         probed=True,
     )
     facts = unverified_facts(report, FUNCTION)
@@ -69,8 +70,10 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         ("mutation.not_applied", "src/pkg/calc.py:2"),
         ("mutation.unreached", "src/pkg/calc.py:3"),
         ("mutation.detects_run", "t::a"),
+        ("mutation.own_copy", "t::a"),
         ("evidence.disagree", "t::b"),
     ]
+    assert "compiled src/pkg/calc.py" in facts[3].actual
 
 
 def test_an_honest_report_has_no_fact() -> None:

@@ -1,0 +1,155 @@
+"""A test that loads its own copy of the code under judgement: an audit hook in the mutation child.
+
+The swap (engine/swap.py) puts a mutant into the live functions of a file.
+A copy of the function made while a test runs (the module executed again
+from its file with ``importlib.util.spec_from_file_location``, ``runpy``,
+``importlib.reload``, its source compiled under another name, its cached
+bytecode read) is not a live function at swap time: it stays the original.
+A test that compares the function with such a copy is a self-comparison
+(``assert f(x) == f(x)``) that "kills" every mutant, and agrees with the
+probes (the original): it would PASS without checking anything.
+
+So, during each probe and mutant run, an audit hook (PEP 578) watches for
+the ways such a copy is made: an ``exec`` of code compiled from the judged
+file, a ``compile`` of that file or of source (text or tree) holding a
+function whose body is the judged function's, an ``open`` of the file's
+cached bytecode in ``__pycache__``.  Each test seen doing one is named in
+the child's report; the judge makes it REVIEW (``mutation.own_copy``,
+app/trust.py).
+
+Limits: a copy made before the mutant runs (at import, in the baseline
+runs, in a fixture of wider scope) is a live function and takes the
+mutants; a copy made by hand (the body rewritten, not reproduced) is a
+reference implementation, judged like any expected value; a copy made in
+a process the test starts takes the mutant there (engine/remote_mutant.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import types
+from typing import Any
+
+
+def body_dump(node: ast.AST) -> str:
+    """A function's body as `ast.dump` gives it, its docstring left out (no names, no positions)."""
+    body = list(getattr(node, "body", []))
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    return ast.dump(ast.Module(body=body, type_ignores=[]))
+
+
+def holds_body(tree: ast.AST, dump: str) -> bool:
+    """Whether `tree` has a function whose body is `dump` (see `body_dump`)."""
+    return any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and body_dump(node) == dump
+        for node in ast.walk(tree)
+    )
+
+
+class CopyWatch:
+    """Which tests make their own copy of one function while it is judged (one per process)."""
+
+    def __init__(self) -> None:
+        self.path = ""
+        self.dump = ""
+        self.cache_prefix = ""
+        self.current = ""
+        self.found: dict[str, str] = {}
+        self._real: dict[str, str] = {}
+        self._busy = False
+
+    def watch(self, path: str, tree: ast.AST) -> None:
+        """From now on: the function `tree` (its def node) of the file `path`."""
+        self.path = os.path.realpath(path)
+        self.dump = body_dump(tree)
+        folder, name = os.path.split(self.path)
+        stem = name[:-3] if name.endswith(".py") else name
+        self.cache_prefix = os.path.join(folder, "__pycache__", stem + ".")
+        self.found = {}
+
+    def begin(self, nodeid: str) -> None:
+        """A run of test `nodeid` starts: what it does now counts."""
+        self.current = nodeid
+
+    def end(self) -> None:
+        self.current = ""
+
+    def _is_judged(self, filename: object) -> bool:
+        if not isinstance(filename, str) or not filename:
+            return False
+        real = self._real.get(filename)
+        if real is None:
+            real = os.path.realpath(filename) if len(self._real) < 10_000 else filename
+            self._real[filename] = real
+        return real == self.path
+
+    def _from_file(self, code: types.CodeType) -> bool:
+        if self._is_judged(code.co_filename):
+            return True
+        return any(
+            isinstance(const, types.CodeType) and self._from_file(const)
+            for const in code.co_consts
+        )
+
+    def _what(self, event: str, args: tuple[Any, ...]) -> str:
+        if event == "exec" and args and isinstance(args[0], types.CodeType):
+            if self._from_file(args[0]):
+                return f"executed code compiled from {self.path}"
+        elif event == "compile" and len(args) >= 2:
+            source, filename = args[0], args[1]
+            if self._is_judged(filename):
+                return f"compiled {self.path}"
+            tree = source if isinstance(source, ast.AST) else None
+            if tree is None and isinstance(source, (str, bytes)):
+                try:
+                    tree = ast.parse(source)
+                except (SyntaxError, ValueError):
+                    return ""
+            if tree is not None and holds_body(tree, self.dump):
+                return "compiled source holding the function's body"
+        elif event == "open" and args and isinstance(args[0], (str, bytes)):
+            path = os.fsdecode(args[0])
+            name = os.path.basename(path)
+            if (
+                name.endswith(".pyc")
+                and name.startswith(os.path.basename(self.cache_prefix))
+                and os.path.realpath(path).startswith(self.cache_prefix)
+            ):
+                return f"read the cached bytecode {path}"
+        return ""
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.current or self._busy or event not in ("exec", "compile", "open"):
+            return
+        self._busy = True  # ast.parse compiles too
+        try:
+            what = self._what(event, args)
+        except Exception:  # a hook must not break the test it watches
+            what = ""
+        finally:
+            self._busy = False
+        if what and self.current not in self.found:
+            self.found[self.current] = what
+
+
+# The one watch of this process (an audit hook cannot be removed: it is installed once).
+_WATCH: list[CopyWatch] = []
+
+
+def copy_watch() -> CopyWatch:
+    """This process's watch, its audit hook installed on first use."""
+    if not _WATCH:
+        _WATCH.append(CopyWatch())
+        sys.addaudithook(_WATCH[0].hook)
+    return _WATCH[0]
+
+
+__all__ = ["CopyWatch", "body_dump", "copy_watch", "holds_body"]

@@ -1,0 +1,131 @@
+"""Hostile attacks written with the source in hand (session 25).
+
+Each attack got PASS (or broke a principle) on the code before its fix, or
+is an attack no other suite runs; each must end FAIL or REVIEW, with no other
+quest's entry in quest.json changed.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.attacks import (
+    assert_only_the_judged_entry_changed,
+    attack_template,
+    checks,
+    scanned_copy,
+    submit,
+)
+from tests.support.projects import Project
+from tests.support.quests import ratchet_view
+
+pytestmark = pytest.mark.slow
+
+SOURCE = """\
+def level(x):
+    if x > 10:
+        return "high"
+    return "low"
+
+
+def sign(x):
+    if x > 0:
+        return "positive"
+    if x < 0:
+        return "negative"
+    return "zero"
+"""
+
+LEVEL = "src/pkg/calc.py::level"
+SIGN = "src/pkg/calc.py::sign"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    project, _ = attack_template(tmp_path_factory, "calc", SOURCE)
+    return project
+
+
+@pytest.fixture
+def scanned(template: Project, tmp_path: Path) -> Path:
+    root, _ = scanned_copy(template, tmp_path / "project")
+    return root
+
+
+def attack(
+    root: Path, quest_id: str, test_source: str, allowed: tuple[str, ...] = ("FAIL", "REVIEW")
+) -> dict[str, Any]:
+    """Submit `quest_id` with the attack's tests; the other entries must be unchanged."""
+    (root / "tests" / "test_attack.py").write_text(textwrap.dedent(test_source))
+    before = ratchet_view((root / "quest.json").read_bytes())
+    data = submit(root, quest_id)
+    assert data["verdict"] in allowed, data
+    assert_only_the_judged_entry_changed(root, before, quest_id)
+    return data
+
+
+# Ways to make a copy of the function under judgement during the test: none is
+# a live function when the swap puts a mutant in place, so each stays the original.
+FRESH_COPIES = {
+    "spec_from_file_location": """
+        import importlib.util
+
+        def fresh():
+            spec = importlib.util.spec_from_file_location("oracle", pkg.calc.__file__)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module.sign
+    """,
+    "runpy": """
+        import runpy
+
+        def fresh():
+            return runpy.run_path(pkg.calc.__file__)["sign"]
+    """,
+    "compiled_under_another_name": """
+        def fresh():
+            with open(pkg.calc.__file__) as handle:
+                text = handle.read().replace("def sign", "def oracle")
+            space = {}
+            exec(compile(text, "<oracle>", "exec"), space)
+            return space["oracle"]
+    """,
+    "reload": """
+        import importlib
+
+        def fresh():
+            return importlib.reload(pkg.calc).sign
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(FRESH_COPIES))
+def test_an_oracle_copied_from_the_source_file_during_the_test_is_review(
+    scanned: Path, how: str
+) -> None:
+    # The function compared with a copy of itself made during the test: the
+    # swap changes the live functions only, so every mutant "differs" from
+    # the copy, and the probes (the original) agree with it. PASS before.
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        import pkg.calc
+        from pkg.calc import sign
+        """
+        + FRESH_COPIES[how]
+        + """
+        def test_sign_agrees_with_itself():
+            oracle = fresh()
+            for x in (-3, 0, 4):
+                assert sign(x) == oracle(x)
+        """,
+    )
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.own_copy" in checks(data), checks(data)
+    fact = next(f for f in data["quest"]["facts"] if f["check"] == "mutation.own_copy")
+    assert fact["field"] == "tests/test_attack.py::test_sign_agrees_with_itself"

@@ -1,0 +1,94 @@
+"""engine/own_copy.py: the ways a test makes its own copy of the judged function are seen."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import marshal
+import runpy
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_quest.engine.own_copy import CopyWatch, body_dump, copy_watch, holds_body
+
+SOURCE = '''\
+def sign(x):
+    """Which side of zero."""
+    if x > 0:
+        return "positive"
+    return "other"
+'''
+
+
+@pytest.fixture
+def watched(tmp_path: Path) -> Iterator[tuple[CopyWatch, Path]]:
+    path = tmp_path / "calc.py"
+    path.write_text(SOURCE)
+    watch = copy_watch()
+    assert copy_watch() is watch  # one per process, its hook installed once
+    watch.watch(str(path), ast.parse(SOURCE).body[0])
+    yield watch, path
+    watch.end()
+    watch.watch("", ast.parse("def nothing(): pass").body[0])
+
+
+def test_the_body_is_compared_without_its_docstring_or_name() -> None:
+    node = ast.parse(SOURCE).body[0]
+    plain = SOURCE.replace("def sign", "def oracle").replace('"""Which side of zero."""', "")
+    other = ast.parse(plain).body[0]
+    assert body_dump(node) == body_dump(other)
+    assert holds_body(ast.parse("class A:\n" + textwrap.indent(SOURCE, "    ")), body_dump(node))
+    assert not holds_body(ast.parse(SOURCE.replace("> 0", ">= 0")), body_dump(node))
+
+
+def test_nothing_counts_outside_a_run(watched: tuple[CopyWatch, Path]) -> None:
+    watch, path = watched
+    runpy.run_path(str(path))
+    assert watch.found == {}
+
+
+def test_each_way_of_copying_is_named_once_per_test(watched: tuple[CopyWatch, Path]) -> None:
+    watch, path = watched
+    watch.begin("t::runpy")
+    runpy.run_path(str(path))
+    runpy.run_path(str(path))
+    watch.begin("t::spec")
+    spec = importlib.util.spec_from_file_location("copy_of_calc", path)
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    watch.begin("t::renamed")
+    exec(compile(SOURCE.replace("sign", "oracle"), "<oracle>", "exec"), {})
+    watch.begin("t::tree")
+    compile(ast.parse("x = 1\n" + SOURCE), "<tree>", "exec")
+    watch.end()
+    cache = Path(importlib.util.cache_from_source(str(path)))
+    cache.parent.mkdir(exist_ok=True)
+    cache.write_bytes(bytes(16) + marshal.dumps(compile(SOURCE, str(path), "exec")))
+    watch.begin("t::bytecode")
+    with open(cache, "rb") as handle:
+        handle.read()
+    watch.begin("t::honest")
+    exec(compile("def other(x):\n    return x\n", "<honest>", "exec"), {})
+    open(path).close()  # reading the source (tracebacks, inspect) is no copy
+    watch.end()
+    assert set(watch.found) == {"t::runpy", "t::spec", "t::renamed", "t::tree", "t::bytecode"}
+    assert watch.found["t::runpy"].startswith("compiled ")
+    assert watch.found["t::renamed"] == "compiled source holding the function's body"
+    assert watch.found["t::bytecode"].startswith("read the cached bytecode ")
+
+
+def test_source_that_does_not_parse_and_other_events_are_ignored(
+    watched: tuple[CopyWatch, Path],
+) -> None:
+    watch, _ = watched
+    watch.begin("t::x")
+    with pytest.raises(SyntaxError):
+        compile("def broken(:\n", "<bad>", "exec")
+    watch.hook("open", (3, "r", 0))
+    watch.hook("exec", ("not code",))
+    watch.hook("compile", (None, None))
+    watch.hook("import", ("os",))
+    assert watch.found == {}
