@@ -7,14 +7,16 @@ with the coverage measuring this suite.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from tests.support import profiles
 from tests.support.projects import Project
-from tests.support.runner import SETTINGS
+from tests.support.runner import SETTINGS, TEMP_VARIABLE, private_tmpdir
 from tests.support.warm_bytecode import warm_if_needed
 
 settings.load_profile(profiles.FULL)
@@ -40,6 +42,32 @@ def _no_inherited_settings() -> Iterator[None]:
         for name in SETTINGS:
             patch.delenv(name, raising=False)
         yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _children_temp_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The processes the tests start keep their temporary files in this run's basetemp.
+
+    A gate child or judge killed with SIGKILL leaves its temporary folders
+    (docs/gate.md): here they go with pytest's old basetemps, not into /tmp.
+    This covers what module and session fixtures start; `children_tmpdir` gives
+    each test a folder of its own.
+    """
+    tempfile.gettempdir()  # this process's own temporary files stay where they were
+    root = tmp_path_factory.mktemp("children-tmp", numbered=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(TEMP_VARIABLE, str(private_tmpdir(root, "session")))
+        yield root
+
+
+@pytest.fixture(autouse=True)
+def children_tmpdir(
+    _children_temp_root: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """The TMPDIR of every process this test starts (tests/support/runner.py)."""
+    folder = private_tmpdir(_children_temp_root, request.node.name)
+    monkeypatch.setenv(TEMP_VARIABLE, str(folder))
+    return folder
 
 
 @pytest.fixture

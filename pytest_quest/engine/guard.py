@@ -57,11 +57,16 @@ def protect_from_env() -> None:
             found.add((st.st_dev, st.st_ino))
         return found
 
-    def is_protected(path: Any) -> bool:
+    def is_protected(path: Any, dir_fd: Any = None) -> bool:
         if isinstance(path, int) or path is None:
             return False
         try:
             name = os.fsdecode(path)
+            if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(name):
+                # Relative to a folder's descriptor (shutil.rmtree, pytest's clean-up of old
+                # tmp_path folders): the file there, not the one of that name in the cwd.
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                return (st.st_dev, st.st_ino) in identities()
             if os.path.realpath(name) in protected:
                 return True
             st = os.stat(name)
@@ -89,11 +94,18 @@ def protect_from_env() -> None:
             )
             if writing and is_protected(path):
                 raise refuse("write")
-        elif event in ("os.rename", "os.replace", "os.link", "os.symlink"):
-            if is_protected(args[0]) or is_protected(args[1]):
+        elif event in ("os.rename", "os.replace", "os.link"):
+            # (src, dst, src_dir_fd, dst_dir_fd)
+            if is_protected(args[0], args[2]) or is_protected(args[1], args[3]):
                 raise refuse("link or replace")
-        elif event in ("os.remove", "os.truncate") and is_protected(args[0]):
-            raise refuse("change")
+        elif event == "os.symlink":
+            # (target, link, dir_fd): the target is text, the link is made in dir_fd.
+            if is_protected(args[0]) or is_protected(args[1], args[2]):
+                raise refuse("link or replace")
+        elif event in ("os.remove", "os.truncate"):
+            # os.remove: (path, dir_fd); os.truncate: (path or descriptor, length).
+            if is_protected(args[0], args[1] if event == "os.remove" else None):
+                raise refuse("change")
 
     sys.addaudithook(hook)
 

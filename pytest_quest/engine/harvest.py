@@ -216,7 +216,7 @@ def _line_anchors(filename: str) -> dict[int, int]:
 
 
 def passing_arcs(
-    data_filename: str, passed: set[str]
+    data_filename: str, passed: set[str], *, folder: str | None = None
 ) -> tuple[dict[str, set[tuple[int, int]]], dict[str, dict[int, set[str]]]]:
     """Arcs executed by passing tests, per file; and which passing tests ran each line.
 
@@ -226,6 +226,7 @@ def passing_arcs(
     one context per test (coverage.py's own contexts), and the folded form of
     `Harvest` (the passing union under `PASSED_CONTEXT`, and per passing
     test one row per function it executed under ``WHO_PREFIX + nodeid``).
+    A file's name is made absolute against `folder` (`measured_name`).
     """
     arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
     tests: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -244,7 +245,7 @@ def passing_arcs(
             elif name in passed:
                 names[context_id] = name
                 arc_ids.append(context_id)
-        files = dict(connection.execute("select id, path from file"))
+        files = _names(connection, folder)
         if arc_ids:
             marks = ",".join("?" * len(arc_ids))
             for file_id, fromno, tono in connection.execute(
@@ -270,7 +271,9 @@ def passing_arcs(
     return arcs, tests
 
 
-def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[int, int]]]:
+def failing_arcs(
+    data_filename: str, failed: set[str], *, folder: str | None = None
+) -> dict[str, set[tuple[int, int]]]:
     """Arcs executed by tests that failed or erred, per file (`Harvest`'s union or their contexts)."""
     arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
     if not os.path.exists(data_filename):
@@ -283,7 +286,7 @@ def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[in
             if name == FAILED_CONTEXT or name in failed
         ]
         if ids:
-            files = dict(connection.execute("select id, path from file"))
+            files = _names(connection, folder)
             marks = ",".join("?" * len(ids))
             for file_id, fromno, tono in connection.execute(
                 f"select distinct file_id, fromno, tono from arc where context_id in ({marks})",
@@ -297,4 +300,24 @@ def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[in
     return arcs
 
 
-__all__ = ["FAILED_CONTEXT", "PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "failing_arcs", "passing_arcs"]
+def measured_name(name: str, folder: str | None) -> str:
+    """A measured file's name, absolute: made so against `folder` when it is relative.
+
+    coverage.py's ``relative_files`` setting stores a file under the folder
+    it started in by a relative name, while the processes the tests start
+    (measured with our settings) store it by its absolute one: read as is,
+    one file would be two, each with part of its arcs.
+    """
+    if folder is None or os.path.isabs(name):
+        return name
+    return os.path.normpath(os.path.join(folder, name))
+
+
+def _names(connection: sqlite3.Connection, folder: str | None) -> dict[int, str]:
+    return {
+        file_id: measured_name(path, folder)
+        for file_id, path in connection.execute("select id, path from file")
+    }
+
+
+__all__ = ["FAILED_CONTEXT", "PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "failing_arcs", "measured_name", "passing_arcs"]

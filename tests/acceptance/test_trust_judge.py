@@ -238,7 +238,7 @@ def descendants(pid: int) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_a_signalled_submit_records_nothing_and_leaves_nothing(
-    project: Project, tmp_path: Path, sig: signal.Signals
+    project: Project, tmp_path: Path, children_tmpdir: Path, sig: signal.Signals
 ) -> None:
     scanned(project)
     pids = tmp_path / "pids"
@@ -261,6 +261,9 @@ def test_a_signalled_submit_records_nothing_and_leaves_nothing(
     if sig == signal.SIGTERM:
         assert process.returncode == 2, out
         assert b"no verdict was recorded" in out, out
+        # Handled as Ctrl-C: the judge removed its temporary folders (after SIGKILL
+        # nothing can, docs/gate.md: they stay in this test's TMPDIR).
+        assert sorted(p.name for p in children_tmpdir.glob("pytest-quest-*")) == []
     deadline = time.monotonic() + 10
     leftovers = pids_in(pids) + gate_children
     while any(alive(pid) for pid in leftovers) and time.monotonic() < deadline:

@@ -467,6 +467,54 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path: Path) -> Non
     assert out.split() == ["5", "{}"]
 
 
+def test_protection_judges_a_name_relative_to_a_folder_descriptor_in_that_folder(
+    tmp_path: Path,
+) -> None:
+    """``os.unlink(name, dir_fd=fd)`` (shutil.rmtree, pytest's clean-up of old tmp_path
+    folders) names the file in fd's folder: a ``quest.json`` of an old test's folder may go
+    (it made honest submits REVIEW, seen on humanize), the protected one may not, from any cwd."""
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    old = tmp_path / "pytest-of-me" / "garbage-1" / "test_x0"
+    for folder in (project, elsewhere, old):
+        folder.mkdir(parents=True)
+    ratchet = project / "quest.json"
+    ratchet.write_text("{}")
+    (old / "quest.json").write_text("an old test's file")
+    (project / "other").write_text("forged")
+    script = textwrap.dedent(
+        f"""
+        import os, shutil
+        from pytest_quest.engine.guard import protect_from_env
+        protect_from_env()
+        os.chdir({str(project)!r})  # a bare name here would be the protected file
+        old = os.open({str(old)!r}, os.O_RDONLY)
+        os.rename("quest.json", "moved.json", src_dir_fd=old, dst_dir_fd=old)
+        os.unlink("moved.json", dir_fd=old)
+        shutil.rmtree({str(tmp_path / "pytest-of-me")!r})
+        os.chdir({str(elsewhere)!r})  # a bare name here names nothing
+        own = os.open({str(project)!r}, os.O_RDONLY)
+        refused = 0
+        for attempt in (
+            lambda: os.unlink("quest.json", dir_fd=own),
+            lambda: os.replace("other", "quest.json", src_dir_fd=own, dst_dir_fd=own),
+            lambda: os.rename("quest.json", "gone", src_dir_fd=own, dst_dir_fd=own),
+            lambda: os.link("quest.json", "second", src_dir_fd=own, dst_dir_fd=own),
+        ):
+            try:
+                attempt()
+            except PermissionError:
+                refused += 1
+        print(refused, os.path.exists({str(tmp_path / "pytest-of-me")!r}))
+        """
+    )
+    env = dict(os.environ, **{PROTECT_ENV: str(ratchet)})
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["4", "False"]
+    assert ratchet.read_text() == "{}"
+
+
 def ratchet_with(tmp_path: Path, state: str = "TODO") -> tuple[RatchetStore, Quest]:
     from pytest_quest.core.seal import seal_issued
 

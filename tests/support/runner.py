@@ -3,6 +3,10 @@
 The child sees none of this run's own pytest, xdist or coverage settings, except
 the self-coverage variables when ``PYTEST_QUEST_SELFCOV=1`` (run-tests.sh): then
 coverage.py's subprocess measurement follows the child and the gate's children.
+Every process a test starts makes its temporary files in a folder of this run's
+pytest basetemp (``TMPDIR``, one folder per test: `private_tmpdir`, tests/conftest.py),
+never in the system's: what a judge killed with SIGKILL leaves there (docs/gate.md)
+goes with pytest's old basetemps instead of piling up in /tmp.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -37,6 +42,15 @@ FAST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 FAST = ["-p", "pytest_quest.plugin.hooks", "-p", "no:cacheprovider"]
 # With every installed plugin (xdist, pytest-cov): only the cache is off.
 FULL: list[str] = ["-p", "no:cacheprovider"]
+
+# Where a child's tempfile folders go (Python reads TMPDIR first; Linux and macOS).
+TEMP_VARIABLE = "TMPDIR"
+
+
+def private_tmpdir(root: Path, name: str) -> Path:
+    """A new, empty folder under `root` (pytest's basetemp) for `name`'s children's TMPDIR."""
+    prefix = "".join(c if c.isalnum() else "_" for c in name)[:40] + "-"
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=root))
 
 
 def child_environ(
