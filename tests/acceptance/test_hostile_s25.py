@@ -7,6 +7,8 @@ quest's entry in quest.json changed.
 
 from __future__ import annotations
 
+import os
+import sysconfig
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -174,4 +176,45 @@ def test_an_oracle_saved_from_the_original_is_review(scanned: Path, how: str) ->
     data = attack(scanned, SIGN, SAVED_ORACLES[how])
     assert data["verdict"] == "REVIEW", data["quest"]["facts"]
     assert "mutation.kill_unconfirmed" in checks(data), checks(data)
+
+
+def test_a_pth_file_planted_by_a_test_is_undone_and_never_runs_in_a_judge(
+    scanned: Path, tmp_path: Path
+) -> None:
+    # Python runs the .pth files of its site folders in every process it
+    # starts: one written by a judged test would run in the next judge, before
+    # pytest-quest (code under judgement in the process that decides).
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    name = f"zz_quest_attack_{os.getpid()}_{tmp_path.name}.pth"
+    mark = tmp_path / "judges.txt"
+    line = (
+        f"import os, sys; os.path.isdir({str(tmp_path)!r}) and '--quest' in sys.argv and "
+        f"open({str(mark)!r}, 'a').write(' '.join(sys.argv) + chr(10))"
+    )
+    try:
+        data = attack(
+            scanned,
+            SIGN,
+            f"""
+            import sysconfig
+            from pathlib import Path
+            from pkg.calc import sign
+
+            def test_sign():
+                assert sign(3) == "positive"
+                assert sign(-3) == "negative"
+                assert sign(0) == "zero"
+                pth = Path(sysconfig.get_paths()["purelib"]) / {name!r}
+                pth.write_text({line!r} + "\\n")
+            """,
+        )
+        assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+        assert checks(data)[0] == "guard.startup_files", checks(data)
+        assert not (purelib / name).exists()
+        (scanned / "tests" / "test_attack.py").write_text("def test_nothing():\n    pass\n")
+        submit(scanned, LEVEL)
+        assert not mark.exists(), mark.read_text()
+    finally:
+        for planted in purelib.glob(name + "*"):
+            planted.unlink()
 
