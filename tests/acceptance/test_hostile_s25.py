@@ -24,6 +24,7 @@ from tests.support.attacks import (
 )
 from tests.support.projects import Project
 from tests.support.quests import ratchet_view
+from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.slow
 
@@ -218,3 +219,41 @@ def test_a_pth_file_planted_by_a_test_is_undone_and_never_runs_in_a_judge(
         for planted in purelib.glob(name + "*"):
             planted.unlink()
 
+
+@pytest.mark.parametrize("how", ["moved", "renamed", "removed_then_back"])
+def test_a_function_moved_or_renamed_and_rescanned_keeps_its_quest(
+    scanned: Path, how: str
+) -> None:
+    # The gate never judged it: a move to another file (or a rename) and a
+    # rescan issued it as a new function, PASS at once as a baseline when
+    # assertion-free tests covered it, its quest (tries, REVIEW, DONE)
+    # dropped into `removed`. PASS before.
+    source = scanned / "src" / "pkg" / "calc.py"
+    text = source.read_text()
+    start = text.index("def sign")
+    name = "sign" if how != "renamed" else "signum"
+    module = "moved" if how != "renamed" else "calc"
+    if how == "removed_then_back":
+        source.write_text(text[:start])
+        assert run_quest(scanned, "--quest", "scan")[0] == 0
+    if how == "renamed":
+        source.write_text(text.replace("def sign", "def signum"))
+    else:
+        source.write_text(text[:start])
+        (scanned / "src" / "pkg" / "moved.py").write_text(text[start:])
+    (scanned / "tests" / "test_attack.py").write_text(
+        f"from pkg.{module} import {name}\n\n\ndef test_runs():\n"
+        f"    {name}(3)\n    {name}(-3)\n    {name}(0)\n"
+    )
+    code, data, stderr = run_quest(scanned, "--quest", "scan")
+    assert code == 0, stderr
+    new = f"src/pkg/{module}.py::{name}"
+    assert data["added_pass"] == [], data
+    assert data["added"] == [new], data
+    ratchet = ratchet_view((scanned / "quest.json").read_bytes())
+    assert ratchet["quests"][new].get("state", "TODO") == "TODO"
+    assert ratchet["removed"][-1]["id"] == SIGN
+    if how != "removed_then_back":
+        assert ratchet["removed"][-1]["note"] == f"moved or renamed to {new}"
+    # The gate then judges it like any quest: the assertion-free test FAILs.
+    assert submit(scanned, new)["verdict"] == "FAIL"
