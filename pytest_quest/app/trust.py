@@ -97,6 +97,20 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
                 ),
             )
         )
+    for nodeid, why in sorted(report.kill_unconfirmed.items()):
+        facts.append(
+            Fact(
+                check="mutation.kill_unconfirmed",
+                field=nodeid,
+                expected="the test fails with the mutant in place from the start of a process",
+                actual=why,
+                message=(
+                    f"could not confirm: {nodeid}: {why}; its expected values may come from "
+                    f"{function.qualname} itself (computed at import, in parametrize, or on "
+                    "an earlier run), which no mutant can change"
+                ),
+            )
+        )
     facts += disagreement_facts(report, function)
     return facts
 

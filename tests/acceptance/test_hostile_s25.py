@@ -129,3 +129,49 @@ def test_an_oracle_copied_from_the_source_file_during_the_test_is_review(
     assert "mutation.own_copy" in checks(data), checks(data)
     fact = next(f for f in data["quest"]["facts"] if f["check"] == "mutation.own_copy")
     assert fact["field"] == "tests/test_attack.py::test_sign_agrees_with_itself"
+
+
+# Expected values taken from the function itself before the mutants are put in
+# place: at import, at collection (parametrize), or on a test's first run.
+SAVED_ORACLES = {
+    "at_import": """
+        from pkg.calc import sign
+
+        EXPECTED = {x: sign(x) for x in (-3, 0, 4)}
+
+        def test_sign():
+            for x, want in EXPECTED.items():
+                assert sign(x) == want
+    """,
+    "in_parametrize": """
+        import pytest
+        from pkg.calc import sign
+
+        @pytest.mark.parametrize("x, want", [(x, sign(x)) for x in (-3, 0, 4)])
+        def test_sign(x, want):
+            assert sign(x) == want
+    """,
+    "on_the_first_run": """
+        from pkg.calc import sign
+
+        SEEN = {}
+
+        def check(x, value):
+            assert SEEN.setdefault(x, value) == value
+
+        def test_sign():
+            for x in (-3, 0, 4):
+                check(x, sign(x))
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(SAVED_ORACLES))
+def test_an_oracle_saved_from_the_original_is_review(scanned: Path, how: str) -> None:
+    # Expected values computed by the function before the mutants are put in
+    # place are the original's: every mutant "differs" from them and the
+    # probes agree with them. PASS before.
+    data = attack(scanned, SIGN, SAVED_ORACLES[how])
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.kill_unconfirmed" in checks(data), checks(data)
+

@@ -6,6 +6,7 @@ each must end FAIL or REVIEW, with no other quest's entry in quest.json changed.
 
 from __future__ import annotations
 
+import itertools
 import json
 import textwrap
 from pathlib import Path
@@ -293,12 +294,15 @@ def test_the_children_carry_no_report_path_and_look_alike(scanned: Path) -> None
     assert data["verdict"] == "PASS"
     seen = [json.loads(p.read_text()) for p in (scanned / "argv").iterdir()]
     children = [child for child in seen if "--quest-channel" in child["argv"]]
-    assert len(children) == 2, seen  # the measuring child and the mutation child
-    first, second = (set(child["argv"]) for child in children)
-    different = {a for a in first ^ second if not a.isdigit() and "," not in a}
-    assert different <= {"--quest-source", "--quest-measure-only"} | {
-        a for a in first ^ second if a.endswith(".py") or "/" in a
-    }, different
+    # The measuring child, the mutation child, and the mutation child's
+    # fresh run confirming the kills (plugin/fresh_kill.py).
+    assert len(children) == 3, seen
+    argvs = [set(child["argv"]) for child in children]
+    for first, second in itertools.combinations(argvs, 2):
+        different = {a for a in first ^ second if not a.isdigit() and "," not in a}
+        assert different <= {"--quest-source", "--quest-measure-only"} | {
+            a for a in first ^ second if a.endswith(".py") or "/" in a
+        }, different
     for child in children:
         assert not [a for a in child["argv"] if a.endswith(".json")], child
         assert not [k for k in child["env"] if "MUTAT" in k], child

@@ -63,6 +63,7 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         original_reached=["t::a"],
         detects_run=["t::a"],
         own_copy={"t::a": "compiled src/pkg/calc.py"},
+        kill_unconfirmed={"t::a": "it passed in a fresh process"},
         probed=True,
     )
     facts = unverified_facts(report, FUNCTION)
@@ -71,9 +72,11 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         ("mutation.unreached", "src/pkg/calc.py:3"),
         ("mutation.detects_run", "t::a"),
         ("mutation.own_copy", "t::a"),
+        ("mutation.kill_unconfirmed", "t::a"),
         ("evidence.disagree", "t::b"),
     ]
     assert "compiled src/pkg/calc.py" in facts[3].actual
+    assert facts[4].actual == "it passed in a fresh process"
 
 
 def test_an_honest_report_has_no_fact() -> None:
