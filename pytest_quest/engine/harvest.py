@@ -232,16 +232,19 @@ def passing_arcs(
     tests: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
     if not os.path.exists(data_filename):
         return arcs, tests
+    regions = _RegionLines()
     connection = sqlite3.connect(data_filename)
     try:
         names: dict[int, str] = {}  # context id -> passing test
         arc_ids = []  # contexts whose rows are real arcs
+        who_ids = set()  # contexts of `Harvest`'s one row per function
         for context_id, name in connection.execute("select id, context from context"):
             if name == PASSED_CONTEXT:
                 arc_ids.append(context_id)
             elif name.startswith(WHO_PREFIX):
                 if name[len(WHO_PREFIX) :] in passed:
                     names[context_id] = name[len(WHO_PREFIX) :]
+                    who_ids.add(context_id)
             elif name in passed:
                 names[context_id] = name
                 arc_ids.append(context_id)
@@ -260,6 +263,15 @@ def passing_arcs(
             if name is None:
                 continue
             by_line = tests[files[file_id]]
+            if context_id in who_ids:
+                # The row says the test ran the function, not which of its lines: it
+                # counts for every line (step 4 tries it on each of the function's
+                # statements; by its first line only, a test that ran the function in
+                # process was never tried on the others when another ran them in a
+                # subprocess, whose rows are per line).
+                for line in regions(files[file_id]).get(fromno, (fromno,)):
+                    by_line[line].add(name)
+                continue
             if fromno > 0:
                 by_line[fromno].add(name)
             if tono > 0 and tono != fromno:
@@ -298,6 +310,21 @@ def failing_arcs(
     finally:
         connection.close()
     return arcs
+
+
+class _RegionLines:
+    """File -> anchor (a function region's first line) -> the region's lines, read once a file."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, dict[int, tuple[int, ...]]] = {}
+
+    def __call__(self, filename: str) -> dict[int, tuple[int, ...]]:
+        if filename not in self.found:
+            lines: dict[int, list[int]] = defaultdict(list)
+            for line, anchor in sorted(_line_anchors(filename).items()):
+                lines[anchor].append(line)
+            self.found[filename] = {anchor: tuple(found) for anchor, found in lines.items()}
+        return self.found[filename]
 
 
 def measured_name(name: str, folder: str | None) -> str:
