@@ -28,8 +28,7 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
 from pytest_quest.core.tamper import find_tamper_signs
-from pytest_quest.engine.gate_signals import SIGNALS_ENV
-from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV, VerdictGuard
+from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.mutation import MutationReport
 from pytest_quest.engine.runner import run_child
@@ -88,10 +87,8 @@ def submit(
     distrust_journal(guard, signs)
     startup = StartupFiles()  # nor plant code in the next judge (engine/startup_files.py)
     try:
-        # The judged cannot write the verdict (engine/guard.py).
-        os.environ[PROTECT_ENV] = str(ctx.store.path)
-        os.environ[REFUSED_ENV] = str(guard.refusals)
-        os.environ[SIGNALS_ENV] = str(guard.signals)  # nor kill the gate (engine/gate_signals.py)
+        # The judged cannot write the verdict (engine/guard.py), nor kill the gate.
+        os.environ.update(guard.judged_env())
         try:
             judgement = judge_with(ctx, quest, ratchet, verifiers)
         except BaseException:
@@ -99,9 +96,8 @@ def submit(
             undo_forgery(ctx, guard)
             raise
         finally:
-            os.environ.pop(PROTECT_ENV, None)
-            os.environ.pop(REFUSED_ENV, None)
-            os.environ.pop(SIGNALS_ENV, None)
+            for name in guard.judged_env():
+                os.environ.pop(name, None)
             planted = startup.restore()
         judgement.result = with_startup_changes(judgement.result, planted)
         judgement.result = with_tamper_signs(judgement.result, signs)

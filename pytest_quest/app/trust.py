@@ -111,6 +111,20 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
                 ),
             )
         )
+    for nodeid, what in sorted(report.stale_reads.items()):
+        facts.append(
+            Fact(
+                check="mutation.stale_read",
+                field=nodeid,
+                expected="each run of the test checks the function against what the test knows",
+                actual=what,
+                message=(
+                    f"could not confirm: {nodeid} {what} (the measuring run or an earlier "
+                    f"mutant run): its expected values may come from {function.qualname} "
+                    "itself, which no mutant can change"
+                ),
+            )
+        )
     facts += disagreement_facts(report, function)
     return facts
 

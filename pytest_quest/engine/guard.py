@@ -13,7 +13,8 @@ from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unaccounted
 from pytest_quest.core.model import Fact, Ratchet, State
 from pytest_quest.engine.codec import loads, quest_to_dict
-from pytest_quest.engine.gate_signals import refuse_gate_signals
+from pytest_quest.engine.created_files import CREATED_ENV, track_created
+from pytest_quest.engine.gate_signals import SIGNALS_ENV, refuse_gate_signals
 from pytest_quest.engine.store import RatchetStore, read_regular
 from pytest_quest.engine.witness import Witness
 
@@ -36,6 +37,7 @@ def protect_from_env() -> None:
     file; `VerdictGuard` catches those after the run.
     """
     refuse_gate_signals()
+    track_created()
     target = os.environ.get(PROTECT_ENV)
     if not target:
         return
@@ -141,11 +143,15 @@ class VerdictGuard:
         fd, name = tempfile.mkstemp(prefix="pytest-quest-signals-")
         os.close(fd)
         self.signals = Path(name)
+        # Each file a judged process creates (engine/created_files.py).
+        fd, name = tempfile.mkstemp(prefix="pytest-quest-created-")
+        os.close(fd)
+        self.created = Path(name)
         # Listening before the snapshot: every write after it is announced.
         self.witness = Witness.start(self.path)
         # A guard dropped without `close` still lets go of its socket and file.
         self._finalizer = weakref.finalize(
-            self, _release, self.witness, self.refusals, self.signals
+            self, _release, self.witness, self.refusals, self.signals, self.created
         )
         self.before, self.snapshot = self.store.locked(self._snapshot)
 
@@ -194,6 +200,15 @@ class VerdictGuard:
         self.changed = changed_entries(before, after) if after is not None else ["the whole file"]
         self.facts.append(self._fact(reasons))
         return self.before if after is None else None
+
+    def judged_env(self) -> dict[str, str]:
+        """The variables the judged processes run with: the ratchet file and the guard's logs."""
+        return {
+            PROTECT_ENV: str(self.path),
+            REFUSED_ENV: str(self.refusals),
+            SIGNALS_ENV: str(self.signals),  # nor kill the gate (engine/gate_signals.py)
+            CREATED_ENV: str(self.created),
+        }
 
     def signal_lines(self) -> list[str]:
         """The signals at the gate a judged process tried to send (refused), one line each."""

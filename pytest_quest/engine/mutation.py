@@ -43,6 +43,8 @@ class MutationReport:
     own_copy: dict[str, str] = field(default_factory=dict)
     # Killing tests whose kill did not hold in a fresh process (plugin/fresh_kill.py).
     kill_unconfirmed: dict[str, str] = field(default_factory=dict)
+    # Tests that read a file an earlier run created (engine/created_files.py).
+    stale_reads: dict[str, str] = field(default_factory=dict)
     probed: bool = False
     # The project's L1 hook results from the child, ``{"verdict", "fact"}``
     # dicts (None: the hooks were not asked, or the child gave no answer).
@@ -345,6 +347,9 @@ def _reports(payload: dict[str, Any], count: int, duration: float) -> list[Mutat
                 own_copy={str(k): str(v) for k, v in dict(item.get("own_copy") or {}).items()},
                 kill_unconfirmed={
                     str(k): str(v) for k, v in dict(item.get("kill_unconfirmed") or {}).items()
+                },
+                stale_reads={
+                    str(k): str(v) for k, v in dict(item.get("stale_reads") or {}).items()
                 },
                 probed=bool(item["probed"]),
                 phases={str(k): float(v) for k, v in dict(item.get("phases") or {}).items()},

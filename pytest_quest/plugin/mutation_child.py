@@ -26,6 +26,7 @@ from pytest_quest.core.mutants import (
     find_function,
     plan_mutants,
 )
+from pytest_quest.engine.created_files import CreatedFiles, track_created
 from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.engine.own_copy import CopyWatch, copy_watch
 from pytest_quest.engine.remote_mutant import RemoteMutants
@@ -76,6 +77,9 @@ class MutationChild:
                 # Killing tests whose kill did not hold in a fresh process
                 # with the mutant in place from the start (plugin/fresh_kill.py).
                 "kill_unconfirmed": {},
+                # Covering tests that read, in a probe or mutant run, a file an
+                # earlier run created (engine/created_files.py): test -> what.
+                "stale_reads": {},
                 "probed": False,
                 # Seconds per phase (baseline, plan, probe, killed, survived,
                 # observe): where the check's time goes (benchmarks/audit_cost.py).
@@ -149,6 +153,9 @@ class MutationChild:
         # This function's own caches, cleared before each of its mutants' tests.
         CACHES[:] = swap.prepare()
         tracker = _Reach(function["file"], start)
+        tracker.created = track_created()
+        if tracker.created is not None:
+            tracker.created.found = {}
         found = find_function(trees.tree, start)
         if found is not None:
             tracker.copies = copy_watch()
@@ -180,6 +187,8 @@ class MutationChild:
             delattr(builtins, REACHED)
         if tracker.copies is not None:
             result["own_copy"] = dict(tracker.copies.found)
+        if tracker.created is not None:
+            result["stale_reads"] = dict(tracker.created.found)
         original = set(result["original_reached"])
         for entry in result["mutants"]:
             _credit(entry, original)
@@ -214,12 +223,15 @@ class _Reach:
         self.index: int | None = None
         self._marks = ""
         self.copies: CopyWatch | None = None
+        self.created: CreatedFiles | None = None
 
     def begin(self, nodeid: str, index: int | None) -> None:
         """The next run: test `nodeid` against mutant `index` (None: the probe)."""
         self.current, self.by = nodeid, set()
         if self.copies is not None:
             self.copies.begin(nodeid)
+        if self.created is not None:
+            self.created.begin(nodeid)
         if REMOTE and self.file:
             self._marks = REMOTE[0].arm(self.file, self.start, index)
 
@@ -227,6 +239,8 @@ class _Reach:
         """After the run: a process the test started that reached the code counts too."""
         if self.copies is not None:
             self.copies.end()
+        if self.created is not None:
+            self.created.end()
         if self._marks:
             if os.path.exists(self._marks):
                 self.by.add(self.current)

@@ -257,3 +257,26 @@ def test_a_function_moved_or_renamed_and_rescanned_keeps_its_quest(
         assert ratchet["removed"][-1]["note"] == f"moved or renamed to {new}"
     # The gate then judges it like any quest: the assertion-free test FAILs.
     assert submit(scanned, new)["verdict"] == "FAIL"
+
+
+def test_a_golden_file_written_by_the_judged_run_itself_is_review(scanned: Path) -> None:
+    # The measuring run writes the original's answers; every later run (the
+    # mutants, a fresh process) compares with them. PASS before.
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        import json, pathlib
+        from pkg.calc import sign
+
+        GOLDEN = pathlib.Path(__file__).parent / "golden_sign.json"
+
+        def test_sign():
+            got = {str(x): sign(x) for x in (-3, 0, 4)}
+            if not GOLDEN.exists():
+                GOLDEN.write_text(json.dumps(got))
+            assert got == json.loads(GOLDEN.read_text())
+        """,
+    )
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.stale_read" in checks(data), checks(data)

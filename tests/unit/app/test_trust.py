@@ -64,6 +64,7 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         detects_run=["t::a"],
         own_copy={"t::a": "compiled src/pkg/calc.py"},
         kill_unconfirmed={"t::a": "it passed in a fresh process"},
+        stale_reads={"t::a": "read /p/golden.json, a file an earlier run created"},
         probed=True,
     )
     facts = unverified_facts(report, FUNCTION)
@@ -73,6 +74,7 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         ("mutation.detects_run", "t::a"),
         ("mutation.own_copy", "t::a"),
         ("mutation.kill_unconfirmed", "t::a"),
+        ("mutation.stale_read", "t::a"),
         ("evidence.disagree", "t::b"),
     ]
     assert "compiled src/pkg/calc.py" in facts[3].actual

@@ -1,0 +1,119 @@
+"""Files a judged run created, read back by a later run: an audit hook in the gate's children.
+
+A test that writes what the function returns into a file on its first run
+(``if not GOLDEN.exists(): GOLDEN.write_text(...)``) and compares with the
+file afterwards checks the function against itself: the measuring run
+writes the original's answers, and every later run, in the mutation child
+or in a fresh process, compares the mutants with them, killing them all.
+
+So each gate child logs every file a judged process creates (opened for
+writing where nothing was) to a file the judge owns (`CREATED_ENV`); during
+the mutation child's probe and mutant runs, a test that reads such a file
+before writing it in that same run is named in the child's report, and the
+judge makes it REVIEW (``mutation.stale_read``, app/trust.py).
+
+Limits: files written by programs the tests start and by C code are not
+seen, nor files created before the submit (a snapshot committed with the
+tests is test data, judged like any expected value); bytecode caches
+(``__pycache__``) are left out.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+# The judge names the file where each file created by a judged process leaves a line.
+CREATED_ENV = "PYTEST_QUEST_CREATED"
+
+_WRITE = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+def _writing(mode: Any, flags: Any) -> bool:
+    if isinstance(mode, str):
+        return any(c in mode for c in "wax+")
+    return mode is None and isinstance(flags, int) and bool(flags & _WRITE)
+
+
+class CreatedFiles:
+    """This process's side: log what it creates; in a run, note reads of what earlier runs created."""
+
+    def __init__(self, log: str) -> None:
+        self.log = log
+        self.current = ""
+        self.known: set[str] = set()
+        self.written: set[str] = set()
+        self.found: dict[str, str] = {}
+        self._busy = False
+
+    def begin(self, nodeid: str) -> None:
+        """A run of test `nodeid` starts: files created before it (any process) are known."""
+        self.known = set(_read_lines(self.log))
+        self.written = set()
+        self.current = nodeid
+
+    def end(self) -> None:
+        self.current = ""
+
+    def _seen(self, path: Any, mode: Any, flags: Any) -> None:
+        writing = _writing(mode, flags)
+        if not isinstance(path, (str, bytes)) or not (writing or self.current):
+            return
+        name = os.fsdecode(path)
+        if "__pycache__" in name or name.endswith(".pyc"):
+            return
+        real = os.path.realpath(name)
+        if real == os.path.realpath(self.log):
+            return
+        if writing:
+            if self.current:
+                self.written.add(real)
+            if not os.path.exists(real):
+                fd = os.open(self.log, os.O_WRONLY | os.O_APPEND)
+                try:
+                    os.write(fd, (real + "\n").encode("utf-8", "surrogateescape"))
+                finally:
+                    os.close(fd)
+        elif self.current and real in self.known and real not in self.written:
+            self.found.setdefault(
+                self.current, f"read {real}, a file an earlier run of this submission created"
+            )
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if event != "open" or self._busy or len(args) < 3:
+            return
+        self._busy = True
+        try:
+            self._seen(*args[:3])
+        except Exception:  # a hook must not break the test it watches
+            pass
+        finally:
+            self._busy = False
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "surrogateescape").splitlines()
+    except OSError:
+        return []
+
+
+# The one watcher of this process (an audit hook cannot be removed).
+_CREATED: list[CreatedFiles] = []
+
+
+def track_created() -> CreatedFiles | None:
+    """In a judged process: log the files it creates (`CREATED_ENV`); None without the variable."""
+    if _CREATED:
+        return _CREATED[0]
+    log = os.environ.get(CREATED_ENV)
+    if not log:
+        return None
+    _CREATED.append(CreatedFiles(log))
+    sys.addaudithook(_CREATED[0].hook)
+    return _CREATED[0]
+
+
+__all__ = ["CREATED_ENV", "CreatedFiles", "track_created"]
