@@ -131,6 +131,7 @@ def audit_functions(
                 f.quest_id,
                 None if ratchet.policy is None else tuple(ratchet.policy.operators),
                 line_tests=_span((line_tests or {}).get(f.file, {}), f),
+                confirm_kills=False,
             )
             for _, f in chosen
         ],

@@ -7,10 +7,10 @@ from typing import Any
 
 from pytest_quest.app.context import Context, measured, now_utc
 from pytest_quest.app.policy import ensure_policy
-from pytest_quest.core.model import Ratchet, State
+from pytest_quest.core.model import FunctionFacts, Ratchet, State
 from pytest_quest.core.ratchet import ScanReport, merge_scan
 from pytest_quest.core.seal import config_digest, seal_issued
-from pytest_quest.engine.source import partial_branch_lines, read_source
+from pytest_quest.engine.source import fingerprint_as, partial_branch_lines, read_source
 from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.json import Output
@@ -36,6 +36,7 @@ def scan(ctx: Context) -> Output:
             source.config,
             test_files,
             now,
+            returning_quests(ratchet, source.functions, source.excluded_functions, ctx.rootdir),
         )
         seal_config(ratchet, report.added + report.added_pass, source.config, ctx.rootdir)
         return report, ratchet
@@ -84,6 +85,40 @@ def scan(ctx: Context) -> Output:
         },
         lines,
     )
+
+
+def returning_quests(
+    ratchet: Ratchet, functions: list[FunctionFacts], excluded: list[str], rootdir: Path
+) -> dict[str, str]:
+    """New functions that are a quest not PASS, gone now or removed before, moved or renamed.
+
+    Matched by fingerprint: the same (a move to another file), or the same
+    under the quest's old name (a rename).  New id -> old id.
+    """
+    current = {facts.quest_id for facts in functions}
+    gone = {
+        quest.id: (quest.fingerprint, quest.qualname)
+        for quest in ratchet.quests.values()
+        if quest.id not in current and quest.id not in excluded and quest.state is not State.PASS
+    }
+    for record in ratchet.removed:
+        qid, print_ = record.get("id", ""), record.get("fingerprint", "")
+        if print_ and record.get("state") != State.PASS.value and qid not in current:
+            gone.setdefault(qid, (print_, qid.split("::", 1)[-1].split("@", 1)[0]))
+    found: dict[str, str] = {}
+    new = [f for f in functions if f.quest_id not in ratchet.quests and f.statements]
+    for facts in new:
+        for old_id, (fingerprint, qualname) in gone.items():
+            if old_id in found.values():
+                continue
+            name = qualname.rsplit(".", 1)[-1]
+            if fingerprint in (
+                facts.fingerprint,
+                fingerprint_as(rootdir / facts.file, facts.start, name),
+            ):
+                found[facts.quest_id] = old_id
+                break
+    return found
 
 
 def seal_config(ratchet: Ratchet, ids: list[str], config: dict[str, Any], rootdir: Path) -> None:

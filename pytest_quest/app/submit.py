@@ -40,6 +40,7 @@ from pytest_quest.engine.source import (
     new_partial_exclusions,
     read_source,
 )
+from pytest_quest.engine.startup_files import StartupFiles, with_startup_changes
 from pytest_quest.engine.submitted import own_packages, submitted_files
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report.json import Output
@@ -85,6 +86,7 @@ def submit(
     signs = tamper_signs(ctx, ratchet)
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
     distrust_journal(guard, signs)
+    startup = StartupFiles()  # nor plant code in the next judge (engine/startup_files.py)
     try:
         # The judged cannot write the verdict (engine/guard.py).
         os.environ[PROTECT_ENV] = str(ctx.store.path)
@@ -100,6 +102,8 @@ def submit(
             os.environ.pop(PROTECT_ENV, None)
             os.environ.pop(REFUSED_ENV, None)
             os.environ.pop(SIGNALS_ENV, None)
+            planted = startup.restore()
+        judgement.result = with_startup_changes(judgement.result, planted)
         judgement.result = with_tamper_signs(judgement.result, signs)
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
         state, written = record(

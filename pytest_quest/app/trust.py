@@ -97,13 +97,41 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
                 ),
             )
         )
+    for nodeid, why in sorted(report.kill_unconfirmed.items()):
+        facts.append(
+            Fact(
+                check="mutation.kill_unconfirmed",
+                field=nodeid,
+                expected="the test fails with the mutant in place from the start of a process",
+                actual=why,
+                message=(
+                    f"could not confirm: {nodeid}: {why}; its expected values may come from "
+                    f"{function.qualname} itself (computed at import, in parametrize, or on "
+                    "an earlier run), which no mutant can change"
+                ),
+            )
+        )
     facts += disagreement_facts(report, function)
     return facts
 
 
 def disagreement_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
-    """Covering tests (per the measuring run) that passed but did not run the original here."""
+    """Covering tests (per the measuring run) that passed but did not run the original here.
+
+    None when every mutant was run by a test that also ran the original: the
+    verdict then rests on those tests' runs (a test that did not reach the
+    function can kill no mutant), and a line no such test reached would have
+    made its mutant `mutation.unreached`.  Honest suites get there through
+    what a process does once: a test whose body imports a module for the
+    first time reaches the function in the measuring run only (seen on
+    python-dotenv's zip import tests, which made every submit of the
+    functions they reach REVIEW).
+    """
     if not report.probed or not report.runs:
+        return []
+    excluded = set(function.excluded_lines)
+    judged = [m for m in report.mutants if int(m["line"]) not in excluded]
+    if judged and all(m.get("status") in ("killed", "survived") for m in judged):
         return []
     reached = set(report.original_reached)
     stable = [

@@ -48,6 +48,38 @@ def new_quest(facts: FunctionFacts, now: str) -> Quest:
     )
 
 
+def returned_quest(ratchet: Ratchet, old_id: str, facts: FunctionFacts, now: str) -> Quest:
+    """The quest `old_id` (live, or its last ``removed`` record) for its code now at `facts`."""
+    old = ratchet.quests.get(old_id)
+    if old is None:
+        record = next((r for r in reversed(ratchet.removed) if r.get("id") == old_id), {})
+        quest = new_quest(facts, now)
+        state = State(record.get("state", "TODO"))
+        quest.state = state if state is not State.PASS else State.TODO
+        quest.tries = int(record.get("tries", "0") or 0)
+        quest.passed_at, quest.baseline = "", False
+        quest.facts = coverage_facts(facts)
+    else:
+        shift = facts.first - old.first
+        quest = replace(
+            old,
+            id=facts.quest_id,
+            file=facts.file,
+            qualname=facts.qualname,
+            first=facts.first,
+            last=facts.last,
+            fingerprint=facts.fingerprint,
+            excluded_lines=[line + shift for line in old.excluded_lines],
+        )
+        if quest.state is State.TODO:
+            quest.missing_lines = list(facts.missing_lines)
+            quest.missing_branches = list(facts.missing_branches)
+            quest.covering_tests = list(facts.covering_tests)
+            quest.facts = coverage_facts(facts)
+    seal_issued(quest)
+    return quest
+
+
 def merge_scan(
     ratchet: Ratchet,
     functions: list[FunctionFacts],
@@ -55,6 +87,7 @@ def merge_scan(
     config: dict[str, object],
     test_files: dict[str, str],
     now: str,
+    returning: dict[str, str] | None = None,
 ) -> ScanReport:
     """Merge what a scan measured into `ratchet`, in place.
 
@@ -63,14 +96,29 @@ def merge_scan(
     TODO quest (that is the gate's job, with all its steps) and never touches
     a PASS entry's record.  TODO quests get the current missing lines and
     position.  Functions that are gone are moved to ``removed``, visibly.
+
+    `returning` maps a new function's id to the id of a quest that is not
+    PASS, gone in this scan or recorded in ``removed`` earlier, with the same
+    code (the caller matched it: moved to another file, or renamed): it is
+    that quest, not a new function, so it keeps its state and tries and never
+    enters as a PASS baseline (a move and a rescan would otherwise have
+    PASSed it with whatever tests covered it, the gate never asked).
     """
     report = ScanReport()
     seen: set[str] = set()
     excluded = set(excluded_functions)
+    moved: dict[str, str] = {}
     for facts in functions:
         qid = facts.quest_id
         quest = ratchet.quests.get(qid)
-        if quest is None:
+        if quest is None and qid in (returning or {}):
+            if facts.statements == 0:
+                continue
+            quest = returned_quest(ratchet, (returning or {})[qid], facts, now)
+            moved[(returning or {})[qid]] = qid
+            ratchet.quests[qid] = quest
+            report.added.append(qid)
+        elif quest is None:
             if facts.statements == 0:
                 continue
             quest = new_quest(facts, now)
@@ -98,9 +146,11 @@ def merge_scan(
         if qid in excluded:
             continue
         quest = ratchet.quests.pop(qid)
-        ratchet.removed.append(
-            {"id": qid, "state": quest.state.value, "at": now, "note": "function not found by scan"}
-        )
+        note = f"moved or renamed to {moved[qid]}" if qid in moved else "function not found by scan"
+        entry = {"id": qid, "state": quest.state.value, "at": now, "note": note}
+        if quest.state is not State.PASS:
+            entry.update(fingerprint=quest.fingerprint, tries=str(quest.tries))
+        ratchet.removed.append(entry)
         report.removed.append(qid)
     if ratchet.active is not None and (
         ratchet.active not in ratchet.quests or ratchet.quests[ratchet.active].state.terminal

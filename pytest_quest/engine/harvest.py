@@ -216,7 +216,7 @@ def _line_anchors(filename: str) -> dict[int, int]:
 
 
 def passing_arcs(
-    data_filename: str, passed: set[str]
+    data_filename: str, passed: set[str], *, folder: str | None = None
 ) -> tuple[dict[str, set[tuple[int, int]]], dict[str, dict[int, set[str]]]]:
     """Arcs executed by passing tests, per file; and which passing tests ran each line.
 
@@ -226,25 +226,29 @@ def passing_arcs(
     one context per test (coverage.py's own contexts), and the folded form of
     `Harvest` (the passing union under `PASSED_CONTEXT`, and per passing
     test one row per function it executed under ``WHO_PREFIX + nodeid``).
+    A file's name is made absolute against `folder` (`measured_name`).
     """
     arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
     tests: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
     if not os.path.exists(data_filename):
         return arcs, tests
+    regions = _RegionLines()
     connection = sqlite3.connect(data_filename)
     try:
         names: dict[int, str] = {}  # context id -> passing test
         arc_ids = []  # contexts whose rows are real arcs
+        who_ids = set()  # contexts of `Harvest`'s one row per function
         for context_id, name in connection.execute("select id, context from context"):
             if name == PASSED_CONTEXT:
                 arc_ids.append(context_id)
             elif name.startswith(WHO_PREFIX):
                 if name[len(WHO_PREFIX) :] in passed:
                     names[context_id] = name[len(WHO_PREFIX) :]
+                    who_ids.add(context_id)
             elif name in passed:
                 names[context_id] = name
                 arc_ids.append(context_id)
-        files = dict(connection.execute("select id, path from file"))
+        files = _names(connection, folder)
         if arc_ids:
             marks = ",".join("?" * len(arc_ids))
             for file_id, fromno, tono in connection.execute(
@@ -259,6 +263,15 @@ def passing_arcs(
             if name is None:
                 continue
             by_line = tests[files[file_id]]
+            if context_id in who_ids:
+                # The row says the test ran the function, not which of its lines: it
+                # counts for every line (step 4 tries it on each of the function's
+                # statements; by its first line only, a test that ran the function in
+                # process was never tried on the others when another ran them in a
+                # subprocess, whose rows are per line).
+                for line in regions(files[file_id]).get(fromno, (fromno,)):
+                    by_line[line].add(name)
+                continue
             if fromno > 0:
                 by_line[fromno].add(name)
             if tono > 0 and tono != fromno:
@@ -270,7 +283,9 @@ def passing_arcs(
     return arcs, tests
 
 
-def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[int, int]]]:
+def failing_arcs(
+    data_filename: str, failed: set[str], *, folder: str | None = None
+) -> dict[str, set[tuple[int, int]]]:
     """Arcs executed by tests that failed or erred, per file (`Harvest`'s union or their contexts)."""
     arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
     if not os.path.exists(data_filename):
@@ -283,7 +298,7 @@ def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[in
             if name == FAILED_CONTEXT or name in failed
         ]
         if ids:
-            files = dict(connection.execute("select id, path from file"))
+            files = _names(connection, folder)
             marks = ",".join("?" * len(ids))
             for file_id, fromno, tono in connection.execute(
                 f"select distinct file_id, fromno, tono from arc where context_id in ({marks})",
@@ -297,4 +312,39 @@ def failing_arcs(data_filename: str, failed: set[str]) -> dict[str, set[tuple[in
     return arcs
 
 
-__all__ = ["FAILED_CONTEXT", "PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "failing_arcs", "passing_arcs"]
+class _RegionLines:
+    """File -> anchor (a function region's first line) -> the region's lines, read once a file."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, dict[int, tuple[int, ...]]] = {}
+
+    def __call__(self, filename: str) -> dict[int, tuple[int, ...]]:
+        if filename not in self.found:
+            lines: dict[int, list[int]] = defaultdict(list)
+            for line, anchor in sorted(_line_anchors(filename).items()):
+                lines[anchor].append(line)
+            self.found[filename] = {anchor: tuple(found) for anchor, found in lines.items()}
+        return self.found[filename]
+
+
+def measured_name(name: str, folder: str | None) -> str:
+    """A measured file's name, absolute: made so against `folder` when it is relative.
+
+    coverage.py's ``relative_files`` setting stores a file under the folder
+    it started in by a relative name, while the processes the tests start
+    (measured with our settings) store it by its absolute one: read as is,
+    one file would be two, each with part of its arcs.
+    """
+    if folder is None or os.path.isabs(name):
+        return name
+    return os.path.normpath(os.path.join(folder, name))
+
+
+def _names(connection: sqlite3.Connection, folder: str | None) -> dict[int, str]:
+    return {
+        file_id: measured_name(path, folder)
+        for file_id, path in connection.execute("select id, path from file")
+    }
+
+
+__all__ = ["FAILED_CONTEXT", "PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "failing_arcs", "measured_name", "passing_arcs"]

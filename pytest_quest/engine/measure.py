@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pytest_quest.core.errors import MeasurementError
 from pytest_quest.core.grammar import file_problem
 from pytest_quest.core.model import FunctionFacts
-from pytest_quest.engine.harvest import Harvest, failing_arcs, passing_arcs
+from pytest_quest.engine.harvest import Harvest, failing_arcs, measured_name, passing_arcs
 from pytest_quest.engine.source import read_source, relpath, source_functions
 from pytest_quest.engine.subproc import ChildMeasurement, stop_auto_started, stop_inherited
 
@@ -305,15 +305,18 @@ def analyze(
     """
     # start-up time (see quiet_coverage)
     from coverage import CoverageData
+    from coverage.files import relative_directory
     from coverage.python import PythonFileReporter
     from coverage.results import AnalysisNarrower, analysis_from_file_reporter
 
     with quiet_coverage():
         data = cov.get_data()
-        measured = sorted(data.measured_files())
+        # Relative names (``relative_files``) are of the folder coverage.py started in.
+        folder = relative_directory()
+        measured = sorted({measured_name(name, folder) for name in data.measured_files()})
     wanted = set(only_files) if only_files is not None else None
-    arcs_by_file, tests_by_file = passing_arcs(data.data_filename(), passed)
-    failing_by_file = failing_arcs(data.data_filename(), failed or set())
+    arcs_by_file, tests_by_file = passing_arcs(data.data_filename(), passed, folder=folder)
+    failing_by_file = failing_arcs(data.data_filename(), failed or set(), folder=folder)
     result = MeasuredSource(config=coverage_settings(cov, rootdir), notes=list(notes))
     for filename in measured:
         if not filename.endswith(".py"):

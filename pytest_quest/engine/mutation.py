@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.environment import environment_cause
-from pytest_quest.engine.runner import CHILD_PLUGIN, ChannelRun, run_over_channel
+from pytest_quest.engine.runner import CHILD_PLUGIN, REWRITE_WARNING, ChannelRun, run_over_channel
 
 
 @dataclass
@@ -41,6 +41,8 @@ class MutationReport:
     # Covering tests that made their own copy of the function during the
     # probe and mutant runs (engine/own_copy.py), each with how.
     own_copy: dict[str, str] = field(default_factory=dict)
+    # Killing tests whose kill did not hold in a fresh process (plugin/fresh_kill.py).
+    kill_unconfirmed: dict[str, str] = field(default_factory=dict)
     probed: bool = False
     # The project's L1 hook results from the child, ``{"verdict", "fact"}``
     # dicts (None: the hooks were not asked, or the child gave no answer).
@@ -87,7 +89,8 @@ def mutation_command(
     # --tb=native: a killed mutant's failure report is made, never shown;
     # pytest's own traceback rendering costs more than many a test.  The
     # measuring child (engine/runner.py) is started with the same options.
-    command = [sys.executable, "-m", "pytest", "-q", "--tb=native", "-p", "no:cacheprovider"]
+    command = [sys.executable, "-m", "pytest", "-q", "--tb=native", "-W", REWRITE_WARNING]
+    command += ["-p", "no:cacheprovider"]
     command += ["--rootdir", str(rootdir)]
     if inifile is not None:
         command += ["-c", str(inifile)]
@@ -119,6 +122,9 @@ class Target:
     # Per line of the function, the covering tests that ran it (the gate's
     # measuring run): a mutant is tried only against those of its statement.
     line_tests: dict[int, set[str]] | None = None
+    # Every kill confirmed in a fresh process (plugin/fresh_kill.py): the
+    # gate's judgements; an audit of the project's own tests leaves it out.
+    confirm_kills: bool = True
 
 
 def _line_tests(target: Target) -> dict[str, list[str]] | None:
@@ -248,6 +254,7 @@ def _run_checks(
                 "operators": None if t.operators is None else list(t.operators),
                 "only": None if t.only is None else list(t.only),
                 "line_tests": _line_tests(t),
+                "confirm": t.confirm_kills,
             }
             for t in targets
         ],
@@ -337,6 +344,9 @@ def _reports(payload: dict[str, Any], count: int, duration: float) -> list[Mutat
                 original_reached=[str(n) for n in item["original_reached"]],
                 detects_run=[str(n) for n in item["detects_run"]],
                 own_copy={str(k): str(v) for k, v in dict(item.get("own_copy") or {}).items()},
+                kill_unconfirmed={
+                    str(k): str(v) for k, v in dict(item.get("kill_unconfirmed") or {}).items()
+                },
                 probed=bool(item["probed"]),
                 phases={str(k): float(v) for k, v in dict(item.get("phases") or {}).items()},
             )

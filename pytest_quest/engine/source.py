@@ -6,6 +6,7 @@ No measurement here: what coverage.py's ``code_regions()`` and the AST say of a 
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import hashlib
 import os
@@ -110,6 +111,24 @@ def source_functions(rel_path: str, source: str) -> list[FunctionInfo]:
             )
         )
     return functions
+
+
+def fingerprint_as(path: Path, start: int, name: str) -> str:
+    """The fingerprint of the function defined on line `start` of `path` as if named `name`.
+
+    How a renamed function is recognised: its fingerprint under its old name
+    is the old one.  "" when the file does not parse or has no def there.
+    """
+    try:
+        tree = ast.parse(read_source(path))
+    except (SyntaxError, ValueError):
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == start:
+            renamed = copy.copy(node)
+            renamed.name = name
+            return fingerprint_node(renamed)
+    return ""
 
 
 def facts_from_source(
@@ -289,6 +308,7 @@ __all__ = [
     "check_syntax",
     "code_regions",
     "facts_from_source",
+    "fingerprint_as",
     "fingerprint_node",
     "new_exclusions",
     "new_partial_exclusions",

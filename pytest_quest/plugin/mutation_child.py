@@ -37,6 +37,8 @@ from pytest_quest.engine.swap import (
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
 from pytest_quest.plugin.child_runs import CACHES, Baseline, again_on_ast_race, try_mutant
+from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
+from pytest_quest.plugin.fresh_kill import FreshRecorder, unconfirmed_kills
 from pytest_quest.plugin.observe_child import Watch, observed
 from pytest_quest.plugin.reaching import Reaching
 
@@ -71,6 +73,9 @@ class MutationChild:
                 # Covering tests that made their own copy of the function
                 # while it was judged (engine/own_copy.py): test -> how.
                 "own_copy": {},
+                # Killing tests whose kill did not hold in a fresh process
+                # with the mutant in place from the start (plugin/fresh_kill.py).
+                "kill_unconfirmed": {},
                 "probed": False,
                 # Seconds per phase (baseline, plan, probe, killed, survived,
                 # observe): where the check's time goes (benchmarks/audit_cost.py).
@@ -85,7 +90,7 @@ class MutationChild:
                     result["problem"] = "some covering tests were not found again"
                 else:
                     baseline.fill(items, result)
-                    self._run(function, items, result, baseline)
+                    self._run(function, items, result, baseline, session)
             except Exception as exc:
                 result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
             result["seconds"] = round(time.monotonic() - started, 4)
@@ -113,6 +118,7 @@ class MutationChild:
         items: list[pytest.Item],
         result: dict[str, Any],
         baseline: Baseline,
+        session: pytest.Session,
     ) -> None:
         source = Path(function["file"]).read_text(encoding="utf-8")
         start = int(function["start"])
@@ -177,6 +183,20 @@ class MutationChild:
         original = set(result["original_reached"])
         for entry in result["mutants"]:
             _credit(entry, original)
+        statuses = {entry["status"] for entry in result["mutants"]}
+        if REMOTE and statuses == {"killed"} and function.get("confirm", True):
+            # Every mutant killed: does each kill hold with the mutant in
+            # place before the tests were imported? (a saved oracle's does not)
+            confirming = time.monotonic()
+            remote = REMOTE[0]
+            result["kill_unconfirmed"] = unconfirmed_kills(
+                session.config,
+                result["mutants"],
+                lambda index: remote.arm(function["file"], start, index),
+                remote.disarm,
+                timeout=max(60.0, 20 * max(result["run_seconds"])),
+            )
+            phases["confirm"] = time.monotonic() - confirming
 
 
 class _Reach:
@@ -394,6 +414,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     if not argument:
         return
     instructions = child_channel.open_channel(str(argument))
+    if instructions.get("role") == FRESH_ROLE:
+        protect_from_env()
     if instructions.get("role") == "check":
         protect_from_env()
         folder = instructions.get("remote_dir")
@@ -420,6 +442,9 @@ def pytest_configure(config: pytest.Config) -> None:
     spec = child_channel.instructions()
     if spec.get("role") == "check":
         config.pluginmanager.register(MutationChild(spec), "quest-mutation-child")
+    elif spec.get("role") == FRESH_ROLE:
+        recorder = FreshRecorder(_quiet_hypothesis)
+        config.pluginmanager.register(recorder, "quest-fresh-kill")
 
 
 @pytest.hookimpl(trylast=True)

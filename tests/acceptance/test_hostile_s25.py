@@ -7,6 +7,8 @@ quest's entry in quest.json changed.
 
 from __future__ import annotations
 
+import os
+import sysconfig
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from tests.support.attacks import (
 )
 from tests.support.projects import Project
 from tests.support.quests import ratchet_view
+from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.slow
 
@@ -129,3 +132,128 @@ def test_an_oracle_copied_from_the_source_file_during_the_test_is_review(
     assert "mutation.own_copy" in checks(data), checks(data)
     fact = next(f for f in data["quest"]["facts"] if f["check"] == "mutation.own_copy")
     assert fact["field"] == "tests/test_attack.py::test_sign_agrees_with_itself"
+
+
+# Expected values taken from the function itself before the mutants are put in
+# place: at import, at collection (parametrize), or on a test's first run.
+SAVED_ORACLES = {
+    "at_import": """
+        from pkg.calc import sign
+
+        EXPECTED = {x: sign(x) for x in (-3, 0, 4)}
+
+        def test_sign():
+            for x, want in EXPECTED.items():
+                assert sign(x) == want
+    """,
+    "in_parametrize": """
+        import pytest
+        from pkg.calc import sign
+
+        @pytest.mark.parametrize("x, want", [(x, sign(x)) for x in (-3, 0, 4)])
+        def test_sign(x, want):
+            assert sign(x) == want
+    """,
+    "on_the_first_run": """
+        from pkg.calc import sign
+
+        SEEN = {}
+
+        def check(x, value):
+            assert SEEN.setdefault(x, value) == value
+
+        def test_sign():
+            for x in (-3, 0, 4):
+                check(x, sign(x))
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(SAVED_ORACLES))
+def test_an_oracle_saved_from_the_original_is_review(scanned: Path, how: str) -> None:
+    # Expected values computed by the function before the mutants are put in
+    # place are the original's: every mutant "differs" from them and the
+    # probes agree with them. PASS before.
+    data = attack(scanned, SIGN, SAVED_ORACLES[how])
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.kill_unconfirmed" in checks(data), checks(data)
+
+
+def test_a_pth_file_planted_by_a_test_is_undone_and_never_runs_in_a_judge(
+    scanned: Path, tmp_path: Path
+) -> None:
+    # Python runs the .pth files of its site folders in every process it
+    # starts: one written by a judged test would run in the next judge, before
+    # pytest-quest (code under judgement in the process that decides).
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    name = f"zz_quest_attack_{os.getpid()}_{tmp_path.name}.pth"
+    mark = tmp_path / "judges.txt"
+    line = (
+        f"import os, sys; os.path.isdir({str(tmp_path)!r}) and '--quest' in sys.argv and "
+        f"open({str(mark)!r}, 'a').write(' '.join(sys.argv) + chr(10))"
+    )
+    try:
+        data = attack(
+            scanned,
+            SIGN,
+            f"""
+            import sysconfig
+            from pathlib import Path
+            from pkg.calc import sign
+
+            def test_sign():
+                assert sign(3) == "positive"
+                assert sign(-3) == "negative"
+                assert sign(0) == "zero"
+                pth = Path(sysconfig.get_paths()["purelib"]) / {name!r}
+                pth.write_text({line!r} + "\\n")
+            """,
+        )
+        assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+        assert checks(data)[0] == "guard.startup_files", checks(data)
+        assert not (purelib / name).exists()
+        (scanned / "tests" / "test_attack.py").write_text("def test_nothing():\n    pass\n")
+        submit(scanned, LEVEL)
+        assert not mark.exists(), mark.read_text()
+    finally:
+        for planted in purelib.glob(name + "*"):
+            planted.unlink()
+
+
+@pytest.mark.parametrize("how", ["moved", "renamed", "removed_then_back"])
+def test_a_function_moved_or_renamed_and_rescanned_keeps_its_quest(
+    scanned: Path, how: str
+) -> None:
+    # The gate never judged it: a move to another file (or a rename) and a
+    # rescan issued it as a new function, PASS at once as a baseline when
+    # assertion-free tests covered it, its quest (tries, REVIEW, DONE)
+    # dropped into `removed`. PASS before.
+    source = scanned / "src" / "pkg" / "calc.py"
+    text = source.read_text()
+    start = text.index("def sign")
+    name = "sign" if how != "renamed" else "signum"
+    module = "moved" if how != "renamed" else "calc"
+    if how == "removed_then_back":
+        source.write_text(text[:start])
+        assert run_quest(scanned, "--quest", "scan")[0] == 0
+    if how == "renamed":
+        source.write_text(text.replace("def sign", "def signum"))
+    else:
+        source.write_text(text[:start])
+        (scanned / "src" / "pkg" / "moved.py").write_text(text[start:])
+    (scanned / "tests" / "test_attack.py").write_text(
+        f"from pkg.{module} import {name}\n\n\ndef test_runs():\n"
+        f"    {name}(3)\n    {name}(-3)\n    {name}(0)\n"
+    )
+    code, data, stderr = run_quest(scanned, "--quest", "scan")
+    assert code == 0, stderr
+    new = f"src/pkg/{module}.py::{name}"
+    assert data["added_pass"] == [], data
+    assert data["added"] == [new], data
+    ratchet = ratchet_view((scanned / "quest.json").read_bytes())
+    assert ratchet["quests"][new].get("state", "TODO") == "TODO"
+    assert ratchet["removed"][-1]["id"] == SIGN
+    if how != "removed_then_back":
+        assert ratchet["removed"][-1]["note"] == f"moved or renamed to {new}"
+    # The gate then judges it like any quest: the assertion-free test FAILs.
+    assert submit(scanned, new)["verdict"] == "FAIL"

@@ -6,6 +6,7 @@ each must end FAIL or REVIEW, with no other quest's entry in quest.json changed.
 
 from __future__ import annotations
 
+import itertools
 import json
 import textwrap
 from pathlib import Path
@@ -20,8 +21,9 @@ from tests.support.attacks import (
     scanned_copy,
     submit,
 )
-from tests.support.projects import Project
+from tests.support.projects import PYPROJECT, Project, scanned_template
 from tests.support.quests import ratchet_view
+from tests.support.runner import parse_json, run_pytest
 
 pytestmark = pytest.mark.slow
 
@@ -293,12 +295,15 @@ def test_the_children_carry_no_report_path_and_look_alike(scanned: Path) -> None
     assert data["verdict"] == "PASS"
     seen = [json.loads(p.read_text()) for p in (scanned / "argv").iterdir()]
     children = [child for child in seen if "--quest-channel" in child["argv"]]
-    assert len(children) == 2, seen  # the measuring child and the mutation child
-    first, second = (set(child["argv"]) for child in children)
-    different = {a for a in first ^ second if not a.isdigit() and "," not in a}
-    assert different <= {"--quest-source", "--quest-measure-only"} | {
-        a for a in first ^ second if a.endswith(".py") or "/" in a
-    }, different
+    # The measuring child, the mutation child, and the mutation child's
+    # fresh run confirming the kills (plugin/fresh_kill.py).
+    assert len(children) == 3, seen
+    argvs = [set(child["argv"]) for child in children]
+    for first, second in itertools.combinations(argvs, 2):
+        different = {a for a in first ^ second if not a.isdigit() and "," not in a}
+        assert different <= {"--quest-source", "--quest-measure-only"} | {
+            a for a in first ^ second if a.endswith(".py") or "/" in a
+        }, different
     for child in children:
         assert not [a for a in child["argv"] if a.endswith(".json")], child
         assert not [k for k in child["env"] if "MUTAT" in k], child
@@ -340,3 +345,32 @@ def test_a_run_counter_that_passes_the_first_run_only_is_review(scanned: Path) -
         """,
     )
     assert data["verdict"] == "REVIEW"
+
+
+def test_an_honest_submit_passes_where_the_project_makes_warnings_errors(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """`filterwarnings = error` (as many projects set it): the fresh run that confirms the
+    kills imports pytest_quest before pytest, which warns it cannot rewrite it; that
+    warning made the fresh run crash and every honest submit REVIEW (seen on humanize)."""
+
+    def build(project: Project) -> None:
+        pyproject = PYPROJECT.replace("\n\n[tool.coverage", '\nfilterwarnings = ["error"]\n\n[tool.coverage')
+        assert 'filterwarnings = ["error"]' in pyproject
+        (project.path / "pyproject.toml").write_text(pyproject)
+        project.source("calc", SOURCE)
+
+    template, _ = scanned_template(tmp_path_factory, build)
+    root, _ = scanned_copy(template, tmp_path / "project")
+    (root / "tests" / "test_level.py").write_text(
+        "from pkg.calc import level\n\n\n"
+        "def test_level():\n"
+        "    assert level(11) == 'high'\n"
+        "    assert level(10) == 'low'\n"
+    )
+    # Plugin autoload on, as users run it: pytest then marks pytest_quest for rewriting.
+    result = run_pytest(
+        root, "--quest", "submit", "--quest-id", LEVEL, "--quest-format", "json", autoload=True
+    )
+    data = parse_json(result)
+    assert data["verdict"] == "PASS", data

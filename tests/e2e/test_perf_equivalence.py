@@ -317,9 +317,12 @@ def test_the_fold_keeps_passing_tests_and_who_ran_what(tmp_path: Path) -> None:
     harvest.write_who(data.data_filename())
     arcs, tests = passing_arcs(data.data_filename(), {"t1", "t3"})
     assert arcs[name] == {(-1, 2), (2, 3), (3, -1), (2, 4), (4, -1)}
+    # t1's fold is one row for `f` (which of its lines it ran is not kept): it counts for
+    # each line of `f`; t3's whole data says its lines.
     assert {line: sorted(names) for line, names in tests[name].items()} == {
         2: ["t1", "t3"],
-        4: ["t3"],
+        3: ["t1"],
+        4: ["t1", "t3"],
     }
     # t2 failed: its arcs count for nobody, but its file stays measured.
     arcs, tests = passing_arcs(data.data_filename(), {"t1", "t2"})

@@ -63,6 +63,7 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         original_reached=["t::a"],
         detects_run=["t::a"],
         own_copy={"t::a": "compiled src/pkg/calc.py"},
+        kill_unconfirmed={"t::a": "it passed in a fresh process"},
         probed=True,
     )
     facts = unverified_facts(report, FUNCTION)
@@ -71,9 +72,11 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         ("mutation.unreached", "src/pkg/calc.py:3"),
         ("mutation.detects_run", "t::a"),
         ("mutation.own_copy", "t::a"),
+        ("mutation.kill_unconfirmed", "t::a"),
         ("evidence.disagree", "t::b"),
     ]
     assert "compiled src/pkg/calc.py" in facts[3].actual
+    assert facts[4].actual == "it passed in a fresh process"
 
 
 def test_an_honest_report_has_no_fact() -> None:
@@ -84,3 +87,24 @@ def test_an_honest_report_has_no_fact() -> None:
         probed=True,
     )
     assert unverified_facts(report, FUNCTION) == []
+
+
+def test_a_test_that_did_not_reach_the_function_is_named_only_when_a_mutant_went_unrun() -> None:
+    """A test that reached the function once per process only (a module its body imports
+    for the first time) cannot reach it again in the mutation run: when every mutant was
+    run by tests that also ran the original, the verdict rests on those, and it is not named."""
+
+    def disagreeing(*mutants: dict[str, object]) -> list[str]:
+        report = MutationReport(
+            runs=[{"t::a": "passed", "t::b": "passed"}] * 2,
+            mutants=list(mutants),
+            original_reached=["t::a"],
+            probed=True,
+        )
+        return [f.field for f in unverified_facts(report, FUNCTION) if f.check == "evidence.disagree"]
+
+    assert disagreeing(mutant("killed"), mutant("survived", line=3)) == []
+    assert disagreeing(mutant("killed"), mutant("unreached", line=3)) == ["t::b"]
+    assert disagreeing(mutant("killed"), mutant("unreached", line=9)) == []  # excluded line
+    assert disagreeing(mutant("killed"), mutant("not_applied", line=3)) == ["t::b"]
+    assert disagreeing() == ["t::b"]  # no mutant: nothing else vouches for the function

@@ -268,6 +268,9 @@ def test_removed_functions_go_to_removed_visibly() -> None:
             "state": "TODO",
             "at": LATER,
             "note": "function not found by scan",
+            # What finds it again if it comes back moved or renamed (not PASS: never a baseline).
+            "fingerprint": "sha256:gone",
+            "tries": "0",
         }
     ]
 

@@ -1,0 +1,110 @@
+"""plugin/fresh_kill.py: which kills are confirmed in a fresh process, and what is named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_quest.plugin import fresh_kill
+from pytest_quest.plugin.fresh_kill import Fresh, fresh_arguments, killers, unconfirmed_kills
+
+
+def killed(index: int, by: str, how: str = "failed") -> dict[str, Any]:
+    return {
+        "index": index,
+        "id": f"m{index}",
+        "original": "x > 0",
+        "mutated": "x >= 0",
+        "status": "killed",
+        "killed_by": by,
+        "how": how,
+    }
+
+
+def test_the_fresh_run_takes_the_childs_arguments_without_its_channel_and_tests() -> None:
+    args = ["-q", "-p", "x", "--quest-channel", "5,6", "--quest-channel=7,8", "-n", "0"]
+    assert fresh_arguments([*args, "--", "t::a"]) == ["-q", "-p", "x", "-n", "0"]
+
+
+def test_each_killing_test_is_confirmed_once_with_its_first_non_timeout_kill() -> None:
+    mutants = [
+        killed(0, "t::slow", how="timeout"),
+        killed(1, "t::a"),
+        killed(2, "t::a"),
+        killed(3, "t::b"),
+        killed(4, "t::slow"),
+        {"index": 5, "status": "survived", "killed_by": "", "how": ""},
+        killed(6, ""),
+    ]
+    assert killers(mutants) == {1: ["t::a"], 3: ["t::b"], 4: ["t::slow"]}
+
+
+def test_every_killer_is_tried_with_return_none_then_with_its_own_kill(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    armed: list[int] = []
+    answers: dict[tuple[int, tuple[str, ...]], Any] = {
+        # return None (mutant 9): t::a fails (confirmed), the others pass.
+        (9, ("t::a", "t::b", "t::c", "t::d")): Fresh(
+            {"t::a": "failed", "t::b": "passed", "t::c": "passed", "t::d": "skipped"},
+            {"t::a"},
+        ),
+        (1, ("t::b", "t::c")): Fresh({"t::b": "passed", "t::c": "error"}, {"t::b"}),
+        (3, ("t::d",)): "the fresh run sent no report (exit status 3)",
+    }
+    monkeypatch.setattr(
+        fresh_kill, "run_fresh", lambda config, tests, timeout: answers[(armed[-1], tuple(tests))]
+    )
+
+    def arm(index: int) -> str:
+        armed.append(index)
+        return ""
+
+    mutants = [killed(0, "t::a"), killed(1, "t::b"), killed(1, "t::c"), killed(3, "t::d")]
+    mutants[2]["index"] = 1  # t::c killed mutant 1 too
+    mutants.append(killed(9, "t::a") | {"operator": "body.return_none"})
+    found = unconfirmed_kills(None, mutants, arm, lambda: None, timeout=1.0)  # type: ignore[arg-type]
+    assert armed == [9, 1, 3]
+    assert sorted(found) == ["t::b", "t::d"]
+    assert found["t::b"].endswith("from the start its outcome is: passed")
+    assert found["t::d"] == "mutant m3 `x > 0` -> `x >= 0`: the fresh run sent no report (exit status 3)"
+
+
+def test_without_return_none_the_first_kill_is_the_pilot_and_a_pass_there_is_named(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    marks = tmp_path / "marks"
+    monkeypatch.setattr(
+        fresh_kill, "run_fresh", lambda config, tests, timeout: Fresh({"t::a": "passed"}, {"t::b"})
+    )
+
+    def arm(index: int) -> str:
+        marks.write_text("")
+        return str(marks)
+
+    timeout = killed(0, "t::a", how="timeout") | {"operator": "body.return_none"}
+    found = unconfirmed_kills(None, [timeout, killed(2, "t::a")], arm, lambda: None, 1.0)  # type: ignore[arg-type]
+    assert list(found) == ["t::a"] and found["t::a"].startswith("mutant m2 ")
+    assert found["t::a"].endswith("(without running the function there)")
+    assert not marks.exists()
+    assert unconfirmed_kills(None, [timeout], arm, lambda: None, 1.0) == {}  # type: ignore[arg-type]
+
+
+def test_a_fresh_run_without_the_mutant_says_nothing_a_missing_test_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    answers = iter(
+        [
+            Fresh({"t::a": "passed"}, set(), applied=False),  # no start-up hook there
+            Fresh({}, set(), collect_error=True),  # the module failed to import: a kill
+            Fresh({}, set()),  # not collected: its id came from the function
+        ]
+    )
+    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout: next(answers))
+    found = [
+        unconfirmed_kills(None, [killed(0, "t::a")], lambda i: "", lambda: None, 1.0)  # type: ignore[arg-type]
+        for _ in range(3)
+    ]
+    assert found[:2] == [{}, {}]
+    assert "its outcome is: not collected" in found[2]["t::a"]
