@@ -160,7 +160,9 @@ def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
             # would silently measure nothing.
             raise QuestUsageError(
                 f"source {item} is a file; --quest-source and quest_source take a folder "
-                "(a package or a source tree): name the folder that holds it"
+                "(a package or a source tree): name the folder that holds it (a module "
+                "beside its tests: `.`, with the tests left out by coverage.py's `omit`, "
+                'e.g. `[tool.coverage.run] omit = ["tests/*"]`)'
             )
         sources.append(str(path))
     return sources

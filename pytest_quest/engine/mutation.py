@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.environment import environment_cause
-from pytest_quest.engine.runner import CHILD_PLUGIN, ChannelRun, run_over_channel
+from pytest_quest.engine.runner import CHILD_PLUGIN, REWRITE_WARNING, ChannelRun, run_over_channel
 
 
 @dataclass
@@ -91,7 +91,8 @@ def mutation_command(
     # --tb=native: a killed mutant's failure report is made, never shown;
     # pytest's own traceback rendering costs more than many a test.  The
     # measuring child (engine/runner.py) is started with the same options.
-    command = [sys.executable, "-m", "pytest", "-q", "--tb=native", "-p", "no:cacheprovider"]
+    command = [sys.executable, "-m", "pytest", "-q", "--tb=native", "-W", REWRITE_WARNING]
+    command += ["-p", "no:cacheprovider"]
     command += ["--rootdir", str(rootdir)]
     if inifile is not None:
         command += ["-c", str(inifile)]

@@ -60,6 +60,11 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
 
 # Loaded in every gate child, measuring or mutating: the same ``-p`` set in both.
 CHILD_PLUGIN = "pytest_quest.plugin.mutation_child"
+# Given to every gate child (the options of all of them alike): the mutation
+# child's fresh runs (plugin/fresh_kill.py) import pytest_quest before pytest,
+# through coverage.py's start-up hook, and pytest warns it cannot rewrite it; a
+# project's `filterwarnings = error` made that a crash, and honest submits REVIEW.
+REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
 
 
 def child_command(
@@ -78,6 +83,8 @@ def child_command(
         "pytest",
         "-q",
         "--tb=native",
+        "-W",
+        REWRITE_WARNING,
         "-p",
         "no:cacheprovider",
         "--rootdir",
@@ -280,6 +287,7 @@ def _measured(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSourc
 
 __all__ = [
     "CHILD_PLUGIN",
+    "REWRITE_WARNING",
     "ChannelRun",
     "child_command",
     "measured_from_dict",

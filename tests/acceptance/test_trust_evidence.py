@@ -21,8 +21,9 @@ from tests.support.attacks import (
     scanned_copy,
     submit,
 )
-from tests.support.projects import Project
+from tests.support.projects import PYPROJECT, Project, scanned_template
 from tests.support.quests import ratchet_view
+from tests.support.runner import parse_json, run_pytest
 
 pytestmark = pytest.mark.slow
 
@@ -344,3 +345,32 @@ def test_a_run_counter_that_passes_the_first_run_only_is_review(scanned: Path) -
         """,
     )
     assert data["verdict"] == "REVIEW"
+
+
+def test_an_honest_submit_passes_where_the_project_makes_warnings_errors(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """`filterwarnings = error` (as many projects set it): the fresh run that confirms the
+    kills imports pytest_quest before pytest, which warns it cannot rewrite it; that
+    warning made the fresh run crash and every honest submit REVIEW (seen on humanize)."""
+
+    def build(project: Project) -> None:
+        pyproject = PYPROJECT.replace("\n\n[tool.coverage", '\nfilterwarnings = ["error"]\n\n[tool.coverage')
+        assert 'filterwarnings = ["error"]' in pyproject
+        (project.path / "pyproject.toml").write_text(pyproject)
+        project.source("calc", SOURCE)
+
+    template, _ = scanned_template(tmp_path_factory, build)
+    root, _ = scanned_copy(template, tmp_path / "project")
+    (root / "tests" / "test_level.py").write_text(
+        "from pkg.calc import level\n\n\n"
+        "def test_level():\n"
+        "    assert level(11) == 'high'\n"
+        "    assert level(10) == 'low'\n"
+    )
+    # Plugin autoload on, as users run it: pytest then marks pytest_quest for rewriting.
+    result = run_pytest(
+        root, "--quest", "submit", "--quest-id", LEVEL, "--quest-format", "json", autoload=True
+    )
+    data = parse_json(result)
+    assert data["verdict"] == "PASS", data
