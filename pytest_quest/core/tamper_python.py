@@ -229,6 +229,8 @@ class _Scan:
                 self.add("internals", node, "names the ratchet file or its lock")
             elif rules.QUEST_NAME.search(text):
                 self.add("internals", node, "names pytest-quest, its options or variables")
+        if rules.PROC_PATH.match(text):
+            self.add("process", node, "reads the process table: the gate's runner and its children")
         if not self.own("coverage"):
             name = settings.coverage_data_name
             if base == name or base.startswith(name + "."):

@@ -267,6 +267,8 @@ BUNDLED_PLUGINS = frozenset({"pytester", "_pytest.pytester"})
 
 QUEST_NAME = re.compile(r"pytest[_-]quest|^--quest", re.IGNORECASE)
 COVERAGE_ENV = re.compile(r"^COVERAGE_[A-Z_]+$")
+# The process table: which process runs the test, and which runs it (the gate's runner).
+PROC_PATH = re.compile(r"^/proc(/|$)")
 
 
 def is_hook(name: str) -> bool:

@@ -280,3 +280,31 @@ def test_a_golden_file_written_by_the_judged_run_itself_is_review(scanned: Path)
     )
     assert data["verdict"] == "REVIEW", data["quest"]["facts"]
     assert "mutation.stale_read" in checks(data), checks(data)
+
+
+def test_a_test_that_tells_the_fresh_run_apart_by_its_parent_is_review(scanned: Path) -> None:
+    # An import-time oracle that fails on purpose where its parent is not the
+    # reaping shim (the fresh run confirming the kills): PASS before, with no sign.
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        from pkg.calc import sign
+
+        EXPECTED = {x: sign(x) for x in (-3, 0, 4)}
+
+        def parent_line():
+            with open("/proc/self/stat") as handle:
+                stat = handle.read()
+            parent = stat[stat.rfind(")") + 2:].split()[1]
+            with open(f"/proc/{parent}/cmdline", "rb") as handle:
+                return handle.read()
+
+        def test_sign():
+            assert b"reaper" in parent_line()
+            for x, want in EXPECTED.items():
+                assert sign(x) == want
+        """,
+    )
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "tamper.process" in checks(data), checks(data)

@@ -100,6 +100,9 @@ CASES: dict[str, list[str]] = {
         "import os\nos.__dict__['fork']()  # sign",
         "import os\nfork = eval('os.fork')  # sign",
         "import os as o\nfork = vars(o)['fork']  # sign",
+        "with open('/proc/self/stat') as f:  # sign\n    parent = f.read().split()[3]",
+        "import os\nline = open(f'/proc/{os.getpid()}/cmdline').read()  # sign",
+        "from pathlib import Path\nstatus = Path('/proc') / 'self' / 'status'  # sign",
     ],
     "ratchet": [
         "import os\nos.link('quest.json', 'elsewhere')  # sign",
