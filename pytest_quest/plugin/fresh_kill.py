@@ -46,6 +46,10 @@ from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_runs import outcome_of
 
 ROLE = "fresh"
+# The mutation child's environment as it started, before any conftest or test
+# module ran: the fresh run gets it, not what the tests have set since (a
+# variable set at import would tell it apart from the gate's children).
+START_ENV: dict[str, str] = {}
 
 
 class FreshRecorder:
@@ -163,6 +167,7 @@ def run_fresh(config: pytest.Config, nodeids: list[str], timeout: float) -> Fres
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            env=dict(START_ENV) if START_ENV else None,
             pass_fds=channel.child_fds,
         )
         channel.started()

@@ -35,7 +35,7 @@ from pytest_quest.engine.swap import (
     SwapError,
     SwapMissError,
 )
-from pytest_quest.plugin import child_channel
+from pytest_quest.plugin import child_channel, fresh_kill
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
 from pytest_quest.plugin.child_runs import CACHES, Baseline, again_on_ast_race, try_mutant
 from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
@@ -435,6 +435,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         folder = instructions.get("remote_dir")
         if instructions.get("subprocesses", True) and isinstance(folder, str) and folder:
             _start_remote(folder)
+        fresh_kill.START_ENV.update(os.environ)
 
 
 # The mutants in the processes the tests start (engine/remote_mutant.py), when on.

@@ -308,3 +308,29 @@ def test_a_test_that_tells_the_fresh_run_apart_by_its_parent_is_review(scanned: 
     )
     assert data["verdict"] == "REVIEW", data["quest"]["facts"]
     assert "tamper.process" in checks(data), checks(data)
+
+
+def test_a_test_that_tells_the_fresh_run_apart_by_its_environment_is_review(
+    scanned: Path,
+) -> None:
+    # The fresh run was started with the mutation child's environment as the
+    # tests had left it: a variable set at import told it apart. PASS before.
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        import os
+        from pkg.calc import sign
+
+        INHERITED = "SIGN_ORACLE_SEEN" in os.environ
+        os.environ["SIGN_ORACLE_SEEN"] = "1"
+        EXPECTED = {x: sign(x) for x in (-3, 0, 4)}
+
+        def test_sign():
+            assert not INHERITED
+            for x, want in EXPECTED.items():
+                assert sign(x) == want
+        """,
+    )
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.kill_unconfirmed" in checks(data), checks(data)
