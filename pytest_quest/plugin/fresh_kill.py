@@ -55,8 +55,9 @@ START_ENV: dict[str, str] = {}
 class FreshRecorder:
     """In the fresh process: each test's outcome, and whether it ran the mutant."""
 
-    def __init__(self, quiet: Callable[[], None]) -> None:
+    def __init__(self, quiet: Callable[[], None], only: list[str] | None = None) -> None:
         self.quiet = quiet
+        self.only = set(only or [])
         self.reports: dict[str, list[pytest.TestReport]] = {}
         self.reached: set[str] = set()
         self.current = ""
@@ -79,6 +80,14 @@ class FreshRecorder:
             return inner(value)
 
         return mark
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Only the tests the channel named run (the command line names all the child's)."""
+        kept = [item for item in items if item.nodeid in self.only]
+        dropped = [item for item in items if item.nodeid not in self.only]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.quiet()
@@ -112,22 +121,27 @@ class FreshRecorder:
         child_channel.close()
 
 
-def fresh_arguments(args: tuple[str, ...] | list[str]) -> list[str]:
-    """The mutation child's own pytest arguments, without its channel and its tests."""
+def fresh_arguments(args: tuple[str, ...] | list[str], channel: str) -> list[str]:
+    """The mutation child's own pytest arguments, tests included, with `channel` for its own.
+
+    The same command line: the tests to run come over the channel (a command
+    line naming only the killing tests told the fresh run apart).
+    """
     kept: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-            continue
-        if arg == "--":
-            break
-        if arg == "--quest-channel":
-            skip = True
-            continue
-        if arg.startswith("--quest-channel="):
-            continue
-        kept.append(arg)
+    swap = False
+    for index, arg in enumerate(args):
+        if swap:
+            kept.append(channel)
+            swap = False
+        elif arg == "--":
+            return [*kept, *args[index:]]
+        elif arg == "--quest-channel":
+            kept.append(arg)
+            swap = True
+        elif arg.startswith("--quest-channel="):
+            kept.append(f"--quest-channel={channel}")
+        else:
+            kept.append(arg)
     return kept
 
 
@@ -156,11 +170,10 @@ class Fresh(NamedTuple):
 
 def run_fresh(config: pytest.Config, nodeids: list[str], timeout: float) -> Fresh | str:
     """`nodeids` in a fresh pytest process: their outcomes and which reached the mutant, or why not."""
-    channel = JudgeChannel({"role": ROLE})
+    channel = JudgeChannel({"role": ROLE, "only": list(nodeids)})
     try:
         command = [sys.executable, "-m", "pytest"]
-        command += fresh_arguments(config.invocation_params.args)
-        command += ["--quest-channel", channel.argument, "--", *nodeids]
+        command += fresh_arguments(config.invocation_params.args, channel.argument)
         process = subprocess.Popen(
             command,
             cwd=str(config.invocation_params.dir),

@@ -458,7 +458,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if spec.get("role") == "check":
         config.pluginmanager.register(MutationChild(spec), "quest-mutation-child")
     elif spec.get("role") == FRESH_ROLE:
-        recorder = FreshRecorder(_quiet_hypothesis)
+        only = spec.get("only")
+        recorder = FreshRecorder(_quiet_hypothesis, only if isinstance(only, list) else [])
         config.pluginmanager.register(recorder, "quest-fresh-kill")
 
 

@@ -334,3 +334,31 @@ def test_a_test_that_tells_the_fresh_run_apart_by_its_environment_is_review(
     )
     assert data["verdict"] == "REVIEW", data["quest"]["facts"]
     assert "mutation.kill_unconfirmed" in checks(data), checks(data)
+
+
+def test_a_test_that_tells_the_fresh_run_apart_by_its_arguments_is_review(
+    scanned: Path,
+) -> None:
+    # The fresh run's command line named only the killing tests: a covering
+    # test that kills nothing was missing from it. PASS before.
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        import sys
+        from pkg.calc import sign
+
+        EXPECTED = {x: sign(x) for x in (-3, 0, 4)}
+
+        def test_sign():
+            named = [a for a in sys.argv if a.startswith("tests/") and "::" in a]
+            assert not named or any(a.endswith("::test_runs") for a in named)
+            for x, want in EXPECTED.items():
+                assert sign(x) == want
+
+        def test_runs():
+            sign(1)
+        """,
+    )
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.kill_unconfirmed" in checks(data), checks(data)

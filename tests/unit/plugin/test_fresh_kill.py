@@ -22,9 +22,13 @@ def killed(index: int, by: str, how: str = "failed") -> dict[str, Any]:
     }
 
 
-def test_the_fresh_run_takes_the_childs_arguments_without_its_channel_and_tests() -> None:
+def test_the_fresh_run_takes_the_childs_arguments_with_its_own_channel() -> None:
     args = ["-q", "-p", "x", "--quest-channel", "5,6", "--quest-channel=7,8", "-n", "0"]
-    assert fresh_arguments([*args, "--", "t::a"]) == ["-q", "-p", "x", "-n", "0"]
+    assert fresh_arguments([*args, "--", "t::a", "--x"], "9,10") == [
+        "-q", "-p", "x", "--quest-channel", "9,10", "--quest-channel=9,10", "-n", "0",
+        "--", "t::a", "--x",
+    ]  # fmt: skip
+    assert fresh_arguments(["-q"], "1,2") == ["-q"]
 
 
 def test_each_killing_test_is_confirmed_once_with_its_first_non_timeout_kill() -> None:
