@@ -188,9 +188,12 @@ def test_a_pth_file_planted_by_a_test_is_undone_and_never_runs_in_a_judge(
     purelib = Path(sysconfig.get_paths()["purelib"])
     name = f"zz_quest_attack_{os.getpid()}_{tmp_path.name}.pth"
     mark = tmp_path / "judges.txt"
+    # The venv is shared with the other tests of the run (xdist workers): only a judge
+    # of this test's project (its cwd) counts, not another test's running meanwhile.
     line = (
         f"import os, sys; os.path.isdir({str(tmp_path)!r}) and '--quest' in sys.argv and "
-        f"open({str(mark)!r}, 'a').write(' '.join(sys.argv) + chr(10))"
+        f"os.getcwd().startswith({os.path.realpath(scanned)!r}) and "
+        f"open({str(mark)!r}, 'a').write(os.getcwd() + ' ' + ' '.join(sys.argv) + chr(10))"
     )
     try:
         data = attack(

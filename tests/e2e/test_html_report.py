@@ -8,7 +8,10 @@ show the chart and the quest's marked source without the network.
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -70,6 +73,16 @@ def test_the_report_is_one_page_with_chart_files_and_marked_source(report: Path)
     "(apt-get install chromium to run this test)",
 )
 def test_a_headless_browser_renders_it_without_the_network(report: Path, tmp_path: Path) -> None:
+    # Chromium puts a socket in TMPDIR: a path over 107 bytes (the per-test TMPDIR of
+    # tests/conftest.py) makes it abort ("Socket path too long").
+    short = Path(tempfile.mkdtemp(prefix="quest-chromium-", dir="/tmp"))
+    try:
+        _render(report, tmp_path, dict(os.environ, TMPDIR=str(short)))
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
+def _render(report: Path, tmp_path: Path, env: dict[str, str]) -> None:
     base = [
         str(CHROMIUM),
         "--headless",
@@ -82,7 +95,12 @@ def test_a_headless_browser_renders_it_without_the_network(report: Path, tmp_pat
     ]
     url = report.resolve().as_uri()
     dom = subprocess.run(
-        [*base, "--dump-dom", url], capture_output=True, text=True, timeout=120, check=False
+        [*base, "--dump-dom", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
     rendered = Tags(dom.stdout)
@@ -95,5 +113,6 @@ def test_a_headless_browser_renders_it_without_the_network(report: Path, tmp_pat
         capture_output=True,
         timeout=120,
         check=False,
+        env=env,
     )
     assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
