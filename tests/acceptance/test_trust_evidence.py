@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import itertools
 import json
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support.attacks import (
-    assert_only_the_judged_entry_changed,
+    attack,
     attack_template,
     checks,
     scanned_copy,
-    submit,
 )
 from tests.support.projects import PYPROJECT, Project, scanned_template
-from tests.support.quests import ratchet_view
 from tests.support.runner import parse_json, run_pytest
 
 pytestmark = pytest.mark.slow
@@ -60,18 +56,6 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
 def scanned(template: Project, tmp_path: Path) -> Path:
     root, _ = scanned_copy(template, tmp_path / "project")
     return root
-
-
-def attack(
-    root: Path, quest_id: str, test_source: str, allowed: tuple[str, ...] = ("FAIL", "REVIEW")
-) -> dict[str, Any]:
-    """Submit `quest_id` with the attack's tests; the other entries must be unchanged."""
-    (root / "tests" / "test_attack.py").write_text(textwrap.dedent(test_source))
-    before = ratchet_view((root / "quest.json").read_bytes())
-    data = submit(root, quest_id)
-    assert data["verdict"] in allowed, data
-    assert_only_the_judged_entry_changed(root, before, quest_id)
-    return data
 
 
 FORGED = """

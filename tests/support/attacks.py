@@ -7,6 +7,7 @@ and that no other entry of quest.json changed.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,18 @@ def submit(root: Path, quest_id: str) -> dict[str, Any]:
     """One ``--quest submit --quest-id`` in `root`; its JSON output, which has a verdict."""
     _, data, stderr = run_quest(root, "--quest", "submit", "--quest-id", quest_id)
     assert "verdict" in data, (data, stderr)
+    return data
+
+
+def attack(
+    root: Path, quest_id: str, test_source: str, allowed: tuple[str, ...] = ("FAIL", "REVIEW")
+) -> dict[str, Any]:
+    """Submit `quest_id` with the attack's tests; the other entries must be unchanged."""
+    (root / "tests" / "test_attack.py").write_text(textwrap.dedent(test_source))
+    before = ratchet_view((root / "quest.json").read_bytes())
+    data = submit(root, quest_id)
+    assert data["verdict"] in allowed, data
+    assert_only_the_judged_entry_changed(root, before, quest_id)
     return data
 
 
