@@ -6,6 +6,7 @@ Pure (stdlib only).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -19,6 +20,18 @@ CHANGED = "pytest_quest_changed"
 _FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Scope = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _Comprehension = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+@functools.lru_cache(maxsize=8)
+def parsed(source: str) -> ast.Module:
+    """`ast.parse(source)`, one tree per source shared by its readers: never change it.
+
+    The mutation child reads one module for each of its functions, several
+    times (planning, the swap, the small module, the reaching lines): a tenth
+    of an audit of boltons went to parsing the same modules again.  Whoever
+    changes a tree parses its own (`mutated_tree`) or copies (`copy.deepcopy`).
+    """
+    return ast.parse(source)
 
 
 @dataclass
@@ -230,6 +243,7 @@ __all__ = [
     "marked",
     "only_guards",
     "own_nodes",
+    "parsed",
     "reached",
     "replace_in",
     "returns_falsy_constant",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import marshal
 import types
 
@@ -29,6 +30,7 @@ from pytest_quest.core.mutants import (
     find_function,
     mutated_tree,
 )
+from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.mutants import probe_tree as whole_probe_tree
 from pytest_quest.core.operators import candidates
 
@@ -91,7 +93,7 @@ class FunctionTrees:
     def __init__(self, source: str, start: int, filename: str = "<mutant>") -> None:
         self.source, self.start = source, start
         self.lines = source.splitlines()
-        self.tree = ast.parse(source)
+        self.tree = parsed(source)  # read only: `_module` copies what it keeps
         self.path = _path(self.tree, start)
         self.reduced = self.path is not None and self._compiles_the_same(filename)
 
@@ -133,13 +135,19 @@ class FunctionTrees:
         decorators = getattr(function, "decorator_list", [])
         key = (function.name, min([function.lineno, *(d.lineno for d in decorators)]))  # type: ignore[attr-defined]
         try:
-            whole = compile(self.tree, filename, "exec", dont_inherit=True)
+            whole = _whole(self.source, filename)
             module, _ = self._module()
             small = compile(ast.fix_missing_locations(module), filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError):
             return False
         a, b = _code_named(whole, key), _code_named(small, key)
         return a is not None and b is not None and marshal.dumps(a, 2) == marshal.dumps(b, 2)
+
+
+@functools.lru_cache(maxsize=4)
+def _whole(source: str, filename: str) -> types.CodeType:
+    """The whole module compiled, once for all its functions."""
+    return compile(parsed(source), filename, "exec", dont_inherit=True)
 
 
 __all__ = ["FunctionTrees"]

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.operators import (
     ALL_OPERATORS,
     CHANGED,
@@ -224,8 +225,7 @@ def plan_mutants(
     from each operator so that every operator is represented; a candidate
     that compiles to the function's own code is left out (equivalent).
     """
-    tree = ast.parse(source)
-    found = find_function(tree, start)
+    found = find_function(parsed(source), start)  # read only: candidates change twins
     if found is None:
         return []
     function = found[1]

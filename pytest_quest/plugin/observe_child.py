@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.mutants import find_function
 from pytest_quest.engine.observe import MAX_VALUE, Call, CallObserver, first_difference
 
@@ -25,7 +26,7 @@ from pytest_quest.engine.observe import MAX_VALUE, Call, CallObserver, first_dif
 def target(source: str, start: int) -> tuple[str, int] | None:
     """(name, first line of its code object) of the function defined on line `start`."""
     try:
-        found = find_function(ast.parse(source), start)
+        found = find_function(parsed(source), start)
     except (SyntaxError, SystemError):  # SystemError: mutation_child._again_on_ast_race
         return None
     if found is None:

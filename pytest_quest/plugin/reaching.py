@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from pytest_quest.core.mutant_ast import statement_lines
+from pytest_quest.core.mutant_ast import parsed, statement_lines
 from pytest_quest.core.mutants import find_function
 
 
@@ -29,7 +29,7 @@ class Reaching:
             if str(line).isdigit() and isinstance(tests, list):
                 self.by_line[int(line)] = {t for t in tests if isinstance(t, str)}
         try:
-            found = find_function(ast.parse(source), start)
+            found = find_function(parsed(source), start)
         except SyntaxError:
             found = None
         self.function = found[1] if found is not None else None
