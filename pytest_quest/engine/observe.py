@@ -64,6 +64,7 @@ class CallObserver:
         self.usable = True
         self._previous: Any = None
         self._tracer = self._global  # one bound method: compared by identity on exit
+        self._files: dict[str, bool] = {}
 
     def __enter__(self) -> CallObserver:
         self._previous = sys.gettrace()
@@ -83,11 +84,12 @@ class CallObserver:
             sys.settrace(None)
 
     def _matches(self, code: CodeType) -> bool:
-        return (
-            code.co_name == self.name
-            and code.co_firstlineno == self.firstline
-            and os.path.realpath(code.co_filename) == self.path
-        )
+        if code.co_name != self.name or code.co_firstlineno != self.firstline:
+            return False
+        same = self._files.get(code.co_filename)
+        if same is None:  # a realpath per call was a third of the observer's time
+            same = self._files[code.co_filename] = os.path.realpath(code.co_filename) == self.path
+        return same
 
     def _global(self, frame: FrameType, event: str, arg: Any) -> Any:
         if event != "call" or frame.f_code.co_name != self.name:

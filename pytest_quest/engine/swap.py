@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import os
+import sys
 import types
+import weakref
+from collections.abc import Iterable
 from typing import Any
 
+from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.mutants import find_function
 
 
@@ -36,6 +41,57 @@ def _find_code(code: types.CodeType, key: tuple[str, int]) -> types.CodeType | N
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _real(filename: str) -> str:
+    return os.path.realpath(filename)
+
+
+class LiveIndex:
+    """The live functions of some source files, found in one walk of the heap (held weakly).
+
+    The mutation child checks many functions; a walk of the heap for each
+    (a Python loop over every object) was a tenth of an audit of boltons.
+    The heap is walked again when modules were imported since the last walk
+    (a module a test imports later holds functions the walk could not see).
+    Functions made since by other means (a reload, a copy) are not found: the
+    mutant is not put in them, so the tests that use them cannot kill it.
+    """
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.paths = {_real(str(path)) for path in paths}
+        self._stamp: tuple[int, str] | None = None
+        self._found: dict[tuple[str, tuple[str, int]], list[weakref.ref[types.FunctionType]]] = {}
+        self.walks = 0
+
+    def functions(self, path: str, keys: Iterable[tuple[str, int]]) -> list[types.FunctionType]:
+        """The live functions of `path` whose code has one of `keys` (name, first line)."""
+        stamp = (len(sys.modules), next(reversed(sys.modules.keys()), ""))
+        if stamp != self._stamp:
+            self._walk()
+            self._stamp = stamp
+        real = _real(path)
+        found = []
+        for key in keys:
+            for ref in self._found.get((real, key), ()):
+                function = ref()
+                if function is not None:
+                    found.append(function)
+        return found
+
+    def _walk(self) -> None:
+        self.walks += 1
+        found: dict[tuple[str, tuple[str, int]], list[weakref.ref[types.FunctionType]]] = {}
+        paths, function_type = self.paths, types.FunctionType
+        for obj in gc.get_objects():
+            if type(obj) is function_type:
+                code = obj.__code__
+                real = _real(code.co_filename)
+                if real in paths:
+                    key = (real, (code.co_name, code.co_firstlineno))
+                    found.setdefault(key, []).append(weakref.ref(obj))
+        self._found = found
+
+
 class SwapError(Exception):
     """A mutant could not be put in place (the reason is the message)."""
 
@@ -56,8 +112,7 @@ class CodeSwap:
     def __init__(self, path: str, source: str, start: int) -> None:
         self.path = os.path.realpath(path)
         self.source = source
-        tree = ast.parse(source)
-        found = find_function(tree, start)
+        found = find_function(parsed(source), start)
         if found is None:
             raise SwapError(f"no function defined on line {start} of {path}")
         chain, target = found
@@ -76,23 +131,29 @@ class CodeSwap:
             and os.path.realpath(obj.__code__.co_filename) == self.path
         ]
 
-    def prepare(self) -> list[Any]:
+    def prepare(self, index: LiveIndex | None = None) -> list[Any]:
         """Find the live functions now, in one walk of the heap; their ``lru_cache`` wrappers.
 
         The outer functions' code is what `apply` swaps (found here instead of
         on its first call); the wrappers are those `cache_wrappers` finds.
+        With `index`, the functions are the index's (a walk shared by many functions).
         """
         outer, target = self.keys[0], self.keys[-1]
-        found = [
-            obj
-            for obj in gc.get_objects()
-            if isinstance(obj, types.FunctionType)
-            and _code_key(obj.__code__) in (outer, target)
-            and os.path.realpath(obj.__code__.co_filename) == self.path
-        ]
-        self.outer_codes = list(
-            {id(f.__code__): f.__code__ for f in found if _code_key(f.__code__) == outer}.values()
-        )
+        if index is not None:
+            found = index.functions(self.path, dict.fromkeys((outer, target)))
+        else:
+            found = [
+                obj
+                for obj in gc.get_objects()
+                if isinstance(obj, types.FunctionType)
+                and _code_key(obj.__code__) in (outer, target)
+                and os.path.realpath(obj.__code__.co_filename) == self.path
+            ]
+        outers = [f for f in found if _code_key(f.__code__) == outer]
+        self.outer_codes = list({id(f.__code__): f.__code__ for f in outers}.values())
+        if index is not None and len(self.keys) == 1:
+            # Not nested: the functions holding its code are those just found.
+            self.holders = outers
         return _wrappers([f for f in found if _code_key(f.__code__) == target])
 
     def apply(self, tree: ast.Module) -> int:
@@ -177,7 +238,7 @@ def cache_wrappers_of(functions_at: list[tuple[str, str, int]]) -> list[Any]:
     trees: dict[str, ast.Module] = {}
     for path, source, start in functions_at:
         if path not in trees:
-            trees[path] = ast.parse(source)
+            trees[path] = parsed(source)
         found = find_function(trees[path], start)
         if found is not None:
             wanted.add((os.path.realpath(path), _key(found[1])))
@@ -206,4 +267,4 @@ def _wrappers(functions: list[types.FunctionType]) -> list[Any]:
     ]
 
 
-__all__ = ["CodeSwap", "SwapError", "SwapMissError", "cache_wrappers", "cache_wrappers_of"]
+__all__ = ["CodeSwap", "LiveIndex", "SwapError", "SwapMissError", "cache_wrappers", "cache_wrappers_of"]

@@ -32,6 +32,7 @@ from pytest_quest.engine.own_copy import CopyWatch, copy_watch
 from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.engine.swap import (
     CodeSwap,
+    LiveIndex,
     SwapError,
     SwapMissError,
 )
@@ -63,6 +64,8 @@ class MutationChild:
                 baseline = Baseline(functions, by_id)
             except Exception as exc:
                 baseline = f"the mutation runner failed: {type(exc).__name__}: {exc}"
+        # The live functions of every file checked here: one walk of the heap for all.
+        index = LiveIndex(str(function["file"]) for function in functions)
         for function in functions:
             result: dict[str, Any] = {
                 "runs": [],
@@ -94,7 +97,7 @@ class MutationChild:
                     result["problem"] = "some covering tests were not found again"
                 else:
                     baseline.fill(items, result)
-                    self._run(function, items, result, baseline, session)
+                    self._run(function, items, result, baseline, session, index)
             except Exception as exc:
                 result["problem"] = f"the mutation runner failed: {type(exc).__name__}: {exc}"
             result["seconds"] = round(time.monotonic() - started, 4)
@@ -123,6 +126,7 @@ class MutationChild:
         result: dict[str, Any],
         baseline: Baseline,
         session: pytest.Session,
+        index: LiveIndex | None = None,
     ) -> None:
         source = Path(function["file"]).read_text(encoding="utf-8")
         start = int(function["start"])
@@ -151,7 +155,7 @@ class MutationChild:
         if only is not None:
             mutants = [m for m in mutants if m.id in set(only)]
         # This function's own caches, cleared before each of its mutants' tests.
-        CACHES[:] = swap.prepare()
+        CACHES[:] = swap.prepare(index)
         tracker = _Reach(function["file"], start)
         tracker.created = track_created()
         if tracker.created is not None:

@@ -1,0 +1,68 @@
+"""One walk of the heap for the live functions of every function a mutation child checks."""
+
+from __future__ import annotations
+
+import builtins
+import gc
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+from pytest_quest.core.mutants import mutated_tree
+from pytest_quest.engine.swap import CodeSwap, LiveIndex
+
+SOURCE = "def f(x):\n    return x + 1\n\n\ndef g(x):\n    return x * 2\n"
+
+
+def load(path: Path, name: str) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_one_walk_serves_every_function_until_a_module_is_imported(tmp_path: Path) -> None:
+    path = tmp_path / "live_index_mod.py"
+    path.write_text(SOURCE)
+    module = load(path, "live_index_mod")
+    index = LiveIndex([str(path)])
+    swaps = [CodeSwap(str(path), SOURCE, 1), CodeSwap(str(path), SOURCE, 5)]
+    for swap in swaps:
+        swap.prepare(index)
+    assert index.walks == 1  # before: one walk of the heap per function
+    builtins.pytest_quest_changed = lambda value: None  # type: ignore[attr-defined]
+    builtins.pytest_quest_reached = lambda value: value  # type: ignore[attr-defined]
+    try:
+        assert swaps[0].apply(mutated_tree(SOURCE, 1, 0)) == 1  # mutant 0: its result changed
+        assert module.f(1) != 2
+        swaps[0].restore()
+        assert module.f(1) == 2
+        # A module imported since holds functions the walk could not see: walked again.
+        other = load(path, "live_index_mod_again")
+        sys.modules["live_index_mod_again"] = other
+        try:
+            again = CodeSwap(str(path), SOURCE, 1)
+            again.prepare(index)
+            assert index.walks == 2
+            assert again.apply(mutated_tree(SOURCE, 1, 0)) == 2  # both copies of f
+            assert other.f(1) != 2 and module.f(1) != 2
+            again.restore()
+            assert other.f(1) == 2 and module.f(1) == 2
+        finally:
+            del sys.modules["live_index_mod_again"]
+    finally:
+        del builtins.pytest_quest_changed  # type: ignore[attr-defined]
+        del builtins.pytest_quest_reached  # type: ignore[attr-defined]
+
+
+def test_the_index_holds_no_function_alive(tmp_path: Path) -> None:
+    path = tmp_path / "live_index_gone.py"
+    path.write_text(SOURCE)
+    module = load(path, "live_index_gone")
+    index = LiveIndex([str(path)])
+    assert len(index.functions(str(path), [("f", 1), ("g", 5)])) == 2
+    del module
+    gc.collect()
+    assert index.functions(str(path), [("f", 1), ("g", 5)]) == []
