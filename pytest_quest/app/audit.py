@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +133,7 @@ def audit_functions(
                 None if ratchet.policy is None else tuple(ratchet.policy.operators),
                 line_tests=_span((line_tests or {}).get(f.file, {}), f),
                 confirm_kills=False,
+                test_seconds=_seconds(ctx.run.seconds, f.covering_tests),
             )
             for _, f in chosen
         ],
@@ -176,6 +178,14 @@ def audit_functions(
                 )
             )
     return report
+
+
+def _seconds(seconds: dict[str, float], tests: Iterable[str]) -> float | None:
+    """The tests' own time in the measuring run, summed; None when one was not timed."""
+    try:
+        return sum(seconds[test] for test in tests)
+    except KeyError:
+        return None
 
 
 def _span(by_line: dict[int, set[str]], function: FunctionFacts) -> dict[int, set[str]]:

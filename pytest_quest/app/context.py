@@ -53,6 +53,9 @@ class RunData:
     """What this process's own test run left (the measuring commands: scan, check, audit)."""
 
     outcomes: dict[str, str] = field(default_factory=dict)
+    # Each test's own time in this run (setup, call, teardown): how `audit -n`
+    # deals the functions to its children.
+    seconds: dict[str, float] = field(default_factory=dict)
     collection_errors: list[CollectionError] = field(default_factory=list)
     # The folders measured: after a collection error their syntax is checked,
     # to name the source file at fault rather than the test that imports it.

@@ -127,6 +127,9 @@ class Target:
     # Every kill confirmed in a fresh process (plugin/fresh_kill.py): the
     # gate's judgements; an audit of the project's own tests leaves it out.
     confirm_kills: bool = True
+    # The covering tests' own time in the measuring run, summed (None: not
+    # known): what dealing the functions to several children weighs.
+    test_seconds: float | None = None
 
 
 def _line_tests(target: Target) -> dict[str, list[str]] | None:

@@ -127,6 +127,7 @@ class QuestSession:
         self.rootdir = Path(str(config.rootpath))
         self.store = RatchetStore(options.quest_file, options.lock_timeout, self.rootdir)
         self.outcomes: dict[str, str] = {}
+        self.seconds: dict[str, float] = {}
         self.errors: dict[str, str] = {}  # a test that did not pass -> its error's first lines
         self.collection_errors: list[CollectionError] = []
         self.output: Output | None = None
@@ -163,6 +164,7 @@ class QuestSession:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.outcomes[report.nodeid] = combine_outcome(self.outcomes.get(report.nodeid), report)
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
         if report.failed and report.nodeid not in self.errors:
             self.errors[report.nodeid] = error_summary(report)
 
@@ -272,6 +274,7 @@ class QuestSession:
         """What the use cases need from this pytest invocation, as plain values and callables."""
         run = RunData(
             outcomes=self.outcomes,
+            seconds=self.seconds,
             collection_errors=self.collection_errors,
             # Only read after a collection error (pytest-cov's object may be gone).
             measured_roots=self.measured_roots() if self.collection_errors else [],

@@ -33,6 +33,15 @@ def test_weight_grows_with_the_covering_tests() -> None:
     assert weight(many) > weight(few) > 0
 
 
+def test_weight_is_the_tests_own_time_when_the_measuring_run_timed_them() -> None:
+    # One slow test outweighs many fast ones: counted alike, boltons' audit
+    # gave one child of two a quarter more to do than the other.
+    slow = Target(Path("a.py"), 1, ("t0",), test_seconds=0.5)
+    fast = Target(Path("b.py"), 1, tuple(f"t{j}" for j in range(20)), test_seconds=0.02)
+    assert weight(slow) > weight(fast) > 0
+    assert shares([weight(slow), weight(fast), weight(fast), weight(fast)], 2) == [[0], [1, 2, 3]]
+
+
 def test_reports_come_back_in_the_targets_order_each_child_timed_per_function() -> None:
     calls: list[tuple[list[str], float, dict[str, Any]]] = []
     lock = threading.Lock()
