@@ -61,6 +61,9 @@ class LiveIndex:
         self.paths = {_real(str(path)) for path in paths}
         self._stamp: tuple[int, str] | None = None
         self._found: dict[tuple[str, tuple[str, int]], list[weakref.ref[types.FunctionType]]] = {}
+        # The ``lru_cache`` wrappers of the functions found, and the ids of those each holds
+        # (found on first use after a walk: one `gc.get_referrers` for all).
+        self._wrappers: list[tuple[Any, set[int]]] | None = None
         self.walks = 0
 
     def functions(self, path: str, keys: Iterable[tuple[str, int]]) -> list[types.FunctionType]:
@@ -69,6 +72,7 @@ class LiveIndex:
         if stamp != self._stamp:
             self._walk()
             self._stamp = stamp
+            self._wrappers = None
         real = _real(path)
         found = []
         for key in keys:
@@ -90,6 +94,19 @@ class LiveIndex:
                     key = (real, (code.co_name, code.co_firstlineno))
                     found.setdefault(key, []).append(weakref.ref(obj))
         self._found = found
+
+    def wrappers(self, functions: list[types.FunctionType]) -> list[Any]:
+        """`_wrappers(functions)` for functions this index found, from one search for all."""
+        if not functions:
+            return []
+        if self._wrappers is None:
+            indexed = [f for refs in self._found.values() for ref in refs if (f := ref()) is not None]
+            self._wrappers = [
+                (holder, {id(inner) for inner in gc.get_referents(holder)})
+                for holder in _wrappers(indexed)
+            ]
+        wanted = {id(function) for function in functions}
+        return [holder for holder, held in self._wrappers if held & wanted]
 
 
 class SwapError(Exception):
@@ -151,10 +168,13 @@ class CodeSwap:
             ]
         outers = [f for f in found if _code_key(f.__code__) == outer]
         self.outer_codes = list({id(f.__code__): f.__code__ for f in outers}.values())
-        if index is not None and len(self.keys) == 1:
+        targets = [f for f in found if _code_key(f.__code__) == target]
+        if index is None:
+            return _wrappers(targets)
+        if len(self.keys) == 1:
             # Not nested: the functions holding its code are those just found.
             self.holders = outers
-        return _wrappers([f for f in found if _code_key(f.__code__) == target])
+        return index.wrappers(targets)
 
     def apply(self, tree: ast.Module) -> int:
         """Swap in the mutated code of `tree`; returns how many live functions changed."""

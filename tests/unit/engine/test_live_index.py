@@ -66,3 +66,24 @@ def test_the_index_holds_no_function_alive(tmp_path: Path) -> None:
     del module
     gc.collect()
     assert index.functions(str(path), [("f", 1), ("g", 5)]) == []
+
+
+CACHED = (
+    "import functools\n\n\n@functools.lru_cache(maxsize=None)\ndef f(x):\n    return x + 1\n\n\n"
+    "@functools.cache\ndef g(x):\n    return x * 2\n\n\ndef h(x):\n    return x\n"
+)
+
+
+def test_the_cache_wrappers_are_those_one_walk_per_function_found(tmp_path: Path) -> None:
+    path = tmp_path / "live_index_cached.py"
+    path.write_text(CACHED)
+    module = load(path, "live_index_cached")
+    index = LiveIndex([str(path)])
+    found = {}
+    for start in (5, 10, 14):
+        with_index = CodeSwap(str(path), CACHED, start).prepare(index)
+        alone = CodeSwap(str(path), CACHED, start).prepare()
+        assert [id(w) for w in with_index] == [id(w) for w in alone]
+        found[start] = with_index
+    assert found[5] == [module.f] and found[10] == [module.g] and found[14] == []
+    assert index.walks == 1
