@@ -21,6 +21,7 @@ import ast
 import copy
 import functools
 import marshal
+import pickle
 import types
 
 from pytest_quest.core.mutants import (
@@ -94,6 +95,7 @@ class FunctionTrees:
         self.source, self.start = source, start
         self.lines = source.splitlines()
         self.tree = parsed(source)  # read only: `_module` copies what it keeps
+        self._copied: bytes | None = None
         self.path = _path(self.tree, start)
         self.reduced = self.path is not None and self._compiles_the_same(filename)
 
@@ -117,17 +119,19 @@ class FunctionTrees:
         """A fresh small module holding the function, and the function in it."""
         assert self.path is not None
         outer = next(i for i, node in enumerate(self.path) if isinstance(node, _FunctionNode))
-        kept: ast.AST = copy.deepcopy(self.path[outer])
-        found = find_function(ast.Module(body=[kept], type_ignores=[]), self.start)  # type: ignore[list-item]
+        if self._copied is None:
+            imports = sorted(_module_imports(self.tree), key=lambda node: not _is_future(node))
+            # Fresh copies from bytes: a fifth of `copy.deepcopy`'s time, the same trees.
+            self._copied = pickle.dumps((imports, self.path[outer]), pickle.HIGHEST_PROTOCOL)
+        imports, kept = pickle.loads(self._copied)  # stable sort above: the futures first
+        found = find_function(ast.Module(body=[kept], type_ignores=[]), self.start)
         assert found is not None
         for node in reversed(self.path[:outer]):
             if isinstance(node, ast.ClassDef):
                 holder = copy.copy(node)
-                holder.body = [kept]  # type: ignore[list-item]
+                holder.body = [kept]
                 kept = holder
-        imports = [copy.deepcopy(node) for node in _module_imports(self.tree)]
-        imports.sort(key=lambda node: not _is_future(node))  # stable: the futures first
-        return ast.Module(body=[*imports, kept], type_ignores=[]), found[1]  # type: ignore[list-item]
+        return ast.Module(body=[*imports, kept], type_ignores=[]), found[1]
 
     def _compiles_the_same(self, filename: str) -> bool:
         assert self.path is not None
