@@ -9,8 +9,9 @@ import pytest
 from pytest_quest.plugin.session import QuestSession, error_summary
 
 
-def report(when: str, outcome: str, longrepr: object) -> pytest.TestReport:
+def report(when: str, outcome: str, longrepr: object, duration: float = 0.0) -> pytest.TestReport:
     return pytest.TestReport(
+        duration=duration,
         nodeid="tests/t.py::test_x",
         location=("tests/t.py", 0, "test_x"),
         keywords={},
@@ -46,10 +47,12 @@ def test_without_a_crash_the_E_lines_and_the_phase() -> None:
 
 
 def test_logreport_keeps_the_first_error_of_a_test() -> None:
-    session = SimpleNamespace(outcomes={}, errors={})
-    QuestSession.pytest_runtest_logreport(session, report("call", "failed", Crash()))  # type: ignore[arg-type]
-    QuestSession.pytest_runtest_logreport(session, report("teardown", "failed", "later"))  # type: ignore[arg-type]
+    session = SimpleNamespace(outcomes={}, errors={}, seconds={})
+    QuestSession.pytest_runtest_logreport(session, report("call", "failed", Crash(), 0.25))  # type: ignore[arg-type]
+    QuestSession.pytest_runtest_logreport(session, report("teardown", "failed", "later", 0.5))  # type: ignore[arg-type]
     assert session.outcomes == {"tests/t.py::test_x": "error"}
+    # Its own time, every phase (audit -n deals functions to children by it).
+    assert session.seconds == {"tests/t.py::test_x": 0.75}
     assert session.errors == {
         "tests/t.py::test_x": "RecursionError: maximum recursion depth exceeded | more"
     }
