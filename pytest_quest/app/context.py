@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -12,9 +13,11 @@ from pytest_quest.app.options import QuestOptions
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.core.run import CollectionError
+from pytest_quest.engine import view_cache
 from pytest_quest.engine.source import check_syntax
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
+from pytest_quest.report import text
 from pytest_quest.report.text import summarised
 
 if TYPE_CHECKING:
@@ -104,6 +107,15 @@ class Context:
     # The interactive terminal of the person running this command, or None
     # (no controlling terminal): person actions need one (app/person.py).
     person_terminal: Callable[[], PersonTerminal | None] = _no_person_terminal
+
+    def __post_init__(self) -> None:
+        if self.store.after_write is None:
+            self.store.after_write = functools.partial(keep_view, self.store)
+
+
+def keep_view(store: RatchetStore, ratchet: Ratchet, data: bytes) -> None:
+    """Keep status's view of what `store` just wrote (engine/view_cache.py)."""
+    view_cache.save(store.journal_path, data, str(store.root), text.status_view(ratchet))
 
 
 def now_utc() -> str:

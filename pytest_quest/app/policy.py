@@ -14,9 +14,10 @@ from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import require_person
 from pytest_quest.core import policy as gate_policy
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import SORT_KEY, Ratchet, State
+from pytest_quest.core.model import Ratchet, State
 from pytest_quest.core.policy import OPERATORS, GatePolicy, PolicyError
 from pytest_quest.core.seal import policy_digest_part, seal_issued
+from pytest_quest.core.view import weaker_passes
 from pytest_quest.engine.base import refuse_option
 from pytest_quest.engine.source import relpath
 from pytest_quest.report.json import Output
@@ -104,27 +105,6 @@ def remembered_sources(options: QuestOptions, ratchet: Ratchet, rootdir: Path) -
     if options.sources or ratchet.policy is None or not ratchet.policy.sources:
         return options
     return dataclasses.replace(options, sources=[rootdir / s for s in ratchet.policy.sources])
-
-
-def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
-    """PASS quests obtained under a weaker policy than the current one: id, keys, the policy then."""
-    current = ratchet.policy
-    found: list[dict[str, Any]] = []
-    if current is None:
-        return found
-    # Most PASS quests share a few policies: judge each compact text once.
-    judged: dict[str, list[str]] = {}
-    passed = (q for q in ratchet.quests.values() if q.state is State.PASS and q.passed_policy)
-    for quest in sorted(passed, key=SORT_KEY):
-        text = quest.passed_policy or ""
-        if text not in judged:
-            try:
-                judged[text] = gate_policy.weaker_keys(current, gate_policy.parse_compact(text))
-            except PolicyError:
-                judged[text] = ["unreadable"]
-        if judged[text]:
-            found.append({"id": quest.id, "weaker": judged[text], "policy": text})
-    return found
 
 
 def weaker_lines(found: list[dict[str, Any]]) -> list[str]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_quest.app.context import Context, load_ratchet
-from pytest_quest.app.policy import weaker_lines, weaker_passes
+from pytest_quest.app.policy import weaker_lines
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
+from pytest_quest.core.view import StatusView, weaker_passes
+from pytest_quest.engine import view_cache
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
 
@@ -12,38 +16,74 @@ from pytest_quest.report.json import Output, quest_json
 def status(ctx: Context) -> Output:
     """The table of quests (text) or their list (JSON), with the counts."""
     changes = load_changes(ctx)
+    if not ctx.options.json and changes is None:
+        kept = _kept_view(ctx)
+        if kept is not None:
+            return _text(ctx, *kept)
     # The text shows the lists of few quests: those of the others are not decoded.
     ratchet = narrowed(load_ratchet(ctx, lazy=not ctx.options.json), changes)
+    if not ctx.options.json:
+        view = text.status_view(ratchet)
+        if changes is None and ctx.store.seen is not None:
+            # The next status of these bytes draws this view without reading a quest.
+            view_cache.save(ctx.store.journal_path, ctx.store.seen[0], str(ctx.store.root), view)
+        output = _text(ctx, view, ratchet.active)
+        if changes is not None:
+            output.data["since"] = since_data(changes, ratchet)
+            output.lines.insert(0, since_line(changes, ratchet))
+        return output
+    # Each format builds only what it shows (on 50,000 quests either costs seconds).
     found = weaker_passes(ratchet)
-    data = {
+    data: dict[str, Any] = {
         "remaining": ratchet.remaining,
         "counts": ratchet.counts(),
         "active": ratchet.active,
-        "quests": [],
+        "quests": [
+            quest_json(q, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, full=False)
+            for q in ratchet.ordered()
+        ],
         "policy": ratchet.policy.to_dict() if ratchet.policy is not None else None,
         "weaker_policy_passes": found,
     }
-    # Each format builds only what it shows (on 50,000 quests either costs seconds):
-    # the JSON list of quests, or the text table.
-    table = ""
-    if ctx.options.json:
-        data["quests"] = [
-            quest_json(q, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, full=False)
-            for q in ratchet.ordered()
-        ]
-    else:
-        table = text.status_text(
-            ratchet,
-            ctx.options.max_tries,
-            ctx.terminal.markup,
-            ctx.terminal.width,
-            ascii=ctx.terminal.ascii,
-        )
-    head = []
+    lines = []
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
-        head.append(since_line(changes, ratchet))
-    return Output(data, head + table.splitlines() + weaker_lines(found))
+        lines.append(since_line(changes, ratchet))
+    return Output(data, lines + weaker_lines(found))
+
+
+def _kept_view(ctx: Context) -> tuple[StatusView, str | None] | None:
+    """The view kept for the file as it is now, and its active quest (None: read the file)."""
+    data = ctx.store.read_bytes()
+    if data is None:
+        return None
+    good, active = view_cache.active_line(data)
+    if not good:
+        return None
+    view = view_cache.load(ctx.store.journal_path, data, str(ctx.store.root))
+    return None if view is None else (view, active)
+
+
+def _data(view: StatusView, active: str | None) -> dict[str, Any]:
+    return {
+        "remaining": view.remaining,
+        "counts": view.counts,
+        "active": active,
+        "quests": [],
+        "policy": view.policy,
+        "weaker_policy_passes": view.weaker,
+    }
+
+
+def _text(ctx: Context, view: StatusView, active: str | None) -> Output:
+    table = text.draw_status(
+        view,
+        ctx.options.max_tries,
+        ctx.terminal.markup,
+        ctx.terminal.width,
+        ascii=ctx.terminal.ascii,
+    )
+    return Output(_data(view, active), table.splitlines() + weaker_lines(view.weaker))
 
 
 __all__ = ["status"]

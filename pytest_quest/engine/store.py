@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -62,6 +62,9 @@ class RatchetStore:
         #: The bytes `load` last read and the ratchet they hold (engine/active.py).
         self.seen: tuple[bytes, Ratchet] | None = None
         self.stamp: tuple[int, int, int] | None = None  # the file's when `load` read it
+        #: Called after `update` wrote, lock released, with the ratchet and the bytes written
+        #: (app/context.py keeps status's view of them, engine/view_cache.py); errors ignored.
+        self.after_write: Callable[[Ratchet, bytes], None] | None = None
 
     @property
     def lock_path(self) -> Path:
@@ -124,6 +127,7 @@ class RatchetStore:
         # held then for the change and the write: the same bytes are not validated again.
         early = (unchanged(self) or self._read_bytes()) if vet is None else None
         known = self._vetted(loads(early, str(self.path))) if early is not None else None
+        written: tuple[Ratchet, bytes] | None = None
         lock = self._acquire_lock()
         try:
             before = self._read_bytes()
@@ -132,7 +136,9 @@ class RatchetStore:
             if known is not None and base == early:
                 ratchet = known
             else:
-                ratchet = self._vetted(loads(base, str(self.path))) if base is not None else Ratchet()
+                ratchet = (
+                    self._vetted(loads(base, str(self.path))) if base is not None else Ratchet()
+                )
             result = change(ratchet)
             if base is None and ratchet == Ratchet():
                 # Nothing to record (say, the file was deleted under a `next`):
@@ -148,9 +154,15 @@ class RatchetStore:
                 ) from None
             if after != before:
                 self._write_atomic(after, read=before)
-            return result
+                written = (ratchet, after)
         finally:
             lock.release()
+        if written is not None and self.after_write is not None:
+            try:
+                self.after_write(*written)
+            except Exception:  # a cache: the next read rebuilds it
+                pass
+        return result
 
     def restore(self, data: bytes) -> None:
         """Put back an earlier, valid content of the file, under the lock and atomically.
@@ -246,6 +258,18 @@ class RatchetStore:
                 "make the ratchet file's folder writable",
             ) from None
         return lock
+
+    def read_bytes(self) -> bytes | None:
+        """The file's bytes (None: no file), for showing: those this process last read of it
+        when its inode, size, modification and change times are still the same."""
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return self._read_bytes()
+        if _last_read[0] == (os.path.realpath(self.path), *_stamp(found)):
+            data: bytes = _last_read[1]
+            return data
+        return self._read_bytes()
 
     def _read_bytes(self) -> bytes | None:
         try:
@@ -417,10 +441,23 @@ def read_regular(path: Path) -> bytes:
         while True:  # one read of the whole file: no copy to join
             chunk = os.read(fd, max(found.st_size + 1, 1 << 20))
             if not chunk:
-                return b"".join(chunks)
+                data = b"".join(chunks)
+                if len(data) == found.st_size:
+                    _last_read[:] = [(os.path.realpath(path), *_stamp(found)), data]
+                return data
             chunks.append(chunk)
     finally:
         os.close(fd)
+
+
+def _stamp(found: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+#: The file `read_regular` read last, by real path and stamp, and its bytes: a command that
+#: read the head of the ratchet file at start-up (plugin/options.py) does not read it again
+#: only to show it (`RatchetStore.read_bytes`).
+_last_read: list[Any] = [None, b""]
 
 
 def _refuse_special(path: Path, mode: int) -> None:

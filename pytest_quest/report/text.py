@@ -18,6 +18,7 @@ from typing import Any
 from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.core.view import Listed, StatusView, weaker_passes
 from pytest_quest.report.escape import visible
 
 
@@ -104,13 +105,16 @@ def facts_text(facts: list[Fact]) -> list[str]:
 
 
 def progress_line(ratchet: Ratchet) -> str:
-    counts = ratchet.counts()
+    return counts_line(ratchet.counts(), ratchet.remaining)
+
+
+def counts_line(counts: dict[str, int], remaining: int) -> str:
     total = sum(counts.values())
     # EXCLUDED, a person's rare decision, is named only when some quest is.
     parts = ", ".join(
         f"{counts[s.value]} {s.value}" for s in State if s is not State.EXCLUDED or counts[s.value]
     )
-    return f"{counted(total, 'quest')}: {parts}; {ratchet.remaining} remaining"
+    return f"{counted(total, 'quest')}: {parts}; {remaining} remaining"
 
 
 class _AsciiBuffer(io.StringIO):
@@ -119,8 +123,54 @@ class _AsciiBuffer(io.StringIO):
     encoding = "ascii"
 
 
+def status_view(ratchet: Ratchet) -> StatusView:
+    """What `status_text` shows of `ratchet` (the quests listed by name with their lines)."""
+    files: dict[str, dict[str, int]] = {}
+    # Counted in C (a dict per quest and an enum lookup each cost seconds on 50,000).
+    for (file, state), number in Counter(map(_FILE_STATE, ratchet.quests.values())).items():
+        if file not in files:
+            files[file] = {s.value: 0 for s in State}
+        files[file][state.value] = number
+    # Sorted once (a sort of 50,000 quests is not free), and only those listed.
+    shown = sorted((q for q in ratchet.quests.values() if q.state in _LISTED), key=SORT_KEY)
+    listed = []
+    for quest in shown:
+        if quest.state is State.EXCLUDED:
+            lines = excluded_text(quest)[1:]
+        else:
+            lines = [f"    {visible(fact.text())}" for fact in quest.facts]
+        listed.append(
+            Listed(
+                id=quest.id,
+                file=quest.file,
+                first=quest.first,
+                last=quest.last,
+                tries=quest.tries,
+                state=quest.state.value,
+                disputed=is_dispute(quest),
+                lines=lines,
+            )
+        )
+    counts = ratchet.counts()
+    return StatusView(
+        counts=counts,
+        remaining=counts[State.TODO.value],
+        files={name: files[name] for name in sorted(files)},
+        listed=listed,
+        weaker=weaker_passes(ratchet),
+        policy=ratchet.policy.to_dict() if ratchet.policy is not None else None,
+    )
+
+
 def status_text(
     ratchet: Ratchet, max_tries: int, markup: bool, width: int, *, ascii: bool = False
+) -> str:
+    """The status view of `ratchet` (`draw_status`)."""
+    return draw_status(status_view(ratchet), max_tries, markup, width, ascii=ascii)
+
+
+def draw_status(
+    view: StatusView, max_tries: int, markup: bool, width: int, *, ascii: bool = False
 ) -> str:
     """The status view: counts, a progress bar, a table per file, REVIEW and DONE quests.
 
@@ -132,10 +182,10 @@ def status_text(
     """
     width = max(width, 40)
     out = _Out(markup=markup, width=width, ascii=ascii)
-    counts = ratchet.counts()
+    counts = view.counts
     total = sum(counts.values())
     settled = total - counts[State.TODO.value]
-    out.line(progress_line(ratchet))
+    out.line(counts_line(counts, view.remaining))
     if total:
         size = max(min(width - 30, 50), 10)
         label = f"{settled}/{total} settled ({100 * settled // total}%)"
@@ -160,17 +210,12 @@ def status_text(
                 label,
             )
             out.console().print(bar)
-    files: dict[str, dict[str, int]] = {}
-    # Counted in C (a dict per quest and an enum lookup each cost seconds on 50,000).
-    for (file, state), number in Counter(map(_FILE_STATE, ratchet.quests.values())).items():
-        if file not in files:
-            files[file] = {s.value: 0 for s in State}
-        files[file][state.value] = number
+    files = view.files
     if files:
         header = ["file", *(s.value for s in State), "total"]
         rows = [
-            [name, *(str(files[name][s.value]) for s in State), str(sum(files[name].values()))]
-            for name in sorted(files)
+            [name, *(str(counts_of[s.value]) for s in State), str(sum(counts_of.values()))]
+            for name, counts_of in files.items()
         ]
         # Columns apart by " | " (no outer edge): its natural width, cells uncut.
         columns = [max(len(cell) for cell in column) for column in zip(header, *rows)]
@@ -180,15 +225,15 @@ def status_text(
             out.raw(_ascii_table(header, rows, columns))
         else:
             _file_table(out.console(), out.buffer, header, rows, columns)
-    # Sorted once (a sort of 50,000 quests is not free), and only those listed below.
-    shown = sorted((q for q in ratchet.quests.values() if q.state in _LISTED), key=SORT_KEY)
-    disputed = {q.id for q in shown if is_dispute(q)}
+    groups: dict[tuple[str, bool], list[Listed]] = {}
+    for quest in view.listed:
+        groups.setdefault((quest.state, quest.disputed), []).append(quest)
     for state, title, dispute in (
         (State.REVIEW, "waiting for a person (REVIEW)", False),
         (State.REVIEW, "disputed mutants, waiting for a person (REVIEW)", True),
         (State.DONE, "closed after max tries (DONE)", False),
     ):
-        quests = [q for q in shown if q.state is state and (q.id in disputed) is dispute]
+        quests = groups.get((state.value, dispute))
         if not quests:
             continue
         out.line(f"{title}:")
@@ -200,12 +245,19 @@ def status_text(
             lines.append(
                 f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{max_tries})"
             )
-            lines.extend(f"    {visible(fact.text())}" for fact in quest.facts)
+            lines.extend(quest.lines)
         out.raw("\n".join(lines) + "\n")
-    excluded = [q for q in shown if q.state is State.EXCLUDED]
+    excluded = groups.get((State.EXCLUDED.value, False))
     if excluded:
         out.line("taken out of the work by a person (EXCLUDED):")
-        out.raw("\n".join(line for q in excluded for line in excluded_text(q)) + "\n")
+        out.raw(
+            "\n".join(
+                line
+                for q in excluded
+                for line in (f"  {q.id}  ({q.file}:{q.first}-{q.last})", *q.lines)
+            )
+            + "\n"
+        )
     return out.buffer.getvalue().rstrip("\n")
 
 
@@ -311,7 +363,9 @@ def _file_table(
         separator = last[widths[0] + 1 : widths[0] + 2]
         lines = [
             cells[0].ljust(widths[0])
-            + "".join(f" {separator} {cell.rjust(size)}" for cell, size in zip(cells[1:], widths[1:]))
+            + "".join(
+                f" {separator} {cell.rjust(size)}" for cell, size in zip(cells[1:], widths[1:])
+            )
             for cells in rows
         ]
         if separator.strip() and lines[0] == last:
