@@ -14,7 +14,6 @@ from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.core.run import CollectionError
 from pytest_quest.engine import view_cache
-from pytest_quest.engine.source import check_syntax
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.report import text
@@ -143,6 +142,8 @@ def refuse_collection_errors(ctx: Context) -> None:
     """A usage error naming the run's collection errors (a syntax error in the source first)."""
     run = ctx.run
     if run.collection_errors:
+        from pytest_quest.engine.source import check_syntax  # only after a collection error
+
         check_syntax(run.measured_roots, ctx.rootdir)
         errors = run.collection_errors
         where = summarised(

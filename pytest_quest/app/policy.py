@@ -7,7 +7,6 @@ import os
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet
 from pytest_quest.app.options import QuestOptions
@@ -21,6 +20,7 @@ from pytest_quest.core.view import weaker_passes
 from pytest_quest.engine.base import refuse_option
 from pytest_quest.engine.source import relpath
 from pytest_quest.report.json import Output
+from pytest_quest.report.text import weaker_lines
 
 #: How often the mutation child re-runs the covering tests for gate step 5 (fixed today).
 STABILITY_RERUNS = 1
@@ -105,13 +105,6 @@ def remembered_sources(options: QuestOptions, ratchet: Ratchet, rootdir: Path) -
     if options.sources or ratchet.policy is None or not ratchet.policy.sources:
         return options
     return dataclasses.replace(options, sources=[rootdir / s for s in ratchet.policy.sources])
-
-
-def weaker_lines(found: list[dict[str, Any]]) -> list[str]:
-    return [
-        f"  PASS under a weaker policy: {item['id']} ({', '.join(item['weaker'])}: {item['policy']})"
-        for item in found
-    ]
 
 
 def passed_since(passed_at: str, since: datetime) -> bool:

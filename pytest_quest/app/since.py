@@ -13,13 +13,17 @@ it does not touch (a test deleted) and the suite runs whole anyway.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_quest.app.context import Context
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Fact, Ratchet, State
-from pytest_quest.engine.base import default_ref
-from pytest_quest.engine.changes import Changes, changed_since
+
+if TYPE_CHECKING:
+    from pytest_quest.engine.changes import Changes
+
+# engine.base and engine.changes (git) are imported when a ref is in force: `status` and
+# `next` without one do not pay for them at start-up.
 
 
 def since_ref(ctx: Context) -> str | None:
@@ -27,6 +31,8 @@ def since_ref(ctx: Context) -> str | None:
     options = ctx.options
     if options.since or not options.require_pass:
         return options.since
+    from pytest_quest.engine.base import default_ref
+
     ref = default_ref(ctx.environ, ctx.rootdir)
     if ref is None:
         raise QuestUsageError(
@@ -42,6 +48,8 @@ def load_changes(ctx: Context) -> Changes | None:
     ref = since_ref(ctx)
     if ref is None:
         return None
+    from pytest_quest.engine.changes import changed_since
+
     return changed_since(ref, ctx.rootdir, ctx.options.sources)
 
 

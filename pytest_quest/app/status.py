@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet
-from pytest_quest.app.policy import weaker_lines
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.view import StatusView, weaker_passes
 from pytest_quest.engine import view_cache
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
+from pytest_quest.report.text import weaker_lines
 
 
 def status(ctx: Context) -> Output:

@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -25,14 +25,33 @@ if sys.platform != "win32":
     import pwd
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
-from pytest_quest.core.journal import Entry, content_hash, trimmed
 from pytest_quest.core.model import Ratchet
-from pytest_quest.engine.codec import dump_bytes, loads
-from pytest_quest.engine.codec_lazy import loads_lazy
-from pytest_quest.engine.store_help import file_stamp, files_outside, unchanged
+from pytest_quest.engine.store_help import file_stamp, files_outside, read_regular, unchanged
+from pytest_quest.engine.store_help import last_read as _last_read
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
-from pytest_quest.engine.store_help import special_kind as _special_kind
-from pytest_quest.engine.witness import announce
+from pytest_quest.engine.store_help import stamp as _stamp
+
+# The codecs and the journal are imported by the first read or write that needs them:
+# `status` drawing its kept view (engine/view_cache.py) decodes and writes nothing.
+
+
+def loads(raw: str | bytes, path: str = "quest.json") -> Ratchet:
+    from pytest_quest.engine.codec import loads as decode
+
+    return decode(raw, path)
+
+
+def loads_lazy(raw: str | bytes, path: str = "quest.json") -> Ratchet:
+    from pytest_quest.engine.codec_lazy import loads_lazy as decode
+
+    return decode(raw, path)
+
+
+def dump_bytes(ratchet: Ratchet) -> bytes:
+    from pytest_quest.engine.codec import dump_bytes as encode
+
+    return encode(ratchet)
+
 
 TMP_PREFIX = ".quest-tmp-"
 # The journal is cut to its last JOURNAL_KEEP lines past JOURNAL_MAX_BYTES (a guard needs no more).
@@ -199,6 +218,9 @@ class RatchetStore:
         A journal that cannot be written costs nothing but a guard's trust:
         a guard watching the file then reports the write as not pytest-quest's.
         """
+        from pytest_quest.core.journal import Entry, content_hash, trimmed
+        from pytest_quest.engine.witness import announce
+
         entry = Entry(content_hash(read), content_hash(wrote), inode, os.getpid(), time.time())
         path = self.journal_path
         try:
@@ -423,52 +445,6 @@ class RatchetStore:
 
 
 _CLAIM_FDS: dict[str, int] = {}
-
-
-def read_regular(path: Path) -> bytes:
-    """The bytes of `path`, refusing a FIFO, device or socket before reading from it.
-
-    Opened without blocking (a FIFO with no writer would hang a plain open
-    or read), then checked on the open descriptor: no window between the
-    check and the read.  Raises `RatchetFileError` for a special file and
-    `OSError` as reading a file does.
-    """
-    _refuse_special(path, os.stat(path).st_mode)  # before opening: a device may act on open
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        _refuse_special(path, (found := os.fstat(fd)).st_mode)  # swapped in: still never read
-        chunks: list[bytes] = []
-        while True:  # one read of the whole file: no copy to join
-            chunk = os.read(fd, max(found.st_size + 1, 1 << 20))
-            if not chunk:
-                data = b"".join(chunks)
-                if len(data) == found.st_size:
-                    _last_read[:] = [(os.path.realpath(path), *_stamp(found)), data]
-                return data
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-
-
-def _stamp(found: os.stat_result) -> tuple[int, int, int, int, int]:
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
-
-
-#: The file `read_regular` read last, by real path and stamp, and its bytes: a command that
-#: read the head of the ratchet file at start-up (plugin/options.py) does not read it again
-#: only to show it (`RatchetStore.read_bytes`).
-_last_read: list[Any] = [None, b""]
-
-
-def _refuse_special(path: Path, mode: int) -> None:
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
-    if not stat.S_ISREG(mode):
-        raise RatchetFileError(
-            str(path),
-            f"is a {_special_kind(mode)}, not a regular file; it was not read",
-            "point --quest-file at a regular file",
-        )
 
 
 def journal_folder() -> Path:

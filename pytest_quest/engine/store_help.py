@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pytest_quest.core.errors import RatchetFileError
 
 if TYPE_CHECKING:
     from pytest_quest.core.model import Ratchet
@@ -118,11 +121,60 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def read_regular(path: Path) -> bytes:
+    """The bytes of `path`, refusing a FIFO, device or socket before reading from it.
+
+    Opened without blocking (a FIFO with no writer would hang a plain open
+    or read), then checked on the open descriptor: no window between the
+    check and the read.  Raises `RatchetFileError` for a special file and
+    `OSError` as reading a file does.
+    """
+    _refuse_special(path, os.stat(path).st_mode)  # before opening: a device may act on open
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _refuse_special(path, (found := os.fstat(fd)).st_mode)  # swapped in: still never read
+        chunks: list[bytes] = []
+        while True:  # one read of the whole file: no copy to join
+            chunk = os.read(fd, max(found.st_size + 1, 1 << 20))
+            if not chunk:
+                data = b"".join(chunks)
+                if len(data) == found.st_size:
+                    last_read[:] = [(os.path.realpath(path), *stamp(found)), data]
+                return data
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def stamp(found: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+#: The file `read_regular` read last, by real path and stamp, and its bytes: a command that
+#: read the head of the ratchet file at start-up (plugin/options.py) does not read it again
+#: only to show it (`RatchetStore.read_bytes`).
+last_read: list[Any] = [None, b""]
+
+
+def _refuse_special(path: Path, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+    if not stat.S_ISREG(mode):
+        raise RatchetFileError(
+            str(path),
+            f"is a {special_kind(mode)}, not a regular file; it was not read",
+            "point --quest-file at a regular file",
+        )
+
+
 __all__ = [
     "JOURNAL_MAX_AGE",
     "file_stamp",
     "files_outside",
+    "last_read",
     "prune_journals",
+    "read_regular",
     "special_kind",
+    "stamp",
     "unchanged",
 ]

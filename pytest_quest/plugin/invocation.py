@@ -19,8 +19,7 @@ from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.loaded import pytest_cov_loaded, xdist_loaded
-from pytest_quest.report.ci import in_github_actions
-from pytest_quest.report.escape import github_line, terminal_line
+from pytest_quest.report.escape import github_line, in_github_actions, terminal_line
 from pytest_quest.report.json import Output, envelope, error_output
 
 if TYPE_CHECKING:

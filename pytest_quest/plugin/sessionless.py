@@ -26,8 +26,7 @@ from pytest_quest.engine.store import RatchetStore
 from pytest_quest.plugin.invocation import answered, build_context, safe_lines, writer_terminal
 from pytest_quest.plugin.options import resolve
 from pytest_quest.plugin.quiet import check_positional_paths
-from pytest_quest.report.ci import in_github_actions
-from pytest_quest.report.escape import github_json, visible
+from pytest_quest.report.escape import github_json, in_github_actions, visible
 from pytest_quest.report.json import Output, dumps
 
 

@@ -18,7 +18,14 @@ from pytest_quest.core.model import Fact, Ratchet
 from pytest_quest.core.ratchet import CheckReport, Regression, since
 from pytest_quest.core.rejudge import RejudgeReport
 from pytest_quest.core.run import CollectionError
-from pytest_quest.report.escape import escape_data, escape_property, md_code, md_text, visible
+from pytest_quest.report.escape import (
+    escape_data,
+    escape_property,
+    in_github_actions,
+    md_code,
+    md_text,
+    visible,
+)
 from pytest_quest.report.text import counted
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
@@ -246,10 +253,6 @@ def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
 
 
 # -- GitHub Actions ------------------------------------------------------------
-
-
-def in_github_actions(environ: Mapping[str, str]) -> bool:
-    return environ.get("GITHUB_ACTIONS", "").lower() == "true"
 
 
 def fact_location(fact: Fact) -> tuple[str, int]:

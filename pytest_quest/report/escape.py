@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 
 # Control characters and their kin: C0/C1 controls, format characters
 # (bidirectional overrides, zero-width), line and paragraph separators.
@@ -127,12 +128,17 @@ def md_code(text: object, *, cell: bool = True) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
+def in_github_actions(environ: Mapping[str, str]) -> bool:
+    return environ.get("GITHUB_ACTIONS", "").lower() == "true"
+
+
 __all__ = [
     "escape_data",
     "escape_property",
     "github_json",
     "github_line",
     "github_plain",
+    "in_github_actions",
     "md_code",
     "md_text",
     "terminal_line",

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import JSON_SCHEMA, Quest, Ratchet, State
-from pytest_quest.core.states import facts_origin, last_person_event
-from pytest_quest.engine.examples import example_for
 from pytest_quest.report import text
+
+# The rules a quest's JSON needs (its dispute, its last exclusion, its example) are imported
+# by `quest_json`: `status` drawing its kept view shows no quest's JSON (start-up time).
 
 
 @dataclass
@@ -32,6 +32,10 @@ def quest_json(
     quest: Quest, ratchet: Ratchet, *, max_tries: int, rootdir: Path, full: bool = True
 ) -> dict[str, Any]:
     """One quest as the JSON output shows it; `full` adds its marked source and an example test."""
+    from pytest_quest.core.dispute import is_dispute
+    from pytest_quest.core.states import last_person_event
+    from pytest_quest.engine.examples import example_for
+
     data: dict[str, Any] = {
         "id": quest.id,
         "file": quest.file,
@@ -73,6 +77,8 @@ def quest_json(
 
 def facts_from(quest: Quest, ratchet: Ratchet) -> dict[str, str]:
     """Where the quest's facts come from (the last scan or submit), when, and how far to trust them."""
+    from pytest_quest.core.states import facts_origin
+
     kind, at = facts_origin(quest, ratchet)
     if quest.state is not State.TODO:
         note = ""

@@ -15,9 +15,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State, arc_text
-from pytest_quest.core.states import last_person_event
 from pytest_quest.core.view import Listed, StatusView, weaker_passes
 from pytest_quest.report.escape import visible
 
@@ -131,6 +129,8 @@ def status_view(ratchet: Ratchet) -> StatusView:
         if file not in files:
             files[file] = {s.value: 0 for s in State}
         files[file][state.value] = number
+    from pytest_quest.core.dispute import is_dispute  # not for drawing a kept view (start-up)
+
     # Sorted once (a sort of 50,000 quests is not free), and only those listed.
     shown = sorted((q for q in ratchet.quests.values() if q.state in _LISTED), key=SORT_KEY)
     listed = []
@@ -409,9 +409,18 @@ def _narrow_rows(files: dict[str, dict[str, int]], width: int) -> list[str]:
     return lines
 
 
+def weaker_lines(found: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"  PASS under a weaker policy: {item['id']} ({', '.join(item['weaker'])}: {item['policy']})"
+        for item in found
+    ]
+
+
 def excluded_text(quest: Quest) -> list[str]:
     """An EXCLUDED quest as status shows it: where, who excluded it, when and why."""
     lines = [f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last})"]
+    from pytest_quest.core.states import last_person_event  # not for drawing a kept view
+
     event = last_person_event(quest, "exclude")
     if event is not None:
         said = f"by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}"
