@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
-from pytest_quest.app.context import Context, load_ratchet
+from pytest_quest.app.context import Context, keep_view, load_ratchet
 from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest, Ratchet, State
+from pytest_quest.core.view import NextView, StatusView
+from pytest_quest.engine import codec_view, view_cache
 from pytest_quest.engine.active import set_active
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
@@ -35,13 +39,29 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
 def next_quest(ctx: Context) -> Output:
     """Show the quest to work on and record it as the active one."""
     changes = load_changes(ctx)
-    # One quest is shown: the lists of the others are decoded only if used.
-    ratchet = narrowed(load_ratchet(ctx, lazy=True), changes)
-    if changes is not None and ctx.options.quest_id and ctx.options.quest_id not in ratchet.quests:
-        raise QuestUsageError(
-            f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "
-            "drop --quest-since to work on it"
-        )
+    kept = _from_view(ctx) if changes is None else None
+    if kept is not None:
+        # The quests of one file, and the rest from the view kept for these bytes.
+        ratchet, view, more = kept
+        counts, remaining, queue = view.counts, view.remaining, more.queue
+        recorded: Callable[[], set[str]] | None = functools.partial(_recorded, ratchet, more)
+    else:
+        # One quest is shown: the lists of the others are decoded only if used.
+        ratchet = narrowed(load_ratchet(ctx, lazy=True), changes)
+        if (
+            changes is not None
+            and ctx.options.quest_id
+            and ctx.options.quest_id not in ratchet.quests
+        ):
+            raise QuestUsageError(
+                f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "
+                "drop --quest-since to work on it"
+            )
+        counts, remaining = ratchet.counts(), ratchet.remaining
+        queue, recorded = [todo.id for todo in ratchet.todo()], None
+        if changes is None and ctx.store.seen is not None:
+            # The next `next` or `status` of these bytes reads one file's quests, or none.
+            keep_view(ctx.store, ratchet, ctx.store.seen[0])
     quest = pick(ratchet, ctx.options.quest_id)
     if quest is not None and quest.state.terminal:
         raise QuestUsageError(
@@ -55,23 +75,25 @@ def next_quest(ctx: Context) -> Output:
         # Only the active pointer changes: one line of the file (engine/active.py).
         previous = set_active(ctx.store, target)
     data: dict[str, Any] = {
-        "remaining": ratchet.remaining,
-        "done": ratchet.remaining == 0,
-        "counts": ratchet.counts(),
+        "remaining": remaining,
+        "done": remaining == 0,
+        "counts": counts,
         "quest": None,
         # `next` makes the quest it shows the active one (the one `submit` judges).
         "active_changed": previous != target,
         "previous_active": previous,
         # Every TODO id in `next`'s order: `--quest-id` with one of them passes over a quest.
-        "queue": [todo.id for todo in ratchet.todo()],
+        "queue": queue,
     }
-    head = [text.progress_line(ratchet)]
+    head = [text.counts_line(counts, remaining)]
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         head.insert(0, since_line(changes, ratchet))
     if quest is None:
         return Output(data, [*head, "nothing remains: every quest is settled"])
-    data["quest"] = quest_json(quest, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir)
+    data["quest"] = quest_json(
+        quest, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, recorded=recorded
+    )
     lines = [
         *head,
         *text.quest_text(quest, ctx.options.max_tries, data["quest"]),
@@ -79,6 +101,49 @@ def next_quest(ctx: Context) -> Output:
     if previous is not None and previous != target:
         lines.append(f"note: the active quest is now {target} (was {previous})")
     return Output(data, lines)
+
+
+def _recorded(ratchet: Ratchet, more: NextView) -> set[str]:
+    """The covering tests a scan recorded, named (from the file's tests table)."""
+    table = ratchet.test_table
+    return {table[index] for index in more.recorded}
+
+
+def _from_view(ctx: Context) -> tuple[Ratchet, StatusView, NextView] | None:
+    """The quests of the file of the quest to show (its file's only), and the view kept for the
+    ratchet file as it is now (engine/view_cache.py); None: read the whole file.
+
+    The view was made from these very bytes (the ``active`` line aside, checked on its own),
+    validated when they were written or read whole: the one file's quests are validated again
+    by the view reader; nothing else of the file needs decoding.
+    """
+    data = ctx.store.read_bytes()
+    if data is None:
+        return None
+    start = view_cache.quests_start(data)
+    good, active = view_cache.active_line(data, start)
+    if start < 0 or not good:
+        return None
+    kept = view_cache.load_next(ctx.store.journal_path, data, str(ctx.store.root))
+    if kept is None:
+        return None
+    view, more = kept
+    target = ctx.options.quest_id
+    if not target:
+        if active is not None and active in set(more.queue):
+            target = active
+        elif more.queue:
+            target = more.queue[0]
+        else:
+            return None  # nothing remains: the whole read says so (rare, and cheap then)
+    part = view_cache.one_file(data, target, start)
+    ratchet = codec_view.read(part[0], str(ctx.store.path), table=part[1]) if part else None
+    if ratchet is None or target not in ratchet.quests:
+        return None
+    ratchet.active = active
+    # A `next` that moves the active quest writes that line alone (engine/active.py).
+    ctx.store.seen = (data, ratchet)
+    return ratchet, view, more
 
 
 __all__ = ["next_quest", "pick"]

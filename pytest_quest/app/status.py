@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_quest.app.context import Context, load_ratchet
+from pytest_quest.app.context import Context, keep_view, load_ratchet
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.view import StatusView, weaker_passes
 from pytest_quest.engine import view_cache
@@ -26,7 +26,7 @@ def status(ctx: Context) -> Output:
         view = text.status_view(ratchet)
         if changes is None and ctx.store.seen is not None:
             # The next status of these bytes draws this view without reading a quest.
-            view_cache.save(ctx.store.journal_path, ctx.store.seen[0], str(ctx.store.root), view)
+            keep_view(ctx.store, ratchet, ctx.store.seen[0], view)
         output = _text(ctx, view, ratchet.active)
         if changes is not None:
             output.data["since"] = since_data(changes, ratchet)
@@ -57,7 +57,7 @@ def _kept_view(ctx: Context) -> tuple[StatusView, str | None] | None:
     data = ctx.store.read_bytes()
     if data is None:
         return None
-    good, active = view_cache.active_line(data)
+    good, active = view_cache.active_line(data, view_cache.quests_start(data))
     if not good:
         return None
     view = view_cache.load(ctx.store.journal_path, data, str(ctx.store.root))

@@ -14,20 +14,16 @@ from typing import Any
 from pytest_quest.core.model import SORT_KEY, Ratchet, State
 from pytest_quest.core.policy import PolicyError, parse_compact, weaker_keys
 
+#: In a section's text, where the tries allowed go (known when drawn: ``--quest-max-tries``).
+MAX_TRIES = "\x00"
 
-@dataclass
-class Listed:
-    """A quest status names one by one (REVIEW, DONE, EXCLUDED), with its lines under it."""
-
-    id: str
-    file: str
-    first: int
-    last: int
-    tries: int
-    state: str
-    disputed: bool = False
-    # Its facts (REVIEW, DONE) or who took it out and why (EXCLUDED), as status prints them.
-    lines: list[str] = field(default_factory=list)
+#: The sections of quests status lists by name, in order: (state, disputed, title).
+SECTIONS = (
+    ("REVIEW", False, "waiting for a person (REVIEW)"),
+    ("REVIEW", True, "disputed mutants, waiting for a person (REVIEW)"),
+    ("DONE", False, "closed after max tries (DONE)"),
+    ("EXCLUDED", False, "taken out of the work by a person (EXCLUDED)"),
+)
 
 
 @dataclass
@@ -38,11 +34,38 @@ class StatusView:
     remaining: int
     # Per file (sorted by name), the number of quests in each state.
     files: dict[str, dict[str, int]]
-    # REVIEW, DONE and EXCLUDED quests in the documented order (file, first line, id).
-    listed: list[Listed]
+    # Per section (its title), the lines of its quests in the documented order (file, first
+    # line, id), each quest's place then its facts (or who excluded it): one text, where
+    # `MAX_TRIES` stands for the tries allowed.  Sections with no quest are left out.
+    sections: dict[str, str]
     # PASS quests obtained under a weaker policy than the ratchet's (`weaker_passes`).
     weaker: list[dict[str, Any]] = field(default_factory=list)
     policy: dict[str, Any] | None = None
+
+
+@dataclass
+class NextView:
+    """What `next` needs of every quest to show one: the queue, and the tests the scan saw."""
+
+    # Every TODO quest's id in `next`'s order (file, first line, id).
+    queue: list[str]
+    # The covering tests recorded at a scan (every quest's but a PASS the gate gave), by their
+    # place in the file's tests table: an example is taken only from a test the scan saw
+    # (engine/examples.py).
+    recorded: list[int]
+
+
+def next_view(ratchet: Ratchet, table: list[str]) -> NextView:
+    """`ratchet`'s NextView, its tests numbered as in `table` (the file's tests table)."""
+    todo = sorted((q for q in ratchet.quests.values() if q.state is State.TODO), key=SORT_KEY)
+    place = {name: index for index, name in enumerate(table)}
+    recorded = {
+        place[nodeid]
+        for q in ratchet.quests.values()
+        if not (q.state is State.PASS and not q.baseline)
+        for nodeid in q.covering_tests
+    }
+    return NextView(queue=[q.id for q in todo], recorded=sorted(recorded))
 
 
 def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
@@ -66,4 +89,11 @@ def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
     return found
 
 
-__all__ = ["Listed", "StatusView", "weaker_passes"]
+__all__ = [
+    "MAX_TRIES",
+    "SECTIONS",
+    "NextView",
+    "StatusView",
+    "next_view",
+    "weaker_passes",
+]

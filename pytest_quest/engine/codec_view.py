@@ -104,17 +104,21 @@ _TABLE = msgspec.json.Decoder(list[str])
 class _File:
     """The bytes read and what the quests' lists need from them: the tests table, on first use."""
 
-    __slots__ = ("data", "doc", "path", "table")
+    __slots__ = ("data", "doc", "elsewhere", "path", "table")
 
-    def __init__(self, data: bytes, doc: HeadViewS, path: str) -> None:
+    def __init__(
+        self, data: bytes, doc: HeadViewS, path: str, table: memoryview | None = None
+    ) -> None:
         self.data, self.doc, self.path = data, doc, path
         self.table: list[str] | None = None
+        #: The table's text when it is not `data`'s own (`read`'s `table`).
+        self.elsewhere = table
 
     def tests(self) -> list[str]:
         if self.table is None:
-            raw = self.doc.tests
+            raw = self.doc.tests if self.elsewhere is None else self.elsewhere
             try:
-                table = _TABLE.decode(raw) if isinstance(raw, Raw) else []
+                table = _TABLE.decode(raw) if isinstance(raw, (Raw, memoryview)) else []
             except (msgspec.ValidationError, msgspec.DecodeError):
                 table = None
             # A name twice in the table is refused by the other readers, not here (0.1 s
@@ -130,8 +134,14 @@ class _File:
         return RatchetFileError(self.path, f"{where}: not as pytest-quest writes it")
 
 
-def read(text: bytes | str, path: str = "quest.json") -> Ratchet | None:
-    """The ratchet in `text`, its lists decoded on first use; None: let another reader judge it."""
+def read(
+    text: bytes | str, path: str = "quest.json", *, table: memoryview | None = None
+) -> Ratchet | None:
+    """The ratchet in `text`, its lists decoded on first use; None: let another reader judge it.
+
+    `table`: the tests table's JSON text, when `text` holds the quests of one file of a
+    larger file and an empty table (engine/view_cache.py `one_file`): no copy of it is made.
+    """
     if not text.isascii():  # the writer escapes every other character
         return None
     data = text if isinstance(text, bytes) else text.encode("ascii")
@@ -151,7 +161,7 @@ def read(text: bytes | str, path: str = "quest.json") -> Ratchet | None:
             policy = policy_from_dict(doc.policy)
         except PolicyError:
             return None
-    source = _File(data, doc, path)
+    source = _File(data, doc, path, table)
     quests = _quests(doc.quests, source)
     if quests is None:
         return None

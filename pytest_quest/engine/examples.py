@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from pytest_quest.core.model import Quest, Ratchet, State
@@ -62,7 +63,13 @@ def read_test_source(nodeid: str, rootdir: Path) -> str | None:
     return "\n".join(line[indent:] for line in text.splitlines())
 
 
-def example_for(quest: Quest, ratchet: Ratchet, rootdir: Path) -> dict[str, str]:
+def example_for(
+    quest: Quest,
+    ratchet: Ratchet,
+    rootdir: Path,
+    *,
+    recorded: Callable[[], set[str]] | None = None,
+) -> dict[str, str]:
     """A passing test to start from: the function's own, else a neighbour's, else a skeleton.
 
     Own covering tests first; then the passing tests of the nearest
@@ -71,7 +78,7 @@ def example_for(quest: Quest, ratchet: Ratchet, rootdir: Path) -> dict[str, str]
     seen by the scan) is shown only as the function's own: the agent's test
     for another quest is rarely the pattern to follow.
     """
-    seen = scanned_tests(ratchet, rootdir)
+    seen = scanned_tests(ratchet, rootdir, recorded)
     for nodeid in sorted(quest.covering_tests, key=lambda n: (n not in seen, n)):
         source = read_test_source(nodeid, rootdir)
         if source:
@@ -107,8 +114,12 @@ def example_for(quest: Quest, ratchet: Ratchet, rootdir: Path) -> dict[str, str]
 class _Scanned:
     """Node ids the scan saw: in a test file unchanged since, or recorded by the scan itself."""
 
-    def __init__(self, ratchet: Ratchet, rootdir: Path) -> None:
+    def __init__(
+        self, ratchet: Ratchet, rootdir: Path, recorded: Callable[[], set[str]] | None = None
+    ) -> None:
         self.ratchet = ratchet
+        # Given when `ratchet` holds some quests only (`next` from its kept view).
+        self.given = recorded
         self.rootdir = rootdir
         self.unchanged: dict[str, bool] = {}
         self.missing: set[str] = set()
@@ -118,6 +129,8 @@ class _Scanned:
 
     @property
     def recorded(self) -> set[str]:
+        if self._recorded is None and self.given is not None:
+            self._recorded = self.given()
         if self._recorded is None:
             self._recorded = {
                 nodeid
@@ -145,8 +158,10 @@ class _Scanned:
         return self.unchanged[path] or nodeid in self.recorded
 
 
-def scanned_tests(ratchet: Ratchet, rootdir: Path) -> _Scanned:
-    return _Scanned(ratchet, rootdir)
+def scanned_tests(
+    ratchet: Ratchet, rootdir: Path, recorded: Callable[[], set[str]] | None = None
+) -> _Scanned:
+    return _Scanned(ratchet, rootdir, recorded)
 
 
 def skeleton(quest: Quest, rootdir: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,13 @@ class Output:
 
 
 def quest_json(
-    quest: Quest, ratchet: Ratchet, *, max_tries: int, rootdir: Path, full: bool = True
+    quest: Quest,
+    ratchet: Ratchet,
+    *,
+    max_tries: int,
+    rootdir: Path,
+    full: bool = True,
+    recorded: Callable[[], set[str]] | None = None,
 ) -> dict[str, Any]:
     """One quest as the JSON output shows it; `full` adds its marked source and an example test."""
     from pytest_quest.core.dispute import is_dispute
@@ -71,7 +78,7 @@ def quest_json(
         data["submit_args"] = text.submit_args(quest.id)
         data["facts_from"] = facts_from(quest, ratchet)
         data["source"] = text.source_with_marks(quest, rootdir)
-        data["example"] = example_for(quest, ratchet, rootdir)
+        data["example"] = example_for(quest, ratchet, rootdir, recorded=recorded)
     return data
 
 

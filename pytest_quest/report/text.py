@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State, arc_text
-from pytest_quest.core.view import Listed, StatusView, weaker_passes
+from pytest_quest.core.view import MAX_TRIES, SECTIONS, StatusView, weaker_passes
 from pytest_quest.report.escape import visible
 
 
@@ -133,30 +133,24 @@ def status_view(ratchet: Ratchet) -> StatusView:
 
     # Sorted once (a sort of 50,000 quests is not free), and only those listed.
     shown = sorted((q for q in ratchet.quests.values() if q.state in _LISTED), key=SORT_KEY)
-    listed = []
+    lines: dict[str, list[str]] = {}
     for quest in shown:
         if quest.state is State.EXCLUDED:
-            lines = excluded_text(quest)[1:]
-        else:
-            lines = [f"    {visible(fact.text())}" for fact in quest.facts]
-        listed.append(
-            Listed(
-                id=quest.id,
-                file=quest.file,
-                first=quest.first,
-                last=quest.last,
-                tries=quest.tries,
-                state=quest.state.value,
-                disputed=is_dispute(quest),
-                lines=lines,
-            )
+            title = SECTIONS[3][2]
+            lines.setdefault(title, []).extend(excluded_text(quest))
+            continue
+        title = SECTIONS[1 if is_dispute(quest) else 0 if quest.state is State.REVIEW else 2][2]
+        section = lines.setdefault(title, [])
+        section.append(
+            f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{MAX_TRIES})"
         )
+        section.extend(f"    {visible(fact.text())}" for fact in quest.facts)
     counts = ratchet.counts()
     return StatusView(
         counts=counts,
         remaining=counts[State.TODO.value],
         files={name: files[name] for name in sorted(files)},
-        listed=listed,
+        sections={title: "\n".join(lines[title]) for *_, title in SECTIONS if title in lines},
         weaker=weaker_passes(ratchet),
         policy=ratchet.policy.to_dict() if ratchet.policy is not None else None,
     )
@@ -225,39 +219,15 @@ def draw_status(
             out.raw(_ascii_table(header, rows, columns))
         else:
             _file_table(out.console(), out.buffer, header, rows, columns)
-    groups: dict[tuple[str, bool], list[Listed]] = {}
-    for quest in view.listed:
-        groups.setdefault((quest.state, quest.disputed), []).append(quest)
-    for state, title, dispute in (
-        (State.REVIEW, "waiting for a person (REVIEW)", False),
-        (State.REVIEW, "disputed mutants, waiting for a person (REVIEW)", True),
-        (State.DONE, "closed after max tries (DONE)", False),
-    ):
-        quests = groups.get((state.value, dispute))
-        if not quests:
-            continue
-        out.line(f"{title}:")
-        # Plain lines, written straight to the buffer: one rich print per
-        # quest cost 1 ms each (7 s for 4,000 REVIEW/DONE quests); the
-        # terminal wraps a long line as rich would.
-        lines = []
-        for quest in quests:
-            lines.append(
-                f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{max_tries})"
-            )
-            lines.extend(quest.lines)
-        out.raw("\n".join(lines) + "\n")
-    excluded = groups.get((State.EXCLUDED.value, False))
-    if excluded:
-        out.line("taken out of the work by a person (EXCLUDED):")
-        out.raw(
-            "\n".join(
-                line
-                for q in excluded
-                for line in (f"  {q.id}  ({q.file}:{q.first}-{q.last})", *q.lines)
-            )
-            + "\n"
-        )
+    tries = str(max_tries)
+    for *_, title in SECTIONS:
+        body = view.sections.get(title)
+        if body:
+            out.line(f"{title}:")
+            # Plain lines, written straight to the buffer: one rich print per
+            # quest cost 1 ms each (7 s for 4,000 REVIEW/DONE quests); the
+            # terminal wraps a long line as rich would.
+            out.raw(body.replace(MAX_TRIES, tries) + "\n")
     return out.buffer.getvalue().rstrip("\n")
 
 
