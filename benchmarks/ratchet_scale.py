@@ -11,7 +11,9 @@ configuration once per round and side by side: ``pytest --version`` (the
 floor: an interpreter and pytest with the plugin), ``pytest --quest-status``
 (text and JSON), ``pytest --quest next`` (the active quest unchanged: nothing
 to write) and ``pytest --quest next --quest-id X`` (alternating between two
-quests, so every run changes the active pointer and writes).  In a child
+quests, so every run changes the active pointer and writes); then status and
+that `next` once more with the view of the file removed first (engine/view_cache.py:
+the first command after an outside change of the file reads it whole).  In a child
 process it times `RatchetStore.load`, `codec.dumps` and a no-op
 `RatchetStore.update` (lock, re-read, nothing changed).  Medians of wall
 time, CPU time (user + system of the child, from ``os.wait4``) and peak RSS,
@@ -47,6 +49,15 @@ ROOT = HERE.parent
 RESULTS = HERE / "results.md"
 
 FLOOR = "pytest --collect-only -q (no tests: a session)"
+COLD_STATUS = "pytest --quest-status (first after an outside change: no view kept)"
+COLD_NEXT = "pytest --quest next --quest-id X (writes; no view kept)"
+
+#: Where the checkout under test keeps the view of a ratchet file (argv: its path).
+VIEW_PATH = (
+    "import sys; from pathlib import Path; from pytest_quest.engine import view_cache; "
+    "from pytest_quest.engine.store import RatchetStore; "
+    "print(view_cache.path_for(RatchetStore(Path(sys.argv[1])).journal_path))"
+)
 PLUGINS_FLOOR = "pytest -VV (every plugin loaded, no session)"
 
 #: Builds the synthetic ratchet with the checkout under test (argv: path, count).
@@ -180,17 +191,29 @@ def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[st
         # every installed plugin's session hooks included (Hypothesis imports itself at the end).
         (FLOOR, [*pytest, "--collect-only", "-q"]),
         ("pytest --quest-status", [*pytest, "--quest-status"]),
+        # The first status after an outside change of the file (a `git pull`, a hand edit):
+        # no view kept for its bytes, so the whole file is read (and the view kept).
+        (COLD_STATUS, [*pytest, "--quest-status"]),
         (
             "pytest --quest-status --quest-format json",
             [*pytest, "--quest-status", "--quest-format", "json"],
         ),
         ("pytest --quest next (nothing to write)", [*pytest, "--quest", "next"]),
         ("pytest --quest next --quest-id X (writes)", None),
+        (COLD_NEXT, None),
     ]
+    view = subprocess.run(
+        [python, "-c", VIEW_PATH, str(path)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    # The file as pytest-quest leaves it after any write of its own: with its view kept (the
+    # synthetic file was written directly, so one status reads it whole first).
+    run([*pytest, "--quest-status"], folder)
     samples: dict[str, list[tuple[float, float, int, int]]] = {label: [] for label, _ in configs}
     switch = 0
     for _ in range(repeats):
         for label, command in configs:
+            if label in (COLD_STATUS, COLD_NEXT):
+                Path(view).unlink(missing_ok=True)
             if command is None:
                 switch += 1
                 target = second if switch % 2 else first

@@ -12,6 +12,7 @@ from typing import Any
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unaccounted
 from pytest_quest.core.model import Fact, Ratchet, State
+from pytest_quest.engine import view_cache
 from pytest_quest.engine.codec import loads, quest_to_dict
 from pytest_quest.engine.created_files import CREATED_ENV, track_created
 from pytest_quest.engine.gate_signals import SIGNALS_ENV, refuse_gate_signals
@@ -27,7 +28,8 @@ REFUSED_ENV = "PYTEST_QUEST_REFUSED"
 
 
 def protect_from_env() -> None:
-    """Refuse, in this process, every write to the file `PROTECT_ENV` names, its lock and journal.
+    """Refuse, in this process, every write to the file `PROTECT_ENV` names, its lock, journal
+    and kept view.
 
     An audit hook (PEP 578) sees ``open`` for writing, ``os.rename``,
     ``os.replace``, ``os.remove``, ``os.truncate``, ``os.link`` and
@@ -42,10 +44,13 @@ def protect_from_env() -> None:
     if not target:
         return
     ratchet = Path(os.path.realpath(target))
+    journal = RatchetStore(ratchet).journal_path
     protected = [
         str(ratchet),
         str(ratchet.with_name(ratchet.name + ".lock")),
-        os.path.realpath(RatchetStore(ratchet).journal_path),
+        os.path.realpath(journal),
+        # What status and next show of the file (engine/view_cache.py).
+        os.path.realpath(view_cache.path_for(journal)),
     ]
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 

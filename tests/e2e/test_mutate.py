@@ -467,6 +467,43 @@ def test_the_judged_process_cannot_write_the_ratchet_file(tmp_path: Path) -> Non
     assert out.split() == ["5", "{}"]
 
 
+def test_protection_covers_the_view_status_and_next_keep(tmp_path: Path) -> None:
+    """A judged test cannot write the view `status` shows of the ratchet file (view_cache)."""
+    from pytest_quest.engine import view_cache
+
+    ratchet = tmp_path / "quest.json"
+    ratchet.write_text("{}")
+    view = view_cache.path_for(RatchetStore(ratchet).journal_path)
+    view.parent.mkdir(parents=True, exist_ok=True)
+    view.write_bytes(b"kept")
+    script = textwrap.dedent(
+        f"""
+        import os, pathlib
+        from pytest_quest.engine.guard import protect_from_env
+        protect_from_env()
+        view = pathlib.Path({str(view)!r})
+        refused = 0
+        for attempt in (
+            lambda: view.write_bytes(b"forged"),
+            lambda: os.replace({str(tmp_path / "other")!r}, view),
+            lambda: os.remove(view),
+        ):
+            try:
+                attempt()
+            except PermissionError:
+                refused += 1
+        print(refused, view.read_bytes().decode())
+        """
+    )
+    (tmp_path / "other").write_text("forged")
+    env = dict(os.environ, **{PROTECT_ENV: str(ratchet)})
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    view.unlink()
+    assert out.split() == ["3", "kept"]
+
+
 def test_protection_judges_a_name_relative_to_a_folder_descriptor_in_that_folder(
     tmp_path: Path,
 ) -> None:
