@@ -623,8 +623,9 @@ def test_cli_mutants_off_is_respected_by_submit(tmp_path: Path) -> None:
     assert Path(project.path / "quest.json").exists()
 
 
-def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path: Path) -> None:
-    project = Project(tmp_path / "p")
+def _env_project(path: Path, test: str) -> Project:
+    """`inc` and `dec` scanned with a timeout floor of 8 s, then `test` as their tests."""
+    project = Project(path / "p")
     project.source(
         "env",
         """
@@ -638,34 +639,52 @@ def test_a_hanging_or_crashing_mutation_run_is_review_through_submit(tmp_path: P
     )
     # The timeout floor is the gate policy recorded at scan.
     assert run_quest(project.path, "--quest", "scan", "--quest-timeout", "8")[0] == 0
-    project.test(
-        "test_env",
+    project.test("test_env", test)
+    return project
+
+
+# Only in the mutation check (not in the judge or the measuring child) the tests misbehave.
+IN_MUTATION_CHECK = """
+import os
+import sys
+import time
+from pkg.env import dec, inc
+
+IN_MUTATION_CHECK = "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv
+"""
+
+SUBMIT_WITH_FLOOR = ("--quest", "submit", "--quest-timeout", "8", "--quest-id")
+
+
+@pytest.mark.slow  # waits out the 8 s timeout floor
+def test_a_hanging_mutation_run_is_review_through_submit(tmp_path: Path) -> None:
+    test = IN_MUTATION_CHECK + textwrap.dedent(
         """
-        import os
-        import sys
-        import time
-        from pkg.env import dec, inc
-
-        IN_MUTATION_CHECK = "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv
-
         def test_inc():
             assert inc(1) == 2
             if IN_MUTATION_CHECK:
                 time.sleep(60)
-
-        def test_dec():
-            assert dec(1) == 0
-            if IN_MUTATION_CHECK:
-                os._exit(3)
-        """,
+        """
     )
-    submit = ("--quest", "submit", "--quest-timeout", "8", "--quest-id")
-    code, data, _ = run_quest(project.path, *submit, qid("env", "inc"))
+    project = _env_project(tmp_path, test)
+    code, data, _ = run_quest(project.path, *SUBMIT_WITH_FLOOR, qid("env", "inc"))
     assert (code, data["verdict"], data["step"]) == (0, "REVIEW", "4-mutants")
     fact = data["quest"]["facts"][0]
     assert fact["check"] == "mutation.environment"
     assert fact["actual"] == "the mutation check exceeded --quest-timeout (8s) and was stopped"
-    code, data, _ = run_quest(project.path, *submit, qid("env", "dec"))
+
+
+def test_a_crashing_mutation_run_is_review_through_submit(tmp_path: Path) -> None:
+    test = IN_MUTATION_CHECK + textwrap.dedent(
+        """
+        def test_dec():
+            assert dec(1) == 0
+            if IN_MUTATION_CHECK:
+                os._exit(3)
+        """
+    )
+    project = _env_project(tmp_path, test)
+    code, data, _ = run_quest(project.path, *SUBMIT_WITH_FLOOR, qid("env", "dec"))
     assert (code, data["verdict"], data["step"]) == (0, "REVIEW", "4-mutants")
     assert data["quest"]["facts"][0]["actual"].startswith(
         "the mutation runner crashed (exit status 3)"
