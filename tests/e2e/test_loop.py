@@ -19,9 +19,9 @@ import pytest
 from pytest_quest.app.next import next_quest
 from tests.support import projects
 from tests.support.contexts import app_context
-from tests.support.projects import Project, scanned_template
+from tests.support.projects import Project, quest_files, scanned_template
 from tests.support.quests import ratchet_view
-from tests.support.runner import run_pytest
+from tests.support.runner import assert_quiet, run_pytest
 
 SHAPES = projects.SHAPES + """
 
@@ -489,6 +489,9 @@ def test_submit_pass_then_fail_then_done(project: Project, calc_template: Projec
     project.test("test_sign", SIGN_TEST)
     result = project.run("--quest", "submit")
     assert result.ret == 0, result.stdout.str()
+    # No pytest header though its child ran the tests: the verdict is the first line.
+    assert_quiet(result)
+    assert result.stdout.lines[0].startswith(f"PASS: {SIGN}")
     section = quest_section(result)
     assert section[0] == f"PASS: {SIGN} is now PASS (tries 0/3)"
     # PASS shows the next quest.
@@ -534,6 +537,10 @@ def test_submit_pass_then_fail_then_done(project: Project, calc_template: Projec
     ]
     assert (data["remaining"], data["next_quest"]) == (0, None)
     assert project.ratchet()["quests"][CLAMP]["state"] == "DONE"
+
+    # After next, submits and status, no temporary file is left beside the ratchet file.
+    assert project.run("--quest-status").ret == 0
+    assert quest_files(project) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
 
 
 def test_max_tries_ini_option(project: Project, calc_template: Project) -> None:

@@ -23,7 +23,7 @@ import pytest
 from pytest_quest.app.environment import interrupted_done
 from pytest_quest.core.environment import BEGUN_KEY
 from tests.support.paths import DOCS
-from tests.support.projects import CALC, SIGN, Project, scanned_template
+from tests.support.projects import CALC, SIGN, Project, quest_files, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import child_environ, popen_pytest
@@ -51,10 +51,6 @@ def error_line(result: pytest.RunResult) -> str:
     lines = [line for line in output.splitlines() if line.startswith("ERROR: ")]
     assert len(lines) == 1, output
     return lines[0]
-
-
-def quest_files(project: Project) -> list[str]:
-    return sorted(p.name for p in Path(project.path).iterdir() if "quest" in p.name)
 
 
 # -- where the ratchet file is ---------------------------------------------------------
@@ -257,19 +253,8 @@ def test_submit_when_the_source_folder_is_gone(scanned: Project) -> None:
     assert path.read_bytes() == before
 
 
-def test_no_temp_files_after_normal_runs(scanned: Project) -> None:
-    scanned.test(
-        "test_sign",
-        "from pkg.calc import sign\n\n\ndef test_sign():\n"
-        "    assert sign(-1) == -1\n    assert sign(1) == 1\n",
-    )
-    for args in (("--quest", "next"), ("--quest", "submit"), ("--quest-status",)):
-        assert scanned.run(*args).ret == 0, args
-    assert (
-        ratchet_view((Path(scanned.path) / "quest.json").read_bytes())["quests"][SIGN]["state"]
-        == "PASS"
-    )
-    assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
+# No temporary file after normal runs (next, submits, status): test_loop.py's
+# test_submit_pass_then_fail_then_done, which runs them anyway.
 
 
 # -- Ctrl-C ---------------------------------------------------------------------------------

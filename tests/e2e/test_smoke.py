@@ -1,6 +1,7 @@
 """The loop in one breath: scan, next, submit to PASS."""
 
 from tests.support.projects import CALC, TEST_DOUBLE, TEST_SIGN, Project
+from tests.support.runner import assert_quiet
 
 
 def test_scan_next_submit_pass(project: Project) -> None:
@@ -15,6 +16,8 @@ def test_scan_next_submit_pass(project: Project) -> None:
     project.test("test_sign", TEST_SIGN)
     result, data = project.run_json("--quest", "submit")
     assert data["verdict"] == "PASS", data
+    # One JSON object and no pytest header, though its child ran the tests.
+    assert_quiet(result)
     assert result.ret == 0
     assert data["remaining"] == 0
     assert project.ratchet()["quests"]["src/pkg/calc.py::sign"]["state"] == "PASS"

@@ -154,6 +154,11 @@ class Project:
         return self
 
 
+def quest_files(project: Project) -> list[str]:
+    """The names in `project`'s folder that have "quest" in them (the ratchet file and its kin)."""
+    return sorted(p.name for p in project.path.iterdir() if "quest" in p.name)
+
+
 def calc_project(project: Project) -> None:
     """The calc module and its one test of `double`: the usual project to scan."""
     project.source("calc", CALC)

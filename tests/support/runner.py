@@ -138,6 +138,18 @@ AS_FROM_A_TERMINAL = (
 )
 
 
+#: What a pytest header or summary line shows: a command that runs no test prints none of it.
+NOISE = ("test session starts", "no tests ran", "platform linux", "rootdir:", "plugins:")
+
+
+def assert_quiet(result: pytest.RunResult) -> None:
+    """`result` printed no pytest header, summary line or ``====`` rule."""
+    everything = result.stdout.str() + result.stderr.str()
+    for noise in NOISE:
+        assert noise not in everything, (noise, everything)
+    assert "=" * 10 not in everything, everything
+
+
 def parse_json(result: pytest.RunResult) -> dict[str, Any]:
     """The one JSON object a ``--quest-format json`` run printed."""
     text = result.stdout.str()
