@@ -129,6 +129,10 @@ def several(project: Project) -> Project:
     return project
 
 
+# Slow: four pytest runs with every plugin loaded, two of them starting two xdist workers
+# (7.6 s of CPU, the most of any test in the fast loop). The fast loop keeps xdist's
+# scan, check and audit below (-p xdist.plugin); CI runs this one too.
+@pytest.mark.slow
 def test_scan_and_check_same_under_xdist(several: Project) -> None:
     project = several
     # The project has a failing test: scan exits 1 like pytest, quests still recorded.
