@@ -21,7 +21,7 @@ from tests.support import projects
 from tests.support.contexts import app_context
 from tests.support.projects import Project, quest_files, scanned_template
 from tests.support.quests import ratchet_view
-from tests.support.runner import assert_quiet, run_pytest
+from tests.support.runner import assert_quiet, parse_json, run_pytest
 
 SHAPES = projects.SHAPES + """
 
@@ -700,28 +700,32 @@ def test_quest_source_on_the_command_line(project: Project) -> None:
     assert data["remaining"] == 4
 
 
-def test_a_checkout_in_another_folder_keeps_working(project: Project, tmp_path: Path, calc_template: Project) -> None:
-    # The ratchet file is committed: CI or a colleague has the project elsewhere.
-    calc_project(project)
-    project.run("--quest", "scan", "--quest-mutants", "off")
+def test_submit_by_id_from_a_subfolder_of_a_checkout_elsewhere(
+    project: Project, tmp_path: Path
+) -> None:
+    """One submit for three things (each was a test of its own, with a submit of its own)."""
+    spare = "src/pkg/calc.py::spare"
+    project.source("calc", CALC + "\n\ndef spare(x):\n    return x\n")
+    project.test("test_calc", CALC_TESTS)
+    assert project.run("--quest", "scan").ret == 0
     assert project.ratchet()["coverage_config"]["run:source"] == ["src/pkg"]
+    next_quest(app_context(project.path, "next", quest_id=spare))  # runs no test: in-process
+    # The ratchet file is committed: CI or a colleague has the project elsewhere.
     moved = tmp_path / "elsewhere"
     shutil.copytree(project.path, moved)
     (moved / "tests" / "test_sign.py").write_text(SIGN_TEST)
-    # The mutation step is not what this test is about: spare its runs.
-    result = run_pytest(moved, "--quest", "submit", "--quest-id", SIGN, "--quest-mutants", "off")
-    assert result.ret == 0, result.stdout.str() + result.stderr.str()
-    assert f"PASS: {SIGN} is now PASS" in result.stdout.str()
-
-
-def test_submit_from_a_subfolder_runs_the_right_tests(project: Project, monkeypatch: pytest.MonkeyPatch, calc_template: Project) -> None:
-    # Node ids are relative to the rootdir; run from tests/ they must still resolve.
-    project.fill_from(calc_template)
-    project.test("test_sign", SIGN_TEST)
-    monkeypatch.chdir(project.path / "tests")
-    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    # Node ids are relative to the rootdir: run from tests/, they must still resolve
+    # (in the judge, the measuring child and the mutation child alike).
+    result = run_pytest(
+        moved / "tests", "--quest", "submit", "--quest-id", SIGN, "--quest-format", "json"
+    )
+    data = parse_json(result)
     assert (result.ret, data["verdict"]) == (0, "PASS"), data
-    assert project.ratchet()["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
+    ratchet = ratchet_view((moved / "quest.json").read_bytes())
+    assert ratchet["quests"][SIGN]["covering_tests"] == ["tests/test_sign.py::test_sign"]
+    # By --quest-id: the next quest is the one being worked on, not the first TODO (clamp).
+    assert data["next_quest"]["id"] == spare
+    assert ratchet["active"] == spare
 
 
 def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project: Project, calc_template: Project) -> None:
@@ -767,23 +771,6 @@ def test_twin_ids_survive_a_rescan_after_lines_are_added_above(project: Project)
         quests["src/pkg/box.py::Box.size@2"]["fingerprint"]
         == (first["src/pkg/box.py::Box.size@2"]["fingerprint"])
     )
-
-
-def test_submit_by_quest_id_keeps_the_active_quest(project: Project) -> None:
-    spare = "src/pkg/calc.py::spare"
-    project.source("calc", CALC + "\n\ndef spare(x):\n    return x\n")
-    project.test("test_calc", CALC_TESTS)
-    # The mutation step is not what this test is about: spare its runs.
-    project.run("--quest", "scan", "--quest-mutants", "off")
-    next_quest(app_context(project.path, "next", quest_id=spare))  # runs no test: in-process
-    project.test("test_sign", SIGN_TEST)
-    result, data = project.run_json(
-        "--quest", "submit", "--quest-id", SIGN, "--quest-mutants", "off"
-    )
-    assert (result.ret, data["verdict"]) == (0, "PASS"), data
-    # The next quest is the one being worked on, not the first TODO (clamp).
-    assert data["next_quest"]["id"] == spare
-    assert project.ratchet()["active"] == spare
 
 
 SUBTESTS_SIGN = """\
