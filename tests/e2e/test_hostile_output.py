@@ -18,6 +18,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,15 +129,14 @@ def test_submit_and_next_text_are_plain_lines(judged: Project, monkeypatch: pyte
 
 def test_json_outputs_keep_the_text_and_stay_safe(judged: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    for args in (("--quest", "next", f"--quest-id={UNDER}"), ("--quest-status",)):
+    outputs: dict[str, dict[str, Any]] = {}
+    commands = {"next": ("--quest", "next", f"--quest-id={UNDER}"), "status": ("--quest-status",)}
+    for command, args in commands.items():
         result = run_pytest(judged.path, *args, "--quest-format", "json")
-        data = parse_json(result)
+        outputs[command] = data = parse_json(result)
         assert_log_safe(result.stdout.str())
         assert "quest" in data or "quests" in data
-    result = run_pytest(
-        judged.path, "--quest", "next", f"--quest-id={UNDER}", "--quest-format", "json"
-    )
-    facts = parse_json(result)["quest"]["facts"]
+    facts = outputs["next"]["quest"]["facts"]  # the same next, not run twice
     assert any("Y\x1b[31mred" in (fact.get("message") or "") for fact in facts)  # JSON: exact
 
 
