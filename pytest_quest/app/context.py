@@ -13,7 +13,7 @@ from pytest_quest.app.options import QuestOptions
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.core.run import CollectionError
-from pytest_quest.core.view import StatusView, next_view
+from pytest_quest.core.view import StatusView
 from pytest_quest.engine import view_cache
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
@@ -119,11 +119,7 @@ def keep_view(
     """Keep the view `status` and `next` draw of `ratchet`, read or written as `data`
     (engine/view_cache.py): the next command on those bytes decodes no quest it does not show."""
     shown = view if view is not None else text.status_view(ratchet)
-    table = view_cache.table_of(data)
-    try:
-        more = next_view(ratchet, table) if table is not None else None
-    except KeyError:  # a covering test not in the table: not a file the writer wrote
-        more = None
+    more = view_cache.next_view(ratchet, data)
     view_cache.save(store.journal_path, data, str(store.root), shown, more)
 
 

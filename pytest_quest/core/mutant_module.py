@@ -24,6 +24,7 @@ import marshal
 import pickle
 import types
 
+from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.mutants import (
     _FunctionNode,
     _statements,
@@ -31,7 +32,6 @@ from pytest_quest.core.mutants import (
     find_function,
     mutated_tree,
 )
-from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.mutants import probe_tree as whole_probe_tree
 from pytest_quest.core.operators import candidates
 

@@ -55,19 +55,6 @@ class NextView:
     recorded: list[int]
 
 
-def next_view(ratchet: Ratchet, table: list[str]) -> NextView:
-    """`ratchet`'s NextView, its tests numbered as in `table` (the file's tests table)."""
-    todo = sorted((q for q in ratchet.quests.values() if q.state is State.TODO), key=SORT_KEY)
-    place = {name: index for index, name in enumerate(table)}
-    recorded = {
-        place[nodeid]
-        for q in ratchet.quests.values()
-        if not (q.state is State.PASS and not q.baseline)
-        for nodeid in q.covering_tests
-    }
-    return NextView(queue=[q.id for q in todo], recorded=sorted(recorded))
-
-
 def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
     """PASS quests obtained under a weaker policy than the current one: id, keys, the policy then."""
     current = ratchet.policy
@@ -94,6 +81,5 @@ __all__ = [
     "SECTIONS",
     "NextView",
     "StatusView",
-    "next_view",
     "weaker_passes",
 ]

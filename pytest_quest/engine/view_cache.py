@@ -26,6 +26,7 @@ from pathlib import Path
 
 import msgspec
 
+from pytest_quest.core.model import SORT_KEY, Ratchet, State
 from pytest_quest.core.view import NextView, StatusView
 
 #: Bumped when what a view holds, or how it is drawn, changes.
@@ -54,6 +55,7 @@ class _Saved(msgspec.Struct):
 _DECODER = msgspec.msgpack.Decoder(_Saved)
 _NEXT = msgspec.msgpack.Decoder(NextView)
 _TABLE = msgspec.json.Decoder(list[str])
+_PLACES = msgspec.json.Decoder(list[int])
 
 
 def _code_stamp() -> str:
@@ -192,6 +194,39 @@ def _saved(journal: Path, data: bytes, root: str) -> _Saved | None:
     return saved
 
 
+def next_view(ratchet: Ratchet, data: bytes) -> NextView | None:
+    """`ratchet`'s NextView, its tests numbered as in `data`'s tests table (the file `ratchet`
+    was read from or written as); None: `data` is not laid out as the writer writes it.
+
+    A quest the view reader left undecoded gives its covering tests' places as the file holds
+    them (no name decoded: on 50,000 quests, 0.1 s instead of 0.9 s).
+    """
+    todo = sorted((q for q in ratchet.quests.values() if q.state is State.TODO), key=SORT_KEY)
+    places: dict[str, int] | None = None
+    recorded: set[int] = set()
+    for quest in ratchet.quests.values():
+        if quest.state is State.PASS and not quest.baseline:
+            continue
+        kept = vars(quest)
+        raw = kept.get("_v")
+        if raw is not None and "covering_tests" not in kept:
+            try:
+                recorded.update(_PLACES.decode(raw.covering_tests))
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                return None
+            continue
+        if places is None:
+            table = table_of(data)
+            if table is None:
+                return None
+            places = {name: index for index, name in enumerate(table)}
+        try:
+            recorded.update(places[name] for name in quest.covering_tests)
+        except KeyError:  # a covering test not in the table: not the file `ratchet` was read from
+            return None
+    return NextView(queue=[q.id for q in todo], recorded=sorted(recorded))
+
+
 def table_of(data: bytes) -> list[str] | None:
     """The tests table of `data` as the writer lays it out (None: laid out otherwise)."""
     tests, start = data.find(_TESTS), quests_start(data)
@@ -254,6 +289,7 @@ __all__ = [
     "digest",
     "load",
     "load_next",
+    "next_view",
     "one_file",
     "path_for",
     "quests_start",

@@ -11,7 +11,6 @@ mutant.  Nothing certain, nothing said.
 
 from __future__ import annotations
 
-import ast
 import functools
 from collections.abc import Callable
 from typing import Any

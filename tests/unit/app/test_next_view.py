@@ -193,3 +193,19 @@ def test_one_file_holds_that_files_quests_and_reads_as_the_whole() -> None:
             assert read.quests[qid].covering_tests == whole.quests[qid].covering_tests
             assert read.quests[qid].facts == whole.quests[qid].facts
     assert view_cache.one_file(data, f"{A}::nowhere", start) is None
+
+
+def test_the_queue_and_recorded_tests_are_the_same_from_a_lazy_read_and_a_whole_one() -> None:
+    from pytest_quest.engine import codec
+
+    data = codec.dump_bytes(Ratchet(quests={q.id: q for q in QUESTS}))
+    lazy, whole = codec_view.read(data), codec.loads(data)
+    assert lazy is not None
+    from_raw, from_names = view_cache.next_view(lazy, data), view_cache.next_view(whole, data)
+    assert from_raw is not None and from_raw == from_names
+    table = whole.test_table
+    # g is a baseline PASS (recorded); c.py's p too; every TODO, REVIEW and DONE quest's tests.
+    assert {table[i] for i in from_raw.recorded} == {
+        name for q in QUESTS for name in q.covering_tests
+    }
+    assert from_raw.queue == [f"{A}::f", f"{ODD}::k", f"{B}::m", f"{B}::m@2"]
