@@ -114,12 +114,19 @@ class Context:
 
 
 def keep_view(
-    store: RatchetStore, ratchet: Ratchet, data: bytes, view: StatusView | None = None
+    store: RatchetStore,
+    ratchet: Ratchet,
+    data: bytes,
+    view: StatusView | None = None,
+    *,
+    written: bool = True,
 ) -> None:
     """Keep the view `status` and `next` draw of `ratchet`, read or written as `data`
-    (engine/view_cache.py): the next command on those bytes decodes no quest it does not show."""
+    (engine/view_cache.py): the next command on those bytes decodes no quest it does not show.
+    A command that only read the file (`written` False) does not decode every quest's
+    covering tests for it: `next` finds them when it needs them."""
     shown = view if view is not None else text.status_view(ratchet)
-    more = view_cache.next_view(ratchet, data)
+    more = view_cache.next_view(ratchet, data, recorded=written)
     view_cache.save(store.journal_path, data, str(store.root), shown, more)
 
 

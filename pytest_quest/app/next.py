@@ -9,7 +9,7 @@ from typing import Any
 from pytest_quest.app.context import Context, keep_view, load_ratchet
 from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Quest, Ratchet, State
 from pytest_quest.core.view import NextView, StatusView
 from pytest_quest.engine import codec_view, view_cache
@@ -44,7 +44,9 @@ def next_quest(ctx: Context) -> Output:
         # The quests of one file, and the rest from the view kept for these bytes.
         ratchet, view, more = kept
         counts, remaining, queue = view.counts, view.remaining, more.queue
-        recorded: Callable[[], set[str]] | None = functools.partial(_recorded, ratchet, more)
+        recorded: Callable[[], set[str]] | None = functools.partial(
+            _recorded, ratchet, more, ctx.store.seen[0] if ctx.store.seen else b""
+        )
     else:
         # One quest is shown: the lists of the others are decoded only if used.
         ratchet = narrowed(load_ratchet(ctx, lazy=True), changes)
@@ -61,7 +63,7 @@ def next_quest(ctx: Context) -> Output:
         queue, recorded = [todo.id for todo in ratchet.todo()], None
         if changes is None and ctx.store.seen is not None:
             # The next `next` or `status` of these bytes reads one file's quests, or none.
-            keep_view(ctx.store, ratchet, ctx.store.seen[0])
+            keep_view(ctx.store, ratchet, ctx.store.seen[0], written=False)
     quest = pick(ratchet, ctx.options.quest_id)
     if quest is not None and quest.state.terminal:
         raise QuestUsageError(
@@ -103,10 +105,17 @@ def next_quest(ctx: Context) -> Output:
     return Output(data, lines)
 
 
-def _recorded(ratchet: Ratchet, more: NextView) -> set[str]:
-    """The covering tests a scan recorded, named (from the file's tests table)."""
+def _recorded(ratchet: Ratchet, more: NextView, data: bytes) -> set[str]:
+    """The covering tests a scan recorded, named (from the file's tests table): kept in the
+    view, or (a view a read kept) found in the whole file, read lazily, now that they are needed."""
+    places = more.recorded
+    if places is None:
+        whole = codec_view.read(data, "quest.json")
+        places = view_cache.recorded_places(whole, data) if whole is not None else None
+    if places is None:
+        raise RatchetFileError("quest.json", "the tests the scan recorded could not be read")
     table = ratchet.test_table
-    return {table[index] for index in more.recorded}
+    return {table[index] for index in places}
 
 
 def _from_view(ctx: Context) -> tuple[Ratchet, StatusView, NextView] | None:

@@ -26,7 +26,7 @@ def status(ctx: Context) -> Output:
         view = text.status_view(ratchet)
         if changes is None and ctx.store.seen is not None:
             # The next status of these bytes draws this view without reading a quest.
-            keep_view(ctx.store, ratchet, ctx.store.seen[0], view)
+            keep_view(ctx.store, ratchet, ctx.store.seen[0], view, written=False)
         output = _text(ctx, view, ratchet.active)
         if changes is not None:
             output.data["since"] = since_data(changes, ratchet)

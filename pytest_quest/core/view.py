@@ -51,8 +51,8 @@ class NextView:
     queue: list[str]
     # The covering tests recorded at a scan (every quest's but a PASS the gate gave), by their
     # place in the file's tests table: an example is taken only from a test the scan saw
-    # (engine/examples.py).
-    recorded: list[int]
+    # (engine/examples.py).  None: not kept (a read that decoded no covering test).
+    recorded: list[int] | None
 
 
 def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:

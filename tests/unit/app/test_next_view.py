@@ -18,6 +18,7 @@ import pytest
 
 from pytest_quest.app import next as next_module
 from pytest_quest.app.next import next_quest
+from pytest_quest.app.status import status
 from pytest_quest.core.errors import QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
 from pytest_quest.engine import codec_view, view_cache
@@ -147,12 +148,21 @@ def test_a_quest_that_cannot_be_worked_on_is_refused_alike(
     assert from_view == from_whole
 
 
+@pytest.mark.parametrize("kept_by", ["a write", "a status that read the file"])
 def test_the_example_comes_from_a_test_the_scan_recorded_in_another_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept_by: str
 ) -> None:
     # tests/test_g.py changed since the scan: its test counts as seen only because a
     # quest of another file recorded it (g's PASS is a baseline: recorded).
     kept, whole = twins(tmp_path, None)
+    if kept_by != "a write":
+        context = app_context(kept, "status", format="text")
+        view_cache.path_for(context.store.journal_path).unlink()
+        status(context)  # reads the file whole, keeps a view without the recorded tests
+        saved = view_cache.load_next(
+            context.store.journal_path, (kept / "quest.json").read_bytes(), str(None)
+        )
+        assert saved is not None and saved[1].recorded is None
     from_view = run_next(kept, monkeypatch, view=True)
     assert from_view == run_next(whole, monkeypatch, view=False)
     lines, data = from_view[1]
@@ -201,8 +211,10 @@ def test_the_queue_and_recorded_tests_are_the_same_from_a_lazy_read_and_a_whole_
     data = codec.dump_bytes(Ratchet(quests={q.id: q for q in QUESTS}))
     lazy, whole = codec_view.read(data), codec.loads(data)
     assert lazy is not None
-    from_raw, from_names = view_cache.next_view(lazy, data), view_cache.next_view(whole, data)
+    from_raw = view_cache.next_view(lazy, data, recorded=True)
+    from_names = view_cache.next_view(whole, data, recorded=True)
     assert from_raw is not None and from_raw == from_names
+    assert from_raw.recorded is not None
     table = whole.test_table
     # g is a baseline PASS (recorded); c.py's p too; every TODO, REVIEW and DONE quest's tests.
     assert {table[i] for i in from_raw.recorded} == {
