@@ -220,8 +220,8 @@ def recorded_places(ratchet: Ratchet, data: bytes) -> list[int] | None:
     A quest the view reader left undecoded gives its covering tests' places as the file holds
     them (no name decoded: on 50,000 quests, 0.1 s instead of 0.9 s).
     """
-    places: dict[str, int] | None = None
     found: set[int] = set()
+    names: set[str] = set()
     for quest in ratchet.quests.values():
         if quest.state is State.PASS and not quest.baseline:
             continue
@@ -232,16 +232,17 @@ def recorded_places(ratchet: Ratchet, data: bytes) -> list[int] | None:
                 found.update(_PLACES.decode(raw.covering_tests))
             except (msgspec.DecodeError, msgspec.ValidationError):
                 return None
-            continue
-        if places is None:
-            table = table_of(data)
-            if table is None:
-                return None
-            places = {name: index for index, name in enumerate(table)}
-        try:
-            found.update(places[name] for name in quest.covering_tests)
-        except KeyError:  # a covering test not in the table
+        else:
+            names.update(quest.covering_tests)
+    if names:
+        # One pass over the table (400,000 names: 0.1 s), not a place for every name.
+        table = table_of(data)
+        if table is None:
             return None
+        places = [index for index, name in enumerate(table) if name in names]
+        if len(places) != len(names):  # a covering test not in the table
+            return None
+        found.update(places)
     return sorted(found)
 
 
