@@ -45,7 +45,11 @@ def next_quest(ctx: Context) -> Output:
         ratchet, view, more = kept
         counts, remaining, queue = view.counts, view.remaining, more.queue
         recorded: Callable[[], set[str]] | None = functools.partial(
-            _recorded, ratchet, more, ctx.store.seen[0] if ctx.store.seen else b""
+            _recorded,
+            ratchet,
+            more,
+            ctx.store.seen[0] if ctx.store.seen else b"",
+            str(ctx.store.path),
         )
     else:
         # One quest is shown: the lists of the others are decoded only if used.
@@ -105,15 +109,15 @@ def next_quest(ctx: Context) -> Output:
     return Output(data, lines)
 
 
-def _recorded(ratchet: Ratchet, more: NextView, data: bytes) -> set[str]:
+def _recorded(ratchet: Ratchet, more: NextView, data: bytes, path: str) -> set[str]:
     """The covering tests a scan recorded, named (from the file's tests table): kept in the
     view, or (a view a read kept) found in the whole file, read lazily, now that they are needed."""
     places = more.recorded
     if places is None:
-        whole = codec_view.read(data, "quest.json")
+        whole = codec_view.read(data, path)
         places = view_cache.recorded_places(whole, data) if whole is not None else None
     if places is None:
-        raise RatchetFileError("quest.json", "the tests the scan recorded could not be read")
+        raise RatchetFileError(path, "the tests the scan recorded could not be read")
     table = ratchet.test_table
     return {table[index] for index in places}
 
