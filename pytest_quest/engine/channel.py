@@ -100,9 +100,10 @@ class JudgeChannel:
     once the child is running, ``channel.receive()`` once it has ended.
     """
 
-    def __init__(self, instructions: dict[str, Any]) -> None:
+    def __init__(self, instructions: dict[str, Any] | None) -> None:
+        """`instructions` None: given later (`instruct`); the child waits for them meanwhile."""
         self.nonce = secrets.token_bytes(NONCE_BYTES)
-        self._message = frame(self.nonce, instructions)
+        self._message = b"" if instructions is None else frame(self.nonce, instructions)
         self._in_read, self._in_write = os.pipe()
         self._out_read, self._out_write = os.pipe()
         self._data = bytearray()
@@ -110,6 +111,7 @@ class JudgeChannel:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._deferred = False
 
     @property
     def child_fds(self) -> tuple[int, int]:
@@ -120,9 +122,24 @@ class JudgeChannel:
         return f"{self._out_write},{self._in_read}"
 
     def started(self) -> None:
-        """The child runs: drop our copies of its ends, send the instructions, start reading."""
+        """The child runs: drop our copies of its ends, send the instructions, start reading.
+
+        Without instructions yet, only the first: `instruct` does the rest.
+        """
         os.close(self._out_write)
         os.close(self._in_read)
+        if self._message:
+            self._start()
+        else:
+            self._deferred = True
+
+    def instruct(self, instructions: dict[str, Any]) -> None:
+        """The instructions of a child started without them (it waits for them until now)."""
+        assert self._deferred and not self._threads, "instructions sent once"
+        self._message = frame(self.nonce, instructions)
+        self._start()
+
+    def _start(self) -> None:
         for target in (self._send, self._read):
             thread = threading.Thread(target=target, daemon=True)
             thread.start()
@@ -181,7 +198,9 @@ class JudgeChannel:
         for thread in self._threads:
             thread.join(timeout=1.0)
         os.close(self._out_read)
-        if not self._threads:  # never started: every end is still ours
+        if self._deferred and not self._threads:
+            os.close(self._in_write)  # started, never instructed: the child reads end of file
+        elif not self._threads:  # never started: every end is still ours
             for fd in (self._out_write, self._in_read, self._in_write):
                 os.close(fd)
 

@@ -183,10 +183,47 @@ class _Finder(importlib.abc.MetaPathFinder):
         )
 
 
+# The run record this process's start-up hook read (set when it ran: a fresh
+# run started before its mutant was chosen reads it again, `apply_again`).
+STARTED_WITH: list[str] = []
+
+
 def coverage_init(reg: Any, options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     """coverage.py's plugin entry point, run at start-up of a process the tests started."""
     if options.get("mode") == "record":
-        options = read_record(str(options.get("record") or ""))
+        STARTED_WITH[:] = [str(options.get("record") or "")]
+        options = read_record(STARTED_WITH[0])
+    _apply(options)
+
+
+def apply_again() -> bool:
+    """The run record applied now, in place of what the start-up hook applied; False if too late.
+
+    For a fresh run (plugin/fresh_kill.py) started early and held before
+    any conftest until its mutant was chosen: its start-up hook read the
+    record then (off, or another run's).  Too late: the function's module
+    is imported already (by a plugin, before the hold), so the mutant
+    cannot be in place from the start.  Nothing is done where no start-up
+    hook ran (a fresh run there says nothing, as one started afresh).
+    """
+    if not STARTED_WITH:
+        return True
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _Finder)]
+    for name in (REACHED, CHANGED):
+        if hasattr(builtins, name):
+            delattr(builtins, name)
+    options = read_record(STARTED_WITH[0])
+    if options.get("mode") in ("mutant", "probe"):
+        filename = os.path.realpath(str(options.get("file")))
+        for module in list(sys.modules.values()):
+            where = getattr(module, "__file__", None)
+            if isinstance(where, str) and os.path.realpath(where) == filename:
+                return False
+    _apply(options)
+    return True
+
+
+def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     mode = options.get("mode")
     if mode not in ("mutant", "probe"):
         return
@@ -231,6 +268,7 @@ __all__ = [
     "RECORD_SIZE",
     "SECTION",
     "RemoteMutants",
+    "apply_again",
     "coverage_init",
     "rcfile_text",
     "read_record",

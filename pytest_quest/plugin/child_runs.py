@@ -6,6 +6,7 @@ Part of the mutation child's plugin (plugin/mutation_child.py).
 from __future__ import annotations
 
 import signal
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -138,12 +139,27 @@ class Baseline:
         return sorted(items, key=lambda item: self.fastest.get(item.nodeid, 0.0))
 
 
+def quiet_hypothesis() -> None:
+    """Make Hypothesis tests repeatable here, and keep their database untouched."""
+    hypothesis = sys.modules.get("hypothesis")
+    if hypothesis is None:
+        return
+    settings = hypothesis.settings
+    current = settings.default
+    settings.register_profile(
+        "pytest-quest-mutants",
+        settings(current, database=None, derandomize=True, deadline=None),
+    )
+    settings.load_profile("pytest-quest-mutants")
+
+
 __all__ = [
     "CACHES",
     "Baseline",
     "MutantTimeout",
     "again_on_ast_race",
     "outcome_of",
+    "quiet_hypothesis",
     "run_item",
     "try_mutant",
 ]

@@ -33,14 +33,18 @@ from __future__ import annotations
 
 import builtins
 import os
+import select
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
 
 from pytest_quest.core.mutants import CHANGED, REACHED
+from pytest_quest.engine import remote_mutant
 from pytest_quest.engine.channel import JudgeChannel
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_runs import outcome_of
@@ -168,8 +172,138 @@ class Fresh(NamedTuple):
     collect_error: bool = False
 
 
-def run_fresh(config: pytest.Config, nodeids: list[str], timeout: float) -> Fresh | str:
-    """`nodeids` in a fresh pytest process: their outcomes and which reached the mutant, or why not."""
+# Starts the fresh run detached (prints its pid, then ends): its parent is then the
+# nearest subreaper, as the gate children's is, never the mutation child, whose
+# tests would see it among their process's children (and wait for it).
+_DETACH = (
+    "import os, subprocess, sys; fds = [int(f) for f in sys.argv[1].split(',')]; "
+    "p = subprocess.Popen(sys.argv[2:], pass_fds=fds, stdin=subprocess.DEVNULL, "
+    "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(p.pid, flush=True); os._exit(0)"
+)
+
+
+class Parked:
+    """A fresh run started at the mutation child's start, held before any conftest is imported.
+
+    Its start (the interpreter, pytest and the plugins) goes on while the
+    mutants run; once every mutant is killed it is told which tests to run,
+    reads the run record (the mutant, as one started then would) and goes
+    on.  Not used: it is stopped, having run nothing of the project.
+    """
+
+    def __init__(self, args: tuple[str, ...] | list[str], cwd: str) -> None:
+        self.channel = JudgeChannel(None)
+        self.pidfd = -1
+        self.started = time.monotonic()
+        command = [sys.executable, "-m", "pytest", *fresh_arguments(args, self.channel.argument)]
+        fds = ",".join(str(fd) for fd in self.channel.child_fds)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", "-c", _DETACH, fds, *command],
+                cwd=cwd, env=dict(START_ENV) if START_ENV else None, pass_fds=self.channel.child_fds,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                timeout=30, check=True,
+            )  # fmt: skip
+            self.pidfd = os.pidfd_open(int(done.stdout))
+        except (OSError, ValueError, subprocess.SubprocessError):
+            self.pidfd = -1
+        self.channel.started()
+
+    def age(self) -> float:
+        return time.monotonic() - self.started
+
+    def alive(self) -> bool:
+        if self.pidfd < 0:
+            return False
+        ready, _, _ = select.select([self.pidfd], [], [], 0)
+        return not ready  # a pidfd is readable once its process ended
+
+    def resume(self, nodeids: list[str], timeout: float) -> Fresh | str | None:
+        """Its outcomes as `run_fresh`'s; None when it came too late (run afresh then)."""
+        self.channel.instruct({"role": ROLE, "only": list(nodeids), "resume": True})
+        try:
+            received = self.channel.receive(wait=timeout)
+        finally:
+            self.stop()
+        if received.tampered == "the channel was still held open after the run ended":
+            return f"the fresh run took longer than {timeout:g}s"
+        payload = received.payload if not received.tampered else None
+        if isinstance(payload, dict) and payload.get("late") is True:
+            return None
+        return _fresh(payload, "the fresh run sent no report")
+
+    def stop(self) -> None:
+        self.channel.close()
+        if self.pidfd >= 0:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except OSError:
+                pass  # ended already
+            os.close(self.pidfd)
+            self.pidfd = -1
+
+
+# The mutation child's fresh run started early, until used or stopped.
+PARKED: list[Parked] = []
+
+
+# A fresh run held longer than `MAX_HOLD` seconds would be much older than one
+# started afresh when its tests import the function (which would tell it
+# apart): it is stopped, and one is started when the rest of the check is
+# estimated at most `LEAD` seconds (about a pytest start here).
+MAX_HOLD = 1.5
+LEAD = 1.0
+
+
+def park_early(instructions: dict[str, Any], config: pytest.Config) -> None:
+    """In the mutation child, before any conftest: a fresh run started now when one may be needed."""
+    functions = instructions.get("functions") or []
+    if instructions.get("mutants", True) and any(f.get("confirm", True) for f in functions):
+        params = config.invocation_params
+        PARKED[:] = [Parked(params.args, str(params.dir))]
+
+
+def park_when_due(config: pytest.Config, remaining: float, survived: bool) -> None:
+    """Before each mutant's (or probe's) runs: the fresh run stopped when it is not needed (a
+    mutant survived) or would be held too long, started when due (`remaining`: the estimated
+    seconds of the rest of the check)."""
+    if PARKED and (survived or PARKED[0].age() + remaining > MAX_HOLD):
+        PARKED.pop().stop()
+    if PARKED or survived or remaining > LEAD:
+        return
+    params = config.invocation_params
+    PARKED[:] = [Parked(params.args, str(params.dir))]
+
+
+def unpark() -> Parked | None:
+    """The fresh run started early, once (None: none, or it was used)."""
+    return PARKED.pop() if PARKED else None
+
+
+def resume_here() -> None:
+    """In a fresh run started early, on its instructions: the mutant in place now, or too late.
+
+    Too late (the function's module imported before this point): it says so
+    and ends, and the mutation child starts a fresh run afresh.
+    """
+    if not remote_mutant.apply_again():
+        child_channel.send({"late": True})
+        os._exit(0)
+
+
+def run_fresh(
+    config: pytest.Config, nodeids: list[str], timeout: float, parked: Parked | None = None
+) -> Fresh | str:
+    """`nodeids` in a fresh pytest process: their outcomes and which reached the mutant, or why not.
+
+    In `parked` when it is still waiting (and was not too late), else in one started now.
+    """
+    if parked is not None:
+        if parked.alive():
+            found = parked.resume(nodeids, timeout)
+            if found is not None:
+                return found
+        parked.stop()
     channel = JudgeChannel({"role": ROLE, "only": list(nodeids)})
     try:
         command = [sys.executable, "-m", "pytest"]
@@ -194,8 +328,12 @@ def run_fresh(config: pytest.Config, nodeids: list[str], timeout: float) -> Fres
     finally:
         channel.close()
     payload = received.payload if not received.tampered else None
+    return _fresh(payload, f"the fresh run sent no report (exit status {process.returncode})")
+
+
+def _fresh(payload: dict[str, Any] | None, none: str) -> Fresh | str:
     if not isinstance(payload, dict):
-        return f"the fresh run sent no report (exit status {process.returncode})"
+        return none
     outcomes = payload.get("outcomes")
     reached = payload.get("reached")
     if not isinstance(outcomes, dict) or not isinstance(reached, list):
@@ -227,15 +365,19 @@ def unconfirmed_kills(
     arm: Callable[[int], str],
     disarm: Callable[[], None],
     timeout: float,
+    parked: Parked | None = None,
 ) -> dict[str, str]:
     """Killing tests whose kill does not hold in a fresh process with the mutant: test -> why.
 
     One fresh process runs every killing test with one mutant (``return
     None``, which an honest test of the results fails); a test that passes
-    there is run again with the first mutant it killed itself.
+    there is run again with the first mutant it killed itself.  The first
+    run is `parked`'s when one was started early.
     """
     chosen = killers(mutants)
     if not chosen:
+        if parked is not None:
+            parked.stop()
         return {}
     first = {test: index for index, tests in chosen.items() for test in tests}
     by_index = {int(entry["index"]): entry for entry in mutants}
@@ -247,7 +389,8 @@ def unconfirmed_kills(
         what = _describe(by_index[index])
         marks = arm(index)
         try:
-            ran = run_fresh(config, tests, timeout)
+            ran = run_fresh(config, tests, timeout, parked)
+            parked = None
         finally:
             disarm()
             if marks and os.path.exists(marks):
@@ -277,4 +420,17 @@ def unconfirmed_kills(
     return found
 
 
-__all__ = ["ROLE", "Fresh", "FreshRecorder", "fresh_arguments", "killers", "run_fresh", "unconfirmed_kills"]
+__all__ = [
+    "ROLE",
+    "Fresh",
+    "FreshRecorder",
+    "Parked",
+    "fresh_arguments",
+    "killers",
+    "park_early",
+    "park_when_due",
+    "resume_here",
+    "run_fresh",
+    "unconfirmed_kills",
+    "unpark",
+]

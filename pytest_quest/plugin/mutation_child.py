@@ -9,7 +9,6 @@ import builtins
 import hashlib
 import os
 import random
-import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -38,7 +37,13 @@ from pytest_quest.engine.swap import (
 )
 from pytest_quest.plugin import child_channel, fresh_kill
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
-from pytest_quest.plugin.child_runs import CACHES, Baseline, again_on_ast_race, try_mutant
+from pytest_quest.plugin.child_runs import (
+    CACHES,
+    Baseline,
+    again_on_ast_race,
+    quiet_hypothesis,
+    try_mutant,
+)
 from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
 from pytest_quest.plugin.fresh_kill import FreshRecorder, unconfirmed_kills
 from pytest_quest.plugin.observe_child import Watch, observed
@@ -55,7 +60,7 @@ class MutationChild:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         by_id = {item.nodeid: item for item in session.items}
-        _quiet_hypothesis()
+        quiet_hypothesis()
         results = []
         functions = self.spec["functions"]
         baseline: Baseline | str = "the covering tests could not be collected again"
@@ -170,7 +175,11 @@ class MutationChild:
         setattr(builtins, REACHED, tracker.mark)
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
-            for slot in schedule:
+            costs = [_cost(slot, mutants, reaching, stable, baseline) for slot in schedule]
+            for position, slot in enumerate(schedule):
+                if REMOTE and function.get("confirm", True):
+                    survived = any(e["status"] == "survived" for e in result["mutants"])
+                    fresh_kill.park_when_due(session.config, sum(costs[position:]), survived)
                 began = time.monotonic()
                 if slot is None:
                     _probe(swap, trees, stable, budget, tracker, result)
@@ -208,8 +217,12 @@ class MutationChild:
                 lambda index: remote.arm(function["file"], start, index),
                 remote.disarm,
                 timeout=max(60.0, 20 * max(result["run_seconds"])),
+                parked=fresh_kill.unpark(),
             )
             phases["confirm"] = time.monotonic() - confirming
+        left = fresh_kill.unpark()  # started early, not needed: every mutant was not killed
+        if left is not None:
+            left.stop()
 
 
 class _Reach:
@@ -399,6 +412,14 @@ def _mutant(
     return entry
 
 
+def _cost(slot: int | None, mutants: list[Mutant], reaching: Reaching, stable: list[pytest.Item],
+          baseline: Baseline) -> float:  # fmt: skip
+    """Roughly what `slot` takes: the probe runs every stable test; a killed mutant, its fastest."""
+    tests = stable if slot is None else reaching.tests(mutants[slot].line, stable)
+    times = [baseline.fastest.get(item.nodeid, 0.0) + 0.005 for item in tests]
+    return sum(times) if slot is None else min(times, default=0.0)
+
+
 def _credit(entry: dict[str, Any], original: set[str]) -> None:
     """A kill or a survival counts only by a test that ran the mutant and the original."""
     if entry["status"] not in ("killed", "survived"):
@@ -408,20 +429,6 @@ def _credit(entry: dict[str, Any], original: set[str]) -> None:
         witnesses &= {entry["killed_by"]}
     if not witnesses:
         entry["status"] = "unreached"
-
-
-def _quiet_hypothesis() -> None:
-    """Make Hypothesis tests repeatable here, and keep their database untouched."""
-    hypothesis = sys.modules.get("hypothesis")
-    if hypothesis is None:
-        return
-    settings = hypothesis.settings
-    current = settings.default
-    settings.register_profile(
-        "pytest-quest-mutants",
-        settings(current, database=None, derandomize=True, deadline=None),
-    )
-    settings.load_profile("pytest-quest-mutants")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -434,12 +441,16 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     instructions = child_channel.open_channel(str(argument))
     if instructions.get("role") == FRESH_ROLE:
         protect_from_env()
+        if instructions.get("resume"):
+            fresh_kill.resume_here()
     if instructions.get("role") == "check":
         protect_from_env()
         folder = instructions.get("remote_dir")
         if instructions.get("subprocesses", True) and isinstance(folder, str) and folder:
             _start_remote(folder)
         fresh_kill.START_ENV.update(os.environ)
+        if REMOTE:
+            fresh_kill.park_early(instructions, early_config)
 
 
 # The mutants in the processes the tests start (engine/remote_mutant.py), when on.
@@ -463,13 +474,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(MutationChild(spec), "quest-mutation-child")
     elif spec.get("role") == FRESH_ROLE:
         only = spec.get("only")
-        recorder = FreshRecorder(_quiet_hypothesis, only if isinstance(only, list) else [])
+        recorder = FreshRecorder(quiet_hypothesis, only if isinstance(only, list) else [])
         config.pluginmanager.register(recorder, "quest-fresh-kill")
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     child_channel.close()  # never left open for atexit handlers
+    left = fresh_kill.unpark()
+    if left is not None:
+        left.stop()
     for remote in REMOTE:
         remote.close()
     REMOTE.clear()

@@ -148,3 +148,40 @@ def test_an_unstarted_channel_closes_every_end() -> None:
     JudgeChannel({"x": 1}).close()
     if before is not None:
         assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_child_started_without_instructions_waits_for_them(tmp_path: Path) -> None:
+    # A fresh run started early (plugin/fresh_kill.py, Parked) holds until told what to run.
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    channel = JudgeChannel(None)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, str(script), channel.argument, "honest"],
+            pass_fds=channel.child_fds,
+            env={k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"},
+        )
+        channel.started()
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=0.5)  # still waiting for its instructions
+        channel.instruct({"role": "fresh", "only": ["t::a"]})
+        assert process.wait(timeout=60) == 0
+        assert channel.receive().payload == {"echo": {"role": "fresh", "only": ["t::a"]}}
+    finally:
+        channel.close()
+
+
+def test_a_child_never_instructed_reads_end_of_file_when_the_channel_closes(tmp_path: Path) -> None:
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    channel = JudgeChannel(None)
+    process = subprocess.Popen(
+        [sys.executable, str(script), channel.argument, "honest"],
+        pass_fds=channel.child_fds,
+        stderr=subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"},
+    )
+    channel.started()
+    channel.close()
+    _, err = process.communicate(timeout=60)
+    assert process.returncode != 0 and b"malformed" in err  # no instructions: it runs nothing

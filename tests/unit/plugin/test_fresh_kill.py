@@ -58,7 +58,7 @@ def test_every_killer_is_tried_with_return_none_then_with_its_own_kill(
         (3, ("t::d",)): "the fresh run sent no report (exit status 3)",
     }
     monkeypatch.setattr(
-        fresh_kill, "run_fresh", lambda config, tests, timeout: answers[(armed[-1], tuple(tests))]
+        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: answers[(armed[-1], tuple(tests))]
     )
 
     def arm(index: int) -> str:
@@ -80,7 +80,7 @@ def test_without_return_none_the_first_kill_is_the_pilot_and_a_pass_there_is_nam
 ) -> None:
     marks = tmp_path / "marks"
     monkeypatch.setattr(
-        fresh_kill, "run_fresh", lambda config, tests, timeout: Fresh({"t::a": "passed"}, {"t::b"})
+        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: Fresh({"t::a": "passed"}, {"t::b"})
     )
 
     def arm(index: int) -> str:
@@ -105,7 +105,7 @@ def test_a_fresh_run_without_the_mutant_says_nothing_a_missing_test_is_named(
             Fresh({}, set()),  # not collected: its id came from the function
         ]
     )
-    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout: next(answers))
+    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers))
     found = [
         unconfirmed_kills(None, [killed(0, "t::a")], lambda i: "", lambda: None, 1.0)  # type: ignore[arg-type]
         for _ in range(3)
