@@ -366,13 +366,18 @@ def unconfirmed_kills(
     disarm: Callable[[], None],
     timeout: float,
     parked: Parked | None = None,
+    alongside: list[str] | None = None,
 ) -> dict[str, str]:
     """Killing tests whose kill does not hold in a fresh process with the mutant: test -> why.
 
     One fresh process runs every killing test with one mutant (``return
     None``, which an honest test of the results fails); a test that passes
     there is run again with the first mutant it killed itself.  The first
-    run is `parked`'s when one was started early.
+    run is `parked`'s when one was started early.  Each run runs the tests
+    `alongside` too (the function's other stable covering tests, in their
+    order), whose outcomes say nothing: run alone, the killing tests told a
+    fresh run apart (a test that failed when another covering test had not
+    run before it in its process confirmed every kill of a saved oracle).
     """
     chosen = killers(mutants)
     if not chosen:
@@ -389,7 +394,8 @@ def unconfirmed_kills(
         what = _describe(by_index[index])
         marks = arm(index)
         try:
-            ran = run_fresh(config, tests, timeout, parked)
+            everything = list(dict.fromkeys([*(alongside or []), *tests]))
+            ran = run_fresh(config, everything, timeout, parked)
             parked = None
         finally:
             disarm()

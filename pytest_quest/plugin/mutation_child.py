@@ -218,6 +218,7 @@ class MutationChild:
                 remote.disarm,
                 timeout=max(60.0, 20 * max(result["run_seconds"])),
                 parked=fresh_kill.unpark(),
+                alongside=[item.nodeid for item in stable],
             )
             phases["confirm"] = time.monotonic() - confirming
         left = fresh_kill.unpark()  # started early, not needed: every mutant was not killed

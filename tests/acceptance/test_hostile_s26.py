@@ -1,0 +1,58 @@
+"""Hostile attacks written with the source in hand (session 26).
+
+Each must end FAIL or REVIEW, with no other quest's entry in quest.json changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.acceptance.test_hostile_s25 import SIGN, SOURCE
+from tests.support.attacks import attack, attack_template, checks, scanned_copy
+from tests.support.projects import Project
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    project, _ = attack_template(tmp_path_factory, "calc", SOURCE)
+    return project
+
+
+@pytest.fixture
+def scanned(template: Project, tmp_path: Path) -> Path:
+    root, _ = scanned_copy(template, tmp_path / "project")
+    return root
+
+
+def test_a_saved_oracle_that_tells_the_fresh_run_by_the_tests_run_before_it_is_review(
+    scanned: Path,
+) -> None:
+    # The fresh run ran the killing tests only: a covering test that kills nothing
+    # never ran before the oracle there, so failing without it "confirmed" every
+    # kill. PASS before (kill_unconfirmed empty in the mutation child's report).
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        from pkg.calc import sign
+
+        EXPECTED = {x: sign(x) for x in (-3, 0, 4)}
+        RAN = []
+
+        def test_a_runs():
+            RAN.append("a")
+            sign(1)
+
+        def test_sign():
+            assert RAN
+            for x, want in EXPECTED.items():
+                assert sign(x) == want
+        """,
+    )
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.kill_unconfirmed" in checks(data), checks(data)
+
