@@ -9,7 +9,10 @@ from typing import Any
 from pytest_quest.app.context import Context, RunData
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.scan import scan
-from pytest_quest.core.model import FunctionFacts
+from pytest_quest.app.submit import Judgement, record
+from pytest_quest.core.gate import GateResult, coverage_facts
+from pytest_quest.core.model import Fact, FunctionFacts, Verdict
+from pytest_quest.core.run import RunReport
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.source import source_functions
 from tests.support.contexts import app_context, quest_options
@@ -102,3 +105,30 @@ class CalcProject:
         }
         run = RunData(outcomes=outcomes, analyze=lambda: source)
         return scan(self.context("scan", run=run)).data
+
+
+def settled(project: CalcProject, expected: str = "a") -> None:
+    """One quest of each state: double PASS, sign REVIEW (its fact expects `expected`), clamp
+    DONE, spare TODO."""
+    project.write_source(CALC + "\n\ndef spare(x):\n    return x\n")
+    project.test("test_calc", "from pkg.calc import double\n\ndef test_double():\n    pass\n")
+    project.scan()
+    ratchet = project.context("submit").store.load()
+    clamp = next(f for f in project.measured({}).functions if f.quest_id == CLAMP)
+    failed = GateResult(Verdict.FAIL, coverage_facts(clamp), "3-coverage")
+    record(
+        project.context("submit", max_tries=1),
+        quest=ratchet.quests[CLAMP],
+        judgement=Judgement(failed, clamp, RunReport()),
+        now="2026-01-01T00:00:00Z",
+    )
+    changed = Fact(
+        check="identity.changed", field="src/pkg/calc.py:5", expected=expected, actual="b"
+    )
+    review = GateResult(Verdict.REVIEW, [changed], "1-identity")
+    record(
+        project.context("submit"),
+        quest=ratchet.quests[SIGN],
+        judgement=Judgement(review, None, RunReport()),
+        now="2026-01-01T00:00:01Z",
+    )

@@ -9,41 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_calc import CALC, CLAMP, DOUBLE, SIGN, CalcProject
+from app_calc import CLAMP, DOUBLE, SIGN, CalcProject, settled
 
 from pytest_quest.app.export import export
 from pytest_quest.app.status import status
-from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.gate import GateResult, coverage_facts
-from pytest_quest.core.model import Fact, Verdict
-from pytest_quest.core.run import RunReport
 
 SPARE = "src/pkg/calc.py::spare"
-
-
-def settled(project: CalcProject) -> None:
-    """One quest of each state: double PASS, sign REVIEW, clamp DONE, spare TODO."""
-    project.write_source(CALC + "\n\ndef spare(x):\n    return x\n")
-    project.test("test_calc", "from pkg.calc import double\n\ndef test_double():\n    pass\n")
-    project.scan()
-    ratchet = project.context("submit").store.load()
-    clamp = next(f for f in project.measured({}).functions if f.quest_id == CLAMP)
-    failed = GateResult(Verdict.FAIL, coverage_facts(clamp), "3-coverage")
-    record(
-        project.context("submit", max_tries=1),
-        quest=ratchet.quests[CLAMP],
-        judgement=Judgement(failed, clamp, RunReport()),
-        now="2026-01-01T00:00:00Z",
-    )
-    changed = Fact(check="identity.changed", field="src/pkg/calc.py:5", expected="a", actual="b")
-    review = GateResult(Verdict.REVIEW, [changed], "1-identity")
-    record(
-        project.context("submit"),
-        quest=ratchet.quests[SIGN],
-        judgement=Judgement(review, None, RunReport()),
-        now="2026-01-01T00:00:01Z",
-    )
 
 
 def test_status_text_and_json(tmp_path: Path) -> None:
@@ -114,7 +86,9 @@ def test_export_every_format(calc: CalcProject) -> None:
         ({}, "--quest export needs --quest-export-to PATH"),
     ],
 )
-def test_export_refusals_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
+def test_export_refusals_write_nothing(
+    calc: CalcProject, changes: dict[str, Any], message: str
+) -> None:
     (calc.root / "old.md").write_text("keep me\n")
     before = (calc.root / "quest.json").read_bytes()
     source = calc.root / "src" / "pkg" / "calc.py"

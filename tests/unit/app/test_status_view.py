@@ -14,46 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_calc import CALC, CLAMP, DOUBLE, SIGN, CalcProject
+from app_calc import DOUBLE, SIGN, CalcProject, settled
 
 from pytest_quest.app import status as status_module
 from pytest_quest.app.context import Context
 from pytest_quest.app.status import status
-from pytest_quest.app.submit import Judgement, record
 from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.gate import GateResult, coverage_facts
-from pytest_quest.core.model import Fact, Ratchet, Verdict
-from pytest_quest.core.run import RunReport
+from pytest_quest.core.model import Ratchet
 from pytest_quest.engine import view_cache
 from pytest_quest.engine.active import set_active
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.report.json import Output
-
-
-def settled(project: CalcProject) -> None:
-    """double PASS, sign REVIEW (a control character in its fact), clamp DONE, spare TODO."""
-    project.write_source(CALC + "\n\ndef spare(x):\n    return x\n")
-    project.test("test_calc", "from pkg.calc import double\n\ndef test_double():\n    pass\n")
-    project.scan()
-    ratchet = project.context("submit").store.load()
-    clamp = next(f for f in project.measured({}).functions if f.quest_id == CLAMP)
-    failed = GateResult(Verdict.FAIL, coverage_facts(clamp), "3-coverage")
-    record(
-        project.context("submit", max_tries=1),
-        quest=ratchet.quests[CLAMP],
-        judgement=Judgement(failed, clamp, RunReport()),
-        now="2026-01-01T00:00:00Z",
-    )
-    changed = Fact(
-        check="identity.changed", field="src/pkg/calc.py:5", expected="a\x1b[2J", actual="b"
-    )
-    review = GateResult(Verdict.REVIEW, [changed], "1-identity")
-    record(
-        project.context("submit"),
-        quest=ratchet.quests[SIGN],
-        judgement=Judgement(review, None, RunReport()),
-        now="2026-01-01T00:00:01Z",
-    )
 
 
 def text_status(project: CalcProject) -> Output:
@@ -82,7 +53,7 @@ def view_file(context: Context) -> Path:
 @pytest.fixture
 def project(tmp_path: Path) -> CalcProject:
     made = CalcProject(tmp_path)
-    settled(made)
+    settled(made, expected="a\x1b[2J")
     return made
 
 
