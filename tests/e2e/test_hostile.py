@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.app.environment import interrupted_done
-from tests.support.projects import CALC, SIGN, Project, scanned_template
+from tests.support.projects import CALC, SIGN, Project, built_template, scanned_template
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import popen_pytest
@@ -230,11 +230,18 @@ def pytest_configure(config):
 """
 
 
-def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(project: Project) -> None:
+@pytest.fixture(scope="module")
+def verify_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """test_verify.py's project, scanned once for the two verifier tests here."""
     from tests.e2e.test_verify import scanned as verify_scanned
+
+    return built_template(tmp_path_factory, verify_scanned)
+
+
+def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(project: Project, verify_template: Project) -> None:
     from tests.e2e.test_verify import submit
 
-    verify_scanned(project)
+    project.fill_from(verify_template)
     project.test("conftest", GATE_MARKER)
     path = Path(project.path) / "quest.json"
     before = path.read_bytes()
@@ -251,11 +258,10 @@ def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test
     assert not (Path(project.path) / "gate-run.txt").exists()  # no test ran
 
 
-def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project: Project) -> None:
+def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project: Project, verify_template: Project) -> None:
     from tests.e2e.test_verify import SIGN_ID, submit
-    from tests.e2e.test_verify import scanned as verify_scanned
 
-    verify_scanned(project)
+    project.fill_from(verify_template)
     flood = shlex.join(
         [
             sys.executable,

@@ -30,7 +30,7 @@ from pytest_quest.verify.protocol import Finding, parse_reply
 from pytest_quest.verify.vote import Answer, excluded_by, recheck, vote
 from tests.support import paths
 from tests.support.paths import VERIFIERS
-from tests.support.projects import CALC, Project
+from tests.support.projects import CALC, Project, built_template
 
 
 def script(name: str, *args: object) -> str:
@@ -546,13 +546,19 @@ def scanned(project: Project) -> None:
     assert TEST_SIGN.splitlines()[ZERO_LINE - 1].strip() == "assert sign(0) == 1"
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """`scanned` once; the tests that start from it copy it."""
+    return built_template(tmp_path_factory, scanned)
+
+
 def submit(project: Project, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "submit", "--quest-id", SIGN_ID, *args)
 
 
 @pytest.mark.slow
-def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project: Project) -> None:
-    scanned(project)
+def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project: Project, template: Project) -> None:
+    project.fill_from(template)
     cite = ("tests/test_sign.py", ZERO_LINE, "assert sign(0) == 1", "zero is not a sign")
     result, data = submit(
         project, "--quest-verify", "on",
@@ -583,8 +589,8 @@ def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project: Project) -> N
 
 
 @pytest.mark.slow
-def test_e2e_a_hallucinated_line_is_dropped_and_counted(project: Project) -> None:
-    scanned(project)
+def test_e2e_a_hallucinated_line_is_dropped_and_counted(project: Project, template: Project) -> None:
+    project.fill_from(template)
     _, data = submit(
         project, "--quest-verify", "on",
         "--quest-verifier-cmd", script("cite.py", "tests/test_sign.py", 99, "assert sign(0) == 1"),
@@ -616,8 +622,8 @@ def test_e2e_verification_off_runs_no_verifier(project: Project, monkeypatch: py
 
 
 @pytest.mark.slow
-def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(project: Project) -> None:
-    scanned(project)
+def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(project: Project, template: Project) -> None:
+    project.fill_from(template)
     project.test(
         "conftest",
         """
