@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.environment import BEGUN_KEY
-from tests.support.projects import Project
+from tests.support.projects import Project, built_template
 from tests.support.quests import ratchet_view, without_begun_marks
 
 CALC = """\
@@ -91,6 +91,12 @@ def scanned(project: Project) -> None:
     project.test("test_sign", WEAK_TEST)
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """`scanned` once; the tests that start from it copy it."""
+    return built_template(tmp_path_factory, scanned)
+
+
 def submit(project: Project, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return project.run_json("--quest", "submit", "--quest-id", SIGN_ID, *args)
 
@@ -104,8 +110,8 @@ def assert_not_forged(project: Project, data: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, patch: str) -> None:
-    scanned(project)
+def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, template: Project, patch: str) -> None:
+    project.fill_from(template)
     (project.path / "tests" / "conftest.py").write_text(PATCHES[patch])
     _, data = submit(project)
     assert_not_forged(project, data)
@@ -113,8 +119,8 @@ def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, patch:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["ini-addopts", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "-p"])
-def test_a_plugin_that_patches_the_gate_has_no_effect(project: Project, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
-    scanned(project)
+def test_a_plugin_that_patches_the_gate_has_no_effect(project: Project, template: Project, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    project.fill_from(template)
     (project.path / "src" / "forge.py").write_text(PATCHES["gate-judge"])
     monkeypatch.setenv("PYTHONPATH", str(project.path / "src"))
     args: tuple[str, ...] = ()
@@ -185,8 +191,8 @@ def test_sign():
 
 
 @pytest.mark.slow
-def test_nothing_the_tests_start_outlives_the_submit(project: Project, tmp_path: Path) -> None:
-    scanned(project)
+def test_nothing_the_tests_start_outlives_the_submit(project: Project, template: Project, tmp_path: Path) -> None:
+    project.fill_from(template)
     pids = tmp_path / "pids"
     pids.mkdir()
     project.test("test_sign", DETACHING_TEST.format(pids=str(pids)))
@@ -238,9 +244,9 @@ def descendants(pid: int) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_a_signalled_submit_records_nothing_and_leaves_nothing(
-    project: Project, tmp_path: Path, children_tmpdir: Path, sig: signal.Signals
+    project: Project, template: Project, tmp_path: Path, children_tmpdir: Path, sig: signal.Signals
 ) -> None:
-    scanned(project)
+    project.fill_from(template)
     pids = tmp_path / "pids"
     pids.mkdir()
     project.test("test_sign", SLOW_TEST.format(pids=str(pids)))
@@ -311,9 +317,9 @@ def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project: Project) 
 
 
 @pytest.mark.slow
-def test_an_in_process_pytest_main_caller_gets_the_clean_judges_verdict(project: Project) -> None:
+def test_an_in_process_pytest_main_caller_gets_the_clean_judges_verdict(project: Project, template: Project) -> None:
     """`pytest.main()` inside another program: the judge runs as a subprocess, output relayed."""
-    scanned(project)
+    project.fill_from(template)
     (project.path / "tests" / "conftest.py").write_text(PATCHES["gate-judge"])
     script = (
         "import sys, pytest\n"
