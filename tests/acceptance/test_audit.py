@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.projects import Project, qid
+from tests.support.projects import Project, built_template, qid
 from tests.support.runner import parse_json, run_pytest, run_quest
 
 pytestmark = pytest.mark.slow
@@ -41,15 +41,23 @@ def test_unchecked_runs():
 """
 
 
-@pytest.fixture
-def audited(tmp_path: Path) -> Project:
-    project = Project(tmp_path / "project")
+def scanned(project: Project) -> None:
     project.source("audited", SOURCE)
     project.test("test_audited", TESTS)
     code, data, stderr = run_quest(project.path, "--quest", "scan")
     assert code == 0, stderr
     assert sorted(data["added_pass"]) == [qid("audited", "checked"), qid("audited", "unchecked")]
-    return project
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """The project scanned once; each test audits a copy."""
+    return built_template(tmp_path_factory, scanned)
+
+
+@pytest.fixture
+def audited(tmp_path: Path, template: Project) -> Project:
+    return Project(tmp_path / "project").fill_from(template)
 
 
 def test_audit_lists_baseline_functions_run_but_not_checked(audited: Project) -> None:
