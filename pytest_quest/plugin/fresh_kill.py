@@ -255,9 +255,16 @@ MAX_HOLD = 1.5
 LEAD = 1.0
 
 
+def can_park() -> bool:
+    """Whether a held run can be stopped for sure (a pidfd: Linux 5.3+); else none is held."""
+    return hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal")
+
+
 def park_early(instructions: dict[str, Any], config: pytest.Config) -> None:
     """In the mutation child, before any conftest: a fresh run started now when one may be needed."""
     functions = instructions.get("functions") or []
+    if not can_park():
+        return
     if instructions.get("mutants", True) and any(f.get("confirm", True) for f in functions):
         params = config.invocation_params
         PARKED[:] = [Parked(params.args, str(params.dir))]
@@ -269,7 +276,7 @@ def park_when_due(config: pytest.Config, remaining: float, survived: bool) -> No
     seconds of the rest of the check)."""
     if PARKED and (survived or PARKED[0].age() + remaining > MAX_HOLD):
         PARKED.pop().stop()
-    if PARKED or survived or remaining > LEAD:
+    if PARKED or survived or remaining > LEAD or not can_park():
         return
     params = config.invocation_params
     PARKED[:] = [Parked(params.args, str(params.dir))]

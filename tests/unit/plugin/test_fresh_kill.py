@@ -112,3 +112,16 @@ def test_a_fresh_run_without_the_mutant_says_nothing_a_missing_test_is_named(
     ]
     assert found[:2] == [{}, {}]
     assert "its outcome is: not collected" in found[2]["t::a"]
+
+
+def test_no_run_is_held_where_it_could_not_be_stopped_for_sure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without a pidfd (not Linux, or before 5.3) each fresh run is started when needed.
+    started: list[Any] = []
+    monkeypatch.setattr(fresh_kill, "Parked", lambda *args: started.append(args))
+    monkeypatch.delattr(fresh_kill.os, "pidfd_open", raising=False)
+    config: Any = type("C", (), {"invocation_params": type("P", (), {"args": (), "dir": "."})})()
+    fresh_kill.park_early({"functions": [{"confirm": True}]}, config)
+    fresh_kill.park_when_due(config, 0.0, False)
+    assert started == [] and fresh_kill.unpark() is None
