@@ -59,9 +59,18 @@ START_ENV: dict[str, str] = {}
 class FreshRecorder:
     """In the fresh process: each test's outcome, and whether it ran the mutant."""
 
-    def __init__(self, quiet: Callable[[], None], only: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        quiet: Callable[[], None],
+        only: list[str] | None = None,
+        budgets: dict[str, float] | None = None,
+    ) -> None:
         self.quiet = quiet
         self.only = set(only or [])
+        # Per test, the seconds it may run here (as against a mutant in the
+        # mutation child); one stopped there is "timeout", which confirms nothing.
+        self.budgets = dict(budgets or {})
+        self.timed_out: set[str] = set()
         self.reports: dict[str, list[pytest.TestReport]] = {}
         self.reached: set[str] = set()
         self.current = ""
@@ -99,9 +108,23 @@ class FreshRecorder:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
         self.current = item.nodeid
+        budget = self.budgets.get(item.nodeid)
+        budget = budget if isinstance(budget, (int, float)) and budget > 0 else None
+        previous = None
+        if budget:
+
+            def alarm(signum: int, frame: Any) -> None:
+                self.timed_out.add(item.nodeid)
+                pytest.fail(f"ran longer than {budget:g}s with the mutant", pytrace=False)
+
+            previous = signal.signal(signal.SIGALRM, alarm)
+            signal.setitimer(signal.ITIMER_REAL, budget, 0.5)  # again, if swallowed
         try:
             yield
         finally:
+            if budget:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
             self.current = ""
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -113,7 +136,10 @@ class FreshRecorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        outcomes = {nodeid: outcome_of(reports) for nodeid, reports in self.reports.items()}
+        outcomes = {
+            nodeid: "timeout" if nodeid in self.timed_out else outcome_of(reports)
+            for nodeid, reports in self.reports.items()
+        }
         child_channel.send(
             {
                 "outcomes": outcomes,
@@ -220,7 +246,9 @@ class Parked:
 
     def resume(self, nodeids: list[str], timeout: float) -> Fresh | str | None:
         """Its outcomes as `run_fresh`'s; None when it came too late (run afresh then)."""
-        self.channel.instruct({"role": ROLE, "only": list(nodeids), "resume": True})
+        self.channel.instruct(
+            {"role": ROLE, "only": list(nodeids), "budgets": _budgets(nodeids), "resume": True}
+        )
         try:
             received = self.channel.receive(wait=timeout)
         finally:
@@ -245,6 +273,13 @@ class Parked:
 
 # The mutation child's fresh run started early, until used or stopped.
 PARKED: list[Parked] = []
+# Per covering test, the seconds it may run in a fresh run (set by the mutation child:
+# its budget against a mutant); a test over it there is stopped, its outcome "timeout".
+BUDGETS: dict[str, float] = {}
+
+
+def _budgets(nodeids: list[str]) -> dict[str, float]:
+    return {nodeid: BUDGETS[nodeid] for nodeid in nodeids if nodeid in BUDGETS}
 
 
 # A fresh run held longer than `MAX_HOLD` seconds would be much older than one
@@ -311,7 +346,7 @@ def run_fresh(
             if found is not None:
                 return found
         parked.stop()
-    channel = JudgeChannel({"role": ROLE, "only": list(nodeids)})
+    channel = JudgeChannel({"role": ROLE, "only": list(nodeids), "budgets": _budgets(nodeids)})
     try:
         command = [sys.executable, "-m", "pytest"]
         command += fresh_arguments(config.invocation_params.args, channel.argument)

@@ -211,6 +211,7 @@ class MutationChild:
             # place before the tests were imported? (a saved oracle's does not)
             confirming = time.monotonic()
             remote = REMOTE[0]
+            fresh_kill.BUDGETS.update({i.nodeid: budget for i in stable})
             result["kill_unconfirmed"] = unconfirmed_kills(
                 session.config,
                 result["mutants"],
@@ -475,7 +476,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(MutationChild(spec), "quest-mutation-child")
     elif spec.get("role") == FRESH_ROLE:
         only = spec.get("only")
-        recorder = FreshRecorder(quiet_hypothesis, only if isinstance(only, list) else [])
+        budgets = spec.get("budgets") if isinstance(spec.get("budgets"), dict) else {}
+        recorder = FreshRecorder(quiet_hypothesis, only if isinstance(only, list) else [], budgets)
         config.pluginmanager.register(recorder, "quest-fresh-kill")
 
 

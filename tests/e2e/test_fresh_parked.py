@@ -99,3 +99,27 @@ def test_no_child_left():
     both = {"tests/test_mod.py::test_sign": "passed", "tests/test_mod.py::test_no_child_left": "passed"}
     assert report.runs == [both] * 2
     assert report.kill_unconfirmed == {}
+
+
+def test_a_covering_test_that_hangs_with_the_mutant_is_stopped_in_the_fresh_run(
+    tmp_path: Path,
+) -> None:
+    # Every stable covering test runs in the fresh run; one that never ran against a
+    # mutant (a faster test killed each first) may loop with `return None` there.
+    # Stopped at its budget (as against a mutant), its outcome says nothing; without
+    # a budget the whole fresh run took its timeout and every kill was unconfirmed.
+    report = check(
+        tmp_path,
+        HONEST
+        + """
+import time
+
+def test_waits_for_a_sign():
+    time.sleep(0.05)  # slower: the mutants are tried with test_sign first
+    while sign(5) is None:
+        pass
+""",
+        names=("tests/test_mod.py::test_waits_for_a_sign",),
+    )
+    assert report.kill_unconfirmed == {}
+    assert report.phases["confirm"] < 30, report.phases

@@ -125,3 +125,20 @@ def test_no_run_is_held_where_it_could_not_be_stopped_for_sure(
     fresh_kill.park_early({"functions": [{"confirm": True}]}, config)
     fresh_kill.park_when_due(config, 0.0, False)
     assert started == [] and fresh_kill.unpark() is None
+
+
+def test_a_test_stopped_at_its_budget_in_the_fresh_run_confirms_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "timeout" is not a failure there: tried again with its own kill, then named.
+    answers = iter(
+        [
+            Fresh({"t::a": "timeout", "t::b": "failed"}, {"t::a", "t::b"}),  # with return None
+            Fresh({"t::a": "timeout"}, {"t::a"}),  # with the mutant it killed itself
+        ]
+    )
+    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers))
+    pilot = killed(9, "t::b") | {"operator": "body.return_none"}
+    found = unconfirmed_kills(None, [killed(1, "t::a"), pilot], lambda i: "", lambda: None, 1.0)  # type: ignore[arg-type]
+    assert list(found) == ["t::a"] and found["t::a"].startswith("mutant m1 ")
+    assert "its outcome is: timeout" in found["t::a"]
