@@ -48,8 +48,8 @@ COVERAGE_COVERAGE=1 PYTEST_QUEST_SELFCOV=1 \
 # the run above would deselect tests here and fail PASS functions those tests cover.
 # Serial on purpose: `-n 2` gives the same result (the same regressions) but was not faster
 # on 2 shared cores (184-300 s wall against 191-303 s serially, load 2 to 7, about 15% more
-# CPU), and test_lock_of_a_killed_process_is_free_at_once (a 1 s bound) failed in two of
-# its four runs (serially: none of four).
+# CPU). (In those runs a timing bound of test_lock_of_a_killed_process_is_free_at_once also
+# failed twice under -n 2; that test has had no timing bound since c5b7a64.)
 ratchet_log=$(mktemp)
 env -u PYTEST_ADDOPTS \
     "$venv/bin/python" -m pytest --quest check -p no:cacheprovider -q tests/unit >"$ratchet_log" 2>&1 </dev/null &
