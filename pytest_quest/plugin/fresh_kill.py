@@ -24,9 +24,12 @@ the mutant.  Limits: it needs the processes the tests start to be measured
 nothing is confirmed, as before, and a fresh run where the mutant was not
 applied (no start-up hook in that environment) says nothing either.  A
 mutant that was killed by the time budget (it loops) is not used.  A test that tells the
-fresh process from the gate's children (its parent is the mutation child)
-can fail there on purpose.  `pytest --quest audit` (the project's own
-tests, no submitter) does not run it.
+fresh process from the gate's children can fail there on purpose: one
+started afresh (no run held, or one held came too late) has the mutation
+child as its parent; a held one (`Parked`, the shim as its parent) is
+older than a fresh one when its tests import the function, by at most
+about half a second.  `pytest --quest audit` (the project's own tests, no
+submitter) does not run it.
 """
 
 from __future__ import annotations
