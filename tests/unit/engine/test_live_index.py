@@ -87,3 +87,31 @@ def test_the_cache_wrappers_are_those_one_walk_per_function_found(tmp_path: Path
         found[start] = with_index
     assert found[5] == [module.f] and found[10] == [module.g] and found[14] == []
     assert index.walks == 1
+
+
+NESTED = "def outer(x):\n    def inner(y):\n        return y + 1\n\n    return inner(x)\n"
+
+
+def test_a_nested_function_is_swapped_through_its_outer_function_from_the_index(
+    tmp_path: Path,
+) -> None:
+    # A nested function's code lives in its outer function's constants: the index finds the
+    # outer function, whose code is what `apply` swaps, as a walk of its own does.
+    path = tmp_path / "live_index_nested.py"
+    path.write_text(NESTED)
+    module = load(path, "live_index_nested")
+    index = LiveIndex([str(path)])
+    swap = CodeSwap(str(path), NESTED, 2)
+    assert swap.prepare(index) == CodeSwap(str(path), NESTED, 2).prepare() == []
+    assert swap.outer_codes == [module.outer.__code__]
+    builtins.pytest_quest_changed = lambda value: None  # type: ignore[attr-defined]
+    builtins.pytest_quest_reached = lambda value: value  # type: ignore[attr-defined]
+    try:
+        assert module.outer(1) == 2
+        assert swap.apply(mutated_tree(NESTED, 2, 0)) == 1
+        assert module.outer(1) != 2
+        swap.restore()
+        assert module.outer(1) == 2
+    finally:
+        del builtins.pytest_quest_changed  # type: ignore[attr-defined]
+        del builtins.pytest_quest_reached  # type: ignore[attr-defined]

@@ -119,3 +119,24 @@ def test_a_record_read_half_written_is_not_believed(tmp_path: Path) -> None:
     long = record_bytes("mutant", file="/x" * 3000 + ".py", start=1, index=0, marks="/m")
     path.write_bytes(off + long[len(off):])  # a long record renamed in, a short one over its start
     assert read_record(str(path)) == {"mode": "off"}
+
+
+def test_a_record_longer_than_its_place_is_renamed_in_and_read_whole(
+    tmp_path: Path, remote: RemoteMutants
+) -> None:
+    # A file path of 5,000 characters does not fit RECORD_SIZE: the record is written
+    # whole under a new inode (not in place), and the next short one goes in place there.
+    from pytest_quest.engine.remote_mutant import RECORD_SIZE, read_record
+
+    before = os.stat(remote.record).st_ino
+    far = str(tmp_path / ("d" * 200) / ("e" * 200)) + "/" + "x" * 5000 + ".py"
+    marks = remote.arm(far, 1, 0)
+    assert read_record(remote.record) == {
+        "mode": "mutant", "file": far, "start": 1, "index": 0, "marks": marks,
+    }  # fmt: skip
+    assert os.stat(remote.record).st_size > RECORD_SIZE
+    assert os.stat(remote.record).st_ino != before
+    long_inode = os.stat(remote.record).st_ino
+    remote.disarm()
+    assert read_record(remote.record) == {"mode": "off"}
+    assert os.stat(remote.record).st_ino == long_inode
