@@ -142,3 +142,33 @@ def test_a_test_stopped_at_its_budget_in_the_fresh_run_confirms_nothing(
     found = unconfirmed_kills(None, [killed(1, "t::a"), pilot], lambda i: "", lambda: None, 1.0)  # type: ignore[arg-type]
     assert list(found) == ["t::a"] and found["t::a"].startswith("mutant m1 ")
     assert "its outcome is: timeout" in found["t::a"]
+
+
+def test_a_run_held_early_is_stopped_when_no_mutant_was_killed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The held fresh run (started while the mutants ran) must not outlive a check that has
+    # nothing to confirm: every mutant survived or timed out.
+    class Held:
+        stopped = 0
+
+        def stop(self) -> None:
+            self.stopped += 1
+
+    def never(*args: Any, **kwargs: Any) -> Fresh:
+        raise AssertionError("no fresh run: nothing to confirm")
+
+    monkeypatch.setattr(fresh_kill, "run_fresh", never)
+    held = Held()
+    survived = {"index": 0, "status": "survived", "killed_by": "", "operator": "body.skip"}
+    timeout = killed(1, "t::a", how="timeout")
+    found = unconfirmed_kills(
+        None,  # type: ignore[arg-type]
+        [survived, timeout],
+        lambda i: "",
+        lambda: None,
+        1.0,
+        parked=held,  # type: ignore[arg-type]
+    )
+    assert found == {}
+    assert held.stopped == 1
