@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -120,7 +121,7 @@ def test_no_run_is_held_where_it_could_not_be_stopped_for_sure(
     # Without a pidfd (not Linux, or before 5.3) each fresh run is started when needed.
     started: list[Any] = []
     monkeypatch.setattr(fresh_kill, "Parked", lambda *args: started.append(args))
-    monkeypatch.delattr(fresh_kill.os, "pidfd_open", raising=False)
+    monkeypatch.delattr(os, "pidfd_open", raising=False)  # the module fresh_kill uses
     config: Any = type("C", (), {"invocation_params": type("P", (), {"args": (), "dir": "."})})()
     fresh_kill.park_early({"functions": [{"confirm": True}]}, config)
     fresh_kill.park_when_due(config, 0.0, False)
