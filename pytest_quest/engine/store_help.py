@@ -31,8 +31,13 @@ JOURNAL_MAX_AGE = 24 * 3600
 
 def prune_journals(folder: Path) -> None:
     """Remove journals nobody wrote for a day (a guard only needs the writes of its own run)."""
-    horizon = time.time() - JOURNAL_MAX_AGE
-    for old in folder.glob("*.journal"):
+    prune_older(folder, "*.journal", JOURNAL_MAX_AGE)
+
+
+def prune_older(folder: Path, pattern: str, max_age: float) -> None:
+    """Remove the files of `folder` matching `pattern` that nobody wrote for `max_age` seconds."""
+    horizon = time.time() - max_age
+    for old in folder.glob(pattern):
         try:
             if old.stat().st_mtime < horizon:
                 old.unlink()
@@ -173,6 +178,7 @@ __all__ = [
     "files_outside",
     "last_read",
     "prune_journals",
+    "prune_older",
     "read_regular",
     "special_kind",
     "stamp",

@@ -21,13 +21,13 @@ import hashlib
 import json
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import msgspec
 
 from pytest_quest.core.model import SORT_KEY, Ratchet, State
 from pytest_quest.core.view import NextView, StatusView
+from pytest_quest.engine.store_help import prune_older
 
 #: Bumped when what a view holds, or how it is drawn, changes.
 FORMAT = 2
@@ -276,6 +276,8 @@ def save(journal: Path, data: bytes, root: str, view: StatusView, more: NextView
     )
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():  # a new view: old ones are pruned then, as journals are
+            prune_older(target.parent, "*.view", MAX_AGE)
         fd, name = tempfile.mkstemp(prefix=".tmp-", suffix=".view", dir=target.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -287,19 +289,8 @@ def save(journal: Path, data: bytes, root: str, view: StatusView, more: NextView
             except OSError:
                 pass
             raise
-        _prune(target.parent)
     except OSError:
         return
-
-
-def _prune(folder: Path) -> None:
-    horizon = time.time() - MAX_AGE
-    for old in folder.glob("*.view"):
-        try:
-            if old.stat().st_mtime < horizon:
-                old.unlink()
-        except OSError:
-            continue
 
 
 __all__ = [

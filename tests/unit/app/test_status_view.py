@@ -9,6 +9,7 @@ rootdir or other code.  Each must give what a status without any view gives.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -229,3 +230,16 @@ def _edit(data: bytes, old: bytes, new: bytes) -> bytes:
         if before in data:
             return data.replace(before, after, 1)
     raise AssertionError(f"{old!r} is not in the file")
+
+
+def test_a_new_view_removes_the_views_nobody_wrote_for_a_week(project: CalcProject) -> None:
+    folder = view_file(project.context("status")).parent
+    old, recent = folder / "0-old-test.view", folder / "0-recent-test.view"
+    for made in (old, recent):
+        made.write_bytes(b"x")
+    week = view_cache.MAX_AGE + 60
+    os.utime(old, (old.stat().st_atime - week, old.stat().st_mtime - week))
+    view_file(project.context("status")).unlink()
+    text_status(project)  # keeps a new view
+    assert not old.exists() and recent.exists()
+    recent.unlink()
