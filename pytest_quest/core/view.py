@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_quest.core.model import SORT_KEY, Ratchet, State
+from pytest_quest.core.model import SORT_KEY, Quest, Ratchet, State
 from pytest_quest.core.policy import PolicyError, parse_compact, weaker_keys
 
 #: In a section's text, where the tries allowed go (known when drawn: ``--quest-max-tries``).
@@ -55,6 +55,12 @@ class NextView:
     recorded: list[int] | None
 
 
+def recorded_at_scan(quest: Quest) -> bool:
+    """Whether `quest`'s covering tests are those a scan recorded (every quest's but a PASS the
+    gate gave): the tests `next` may take an example from (engine/examples.py)."""
+    return not (quest.state is State.PASS and not quest.baseline)
+
+
 def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
     """PASS quests obtained under a weaker policy than the current one: id, keys, the policy then."""
     current = ratchet.policy
@@ -81,5 +87,6 @@ __all__ = [
     "SECTIONS",
     "NextView",
     "StatusView",
+    "recorded_at_scan",
     "weaker_passes",
 ]

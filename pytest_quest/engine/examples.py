@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from pytest_quest.core.model import Quest, Ratchet, State
+from pytest_quest.core.model import Quest, Ratchet
+from pytest_quest.core.view import recorded_at_scan
 from pytest_quest.engine.testfiles import digest
 
 
@@ -135,7 +136,7 @@ class _Scanned:
             self._recorded = {
                 nodeid
                 for q in self.ratchet.quests.values()
-                if not (q.state is State.PASS and not q.baseline)
+                if recorded_at_scan(q)
                 for nodeid in q.covering_tests
             }
         return self._recorded

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import msgspec
 
-from pytest_quest.core.model import SORT_KEY, Ratchet, State
-from pytest_quest.core.view import NextView, StatusView
+from pytest_quest.core.model import Ratchet
+from pytest_quest.core.view import NextView, StatusView, recorded_at_scan
 from pytest_quest.engine.store_help import prune_older
 
 #: Bumped when what a view holds, or how it is drawn, changes.
@@ -206,11 +206,10 @@ def next_view(ratchet: Ratchet, data: bytes, *, recorded: bool) -> NextView | No
     `recorded`: whether to keep the tests the scan recorded (a writer, whose quests are all
     decoded); a command that only read the file leaves them to the `next` that needs them.
     """
-    todo = sorted((q for q in ratchet.quests.values() if q.state is State.TODO), key=SORT_KEY)
     places = recorded_places(ratchet, data) if recorded else None
     if recorded and places is None:
         return None
-    return NextView(queue=[q.id for q in todo], recorded=places)
+    return NextView(queue=[q.id for q in ratchet.todo()], recorded=places)
 
 
 def recorded_places(ratchet: Ratchet, data: bytes) -> list[int] | None:
@@ -223,7 +222,7 @@ def recorded_places(ratchet: Ratchet, data: bytes) -> list[int] | None:
     found: set[int] = set()
     names: set[str] = set()
     for quest in ratchet.quests.values():
-        if quest.state is State.PASS and not quest.baseline:
+        if not recorded_at_scan(quest):
             continue
         kept = vars(quest)
         raw = kept.get("_v")
