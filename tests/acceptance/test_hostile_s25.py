@@ -21,12 +21,10 @@ import pytest
 from tests.support.attacks import (
     assert_only_the_judged_entry_changed,
     attack,
-    attack_template,
+    attack_fixtures,
     checks,
-    scanned_copy,
     submit,
 )
-from tests.support.projects import Project
 from tests.support.quests import ratchet_view
 from tests.support.runner import FAST, child_environ, run_quest
 
@@ -51,16 +49,7 @@ LEVEL = "src/pkg/calc.py::level"
 SIGN = "src/pkg/calc.py::sign"
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    project, _ = attack_template(tmp_path_factory, "calc", SOURCE)
-    return project
-
-
-@pytest.fixture
-def scanned(template: Project, tmp_path: Path) -> Path:
-    root, _ = scanned_copy(template, tmp_path / "project")
-    return root
+template, scanned = attack_fixtures(SOURCE)
 
 
 # Ways to make a copy of the function under judgement during the test: none is

@@ -10,22 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.acceptance.test_hostile_s25 import SIGN, SOURCE
-from tests.support.attacks import attack, attack_template, checks, scanned_copy
-from tests.support.projects import Project
+from tests.support.attacks import attack, attack_fixtures, checks
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    project, _ = attack_template(tmp_path_factory, "calc", SOURCE)
-    return project
-
-
-@pytest.fixture
-def scanned(template: Project, tmp_path: Path) -> Path:
-    root, _ = scanned_copy(template, tmp_path / "project")
-    return root
+template, scanned = attack_fixtures(SOURCE)
 
 
 def test_a_saved_oracle_that_tells_the_fresh_run_by_the_tests_run_before_it_is_review(
@@ -55,4 +45,3 @@ def test_a_saved_oracle_that_tells_the_fresh_run_by_the_tests_run_before_it_is_r
     )
     assert data["verdict"] == "REVIEW", data["quest"]["facts"]
     assert "mutation.kill_unconfirmed" in checks(data), checks(data)
-

@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.attacks import (
     attack,
-    attack_template,
+    attack_fixtures,
     checks,
     scanned_copy,
 )
@@ -46,16 +46,7 @@ LEVEL = "src/pkg/calc.py::level"
 SIGN = "src/pkg/calc.py::sign"
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    project, _ = attack_template(tmp_path_factory, "calc", SOURCE)
-    return project
-
-
-@pytest.fixture
-def scanned(template: Project, tmp_path: Path) -> Path:
-    root, _ = scanned_copy(template, tmp_path / "project")
-    return root
+template, scanned = attack_fixtures(SOURCE)
 
 
 FORGED = """

@@ -31,6 +31,23 @@ def scanned_copy(template: Project, path: Path) -> tuple[Path, dict[str, Any]]:
     return root, ratchet_view((root / "quest.json").read_bytes())
 
 
+def attack_fixtures(source: str) -> tuple[Any, Any]:
+    """A module's ``template`` (`source` as ``src/pkg/calc.py``, scanned once per module) and
+    ``scanned`` (a copy of it per test: its root) fixtures: ``template, scanned = ...``."""
+
+    @pytest.fixture(scope="module")
+    def template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+        project, _ = attack_template(tmp_path_factory, "calc", source)
+        return project
+
+    @pytest.fixture
+    def scanned(template: Project, tmp_path: Path) -> Path:
+        root, _ = scanned_copy(template, tmp_path / "project")
+        return root
+
+    return template, scanned
+
+
 def submit(root: Path, quest_id: str) -> dict[str, Any]:
     """One ``--quest submit --quest-id`` in `root`; its JSON output, which has a verdict."""
     _, data, stderr = run_quest(root, "--quest", "submit", "--quest-id", quest_id)
