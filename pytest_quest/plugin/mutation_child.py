@@ -26,16 +26,14 @@ from pytest_quest.core.mutants import (
     plan_mutants,
 )
 from pytest_quest.engine.created_files import CreatedFiles, track_created
-from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.engine.own_copy import CopyWatch, copy_watch
-from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.engine.swap import (
     CodeSwap,
     LiveIndex,
     SwapError,
     SwapMissError,
 )
-from pytest_quest.plugin import child_channel, fresh_kill
+from pytest_quest.plugin import child_channel, child_start, fresh_kill
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
 from pytest_quest.plugin.child_runs import (
     CACHES,
@@ -44,6 +42,7 @@ from pytest_quest.plugin.child_runs import (
     quiet_hypothesis,
     try_mutant,
 )
+from pytest_quest.plugin.child_start import REMOTE
 from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
 from pytest_quest.plugin.fresh_kill import FreshRecorder, unconfirmed_kills
 from pytest_quest.plugin.observe_child import Watch, observed
@@ -433,41 +432,23 @@ def _credit(entry: dict[str, Any], original: set[str]) -> None:
         entry["status"] = "unreached"
 
 
+def pytest_plugin_registered(plugin: object) -> None:
+    # This plugin is named with -p: registered before the entry-point
+    # plugins load, it is handed the config among the plugins already there
+    # (a historic hook); the fresh run held from here overlaps their imports.
+    if isinstance(plugin, pytest.Config):
+        argument = child_start.channel_argument(plugin.invocation_params.args)
+        if argument:
+            child_start.begin(argument, plugin, early=True)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before any conftest of the tests under judgment is imported: the
-    # instructions and nonce are read and their pipe closed here.
+    # instructions and nonce are read and their pipe closed here at the latest.
     argument = getattr(early_config.known_args_namespace, "quest_channel", None)
-    if not argument:
-        return
-    instructions = child_channel.open_channel(str(argument))
-    if instructions.get("role") == FRESH_ROLE:
-        protect_from_env()
-        if instructions.get("resume"):
-            fresh_kill.resume_here()
-    if instructions.get("role") == "check":
-        protect_from_env()
-        folder = instructions.get("remote_dir")
-        if instructions.get("subprocesses", True) and isinstance(folder, str) and folder:
-            _start_remote(folder)
-        fresh_kill.START_ENV.update(os.environ)
-        if REMOTE:
-            fresh_kill.park_early(instructions, early_config)
-
-
-# The mutants in the processes the tests start (engine/remote_mutant.py), when on.
-REMOTE: list[RemoteMutants] = []
-# Variables through which another coverage configuration would take the tests' processes.
-_REMOTE_CLEARED = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_FILE", "COVERAGE_RCFILE")
-
-
-def _start_remote(folder: str) -> None:
-    """Before any conftest: the tests' processes will read our rcfile at start-up."""
-    remote = RemoteMutants(folder)
-    REMOTE[:] = [remote]
-    for name in _REMOTE_CLEARED:
-        os.environ.pop(name, None)
-    os.environ["COVERAGE_PROCESS_START"] = remote.rcfile
+    if argument:
+        child_start.begin(str(argument), early_config, early=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -484,12 +465,12 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     child_channel.close()  # never left open for atexit handlers
-    left = fresh_kill.unpark()
-    if left is not None:
-        left.stop()
-    for remote in REMOTE:
-        remote.close()
-    REMOTE.clear()
+    child_start.finish()
 
 
-__all__ = ["MutationChild", "pytest_configure", "pytest_load_initial_conftests"]
+__all__ = [
+    "MutationChild",
+    "pytest_configure",
+    "pytest_load_initial_conftests",
+    "pytest_plugin_registered",
+]

@@ -1,0 +1,110 @@
+"""The mutation child's start: its instructions read, and its fresh run held, as early as it can.
+
+The mutation child is started with ``-p pytest_quest.plugin.mutation_child``:
+pytest imports that plugin before the plugins it loads by entry point
+(Hypothesis, pytest-xdist, pytest-cov...), and then hands it, among the
+plugins already registered, the config (`pytest_plugin_registered`).  There,
+when the judge's instructions are already in the channel (a mutation child's
+are sent as it starts), they are read, the processes the tests start are
+pointed at the mutants (engine/remote_mutant.py), and the fresh run that
+confirms kills (plugin/fresh_kill.py) is started and held: its own start
+then overlaps the entry-point plugins' imports too, not only the mutant
+runs.  Otherwise (a fresh run, whose instructions come when it is resumed;
+or instructions not there yet) it is all done in
+`pytest_load_initial_conftests`, before any conftest, as it always was.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+from collections.abc import Sequence
+
+import pytest
+
+from pytest_quest.engine.guard import protect_from_env
+from pytest_quest.engine.remote_mutant import RemoteMutants
+from pytest_quest.plugin import child_channel, fresh_kill
+from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
+
+# The mutants in the processes the tests start (engine/remote_mutant.py), when on.
+REMOTE: list[RemoteMutants] = []
+# Variables through which another coverage configuration would take the tests' processes.
+_REMOTE_CLEARED = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_FILE", "COVERAGE_RCFILE")
+# Whether this process's start was done (once: by the first of the two hooks that could).
+_BEGUN: list[bool] = []
+
+
+def channel_argument(args: Sequence[str]) -> str:
+    """The ``--quest-channel`` value of a command line (before any ``--``), or ""."""
+    for index, arg in enumerate(args):
+        if arg == "--":
+            return ""
+        if arg == "--quest-channel" and index + 1 < len(args):
+            return args[index + 1]
+        if arg.startswith("--quest-channel="):
+            return arg.partition("=")[2]
+    return ""
+
+
+def _ready(argument: str) -> bool:
+    """Whether the judge's instructions can be read now (a held fresh run's cannot: not yet)."""
+    if child_channel.opened():
+        return True
+    try:
+        read_fd = int(argument.split(",")[1])
+        readable, _, _ = select.select([read_fd], [], [], 0)
+    except (ValueError, IndexError, OSError):
+        return False  # read where it always was: any error is reported there
+    return bool(readable)
+
+
+def begin(argument: str, config: pytest.Config, *, early: bool) -> None:
+    """Read the instructions and start what this role starts before any conftest (once).
+
+    `early`: from `pytest_plugin_registered`, before the entry-point plugins
+    load: only a mutation child whose instructions are there already starts
+    then; a fresh run always waits for `pytest_load_initial_conftests` (a
+    held one reads its instructions only when it is resumed).
+    """
+    if _BEGUN or (early and not _ready(argument)):
+        return
+    instructions = child_channel.open_channel(argument)
+    role = instructions.get("role")
+    if early and role != "check":
+        return
+    _BEGUN.append(True)
+    if role == FRESH_ROLE:
+        protect_from_env()
+        if instructions.get("resume"):
+            fresh_kill.resume_here()
+    if role == "check":
+        protect_from_env()
+        folder = instructions.get("remote_dir")
+        if instructions.get("subprocesses", True) and isinstance(folder, str) and folder:
+            _start_remote(folder)
+        fresh_kill.START_ENV.update(os.environ)
+        if REMOTE:
+            fresh_kill.park_early(instructions, config)
+
+
+def _start_remote(folder: str) -> None:
+    """Before any conftest: the tests' processes will read our rcfile at start-up."""
+    remote = RemoteMutants(folder)
+    REMOTE[:] = [remote]
+    for name in _REMOTE_CLEARED:
+        os.environ.pop(name, None)
+    os.environ["COVERAGE_PROCESS_START"] = remote.rcfile
+
+
+def finish() -> None:
+    """At the end of the child: the held fresh run stopped, the remote mutants' files removed."""
+    left = fresh_kill.unpark()
+    if left is not None:
+        left.stop()
+    for remote in REMOTE:
+        remote.close()
+    REMOTE.clear()
+
+
+__all__ = ["REMOTE", "begin", "channel_argument", "finish"]
