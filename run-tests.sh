@@ -3,12 +3,14 @@
 #
 #   bash run-tests.sh            (extra arguments go to pytest, e.g. -m "not slow")
 #
-# 1. the whole suite under coverage.py, on every core (pytest-xdist), the xdist
-#    workers and every pytest the tests start measured too; fails under 90%
-#    statement coverage of pytest_quest/;
-# 2. the project's own ratchet: `pytest --quest check` against the committed quest.json,
-#    beside the coverage report (each takes one core); the caller's PYTEST_ADDOPTS and
-#    extra arguments reach step 1 only.
+# 1. the project's own ratchet: `pytest --quest check` on tests/unit (the tests quest.json
+#    was scanned with), against the committed quest.json; pytest-cov measures pytest_quest/
+#    for it (the check borrows that tracer, as in any project run with --cov);
+# 2. beside it, tests/e2e and tests/acceptance under coverage.py on every core
+#    (pytest-xdist), the xdist workers and every pytest the tests start measured too;
+# 3. both measurements combined: fails under 90% statement coverage of pytest_quest/.
+# The unit tests run once, for the check and for the bar.  The caller's PYTEST_ADDOPTS
+# and extra arguments reach step 2 only.
 #
 # QUEST_INSTALLED=1 skips the install (.ci/run installs everything once before it).
 #
@@ -38,27 +40,35 @@ rm -f .coverage .coverage.*
 # (tests/support/runner.py) and in the gate's child processes (engine.runner.child_env).
 # coverage.py's `patch = subprocess` (pyproject.toml) measures the xdist workers;
 # `patch = execv` saves what a submit ran before it execs the clean judge (plugin/judge.py).
-COVERAGE_COVERAGE=1 PYTEST_QUEST_SELFCOV=1 \
-    "$venv/bin/python" -m coverage run -m pytest -p no:cacheprovider -n auto --dist worksteal "$@"
-# The project's own ratchet covers what runs in-process: the unit tests (tests/unit).
-# (End-to-end tests run the plugin in subprocesses, which an in-process
-# measurement cannot see.) quest.json was made by `pytest --quest scan` with the same tests.
-# It runs beside the coverage report below (single-core steps both); its output follows the report's.
-# It ignores the caller's PYTEST_ADDOPTS (`env -u`): a `-k` or `--deselect` given there for
-# the run above would deselect tests here and fail PASS functions those tests cover.
-# Serial on purpose: `-n 2` gives the same result (the same regressions) but was not faster
-# on 2 shared cores (184-300 s wall against 191-303 s serially, load 2 to 7, about 15% more
-# CPU). (In those runs a timing bound of test_lock_of_a_killed_process_is_free_at_once also
-# failed twice under -n 2; that test has had no timing bound since c5b7a64.)
+export COVERAGE_COVERAGE=1 PYTEST_QUEST_SELFCOV=1
+# Step 1.  It ignores the caller's PYTEST_ADDOPTS (`env -u`): a `-k` or `--deselect`
+# given for step 2 would deselect tests here and fail PASS functions those tests cover.
+# Its data goes to a folder of its own (COVERAGE_FILE, followed by the processes the unit
+# tests start): pytest-cov combines what is in its data file's folder when it ends, and
+# must not take step 2's files while they are written.
+# Serial on purpose: it runs beside step 2, which has every core.
+unit_data=$(mktemp -d)
 ratchet_log=$(mktemp)
-env -u PYTEST_ADDOPTS \
-    "$venv/bin/python" -m pytest --quest check -p no:cacheprovider -q tests/unit >"$ratchet_log" 2>&1 </dev/null &
+env -u PYTEST_ADDOPTS COVERAGE_FILE="$unit_data/.coverage" \
+    "$venv/bin/python" -m pytest --quest check -p no:cacheprovider -q \
+    --cov=pytest_quest --cov-report= tests/unit >"$ratchet_log" 2>&1 </dev/null &
 ratchet=$!
-trap 'kill "$ratchet" 2>/dev/null || true; rm -f "$ratchet_log"' EXIT
+trap 'kill "$ratchet" 2>/dev/null || true; rm -rf "$ratchet_log" "$unit_data"' EXIT
 
+# Step 2.
+suite=0
+"$venv/bin/python" -m coverage run -m pytest -p no:cacheprovider -n auto --dist worksteal \
+    --ignore=tests/unit "$@" || suite=$?
+
+echo "--- the project's own ratchet: pytest --quest check"
+check=0
+wait "$ratchet" || check=$?
+cat "$ratchet_log"
+
+# Step 3.
 bar=0
 {
-"$venv/bin/python" -m coverage combine -q &&
+"$venv/bin/python" -m coverage combine -q . "$unit_data/.coverage" &&
 "$venv/bin/python" -m coverage report --skip-covered &&
 # The bar is statement coverage (the report's total above also counts branches).
 "$venv/bin/python" -m coverage json -q -o .coverage-summary.json &&
@@ -73,9 +83,4 @@ sys.exit(0 if statements >= BAR else f"statement coverage {statements:.1f}% is u
 PY
 } || bar=$?
 rm -f .coverage .coverage.* .coverage-summary.json
-
-echo "--- the project's own ratchet: pytest --quest check"
-check=0
-wait "$ratchet" || check=$?
-cat "$ratchet_log"
-[ "$bar" = 0 ] && [ "$check" = 0 ]
+[ "$suite" = 0 ] && [ "$check" = 0 ] && [ "$bar" = 0 ]
