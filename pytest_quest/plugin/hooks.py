@@ -20,7 +20,7 @@ from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 from pytest_quest.plugin.rootdir import misread_value_message
 
 if TYPE_CHECKING:
-    from pytest_quest.engine.measure import Measurement
+    from pytest_quest.engine.measure import Measurement, Measurer
 
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 SESSIONLESS_COMMANDS = ("status", "next")
@@ -95,6 +95,17 @@ def pytest_load_initial_conftests(
         _usage_error(exc, command, _early_json(early_config))
     if measurer is not None:
         early_config.stash[_measurer_key] = measurer
+        # Stopped where the session ends or an option is refused; a config ended any
+        # other way (an API caller that parses and never configures) must not leave
+        # this tracer running in its process, in place of whatever measured it before.
+        early_config.add_cleanup(lambda: _stop_left_measurer(measurer))
+
+
+def _stop_left_measurer(measurer: Measurer) -> None:
+    if measurer.started:
+        measurer.stop()
+        if measurer.data_dir:
+            shutil.rmtree(measurer.data_dir, ignore_errors=True)
 
 
 def _hand_over_to_judge(early_config: pytest.Config) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import pytest
 
@@ -481,3 +482,18 @@ def test_a_nan_lock_timeout_is_a_usage_error_with_one_json_object(pytester: pyte
     assert data["error"].startswith("argument --quest-lock-timeout: 'nan' is not a finite number")
     assert "Traceback" not in result.stderr.str()
     assert not (pytester.path / "quest.json").exists()
+
+
+def test_a_config_parsed_and_never_configured_leaves_no_tracer_running(
+    pytester: pytest.Pytester,
+) -> None:
+    """An API caller that parses a measuring command and stops (here at a refused option):
+    the plugin's tracer, started before conftests load, goes with the config, and whatever
+    traced this process before (coverage.py measuring this suite) traces it again."""
+    before = sys.gettrace()
+    config = pytester.parseconfig("--quest", "scan", "--quest-source=")
+    assert sys.gettrace() is not before  # measuring started, before any option was checked
+    with pytest.raises(QuestUsageError):
+        resolve(config)
+    config._ensure_unconfigure()
+    assert sys.gettrace() is before
