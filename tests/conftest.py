@@ -16,7 +16,7 @@ from hypothesis import settings
 
 from tests.support import profiles
 from tests.support.projects import Project
-from tests.support.runner import SETTINGS, TEMP_VARIABLE, private_tmpdir
+from tests.support.runner import SELF_COVERAGE_SWITCH, SETTINGS, TEMP_VARIABLE, private_tmpdir
 from tests.support.warm_bytecode import warm_if_needed
 
 settings.load_profile(profiles.FULL)
@@ -67,6 +67,10 @@ def children_tmpdir(
     """The TMPDIR of every process this test starts (tests/support/runner.py)."""
     folder = private_tmpdir(_children_temp_root, request.node.name)
     monkeypatch.setenv(TEMP_VARIABLE, str(folder))
+    if request.node.get_closest_marker("children_unmeasured") is not None:
+        # The long loops (an agent's twenty submits) run the paths other tests measure
+        # already: coverage.py in each of their children (about +50% of CPU) buys no line.
+        monkeypatch.setenv(SELF_COVERAGE_SWITCH, "0")
     return folder
 
 

@@ -382,6 +382,7 @@ def cheat_after_scan(project: Any) -> None:
     ratchet_path.write_text(json.dumps(ratchet, indent=2, sort_keys=True) + "\n")
 
 
+@pytest.mark.children_unmeasured
 def test_every_cheat_ends_fail_or_review(project: Project) -> None:
     for module, (source, _) in CHEATS.items():
         project.source(module, source)
@@ -950,6 +951,7 @@ HONEST_IDS = [
 ]
 
 
+@pytest.mark.children_unmeasured
 def test_every_honest_submission_passes(project: Project) -> None:
     for module, (source, _) in HONEST.items():
         project.source(module, source)

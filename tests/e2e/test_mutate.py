@@ -34,7 +34,7 @@ from pytest_quest.engine.swap import CodeSwap
 from tests.e2e.test_person_powers import run_in_tty
 from tests.support.projects import Project, qid
 from tests.support.quests import ratchet_view
-from tests.support.runner import run_quest
+from tests.support.runner import child_environ, run_quest
 
 SAMPLE = textwrap.dedent(
     """\
@@ -312,7 +312,7 @@ def test_assertion_free_tests_let_mutants_survive(tmp_path: Path) -> None:
     assert found[0].original == "if x % 2 == 0:" and found[0].mutated == "return None"
     # What each made the function do, on the test's own inputs (the first that differs);
     # nothing when coverage.py measures the child (its tracer is left alone).
-    measured = any(k in os.environ for k in ("COVERAGE_PROCESS_START", "COV_CORE_SOURCE"))
+    measured = "COVERAGE_PROCESS_CONFIG" in child_environ()  # run-tests.sh measures children
     assert found[0].observed == (
         ""
         if measured

@@ -29,7 +29,10 @@ CLEARED = frozenset(
     {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_CURRENT_TEST"}
 )
 # Kept when this run measures itself (run-tests.sh sets PYTEST_QUEST_SELFCOV=1).
-SELF_COVERAGE = frozenset({"COVERAGE_PROCESS_CONFIG", "COVERAGE_COVERAGE", "PYTEST_QUEST_SELFCOV"})
+# PYTEST_QUEST_SELFCOV=1: this run measures itself; a test marked `children_unmeasured`
+# sets it to 0 for its children (tests/conftest.py).
+SELF_COVERAGE_SWITCH = "PYTEST_QUEST_SELFCOV"
+SELF_COVERAGE = frozenset({"COVERAGE_PROCESS_CONFIG", "COVERAGE_COVERAGE", SELF_COVERAGE_SWITCH})
 # Settings a test may give a child on purpose (monkeypatch.setenv): passed on, and
 # removed from the outer environment before each test (tests/conftest.py), so a
 # child sees only what its test set.
@@ -58,7 +61,7 @@ def child_environ(
 ) -> dict[str, str]:
     """The environment of a child pytest: `environ` (default os.environ) under the rule."""
     environ = os.environ if environ is None else environ
-    selfcov = environ.get("PYTEST_QUEST_SELFCOV") == "1"
+    selfcov = environ.get(SELF_COVERAGE_SWITCH) == "1"
     env = {
         key: value
         for key, value in environ.items()

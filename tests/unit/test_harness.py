@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -28,3 +29,28 @@ def test_a_childs_temporary_files_go_to_this_tests_folder(
     assert children_tmpdir.is_relative_to(tmp_path_factory.getbasetemp())
     # This process's own temporary files stay where they were.
     assert Path(tempfile.gettempdir()) != children_tmpdir
+
+
+MEASURED = {
+    "PYTEST_QUEST_SELFCOV": "1",
+    "COVERAGE_PROCESS_CONFIG": "{}",
+    "COVERAGE_COVERAGE": "1",
+    "COVERAGE_FILE": "/elsewhere/.coverage",
+}
+
+
+def test_a_measured_run_passes_its_measurement_on_and_nothing_else() -> None:
+    env = child_environ(MEASURED)
+    assert {key: env.get(key) for key in MEASURED} == {**MEASURED, "COVERAGE_FILE": None}
+    assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
+
+
+@pytest.mark.children_unmeasured
+def test_a_test_marked_children_unmeasured_starts_unmeasured_children(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """conftest's switch for the marked test: its children get no coverage.py variable."""
+    switch = os.environ.get("PYTEST_QUEST_SELFCOV")
+    assert switch == "0"
+    env = child_environ({**MEASURED, "PYTEST_QUEST_SELFCOV": switch})
+    assert not [key for key in env if key.startswith(("COVERAGE_", "PYTEST_QUEST_"))]
