@@ -59,6 +59,7 @@ CASES: dict[str, list[str]] = {
         "from types import CodeType as C  # sign\nC  # sign",
         "def f(): pass\nclone = type(f.__code__)  # sign",
         "def f(): pass\nsaved = f.__code__  # sign",
+        "def f(): pass\ndef g(): pass\nf.__code__, n = g.__code__, 1  # sign",
         "def test_x(monkeypatch):\n    monkeypatch.setattr('shop.cart.total.__code__', None)  # sign",
     ],
     "builtins": [

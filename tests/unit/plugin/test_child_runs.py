@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_quest.plugin.child_runs import again_on_ast_race
+from pytest_quest.plugin.child_runs import again_on_ast_race, outcome_of
 
 
 def test_a_parse_raced_by_another_thread_is_made_once_more() -> None:
@@ -71,3 +71,26 @@ def test_two_original_runs_that_disagree_are_made_again_next_time() -> None:
     assert watch.original(item) == ([a], [b])  # they disagree: not kept
     assert watch.original(item) == ([c], [c])  # made again, kept
     assert watch.original(item) == ([c], [c])
+
+
+def report(when: str, outcome: str, **extra: object) -> pytest.TestReport:
+    made = pytest.TestReport("t.py::t", ("t.py", 0, "t"), {}, outcome, None, when, [])  # type: ignore[arg-type]
+    for name, value in extra.items():
+        setattr(made, name, value)
+    return made
+
+
+@pytest.mark.parametrize(
+    ("reports", "expected"),
+    [
+        ([report("setup", "passed"), report("call", "passed"), report("teardown", "passed")], "passed"),
+        ([report("setup", "passed"), report("call", "failed")], "failed"),
+        ([report("setup", "failed")], "error"),
+        ([report("setup", "passed"), report("call", "passed"), report("teardown", "failed")], "error"),
+        ([report("setup", "skipped")], "skipped"),
+        ([report("call", "skipped", wasxfail="")], "xfailed"),
+        ([report("call", "passed", wasxfail="")], "xpassed"),
+    ],
+)
+def test_a_tests_outcome_from_its_reports(reports: list[pytest.TestReport], expected: str) -> None:
+    assert outcome_of(reports) == expected
