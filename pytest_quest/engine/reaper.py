@@ -145,8 +145,13 @@ def become_subreaper() -> bool:
 
 
 def shim_command(command: list[str]) -> list[str]:
-    """`command` wrapped in the reaping shim (the judge's pid lets it notice an early death)."""
-    return [sys.executable, "-I", "-c", SHIM, str(os.getpid()), "--", *command]
+    """`command` wrapped in the reaping shim (the judge's pid lets it notice an early death).
+
+    ``-S``: the shim needs the standard library only, so no ``.pth`` file of the
+    environment runs in it (a hook planted there, coverage.py's subprocess start-up):
+    what they do happens in `command`, as it would without the shim.
+    """
+    return [sys.executable, "-I", "-S", "-c", SHIM, str(os.getpid()), "--", *command]
 
 
 def children_of(pid: int) -> list[int]:

@@ -114,3 +114,18 @@ def test_kill_descendants_sweeps_orphans_of_a_subreaper(tmp_path: Path) -> None:
     left, killed, after = map(int, result.stdout.split())
     assert left == 3 and killed == 3 and after == 0
     assert [pid for pid in _pids(out) if _alive(pid)] == []
+
+
+def test_no_site_hook_runs_in_the_shim_and_the_command_keeps_its_own(tmp_path: Path) -> None:
+    """The shim runs without `site` (no `.pth` start-up hook of the environment runs in
+    it); the command it starts has the interpreter's usual start-up."""
+    probe = (
+        "import os, sys\n"
+        "parent = open(f'/proc/{os.getppid()}/cmdline', 'rb').read().split(b'\\0')\n"
+        "print(b'-S' in parent[:4], 'site' in sys.modules)\n"
+    )
+    if not Path("/proc/self/cmdline").exists():
+        pytest.skip("no /proc here")
+    command = reaper.shim_command([sys.executable, "-c", probe])
+    out = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["True", "True"]
