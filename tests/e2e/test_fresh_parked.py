@@ -9,6 +9,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 
 SOURCE = """\
@@ -101,6 +103,7 @@ def test_no_child_left():
     assert report.kill_unconfirmed == {}
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_a_covering_test_that_hangs_with_the_mutant_is_stopped_in_the_fresh_run(
     tmp_path: Path,
 ) -> None:

@@ -260,6 +260,7 @@ def check(
     )
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_honest_tests_kill_every_mutant_even_an_endless_one(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
@@ -377,6 +378,7 @@ def evidence_for(report: MutationReport) -> Evidence:
     return evidence
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_a_hanging_run_is_an_environment_problem_not_a_verdict(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,

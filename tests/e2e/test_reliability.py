@@ -154,6 +154,7 @@ def lock_holder(scanned: Project) -> Iterator[subprocess.Popen[str]]:
     process.wait()
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned: Project, lock_holder: subprocess.Popen[str]) -> None:
     path = Path(scanned.path) / "quest.json"
     before = path.read_bytes()
