@@ -20,7 +20,7 @@ from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 from pytest_quest.plugin.rootdir import misread_value_message
 
 if TYPE_CHECKING:
-    from pytest_quest.engine.measure import Measurement, Measurer
+    from pytest_quest.engine.measure import Measurement
 
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 SESSIONLESS_COMMANDS = ("status", "next")
@@ -98,14 +98,14 @@ def pytest_load_initial_conftests(
         # Stopped where the session ends or an option is refused; a config ended any
         # other way (an API caller that parses and never configures) must not leave
         # this tracer running in its process, in place of whatever measured it before.
-        early_config.add_cleanup(lambda: _stop_left_measurer(measurer))
+        early_config.add_cleanup(lambda: _discard_measurer(measurer))
 
 
-def _stop_left_measurer(measurer: Measurer) -> None:
-    if measurer.started:
-        measurer.stop()
-        if measurer.data_dir:
-            shutil.rmtree(measurer.data_dir, ignore_errors=True)
+def _discard_measurer(measurer: Measurement) -> None:
+    """Stop `measurer` (a no-op when stopped already) and remove its private folder."""
+    measurer.stop()
+    if measurer.data_dir:
+        shutil.rmtree(measurer.data_dir, ignore_errors=True)
 
 
 def _hand_over_to_judge(early_config: pytest.Config) -> None:
@@ -233,9 +233,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except QuestError as exc:
         measurer = config.stash.get(_measurer_key, None)
         if measurer is not None:
-            measurer.stop()
-            if measurer.data_dir:
-                shutil.rmtree(measurer.data_dir, ignore_errors=True)
+            _discard_measurer(measurer)
         _usage_error(exc, command, raw_value(config, "quest_format") == "json")
     measurer = config.stash.get(_measurer_key, None)
     from pytest_quest.plugin import pytest_cov, xdist
