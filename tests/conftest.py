@@ -68,8 +68,9 @@ def children_tmpdir(
     folder = private_tmpdir(_children_temp_root, request.node.name)
     monkeypatch.setenv(TEMP_VARIABLE, str(folder))
     if request.node.get_closest_marker("children_unmeasured") is not None:
-        # The long loops (an agent's twenty submits) run the paths other tests measure
-        # already: coverage.py in each of their children (about +50% of CPU) buys no line.
+        # The long loops (an agent's twenty submits) run the paths other tests measure:
+        # coverage.py in each of their children cost about +50% of CPU for 5 statements
+        # of 13,181 no other test reached (unit tests reach those now).
         monkeypatch.setenv(SELF_COVERAGE_SWITCH, "0")
     return folder
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.runner import child_environ
+from tests.support.runner import SELF_COVERAGE_SWITCH, child_environ
 
 ASK = "import tempfile; print(tempfile.mkdtemp(prefix='pytest-quest-probe-'))"
 
@@ -32,7 +32,7 @@ def test_a_childs_temporary_files_go_to_this_tests_folder(
 
 
 MEASURED = {
-    "PYTEST_QUEST_SELFCOV": "1",
+    SELF_COVERAGE_SWITCH: "1",
     "COVERAGE_PROCESS_CONFIG": "{}",
     "COVERAGE_COVERAGE": "1",
     "COVERAGE_FILE": "/elsewhere/.coverage",
@@ -46,11 +46,9 @@ def test_a_measured_run_passes_its_measurement_on_and_nothing_else() -> None:
 
 
 @pytest.mark.children_unmeasured
-def test_a_test_marked_children_unmeasured_starts_unmeasured_children(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_test_marked_children_unmeasured_starts_unmeasured_children() -> None:
     """conftest's switch for the marked test: its children get no coverage.py variable."""
-    switch = os.environ.get("PYTEST_QUEST_SELFCOV")
+    switch = os.environ.get(SELF_COVERAGE_SWITCH)
     assert switch == "0"
-    env = child_environ({**MEASURED, "PYTEST_QUEST_SELFCOV": switch})
+    env = child_environ({**MEASURED, SELF_COVERAGE_SWITCH: switch})
     assert not [key for key in env if key.startswith(("COVERAGE_", "PYTEST_QUEST_"))]

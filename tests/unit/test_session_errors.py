@@ -4,21 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-
 from pytest_quest.plugin.session import QuestSession, error_summary
-
-
-def report(when: str, outcome: str, longrepr: object, duration: float = 0.0) -> pytest.TestReport:
-    return pytest.TestReport(
-        duration=duration,
-        nodeid="tests/t.py::test_x",
-        location=("tests/t.py", 0, "test_x"),
-        keywords={},
-        outcome=outcome,  # type: ignore[arg-type]
-        longrepr=longrepr,  # type: ignore[arg-type]
-        when=when,  # type: ignore[arg-type]
-    )
+from tests.support.reports import hand_report as report
 
 
 class Crash:

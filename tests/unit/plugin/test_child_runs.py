@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_quest.plugin.child_runs import again_on_ast_race, outcome_of
+from tests.support.reports import hand_report as report
 
 
 def test_a_parse_raced_by_another_thread_is_made_once_more() -> None:
@@ -71,13 +72,6 @@ def test_two_original_runs_that_disagree_are_made_again_next_time() -> None:
     assert watch.original(item) == ([a], [b])  # they disagree: not kept
     assert watch.original(item) == ([c], [c])  # made again, kept
     assert watch.original(item) == ([c], [c])
-
-
-def report(when: str, outcome: str, **extra: object) -> pytest.TestReport:
-    made = pytest.TestReport("t.py::t", ("t.py", 0, "t"), {}, outcome, None, when, [])  # type: ignore[arg-type]
-    for name, value in extra.items():
-        setattr(made, name, value)
-    return made
 
 
 @pytest.mark.parametrize(
