@@ -55,6 +55,14 @@ def _split(data: bytes) -> tuple[bytes, bytes, bytes] | str:
     return nonce, data[HEADER_BYTES:end], data[end:]
 
 
+def _whole(data: bytearray) -> bool:
+    """Whether `data` holds at least one whole message (whatever its nonce or content)."""
+    if len(data) < HEADER_BYTES:
+        return False
+    length = int.from_bytes(data[len(MAGIC) + NONCE_BYTES : HEADER_BYTES], "big")
+    return len(data) >= HEADER_BYTES + length
+
+
 def parse(data: bytes, nonce: bytes) -> Received:
     """The one message with `nonce` that `data` must be, nothing before or after it."""
     if not data:
@@ -108,6 +116,8 @@ class JudgeChannel:
         self._out_read, self._out_write = os.pipe()
         self._data = bytearray()
         self._eof = threading.Event()
+        # Set once a whole message is in: the child has nothing more to say.
+        self.reported = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._closed = False
@@ -169,6 +179,8 @@ class JudgeChannel:
                 self._data += chunk
                 if len(self._data) > MAX_BYTES:
                     return
+                if not self.reported.is_set() and _whole(self._data):
+                    self.reported.set()
         except OSError:
             return
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -26,6 +27,11 @@ _COVERAGE_ENV = (
 
 # Seconds a shim gets to kill its tree after SIGTERM before its group gets SIGKILL.
 GRACE = 2.0
+# Seconds a child that has sent its whole report gets to exit before its tree is
+# stopped: what runs after the report (a test's pool finalizer deadlocked at
+# exit, a process the tests left) can neither change the report nor hold the
+# verdict until --quest-timeout.
+REPORTED_GRACE = 10.0
 
 # Set in the judge only (`become_judge`): it adopts and kills what its children leave.
 _REAPING: list[bool] = []
@@ -93,10 +99,14 @@ def run_in_own_session(
     timeout: float,
     pass_fds: tuple[int, ...] = (),
     on_start: Callable[[], None] | None = None,
+    reported: threading.Event | None = None,
 ) -> int | None:
     """Run `command` in its own session, output to `log_path`; its exit status, or None.
 
     None means it exceeded `timeout` seconds and its whole tree was killed.
+    Once `reported` is set (the child's whole report is in), the child has
+    `REPORTED_GRACE` seconds to exit; then its tree is stopped, and the status
+    is the stopped shim's (never None: the report stands).
     The command runs under the reaping shim (engine/reaper.py), which kills
     every process it started, detached ones included, when it ends.
     Interrupted (Ctrl-C, SIGTERM in the judge), the tree is killed too before
@@ -113,6 +123,7 @@ def run_in_own_session(
                 timeout=timeout,
                 pass_fds=pass_fds,
                 on_start=on_start,
+                reported=reported,
             )
     finally:
         reap_leftovers()
@@ -127,6 +138,7 @@ def _run_shimmed(
     timeout: float,
     pass_fds: tuple[int, ...],
     on_start: Callable[[], None] | None,
+    reported: threading.Event | None,
 ) -> int | None:
     process = subprocess.Popen(
         reaper.shim_command(command),
@@ -143,7 +155,9 @@ def _run_shimmed(
     try:
         if on_start is not None:
             on_start()
-        return process.wait(timeout=timeout)
+        if reported is None:
+            return process.wait(timeout=timeout)
+        return _wait_reported(process, log, timeout=timeout, reported=reported)
     except subprocess.TimeoutExpired:
         stop_tree(process)
         return None
@@ -153,6 +167,82 @@ def _run_shimmed(
     finally:
         with _RUNNING_LOCK:
             _RUNNING.discard(process)
+
+
+EXITED, OVERSTAYED, TIMED_OUT = "exited", "overstayed", "timed out"
+
+
+def wait_for_exit(exited: Callable[[float], bool], reported: threading.Event, timeout: float) -> str:
+    """How a child ended: EXITED, OVERSTAYED or TIMED_OUT; nothing is stopped here.
+
+    `exited(seconds)` waits up to that long for the child's exit and says whether
+    it came.  OVERSTAYED: its whole report in (`reported`), it was still running
+    `REPORTED_GRACE` seconds later.  TIMED_OUT: `timeout` seconds went by first.
+    """
+    deadline = time.monotonic() + timeout
+    grace_end: float | None = None
+    while True:
+        now = time.monotonic()
+        if grace_end is None and reported.is_set():
+            grace_end = now + REPORTED_GRACE
+        if now >= deadline:
+            return TIMED_OUT
+        if grace_end is not None and now >= grace_end:
+            return OVERSTAYED
+        end = deadline if grace_end is None else min(deadline, grace_end)
+        if exited(min(0.05, end - now)):
+            return EXITED
+
+
+def popen_exited(process: subprocess.Popen[bytes]) -> Callable[[float], bool]:
+    """`wait_for_exit`'s `exited` for a child started here."""
+
+    def exited(seconds: float) -> bool:
+        try:
+            process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    return exited
+
+
+def pidfd_exited(pidfd: int) -> Callable[[float], bool]:
+    """`wait_for_exit`'s `exited` for a process known by its pidfd (readable once it ended)."""
+
+    def exited(seconds: float) -> bool:
+        ready, _, _ = select.select([pidfd], [], [], seconds)
+        return bool(ready)
+
+    return exited
+
+
+def pidfd_kill(pidfd: int) -> None:
+    """SIGKILL to the process of `pidfd`, if it has not ended already."""
+    try:
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except OSError:
+        pass  # ended already
+
+
+def _wait_reported(
+    process: subprocess.Popen[bytes], log: IO[bytes], *, timeout: float, reported: threading.Event
+) -> int:
+    """`process`'s exit status, its tree stopped `REPORTED_GRACE` s after `reported` if still running.
+
+    Raises TimeoutExpired past `timeout` seconds, as ``Popen.wait`` does.
+    """
+    ended = wait_for_exit(popen_exited(process), reported, timeout)
+    if ended == TIMED_OUT:
+        raise subprocess.TimeoutExpired(process.args, timeout)
+    if ended == OVERSTAYED:
+        log.write(
+            f"\npytest-quest: the child sent its report but had not exited {REPORTED_GRACE:g}s"
+            " later; it and every process it started were stopped\n".encode()
+        )
+        log.flush()
+        stop_tree(process)
+    return process.wait()
 
 
 def stop_tree(process: subprocess.Popen[bytes]) -> None:

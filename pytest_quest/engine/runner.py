@@ -155,6 +155,7 @@ def run_over_channel(
                 timeout=timeout,
                 pass_fds=channel.child_fds,
                 on_start=channel.started,
+                reported=channel.reported,
             )
             received = channel.receive()
         finally:

@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from pytest_quest.core.mutants import CHANGED, REACHED
-from pytest_quest.engine import remote_mutant
+from pytest_quest.engine import processes, remote_mutant
 from pytest_quest.engine.channel import JudgeChannel
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_runs import outcome_of
@@ -253,7 +253,18 @@ class Parked:
             {"role": ROLE, "only": list(nodeids), "budgets": _budgets(nodeids), "resume": True}
         )
         try:
-            received = self.channel.receive(wait=timeout)
+            if self.pidfd >= 0:
+                # Reported and still running (a hang at its exit): stopped, its report stands.
+                ended = processes.wait_for_exit(
+                    processes.pidfd_exited(self.pidfd), self.channel.reported, timeout
+                )
+                if ended != processes.EXITED:
+                    processes.pidfd_kill(self.pidfd)
+                if ended == processes.TIMED_OUT:
+                    return f"the fresh run took longer than {timeout:g}s"
+                received = self.channel.receive()
+            else:
+                received = self.channel.receive(wait=timeout)
         finally:
             self.stop()
         if received.tampered == "the channel was still held open after the run ended":
@@ -266,10 +277,7 @@ class Parked:
     def stop(self) -> None:
         self.channel.close()
         if self.pidfd >= 0:
-            try:
-                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-            except OSError:
-                pass  # ended already
+            processes.pidfd_kill(self.pidfd)
             os.close(self.pidfd)
             self.pidfd = -1
 
@@ -363,11 +371,13 @@ def run_fresh(
             pass_fds=channel.child_fds,
         )
         channel.started()
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
+        ended = processes.wait_for_exit(
+            processes.popen_exited(process), channel.reported, timeout
+        )
+        if ended != processes.EXITED:
             process.kill()
             process.wait()
+        if ended == processes.TIMED_OUT:
             return f"the fresh run took longer than {timeout:g}s"
         received = channel.receive()
     finally:

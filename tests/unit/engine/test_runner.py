@@ -18,7 +18,7 @@ import pytest
 
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.core.run import RunReport
-from pytest_quest.engine import mutation, runner
+from pytest_quest.engine import mutation, processes, runner
 from pytest_quest.engine.measure import MeasuredSource
 
 CHILD = textwrap.dedent(
@@ -37,6 +37,14 @@ CHILD = textwrap.dedent(
     elif mode == "forge":
         os.write(int(channel.split(",")[0]), b"not a message")
     elif mode == "sleep":
+        time.sleep(60)
+    elif mode == "send-hang":
+        child_channel.send({"sent": True})
+        time.sleep(60)
+    elif mode == "send-more-hang":
+        kept = os.dup(int(channel.split(",")[0]))
+        child_channel.send({"sent": True})
+        os.write(kept, b"more")
         time.sleep(60)
     print("last words")
     sys.exit(3)
@@ -72,6 +80,31 @@ def test_a_child_over_its_time_is_stopped(child: Callable[..., Callable[[str], l
     assert ran.returncode is None
     assert ran.received.payload is None
     assert 0.5 <= ran.duration < 30
+
+
+def test_a_child_that_reported_and_hangs_is_stopped_and_its_report_stands(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # e.g. a test's multiprocessing pool whose finalizer deadlocks at exit, after the report.
+    monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
+    ran = runner.run_over_channel({}, child("send-hang"), cwd=tmp_path, timeout=20, prefix="t-")
+    assert ran.returncode is not None
+    assert ran.received.payload == {"sent": True}
+    assert ran.duration < 15
+    assert "sent its report but had not exited 0.5s later" in ran.output
+
+
+def test_a_child_that_reported_then_wrote_more_before_it_was_stopped_is_tampered(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
+    ran = runner.run_over_channel({}, child("send-more-hang"), cwd=tmp_path, timeout=20, prefix="t-")
+    assert ran.received.payload is None
+    assert ran.received.tampered == "4 extra bytes after the message"
+    assert ran.duration < 15
+
+
+def test_a_child_with_no_whole_report_still_gets_its_whole_time(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(processes, "REPORTED_GRACE", 0.1)
+    ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=2, prefix="t-")
+    assert ran.returncode is None
+    assert ran.duration >= 2
 
 
 def _run_child(
