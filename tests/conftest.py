@@ -7,6 +7,7 @@ with the coverage measuring this suite.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,14 @@ from hypothesis import settings
 
 from tests.support import profiles
 from tests.support.projects import Project
-from tests.support.runner import SELF_COVERAGE_SWITCH, SETTINGS, TEMP_VARIABLE, private_tmpdir
+from tests.support.runner import (
+    END_TO_END_FOLDERS,
+    SELF_COVERAGE_SWITCH,
+    SETTINGS,
+    TEMP_VARIABLE,
+    children_self_coverage,
+    private_tmpdir,
+)
 from tests.support.warm_bytecode import warm_if_needed
 
 settings.load_profile(profiles.FULL)
@@ -67,12 +75,33 @@ def children_tmpdir(
     """The TMPDIR of every process this test starts (tests/support/runner.py)."""
     folder = private_tmpdir(_children_temp_root, request.node.name)
     monkeypatch.setenv(TEMP_VARIABLE, str(folder))
-    if request.node.get_closest_marker("children_unmeasured") is not None:
-        # The long loops (an agent's twenty submits) run the paths other tests measure:
-        # coverage.py in each of their children cost about +50% of CPU for 5 statements
-        # of 13,181 no other test reached (unit tests reach those now).
-        monkeypatch.setenv(SELF_COVERAGE_SWITCH, "0")
+    switch = _children_switch(request.node)
+    if switch is not None:
+        monkeypatch.setenv(SELF_COVERAGE_SWITCH, switch)
     return folder
+
+
+# The session's self-coverage switch (run-tests.sh), before any test changes it.
+_SESSION_SELF_COVERAGE = os.environ.get(SELF_COVERAGE_SWITCH)
+
+
+def _children_switch(node: pytest.Item | pytest.Collector) -> str | None:
+    folder = Path(node.path).resolve().relative_to(Path(__file__).parent).parts[0]
+    return children_self_coverage(
+        _SESSION_SELF_COVERAGE,
+        end_to_end=folder in END_TO_END_FOLDERS,
+        marked=node.get_closest_marker("children_measured") is not None,
+    )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _module_children_measurement(request: pytest.FixtureRequest) -> Iterator[None]:
+    """What a module's fixtures start (a project scanned once per module) follows the module's mark."""
+    switch = _children_switch(request.node)
+    with pytest.MonkeyPatch.context() as patch:
+        if switch is not None:
+            patch.setenv(SELF_COVERAGE_SWITCH, switch)
+        yield
 
 
 @pytest.fixture

@@ -31,7 +31,6 @@ def test_every_prepared_test_names_a_function_of_example_project() -> None:
         compile(body, quest_id, "exec")
 
 
-@pytest.mark.children_unmeasured
 @pytest.mark.slow
 def test_agent_loop_brings_example_project_to_zero(tmp_path: Path) -> None:
     agent = load_script()

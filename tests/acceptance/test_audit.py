@@ -80,6 +80,7 @@ def test_audit_lists_baseline_functions_run_but_not_checked(audited: Project) ->
     assert audited.ratchet()["quests"][qid("audited", "unchecked")]["state"] == "PASS"
 
 
+@pytest.mark.children_measured
 def test_audit_text_output_and_mutants_off(audited: Project) -> None:
     completed = run_pytest(audited.path, "--quest", "audit")
     stdout = completed.stdout.str()

@@ -382,7 +382,6 @@ def cheat_after_scan(project: Any) -> None:
     ratchet_path.write_text(json.dumps(ratchet, indent=2, sort_keys=True) + "\n")
 
 
-@pytest.mark.children_unmeasured
 def test_every_cheat_ends_fail_or_review(project: Project) -> None:
     for module, (source, _) in CHEATS.items():
         project.source(module, source)
@@ -423,6 +422,7 @@ def test_every_cheat_ends_fail_or_review(project: Project) -> None:
 # -- coverage configuration edits (their own project: they touch every quest) -------
 
 
+@pytest.mark.children_measured
 def test_coverage_config_edits_fail_naming_the_setting(project: Project) -> None:
     project.source(
         "conf",
@@ -951,7 +951,6 @@ HONEST_IDS = [
 ]
 
 
-@pytest.mark.children_unmeasured
 def test_every_honest_submission_passes(project: Project) -> None:
     for module, (source, _) in HONEST.items():
         project.source(module, source)

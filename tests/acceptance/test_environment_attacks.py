@@ -127,6 +127,7 @@ def killed_mutation_child_once(project: Project) -> None:
     assert recorded(project)["extra"][STREAK_KEY] == 1
 
 
+@pytest.mark.children_measured
 def test_a_test_killing_its_mutation_child_unseen_is_no_verdict_and_a_rescan_resets_nothing(
     project: Project,
 ) -> None:
@@ -174,6 +175,7 @@ def test_a_test_killing_the_judge_counts_and_is_review_at_the_limit(project: Pro
     assert BEGUN_KEY not in quest.get("extra", {})
 
 
+@pytest.mark.children_measured
 def test_a_pytest_main_caller_whose_judge_is_killed_gets_no_verdict_and_status_75(
     project: Project,
 ) -> None:

@@ -57,6 +57,7 @@ def wait_for_pid(path: Path, process: subprocess.Popen[str], seconds: float = 60
     raise AssertionError("the gate's child never started the test")
 
 
+@pytest.mark.children_measured
 def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project, template: Project) -> None:
     project.fill_from(template)
     pidfile = project.path / "child.pid"

@@ -88,6 +88,7 @@ FRESH_COPIES = {
 
 
 @pytest.mark.parametrize("how", sorted(FRESH_COPIES))
+@pytest.mark.children_measured
 def test_an_oracle_copied_from_the_source_file_during_the_test_is_review(
     scanned: Path, how: str
 ) -> None:
@@ -151,6 +152,7 @@ SAVED_ORACLES = {
 
 
 @pytest.mark.parametrize("how", sorted(SAVED_ORACLES))
+@pytest.mark.children_measured
 def test_an_oracle_saved_from_the_original_is_review(scanned: Path, how: str) -> None:
     # Expected values computed by the function before the mutants are put in
     # place are the original's: every mutant "differs" from them and the

@@ -94,7 +94,6 @@ def test_the_agent_reads_no_text() -> None:
     assert parsers == {"json.loads"}
 
 
-@pytest.mark.children_unmeasured
 @pytest.mark.slow
 def test_agent_brings_20_semver_quests_to_pass_from_json_alone(tmp_path: Path) -> None:
     answers = {quest_id: ANSWERS[quest_id] for quest_id in CI_ANSWERS}

@@ -139,6 +139,7 @@ def submit(root: Path, quest_id: str, *extra: str) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.children_measured
 def test_six_loose_styles_fail_naming_a_surviving_mutant(shop: Path) -> None:
     for name, test in LOOSE.values():
         (shop / "tests" / f"{name}.py").write_text(textwrap.dedent(test))
@@ -210,6 +211,7 @@ def words(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.children_measured
 def test_an_equivalent_mutant_disputed_ends_review_with_its_evidence(words: Path) -> None:
     quest = "src/words.py::first_word"
     # `text.split(" ")` is never empty: forcing `if words` True changes nothing.
@@ -243,6 +245,7 @@ def test_an_equivalent_mutant_disputed_ends_review_with_its_evidence(words: Path
     assert shown == {quest: True, "src/words.py::shout": False}
 
 
+@pytest.mark.children_measured
 def test_a_killable_mutant_disputed_is_refused_naming_the_killing_test(words: Path) -> None:
     quest = "src/words.py::shout"
     source = WORDS

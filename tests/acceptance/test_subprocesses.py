@@ -33,7 +33,7 @@ import pytest
 from tests.support.quests import ratchet_view
 from tests.support.runner import child_environ
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.children_measured]
 
 PYPROJECT = """\
 [build-system]

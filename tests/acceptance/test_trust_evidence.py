@@ -106,6 +106,7 @@ def test_forged_bytes_on_every_pipe_during_the_test_are_tampering(scanned: Path)
     assert (data["verdict"], checks(data)) == ("REVIEW", ["evidence.tampered", "tamper.process"])
 
 
+@pytest.mark.children_measured
 def test_a_forged_frame_with_a_guessed_nonce_is_tampering(scanned: Path) -> None:
     data = attack(
         scanned,
@@ -141,6 +142,7 @@ def test_atexit_writes_on_every_descriptor_find_the_channel_closed(scanned: Path
     assert "evidence.tampered" not in checks(data)
 
 
+@pytest.mark.children_measured
 def test_a_renamed_code_object_makes_every_swap_miss_which_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
@@ -160,6 +162,7 @@ def test_a_renamed_code_object_makes_every_swap_miss_which_is_review(scanned: Pa
     assert "mutation.not_applied" in checks(data)
 
 
+@pytest.mark.children_measured
 def test_identity_mutation_builtins_leave_mutants_unreached_which_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
@@ -185,6 +188,7 @@ def test_identity_mutation_builtins_leave_mutants_unreached_which_is_review(scan
     assert "mutation.unreached" in checks(data)
 
 
+@pytest.mark.children_measured
 def test_a_branch_run_only_on_the_first_run_of_a_process_is_review(scanned: Path) -> None:
     data = attack(
         scanned,
@@ -228,6 +232,7 @@ def test_a_test_honest_only_under_mutants_is_review(scanned: Path) -> None:
     assert "mutation.detects_run" in checks(data)
 
 
+@pytest.mark.children_measured
 def test_a_test_that_checks_the_code_identity_is_review(scanned: Path) -> None:
     data = attack(
         scanned,

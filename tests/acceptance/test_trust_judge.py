@@ -119,6 +119,7 @@ def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, templa
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["ini-addopts", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "-p"])
+@pytest.mark.children_measured
 def test_a_plugin_that_patches_the_gate_has_no_effect(project: Project, template: Project, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
     project.fill_from(template)
     (project.path / "src" / "forge.py").write_text(PATCHES["gate-judge"])
@@ -191,6 +192,7 @@ def test_sign():
 
 
 @pytest.mark.slow
+@pytest.mark.children_measured
 def test_nothing_the_tests_start_outlives_the_submit(project: Project, template: Project, tmp_path: Path) -> None:
     project.fill_from(template)
     pids = tmp_path / "pids"
@@ -303,6 +305,7 @@ def pytest_quest_l1_check(quest, function, run):
 
 
 @pytest.mark.slow
+@pytest.mark.children_measured
 def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project: Project) -> None:
     # The project's own L1 hooks are there when the ratchet is made: only what a
     # submission adds is judged for tamper signs (a new conftest naming

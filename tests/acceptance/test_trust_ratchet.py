@@ -241,6 +241,7 @@ def project(template: Project, tmp_path: Path) -> Callable[[str], tuple[Path, di
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
+@pytest.mark.children_measured
 def test_a_forged_verdict_for_another_quest_is_undone(project: Callable[[str], tuple[Path, dict[str, Any]]], attack: str) -> None:
     root, before = project(ATTACKS[attack])
     data = submit(root, TARGET)

@@ -81,6 +81,7 @@ def assert_usage_error(result: pytest.RunResult, expected: str) -> None:
         ),
     ],
 )
+@pytest.mark.children_measured
 def test_bad_option_is_a_usage_error_and_the_file_is_untouched(
     scanned: Path, args: list[str], expected: str
 ) -> None:
@@ -148,6 +149,7 @@ def test_collection_error_in_the_tests(scanned: Path) -> None:
     assert (scanned / "quest.json").read_bytes() == before
 
 
+@pytest.mark.children_measured
 def test_no_source_configured(tmp_path: Path) -> None:
     folder = make_project(tmp_path, PYPROJECT.replace('quest_source = ["src/pkg"]\n', ""))
     result = run(folder, "--quest", "scan")
@@ -192,6 +194,7 @@ def test_submit_on_code_with_a_syntax_error(scanned: Path) -> None:
         ["--quest", "next", "--quest-id", "{outside}::f"],
     ],
 )
+@pytest.mark.children_measured
 def test_an_option_value_pytest_reads_as_a_test_path_is_refused_with_the_spelling_that_works(
     scanned: Path, tmp_path: Path, args: list[str]
 ) -> None:

@@ -227,6 +227,7 @@ def test_failing_covering_test_is_a_regression(project: Project, scanned: Callab
     assert data["tests_failed"] == ["tests/test_sign.py::test_sign"]
 
 
+@pytest.mark.children_measured
 def test_collection_error_interrupts_the_check(project: Project, scanned: Callable[[Project], bytes]) -> None:
     before = scanned(project)
     project.test("test_bad", "def test_x(:\n    pass\n")

@@ -142,6 +142,7 @@ def test_c_joins_its_thread():
 """
 
 
+@pytest.mark.children_measured
 def test_arcs_of_a_leftover_thread_are_credited_to_no_test(project: Project) -> None:
     project.source("threads", THREADS)
     project.test("test_threads", TEST_THREADS)

@@ -69,6 +69,7 @@ def test_honest_kills_are_confirmed_and_a_saved_oracle_is_not(tmp_path: Path) ->
     assert list(found) == ["tests/test_mod.py::test_sign"], found
 
 
+@pytest.mark.children_measured
 def test_a_module_imported_before_the_hold_is_judged_by_a_fresh_run_started_afresh(
     tmp_path: Path,
 ) -> None:

@@ -180,6 +180,7 @@ def processes_in(*folders: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("command", ["submit", "scan", "check"])
+@pytest.mark.children_measured
 def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
     scanned: Project, command: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

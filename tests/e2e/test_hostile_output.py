@@ -171,6 +171,7 @@ def test_exports(judged: Project) -> None:
     assert {q["id"] for q in exported["quests"]} == {UNDER, LONG_ID}
 
 
+@pytest.mark.children_measured
 def test_check_under_github_actions(judged: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")

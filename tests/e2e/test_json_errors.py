@@ -35,6 +35,7 @@ from tests.support.projects import Project
         ),
     ],
 )
+@pytest.mark.children_measured
 def test_usage_error_is_one_json_object(
     project: Project, args: list[str], command: str, error: str
 ) -> None:

@@ -599,6 +599,7 @@ def test_submit_of_a_changed_function_is_review(project: Project, calc_template:
 
 
 @pytest.mark.slow  # waits out a timeout
+@pytest.mark.children_measured
 def test_submit_whose_run_times_out_is_review(project: Project) -> None:
     calc_project(project)
     project.run("--quest", "scan", "--quest-timeout", "3")  # the policy's timeout floor

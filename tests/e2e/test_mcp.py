@@ -45,6 +45,7 @@ def structured(result: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.children_measured
 def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
     project.source("calc", CALC)
     project.test("test_double", TEST_DOUBLE)

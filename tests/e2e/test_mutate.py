@@ -261,6 +261,7 @@ def check(
 
 
 @pytest.mark.slow  # waits out a timeout
+@pytest.mark.children_measured
 def test_honest_tests_kill_every_mutant_even_an_endless_one(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
@@ -325,6 +326,7 @@ def test_assertion_free_tests_let_mutants_survive(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.children_measured
 def test_a_flaky_test_is_unstable_and_mutants_are_not_blamed(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
@@ -402,6 +404,7 @@ def test_a_hanging_run_is_an_environment_problem_not_a_verdict(tmp_path: Path) -
     assert result.facts[0].check == "mutation.environment"
 
 
+@pytest.mark.children_measured
 def test_mutants_off_runs_the_stability_check_only(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
@@ -742,6 +745,7 @@ def test_a_hand_edited_baseline_is_review_until_a_person_reopens_it(tmp_path: Pa
     assert data["verdict"] == "PASS", data["quest"]["facts"]
 
 
+@pytest.mark.children_measured
 def test_a_cached_function_runs_again_for_every_mutant(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "mod.py").write_text(

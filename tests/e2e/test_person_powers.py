@@ -156,6 +156,7 @@ def reviewed(project: Project, review_template: Project) -> Project:
 
 
 @pytest.mark.parametrize("output", ["text", "json"])
+@pytest.mark.children_measured
 def test_accept_from_a_shell_without_a_terminal_exits_4_and_changes_nothing(
     reviewed: Project, output: str
 ) -> None:
@@ -200,6 +201,7 @@ def test_accept_typed_at_a_terminal_is_recorded(reviewed: Project) -> None:
 
 
 @pytest.mark.parametrize("typed", ["y", None])
+@pytest.mark.children_measured
 def test_a_wrong_or_missing_answer_at_the_terminal_changes_nothing(
     reviewed: Project, typed: str | None
 ) -> None:

@@ -97,6 +97,7 @@ def test_submit_with_mutants_off_is_refused(clamp: Project) -> None:
     assert project.ratchet()["quests"][CLAMP_ID]["tries"] == 0
 
 
+@pytest.mark.children_measured
 def test_ini_mutants_off_is_refused(clamp: Project) -> None:
     project = clamp
     project.test("test_calc", TEST_NO_ASSERT)
@@ -167,6 +168,7 @@ def test_config_and_ratchet_copy_edited_together_fail(clamp: Project) -> None:
     assert "exclusion.config" in checks, data["quest"]["facts"]
 
 
+@pytest.mark.children_measured
 def test_policy_edited_in_the_file_fails_step_2(clamp: Project) -> None:
     project = clamp
     ratchet = project.ratchet()
@@ -193,6 +195,7 @@ def test_check_and_next_remember_the_source(project: Project) -> None:
     assert data["checked"] == 1
 
 
+@pytest.mark.children_measured
 def test_audit_covers_a_submitted_pass_and_status_shows_weaker(clamp: Project) -> None:
     project = clamp
     project.test("test_calc", TEST_BOTH)
@@ -220,6 +223,7 @@ def test_audit_covers_a_submitted_pass_and_status_shows_weaker(clamp: Project) -
     assert data["weaker_policy_passes"][0]["weaker"] == ["max_tries"]
 
 
+@pytest.mark.children_measured
 def test_a_file_without_policy_gets_one_once(clamp: Project) -> None:
     project = clamp
     ratchet = project.ratchet()

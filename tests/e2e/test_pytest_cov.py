@@ -136,6 +136,7 @@ def test_sign_positive_in_a_child_failing():
 """
 
 
+@pytest.mark.children_measured
 def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc: Project) -> None:
     # Issue 19: with --cov, the processes the tests start are still measured
     # for the test that started them (a failing test's for nothing), and the

@@ -105,6 +105,7 @@ def test_a_person_action_prints_no_header(scanned: Project) -> None:
 
 
 @pytest.mark.parametrize("args", [("--quest", "status"), ("--quest", "next"), ("--quest", "scan")])
+@pytest.mark.children_measured
 def test_a_positional_path_that_does_not_exist_is_a_usage_error_as_in_pytest(
     scanned: Project, args: tuple[str, ...]
 ) -> None:
@@ -149,6 +150,7 @@ def test_scan_in_json_mode_exits_with_pytests_status_too(scanned: Project) -> No
     assert data["tests_not_passed"] == ["tests/test_broken.py::test_broken"]
 
 
+@pytest.mark.children_measured
 def test_a_rescan_names_pass_functions_that_regressed_and_keeps_them_pass(scanned: Project) -> None:
     (scanned.path / "tests" / "test_calc.py").write_text("def test_nothing():\n    pass\n")
     result = scanned.run("--quest", "scan")
@@ -162,6 +164,7 @@ def test_a_rescan_names_pass_functions_that_regressed_and_keeps_them_pass(scanne
     assert data["regressed"] == [DOUBLE]
 
 
+@pytest.mark.children_measured
 def test_many_collection_errors_are_summarised(scanned: Project) -> None:
     for number in range(69):
         scanned.test(f"test_broken_{number:02}", f"import missing_module_{number:02}\n")
@@ -177,6 +180,7 @@ def test_many_collection_errors_are_summarised(scanned: Project) -> None:
     assert "missing_module_68" not in error
 
 
+@pytest.mark.children_measured
 def test_the_old_verifier_ini_name_warns_once_and_still_works(scanned: Project) -> None:
     pyproject = scanned.path / "pyproject.toml"
     pyproject.write_text(
@@ -211,6 +215,7 @@ def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned: Project, mo
 # tests above (assert_session_only_for_export).
 
 
+@pytest.mark.children_measured
 def test_sessionless_status_keeps_plain_lines_without_pytest_terminal(scanned: Project) -> None:
     result = scanned.run("--quest-status", "-p", "no:terminal")
     assert result.ret == 0, result.stderr.str()

@@ -154,6 +154,7 @@ HONEST = """\
 """
 
 
+@pytest.mark.children_measured
 def test_an_honest_pass_by_submit_holds_against_the_git_base(repo: Path) -> None:
     write_test(repo, "test_percent", HONEST)
     code, out, err = quest(repo, "--quest", "submit", "--quest-id", PERCENT)
@@ -220,6 +221,7 @@ def test_a_pass_got_with_mutants_off_fails_the_rejudge_on_mutants(repo: Path) ->
     assert all(fact["field"].startswith("src/shop/shipping.py:") for fact in entry["facts"])
 
 
+@pytest.mark.children_measured
 def test_a_rewritten_function_resealed_by_hand_fails_on_identity(repo: Path) -> None:
     path = repo / "src" / "shop" / "text.py"
     source = path.read_text()
@@ -300,6 +302,7 @@ def test_person_actions_since_the_base_are_listed(repo: Path, tmp_path: Path) ->
     ]
 
 
+@pytest.mark.children_measured
 def test_no_base_without_a_ref_and_a_missing_ref_is_a_usage_error(repo: Path) -> None:
     env = environ(GITHUB_ACTIONS="true", GITHUB_BASE_REF="no-such-branch")
     code, data = quest_json(repo, "--quest", "check", env=env)

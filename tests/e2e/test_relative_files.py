@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.support import projects
 from tests.support.projects import Project
 from tests.support.quests import ratchet_view
@@ -54,6 +56,7 @@ def quests(project: Project, name: str) -> dict[str, dict[str, Any]]:
     }
 
 
+@pytest.mark.children_measured
 def test_relative_files_gives_the_quests_of_absolute_names(project: Project) -> None:
     project.source("calc", projects.CALC)
     project.test("test_calc", TESTS)

@@ -349,6 +349,7 @@ def test_the_valid_file_works_through_next(calc_project: Project) -> None:
 
 
 @pytest.mark.parametrize(("kind", "args"), E2E_CASES, ids=lambda v: "-".join(v).strip("-"))
+@pytest.mark.children_measured
 def test_command_refuses_damaged_file_untouched(
     calc_project: Project, kind: str, args: tuple[str, ...]
 ) -> None:

@@ -645,6 +645,7 @@ def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(
 
 
 @pytest.mark.slow
+@pytest.mark.children_measured
 def test_e2e_a_failing_verifier_and_a_plugin_verifier(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """PYTEST_QUEST_VERIFY=on; a crashing command is REVIEW naming it; a plugin is a verifier."""
     monkeypatch.setenv("PYTEST_QUEST_VERIFY", "on")

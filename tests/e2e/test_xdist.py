@@ -252,6 +252,7 @@ def test_check_by_p_xdist_with_autoload_off(autoload_off: Project) -> None:
     assert (data["ok"], data["checked"], data["regressions"]) == (True, 2, [])
 
 
+@pytest.mark.children_measured
 def test_audit_by_p_xdist_with_autoload_off(autoload_off: Project) -> None:
     result, data = autoload_off.run_json("--quest", "audit", *BY_P)
     assert result.ret == 0, data

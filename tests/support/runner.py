@@ -29,9 +29,11 @@ CLEARED = frozenset(
     {"PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_CURRENT_TEST"}
 )
 # Kept when this run measures itself (run-tests.sh sets PYTEST_QUEST_SELFCOV=1).
-# PYTEST_QUEST_SELFCOV=1: this run measures itself; a test marked `children_unmeasured`
-# sets it to 0 for its children (tests/conftest.py).
+# PYTEST_QUEST_SELFCOV=1: this run measures itself; tests/conftest.py sets it per test
+# (`children_self_coverage`).
 SELF_COVERAGE_SWITCH = "PYTEST_QUEST_SELFCOV"
+# The folders of tests/ whose tests start their children unmeasured unless marked.
+END_TO_END_FOLDERS = ("e2e", "acceptance")
 SELF_COVERAGE = frozenset({"COVERAGE_PROCESS_CONFIG", "COVERAGE_COVERAGE", SELF_COVERAGE_SWITCH})
 # Settings a test may give a child on purpose (monkeypatch.setenv): passed on, and
 # removed from the outer environment before each test (tests/conftest.py), so a
@@ -54,6 +56,19 @@ def private_tmpdir(root: Path, name: str) -> Path:
     """A new, empty folder under `root` (pytest's basetemp) for `name`'s children's TMPDIR."""
     prefix = "".join(c if c.isalnum() else "_" for c in name)[:40] + "-"
     return Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+
+
+def children_self_coverage(session: str | None, *, end_to_end: bool, marked: bool) -> str | None:
+    """The self-coverage switch for what a test (or a module's fixtures) starts; None: as the session's.
+
+    Under run-tests.sh's self-measurement (`session` "1") an end-to-end test's
+    children are measured only where it is marked `children_measured`: those
+    tests reach every line the children of all reached (docs/ci.md); the
+    others' children ran those lines again, at about 80 ms of coverage.py each.
+    """
+    if session != "1" or not end_to_end:
+        return None
+    return "1" if marked else "0"
 
 
 def child_environ(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.runner import SELF_COVERAGE_SWITCH, child_environ
+from tests.support.runner import SELF_COVERAGE_SWITCH, child_environ, children_self_coverage
 
 ASK = "import tempfile; print(tempfile.mkdtemp(prefix='pytest-quest-probe-'))"
 
@@ -45,10 +44,22 @@ def test_a_measured_run_passes_its_measurement_on_and_nothing_else() -> None:
     assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
 
 
-@pytest.mark.children_unmeasured
-def test_a_test_marked_children_unmeasured_starts_unmeasured_children() -> None:
-    """conftest's switch for the marked test: its children get no coverage.py variable."""
-    switch = os.environ.get(SELF_COVERAGE_SWITCH)
-    assert switch == "0"
-    env = child_environ({**MEASURED, SELF_COVERAGE_SWITCH: switch})
+@pytest.mark.parametrize(
+    ("session", "end_to_end", "marked", "switch"),
+    [
+        ("1", True, False, "0"),  # an end-to-end test's children: unmeasured unless marked
+        ("1", True, True, "1"),
+        ("1", False, False, None),  # unit tests: as the session
+        (None, True, True, None),  # no self-measurement: nothing to switch on
+        ("0", True, True, None),
+    ],
+)
+def test_children_are_measured_where_an_end_to_end_test_is_marked(
+    session: str | None, end_to_end: bool, marked: bool, switch: str | None
+) -> None:
+    assert children_self_coverage(session, end_to_end=end_to_end, marked=marked) == switch
+
+
+def test_an_unmeasured_switch_gives_the_children_no_coverage_variable() -> None:
+    env = child_environ({**MEASURED, SELF_COVERAGE_SWITCH: "0"})
     assert not [key for key in env if key.startswith(("COVERAGE_", "PYTEST_QUEST_"))]
