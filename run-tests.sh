@@ -26,7 +26,7 @@ if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv"
 fi
 if [ "${QUEST_INSTALLED:-}" != 1 ]; then
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check -e ".[test]"
+    bash .ci/install "$venv" test
 fi
 
 # Where PYTHONDONTWRITEBYTECODE is set, every pytest the tests start would compile and

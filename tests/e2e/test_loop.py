@@ -584,6 +584,7 @@ def test_submit_refuses_terminal_quests_and_changes_nothing(project: Project, ca
     assert ratchet_bytes(project) == before
 
 
+@pytest.mark.children_measured
 def test_submit_of_a_changed_function_is_review(project: Project, calc_template: Project) -> None:
     project.fill_from(calc_template)
     project.source("calc", CALC.replace("return -1", "return -2"))

@@ -289,6 +289,7 @@ def test_shard_out_is_refused_where_it_does_not_fit(
 
 
 @pytest.mark.slow
+@pytest.mark.children_measured
 def test_combined_shards_of_a_real_suite_are_the_ratchet_of_one_scan(tmp_path: Path) -> None:
     # semver 3.1.2's own tests, split by file into three jobs; the first with xdist.
     pytest.importorskip("xdist")

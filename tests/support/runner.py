@@ -66,9 +66,10 @@ def children_self_coverage(session: str | None, *, end_to_end: bool, marked: boo
     tests reach every line the children of all reached (docs/ci.md); the
     others' children ran those lines again, at about 80 ms of coverage.py each.
     """
-    if session != "1" or not end_to_end:
+    if session not in ("1", "all") or not end_to_end:
         return None
-    return "1" if marked else "0"
+    # "all": every end-to-end test's children (benchmarks/coverage_carriers.py).
+    return "1" if marked or session == "all" else "0"
 
 
 def child_environ(

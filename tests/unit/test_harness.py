@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import subprocess
 import sys
 import tempfile
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.carriers import config_saving_in, safe
 from tests.support.runner import SELF_COVERAGE_SWITCH, child_environ, children_self_coverage
 
 ASK = "import tempfile; print(tempfile.mkdtemp(prefix='pytest-quest-probe-'))"
@@ -49,6 +52,8 @@ def test_a_measured_run_passes_its_measurement_on_and_nothing_else() -> None:
     [
         ("1", True, False, "0"),  # an end-to-end test's children: unmeasured unless marked
         ("1", True, True, "1"),
+        ("all", True, False, "1"),  # benchmarks/coverage_carriers.py measures every test's
+        ("all", False, False, None),
         ("1", False, False, None),  # unit tests: as the session
         (None, True, True, None),  # no self-measurement: nothing to switch on
         ("0", True, True, None),
@@ -63,3 +68,13 @@ def test_children_are_measured_where_an_end_to_end_test_is_marked(
 def test_an_unmeasured_switch_gives_the_children_no_coverage_variable() -> None:
     env = child_environ({**MEASURED, SELF_COVERAGE_SWITCH: "0"})
     assert not [key for key in env if key.startswith(("COVERAGE_", "PYTEST_QUEST_"))]
+
+
+def test_the_carriers_plugin_moves_only_the_data_file_of_the_subprocess_configuration(
+    tmp_path: Path,
+) -> None:
+    raw = base64.b64encode(json.dumps({"data_file": "/x/.coverage", "branch": True}).encode())
+    moved = json.loads(base64.b64decode(config_saving_in(raw.decode(), tmp_path / "t")))
+    assert moved == {"data_file": str(tmp_path / "t" / ".coverage"), "branch": True}
+    assert (tmp_path / "t").is_dir()
+    assert safe("tests/e2e/test_x.py::test_y[a/b c]") == "tests_e2e_test_x.py__test_y_a_b_c_"
