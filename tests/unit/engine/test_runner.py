@@ -41,6 +41,10 @@ CHILD = textwrap.dedent(
     elif mode == "send-hang":
         child_channel.send({"sent": True})
         time.sleep(60)
+    elif mode == "forge-hang":
+        from pytest_quest.engine.channel import frame
+        os.write(int(channel.split(",")[0]), frame(b"0" * 16, {"forged": True}))
+        time.sleep(60)
     elif mode == "send-more-hang":
         kept = os.dup(int(channel.split(",")[0]))
         child_channel.send({"sent": True})
@@ -98,6 +102,15 @@ def test_a_child_that_reported_then_wrote_more_before_it_was_stopped_is_tampered
     assert ran.received.payload is None
     assert ran.received.tampered == "4 extra bytes after the message"
     assert ran.duration < 15
+
+
+def test_a_whole_frame_forged_without_the_nonce_then_a_hang_is_tampered_not_believed(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # My attack on the grace: a test writes a whole frame early and keeps the run going
+    # past it, so that its own report is the only one when the child is stopped.
+    monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
+    ran = runner.run_over_channel({}, child("forge-hang"), cwd=tmp_path, timeout=20, prefix="t-")
+    assert ran.received.payload is None
+    assert ran.received.tampered == "a message with the wrong nonce"
 
 
 def test_a_child_with_no_whole_report_still_gets_its_whole_time(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
