@@ -17,12 +17,14 @@ from __future__ import annotations
 import importlib
 import io
 import itertools
+import os
 import socket
 import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from pytest_quest.core.mutants import ALL_OPERATORS, mutated_tree, plan_mutants
 from pytest_quest.engine.source import facts_from_source
@@ -142,6 +144,22 @@ def context_lines_near_the_top(m: Any) -> Any:
     cp = m.ContextualCallpoint("mod", "no_such_file.py", "f", 3, 0, None)
     cp._populate_context_lines()
     return [line.lineno for line in cp.pre_lines]
+
+
+def guid_salt_prefix(m: Any) -> Any:
+    # The salt is a public attribute: its known parts come first, '-'-joined.
+    return m.GUIDerator().salt.startswith(f"{os.getpid()}-{socket.gethostname()}-")
+
+
+def sequential_start_from_fixed_entropy(m: Any) -> Any:
+    # Every part of the salt fixed, as a test would monkeypatch them: one start, anywhere.
+    with (
+        mock.patch.object(m.os, "urandom", bytes),
+        mock.patch.object(m.os, "getpid", lambda: 1),
+        mock.patch.object(m.time, "time", lambda: 1.0),
+        mock.patch.object(socket, "gethostname", lambda: "example"),
+    ):
+        return m.SequentialGUIDerator().start
 
 
 def barrel_insert_in_the_middle(m: Any) -> Any:
@@ -373,6 +391,36 @@ CHECKS: list[tuple[Callable[[Any], Any], str, str, str, str]] = [
         "boltons/funcutils.py::update_wrapper",
         "elif isinstance(injected, str):",
         "elif False:",
+    ),
+    # Counted false FAILs in session 27 (a salt mixed with os.urandom and the time): the
+    # salt is public, and a test that fixes the random parts fixes the start.
+    (
+        guid_salt_prefix,
+        "boltons.iterutils",
+        "boltons/iterutils.py::GUIDerator.reseed",
+        "self.salt = '-'.join([str(self.pid),",
+        "self.salt = 'XX-XX'.join([str(self.pid),",
+    ),
+    (
+        guid_salt_prefix,
+        "boltons.iterutils",
+        "boltons/iterutils.py::GUIDerator.reseed",
+        "socket.gethostname() or '<nohostname>',",
+        "socket.gethostname() and '<nohostname>',",
+    ),
+    (
+        sequential_start_from_fixed_entropy,
+        "boltons.iterutils",
+        "boltons/iterutils.py::SequentialGUIDerator.reseed",
+        "self.start |= (1 << ((self.size * 4) - 2))",
+        "self.start |= (2 << ((self.size * 4) - 2))",
+    ),
+    (
+        sequential_start_from_fixed_entropy,
+        "boltons.iterutils",
+        "boltons/iterutils.py::SequentialGUIDerator.reseed",
+        "self.start |= (1 << ((self.size * 4) - 2))",
+        "self.start |= (1 << ((self.size * 4) - 3))",
     ),
     # Only the partition into sublists tells these apart (session 27: counted false FAILs).
     (
