@@ -65,7 +65,7 @@ def measure(work: Path, workers: int) -> None:
         [sys.executable, "-m", "coverage", "run", "-m", "pytest", "-p", "no:cacheprovider", "-q",
          "-p", "tests.support.carriers", "-n", str(workers), "--dist", "worksteal",
          "--ignore=tests/unit"],
-        cwd=ROOT, check=True,
+        cwd=ROOT, check=False,  # a failing test still tells what its children reached
         env={**env, "PYTEST_QUEST_SELFCOV": "all", "QUEST_CARRIERS_DATA": str(work / "tests"),
              "COVERAGE_FILE": str(work / "base" / ".coverage")},
     )  # fmt: skip
