@@ -67,6 +67,7 @@ def test_cov_is_reused_and_gives_the_same_quests(calc: Project) -> None:
     assert [f["field"] for f in data["regressions"][0]["facts"]] == ["src/pkg/calc.py:3"]
 
 
+@pytest.mark.children_measured
 def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc: Project) -> None:
     result, data = calc.run_json("--quest", "scan", "--cov", "--no-cov")
     assert result.ret == 0, result.stderr.str()
