@@ -85,13 +85,32 @@ def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
 CACHES: list[Any] = []
 
 
+class _Logged:
+    """The reports logged while one test runs: its subtests' (``self.subTest``, the
+    ``subtests`` fixture) go to the hook only, never into runtestprotocol's list."""
+
+    def __init__(self) -> None:
+        self.reports: list[pytest.TestReport] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.reports.append(report)
+
+
 def run_item(item: pytest.Item) -> list[pytest.TestReport]:
+    """The test's reports, then its failed subtests' (one fails the test, as in pytest; a
+    skipped subtest does not make the test skipped)."""
     for cache in CACHES:
         cache.cache_clear()
 
-    # nextitem=None tears every fixture down after each test, so a test can be
-    # run again (and stopped early) with its fixtures set up afresh.
-    return runtestprotocol(item, log=False, nextitem=None)
+    logged = _Logged()
+    item.config.pluginmanager.register(logged)
+    try:
+        # nextitem=None tears every fixture down after each test, so a test can be
+        # run again (and stopped early) with its fixtures set up afresh.
+        reports = runtestprotocol(item, log=False, nextitem=None)
+    finally:
+        item.config.pluginmanager.unregister(logged)
+    return reports + [r for r in logged.reports if r.nodeid == item.nodeid and r.failed]
 
 
 class Baseline:

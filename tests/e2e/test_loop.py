@@ -788,6 +788,30 @@ def test_sign(subtests):
 """
 
 
+SIGN_SUBTEST = """\
+from unittest import TestCase
+
+from pkg.calc import sign
+
+
+class SignTests(TestCase):
+    def test_sign(self):
+        for x, expected in [(-5, -1), (5, 1)]:
+            with self.subTest(x=x):
+                self.assertEqual(sign(x), expected)
+"""
+
+
+def test_a_mutant_failing_only_a_subtest_is_killed(project: Project, calc_template: Project) -> None:
+    # The mutation child ran each test with runtestprotocol, whose reports hold
+    # the test's own only: a subtest's failure (logged to the hook alone) went
+    # unseen and every mutant "survived" (session 28: more-itertools' suite).
+    project.fill_from(calc_template)
+    project.test("test_sign", SIGN_SUBTEST)
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert (result.ret, data["verdict"]) == (0, "PASS"), data
+
+
 def test_a_test_with_a_failed_subtest_does_not_count(project: Project) -> None:
     # Text mode, as the gate's child runs: pytest fails the test itself only in
     # the terminal reporter's hook.
