@@ -270,6 +270,63 @@ def relativedelta_arithmetic(m: Any) -> Any:
     )
 
 
+def tzlocal_under_two_rules(m: Any) -> Any:
+    import os
+    import time
+
+    saved = os.environ.get("TZ")
+    made = []
+    try:
+        for rule in ("EST5EDT4", "EST5EDT3"):  # the same standard offset, DST one hour apart
+            os.environ["TZ"] = rule
+            time.tzset()
+            made.append(m.tzlocal())
+    finally:
+        if saved is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
+    return made[0] == made[1]
+
+
+def tzrange_without_a_dst_offset(m: Any) -> Any:
+    import datetime
+
+    summer = datetime.datetime(2026, 7, 1, 12)
+    return (
+        m.tzrange("EST", -18000) == m.tzrange("EST", -18000, dstoffset=0),
+        m.tzrange("XST", None, "XDT").utcoffset(summer),
+    )
+
+
+def a_fresh_gettz(m: Any) -> Any:
+    return outcome(lambda: repr(type(m.gettz)()("UTC")))
+
+
+def tzpath_unknown_attribute(m: Any) -> Any:
+    return outcome(lambda: m.no_such_name)
+
+
+def legacy_gettz_first_call(m: Any) -> Any:
+    import warnings
+
+    m._CLASS_ZONE_INSTANCE.clear()  # as in a fresh process (a module copy starts so)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return outcome(lambda: (repr(m.gettz("America/New_York")), repr(m.gettz("UTC"))))
+
+
+def ambiguous_without_is_ambiguous(m: Any) -> Any:
+    import datetime
+    import zoneinfo
+
+    ny = zoneinfo.ZoneInfo("America/New_York")
+    return [m.datetime_ambiguous(datetime.datetime(2026, 11, 1, h, 30), ny) for h in (0, 1, 2)] + [
+        m.datetime_ambiguous(datetime.datetime(2026, 11, 1, 1, 30), m.gettz("America/New_York"))
+    ]
+
+
 DU = "src/dateutil/"
 # (check, module mutated, quest, mutant id[, module the check is given: the function's code swapped])
 CHECKS: list[tuple[Any, ...]] = [
@@ -450,6 +507,29 @@ CHECKS: list[tuple[Any, ...]] = [
         DU + "tz/_factories.py::_TzStrFactory.__init__",
         "m94b44968",
         "dateutil.tz",
+    ),
+    (
+        tzpath_unknown_attribute,
+        "dateutil.tz._tzpath",
+        DU + "tz/_tzpath.py::__getattr__",
+        "m08fd5782",
+    ),
+    (tzlocal_under_two_rules, "dateutil.tz.tz", DU + "tz/tz.py::tzlocal.__eq__", "m85fab769"),
+    (
+        tzrange_without_a_dst_offset,
+        "dateutil.tz.tz",
+        DU + "tz/tz.py::tzrange.__init__",
+        "mc7387668",
+    ),
+    (a_fresh_gettz, "dateutil.tz.tz", DU + "tz/tz.py::__get_gettz.GettzFunc.__init__", "m4cbba803"),
+    (legacy_gettz_first_call, "dateutil.zoneinfo", DU + "zoneinfo/__init__.py::gettz", "m13275ed9"),
+    (legacy_gettz_first_call, "dateutil.zoneinfo", DU + "zoneinfo/__init__.py::gettz", "m603c77a8"),
+    (legacy_gettz_first_call, "dateutil.zoneinfo", DU + "zoneinfo/__init__.py::gettz", "m18531482"),
+    (
+        ambiguous_without_is_ambiguous,
+        "dateutil.tz.tz",
+        DU + "tz/tz.py::datetime_ambiguous",
+        "m594f4190",
     ),
     (iterate_a_complete_cache, "dateutil.rrule", DU + "rrule.py::rrulebase.__iter__", "m18c54f82"),
     (reduce_ex_state, "dateutil.rrule", DU + "rrule.py::rrulebase.__reduce_ex__", "m63f5b81e"),
