@@ -16,6 +16,7 @@ import importlib
 import sys
 import types
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +69,14 @@ def outcome(call: Callable[[], Any]) -> Any:
 
 
 def century_near_the_year_10000(m: Any) -> Any:
-    from freezegun import freeze_time
+    freeze_time = importlib.import_module("freezegun").freeze_time
 
     with freeze_time("9960-06-01"):
         return m.parserinfo().convertyear(5)
 
 
 def parse_two_digit_year_at_a_frozen_clock(m: Any) -> Any:
-    from freezegun import freeze_time
+    freeze_time = importlib.import_module("freezegun").freeze_time
 
     with freeze_time("2200-01-01"):
         return m.parse("1/1/50")
@@ -131,13 +132,11 @@ def default_day_past_the_month(m: Any) -> Any:
 
 
 def month_too_short(m: Any) -> Any:
-    return [
-        outcome(lambda s=s: m.isoparser()._parse_isodate_common(s)) for s in (b"20031", b"2003-1")
-    ]
+    return [outcome(partial(m.isoparser()._parse_isodate_common, s)) for s in (b"20031", b"2003-1")]
 
 
 def time_starting_with_an_offset(m: Any) -> Any:
-    return [outcome(lambda s=s: m.isoparser()._parse_isotime(s)) for s in (b"+05", b"Z0", b"-0530")]
+    return [outcome(partial(m.isoparser()._parse_isotime, s)) for s in (b"+05", b"Z0", b"-0530")]
 
 
 def replace_keeps_byweekday(m: Any) -> Any:
@@ -185,7 +184,7 @@ def fold_outside_an_ambiguous_hour(m: Any) -> Any:
 
 
 def offset_subclass(m: Any) -> Any:
-    class Sub(m.tzoffset):
+    class Sub(m.tzoffset):  # type: ignore[misc]  # the library's class, loaded at run time
         pass
 
     m.tzoffset("X", 3600)
@@ -193,7 +192,7 @@ def offset_subclass(m: Any) -> Any:
 
 
 def str_subclass(m: Any) -> Any:
-    class Sub(m.tzstr):
+    class Sub(m.tzstr):  # type: ignore[misc]  # the library's class, loaded at run time
         pass
 
     m.tzstr("EST5EDT")

@@ -13,6 +13,7 @@ import importlib
 import signal
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def last_of_a_huge_range(m: Any) -> Any:
 
 
 def last_of_iterables(m: Any) -> Any:
-    return [outcome(lambda it=it: m.last(it)) for it in ([1, 2, 3], iter([1, 2]), [], "ab", {1: 2})]
+    return [outcome(partial(m.last, it)) for it in ([1, 2, 3], iter([1, 2]), [], "ab", {1: 2})]
 
 
 def intersperse_one(m: Any) -> Any:
@@ -90,7 +91,7 @@ def numeric_range_one_argument(m: Any) -> Any:
 def index_out_of_range(m: Any) -> Any:
     up, down = m.numeric_range(0, 10), m.numeric_range(10, 0, -1)
     values = (20, -3, float("inf"), float("-inf"))
-    return [outcome(lambda r=r, v=v: r.index(v)) for r in (up, down) for v in values]
+    return [outcome(partial(r.index, v)) for r in (up, down) for v in values]
 
 
 def seekable_elements_slice(m: Any) -> Any:
