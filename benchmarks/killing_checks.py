@@ -26,27 +26,37 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from pytest_quest.core.mutants import ALL_OPERATORS, mutated_tree, plan_mutants
+from pytest_quest.core.mutants import ALL_OPERATORS, Mutant, mutated_tree, plan_mutants
 from pytest_quest.engine.source import facts_from_source
 
 
-def mutant_module(root: Path, module: str, quest_id: str, original: str, mutated: str) -> Any:
+def module_with_mutant(
+    root: Path, module: str, quest_id: str, pick: Callable[[Mutant], bool], what: object
+) -> Any:
+    """A fresh copy of `module` with the one planned mutant of `quest_id` that `pick` picks."""
     file = quest_id.split("::", maxsplit=1)[0]
     source = (root / file).read_text(encoding="utf-8")
     facts = facts_from_source(quest_id, file, root, all_missing=False)
     assert facts is not None, quest_id
-    found = [
-        m
-        for m in plan_mutants(source, facts.start, ALL_OPERATORS)
-        if m.original == original and m.mutated == mutated
-    ]
-    assert len(found) == 1, (quest_id, original, mutated)
+    found = [m for m in plan_mutants(source, facts.start, ALL_OPERATORS) if pick(m)]
+    assert len(found) == 1, (quest_id, what)
     copy = types.ModuleType(module)
     copy.__package__ = module.rpartition(".")[0]
     copy.__file__ = str(root / file)
     tree = mutated_tree(source, facts.start, found[0].index, mark=False)
     exec(compile(tree, str(root / file), "exec"), copy.__dict__)
     return copy
+
+
+def mutant_module(root: Path, module: str, quest_id: str, original: str, mutated: str) -> Any:
+    """`module` with the mutant of `quest_id` that turns the line `original` into `mutated`."""
+    return module_with_mutant(
+        root,
+        module,
+        quest_id,
+        lambda m: m.original == original and m.mutated == mutated,
+        (original, mutated),
+    )
 
 
 def pop_second_to_last(m: Any) -> Any:

@@ -14,30 +14,17 @@ from __future__ import annotations
 
 import importlib
 import sys
-import types
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.mutants import ALL_OPERATORS, mutated_tree, plan_mutants
-from pytest_quest.engine.source import facts_from_source
+from killing_checks import module_with_mutant
 
 
 def mutant_module(root: Path, module: str, quest_id: str, mutant_id: str) -> Any:
     """A fresh copy of `module` with the mutant `mutant_id` of `quest_id` applied."""
-    file = quest_id.split("::", maxsplit=1)[0]
-    source = (root / file).read_text(encoding="utf-8")
-    facts = facts_from_source(quest_id, file, root, all_missing=False)
-    assert facts is not None, quest_id
-    found = [m for m in plan_mutants(source, facts.start, ALL_OPERATORS) if m.id == mutant_id]
-    assert len(found) == 1, (quest_id, mutant_id)
-    copy = types.ModuleType(module)
-    copy.__package__ = module.rpartition(".")[0]
-    copy.__file__ = str(root / file)
-    tree = mutated_tree(source, facts.start, found[0].index, mark=False)
-    exec(compile(tree, str(root / file), "exec"), copy.__dict__)
-    return copy
+    return module_with_mutant(root, module, quest_id, lambda m: m.id == mutant_id, mutant_id)
 
 
 def swapped_run(
