@@ -29,6 +29,10 @@ from tests.support.warm_bytecode import warm_if_needed
 
 settings.load_profile(profiles.FULL)
 
+# The session's self-coverage switch (run-tests.sh), before any test changes it.
+_SESSION_SELF_COVERAGE = os.environ.get(SELF_COVERAGE_SWITCH)
+
+
 # Test data: vendored projects (tests/acceptance/projects) are run in child pytests only.
 collect_ignore = ["acceptance/projects"]
 
@@ -79,10 +83,6 @@ def children_tmpdir(
     if switch is not None:
         monkeypatch.setenv(SELF_COVERAGE_SWITCH, switch)
     return folder
-
-
-# The session's self-coverage switch (run-tests.sh), before any test changes it.
-_SESSION_SELF_COVERAGE = os.environ.get(SELF_COVERAGE_SWITCH)
 
 
 def _children_switch(node: pytest.Item | pytest.Collector) -> str | None:

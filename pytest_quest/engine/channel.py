@@ -48,19 +48,21 @@ def _split(data: bytes) -> tuple[bytes, bytes, bytes] | str:
     if len(data) < HEADER_BYTES:
         return f"a truncated message ({len(data)} bytes)"
     nonce = data[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
-    length = int.from_bytes(data[len(MAGIC) + NONCE_BYTES : HEADER_BYTES], "big")
+    length = _declared_length(data)
     end = HEADER_BYTES + length
     if end > len(data):
         return f"a truncated message ({len(data) - HEADER_BYTES} of {length} bytes)"
     return nonce, data[HEADER_BYTES:end], data[end:]
 
 
+def _declared_length(data: bytes | bytearray) -> int:
+    """The body length a message's header (at least HEADER_BYTES of `data`) declares."""
+    return int.from_bytes(data[len(MAGIC) + NONCE_BYTES : HEADER_BYTES], "big")
+
+
 def _whole(data: bytearray) -> bool:
     """Whether `data` holds at least one whole message (whatever its nonce or content)."""
-    if len(data) < HEADER_BYTES:
-        return False
-    length = int.from_bytes(data[len(MAGIC) + NONCE_BYTES : HEADER_BYTES], "big")
-    return len(data) >= HEADER_BYTES + length
+    return len(data) >= HEADER_BYTES and len(data) >= HEADER_BYTES + _declared_length(data)
 
 
 def parse(data: bytes, nonce: bytes) -> Received:

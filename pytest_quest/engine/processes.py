@@ -155,9 +155,8 @@ def _run_shimmed(
     try:
         if on_start is not None:
             on_start()
-        if reported is None:
-            return process.wait(timeout=timeout)
-        return _wait_reported(process, log, timeout=timeout, reported=reported)
+        # Without a report to wait for (an Event never set), only the exit or the timeout ends it.
+        return _wait_reported(process, log, timeout=timeout, reported=reported or threading.Event())
     except subprocess.TimeoutExpired:
         stop_tree(process)
         return None
@@ -172,7 +171,9 @@ def _run_shimmed(
 EXITED, OVERSTAYED, TIMED_OUT = "exited", "overstayed", "timed out"
 
 
-def wait_for_exit(exited: Callable[[float], bool], reported: threading.Event, timeout: float) -> str:
+def wait_for_exit(
+    exited: Callable[[float], bool], reported: threading.Event, timeout: float
+) -> str:
     """How a child ended: EXITED, OVERSTAYED or TIMED_OUT; nothing is stopped here.
 
     `exited(seconds)` waits up to that long for the child's exit and says whether
