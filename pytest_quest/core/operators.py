@@ -60,6 +60,12 @@ _QUIET_CALLS = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
 )
 
+# Waits for other threads or processes (`queue.join()`, `thread.join()`):
+# removed, the code that follows races them, so a test tells the mutant
+# apart only when the race goes one way (more-itertools' `callback_iter`
+# joins a queue whose every item was marked done: equivalent there).
+_WAIT_CALLS = frozenset({"join"})
+
 # Builtins whose number arguments are precision or defaults (`round(x, 11)`,
 # `getattr(dt, "fold", 0)`): measured equivalent on dateutil.
 _LIBRARY_CALLS = frozenset({"round", "getattr"})
@@ -344,7 +350,7 @@ def _call_statement(node: ast.Expr, parent: ast.AST, lines: list[str]) -> Iterat
     assert isinstance(call, ast.Call)
     if _super_init(call):
         return  # a parent's __init__: mostly trivial (measured equivalent)
-    if call_name(call) in _QUIET_CALLS or (
+    if call_name(call) in _QUIET_CALLS | _WAIT_CALLS or (
         isinstance(call.func, ast.Attribute)
         and isinstance(call.func.value, ast.Name)
         and call.func.value.id == "warnings"
@@ -404,7 +410,18 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     # library arguments whose neighbours often mean the same.
     method_numbers: set[int] = set()
     annotations: set[int] = set()
+    # A slice whose value is thrown away (`iterable[:0]` in a `try`): a
+    # probe of whether the object can be sliced, which other bounds answer
+    # the same way (more-itertools' `divide`).  An index (`d["key"]`) is
+    # still changed: another key can be missing.
+    probes: set[int] = set()
     for node, _ in nodes:
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Subscript)
+            and isinstance(node.value.slice, ast.Slice)
+        ):
+            probes.update(id(n) for n in ast.walk(node.value.slice))
         if isinstance(node, ast.Raise):
             raising.update(id(n) for n in ast.walk(node))
         if isinstance(node, ast.AnnAssign):
@@ -425,7 +442,7 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
             if all(isinstance(p, ast.Constant) and p.value in (0, "", b"") for p in parts):
                 initial.update(id(part) for part in parts)
     for node, parent in nodes:
-        if node is docstring or id(node) in annotations:
+        if node is docstring or id(node) in annotations or id(node) in probes:
             continue
         if isinstance(node, ast.Return) and not generator and not is_none(node.value):
             yield _returns(node, lines)

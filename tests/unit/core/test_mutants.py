@@ -522,3 +522,38 @@ def test_every_mutant_of_a_generator_compiles(kind: str, mark: bool) -> None:
     assert any(m.operator == "body.skip" for m in mutants)
     for mutant in mutants:
         compile(mutated_tree(source, 1, mutant.index, mark=mark), "<m>", "exec")
+
+
+def test_a_slice_probe_keeps_its_bounds_and_an_index_probe_its_key() -> None:
+    # more-itertools' divide (issue 13): `iterable[:0]` only asks whether the
+    # object can be sliced; `[:None]` or `[:1]` asks the same.
+    source = """
+    def f(iterable, d):
+        try:
+            iterable[:0]
+        except TypeError:
+            iterable = tuple(iterable)
+        d["key"]
+        return iterable[1:2]
+    """
+    found = plan(source)
+    assert [m for o, _, m in found if o == "slice.bounds"] == ["return iterable[None:2]"]
+    assert [m for o, _, m in found if o == "constant.number"] == [
+        "return iterable[2:2]",
+        "return iterable[1:3]",
+    ]
+    assert [m for o, _, m in found if o == "constant.string"] == ["d['XXkeyXX']"]
+
+
+def test_a_join_is_not_removed_for_its_removal_only_makes_a_race() -> None:
+    # more-itertools' callback_iter._reader (issue 13): `q.join()` of a queue
+    # whose every item was marked done returns at once.
+    source = """
+    def f(q, worker, items):
+        worker.start()
+        q.join()
+        worker.join(1.0)
+        items.append(q)
+    """
+    removed = [orig for o, orig, _ in plan(source) if o == "call.remove"]
+    assert removed == ["worker.start()", "items.append(q)"]
