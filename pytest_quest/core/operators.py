@@ -304,6 +304,7 @@ def _constant(
     in_raise: bool,
     initial: bool,
     method_argument: bool = False,
+    quiet: bool = False,
 ) -> Iterator[Candidate]:
     value = node.value
     if isinstance(parent, ast.Return) or initial or (method_argument and not in_raise):
@@ -322,8 +323,8 @@ def _constant(
         new_number = value + 1
         yield _expression("constant.number", node, parent, lines, lambda: ast.Constant(new_number))
     elif isinstance(value, (str, bytes)):
-        if isinstance(parent, ast.Call) and call_name(parent) in _QUIET_CALLS:
-            return
+        if quiet:
+            return  # a message of logging or warnings, whole or in part
         marker: str | bytes = "XX" if isinstance(value, str) else b"XX"
         new_text = marker + value + marker  # type: ignore[operator]
         name = "raise.message" if in_raise else "constant.string"
@@ -415,6 +416,7 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     # the same way (more-itertools' `divide`).  An index (`d["key"]`) is
     # still changed: another key can be missing.
     probes: set[int] = set()
+    quiet: set[int] = set()
     for node, _ in nodes:
         if (
             isinstance(node, ast.Expr)
@@ -426,6 +428,10 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
             raising.update(id(n) for n in ast.walk(node))
         if isinstance(node, ast.AnnAssign):
             annotations.update(id(n) for n in ast.walk(node.annotation))
+        if isinstance(node, ast.Call) and call_name(node) in _QUIET_CALLS:
+            # Its message, also when formatted (`"%s is gone" % name`).
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                quiet.update(id(n) for n in ast.walk(argument))
         if isinstance(node, ast.Call) and (
             isinstance(node.func, ast.Attribute) or call_name(node) in _LIBRARY_CALLS
         ):
@@ -468,6 +474,7 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
                 id(node) in raising,
                 id(node) in initial,
                 id(node) in method_numbers,
+                id(node) in quiet,
             )
         elif isinstance(node, ast.Slice):
             yield from _slice(node, lines)

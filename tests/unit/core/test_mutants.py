@@ -557,3 +557,19 @@ def test_a_join_is_not_removed_for_its_removal_only_makes_a_race() -> None:
     """
     removed = [orig for o, orig, _ in plan(source) if o == "call.remove"]
     assert removed == ["worker.start()", "items.append(q)"]
+
+
+def test_a_formatted_logging_or_warning_message_is_not_a_constant_to_change() -> None:
+    # dateutil's `warnings.warn("... %s" % name)` (issue 13): the message's
+    # text, formatted or joined, is as quiet as a plain one; its numbers and
+    # the code around it are still changed.
+    source = """
+    def f(name, n):
+        warnings.warn("%s is gone" % name, DeprecationWarning)
+        log.info("seen " + name + "!")
+        print("count:", n + 2)
+        return "%s!" % name
+    """
+    found = plan(source)
+    assert [m for o, _, m in found if o == "constant.string"] == ["return 'XX%s!XX' % name"]
+    assert [m for o, _, m in found if o == "constant.number"] == ['print("count:", n + 3)']
