@@ -9,6 +9,8 @@ test kills a disputed mutant:
    each disputed mutant runs against every test of it that reaches the
    function (no early stop but a kill);
 3. killed (in 1 or 2): FAIL ``dispute.refused`` naming the killing test;
+   seen to return or raise otherwise than the function on a test's own
+   inputs (in 1 or 2): FAIL ``dispute.refused`` with what it did;
    survived: REVIEW ``dispute.equivalent`` with the reason and the tests
    that ran it, for a person; could not run: REVIEW ``dispute.unconfirmed``.
 """
@@ -86,6 +88,10 @@ def judge_dispute(ctx: Context, quest: Quest, ratchet: Ratchet, ids: tuple[str, 
         facts = [dispute.refused_fact(quest.file, m, whole_suite=False) for m in killed]
         judgement.result = GateResult(Verdict.FAIL, [*facts, *_kept(result)], dispute.STEP)
         return judgement
+    seen = _seen(quest, ids, entries)
+    if seen:
+        judgement.result = GateResult(Verdict.FAIL, [*seen, *_kept(result)], dispute.STEP)
+        return judgement
     if result.verdict is Verdict.PASS:
         # Not killed and yet PASS: the mutant was not run (a skipped plan).
         judgement.result = GateResult(
@@ -108,6 +114,16 @@ def judge_dispute(ctx: Context, quest: Quest, ratchet: Ratchet, ids: tuple[str, 
         return judgement
     judgement.result = whole_suite(ctx, quest, ids, judgement)
     return judgement
+
+
+def _seen(quest: Quest, ids: tuple[str, ...], entries: dict[str, dict[str, Any]]) -> list[Fact]:
+    """Refusals of the disputed survivors seen returning or raising otherwise on a test's inputs."""
+    found = (
+        dispute.seen_fact(quest.file, entries[i])
+        for i in ids
+        if entries.get(i, {}).get("status") == "survived"
+    )
+    return [fact for fact in found if fact is not None]
 
 
 def _kept(result: GateResult) -> list[Fact]:
@@ -178,6 +194,9 @@ def decide(quest: Quest, ids: tuple[str, ...], report: MutationReport, reason: s
     if killed:
         facts = [dispute.refused_fact(quest.file, m, whole_suite=True) for m in killed]
         return GateResult(Verdict.FAIL, facts, dispute.STEP)
+    seen = _seen(quest, ids, entries)
+    if seen:
+        return GateResult(Verdict.FAIL, seen, dispute.STEP)
     facts = []
     for mutant_id in ids:
         entry = entries.get(mutant_id)

@@ -3,7 +3,8 @@
 Pure values.  The flow is in app/dispute.py: a dispute never yields PASS; a
 mutant every test of the suite that reaches it lets through is REVIEW (a
 person decides whether it is equivalent); a mutant some test kills is
-refused (FAIL, a try spent) naming that test.
+refused (FAIL, a try spent) naming that test, and so is a mutant seen to
+return or raise otherwise than the function on a test's own inputs.
 """
 
 from __future__ import annotations
@@ -53,11 +54,32 @@ def refused_fact(file: str, mutant: dict[str, Any], *, whole_suite: bool) -> Fac
     )
 
 
+def seen_fact(file: str, mutant: dict[str, Any]) -> Fact | None:
+    """A disputed mutant the tests' own inputs tell apart (it returned or raised otherwise): refused.
+
+    None when nothing was observed.  What the child observed only ever
+    refuses a dispute, never grants one: a forged observation costs its
+    writer a try.
+    """
+    observed = observed_text(mutant.get("observed"))
+    if not observed:
+        return None
+    return Fact(
+        check="dispute.refused",
+        field=_where(file, mutant),
+        expected="no input of the tests tells the disputed mutant from the function",
+        actual=observed,
+        message=(
+            f"dispute of mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) refused: "
+            f"{_change(mutant)}: {observed}; it is not equivalent: assert that result "
+            "(a try is spent)"
+        ),
+    )
+
+
 def equivalent_fact(file: str, mutant: dict[str, Any], reason: str, tests: list[str]) -> Fact:
     """A disputed mutant every test of the suite that reaches it lets through: for a person."""
     shown = ", ".join(tests[:5]) + (f" and {len(tests) - 5} more" if len(tests) > 5 else "")
-    observed = observed_text(mutant.get("observed"))
-    seen = f"; {observed}" if observed else ""
     return Fact(
         check="dispute.equivalent",
         field=_where(file, mutant),
@@ -66,7 +88,7 @@ def equivalent_fact(file: str, mutant: dict[str, Any], reason: str, tests: list[
         message=(
             f"disputed mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) "
             f"{_change(mutant)} survives all {len(tests)} tests of the suite that reach "
-            f"line {mutant.get('line', 0)} ({shown}){seen}; the reason given: {reason!r}; "
+            f"line {mutant.get('line', 0)} ({shown}); the reason given: {reason!r}; "
             "possibly equivalent: a person "
             "accepts it (--quest-accept) or reopens the quest (--quest-reopen)"
         ),
@@ -107,5 +129,6 @@ __all__ = [
     "not_judged_fact",
     "parse_ids",
     "refused_fact",
+    "seen_fact",
     "unconfirmed_fact",
 ]

@@ -307,13 +307,19 @@ def survivor_fact(mutant: SurvivingMutant) -> Fact:
     dispute = ""
     if mutant.mutant_id:
         named += f", mutant {mutant.mutant_id}"
-        dispute = (
-            "; if no input can tell them apart, "
-            f"dispute it: --quest-dispute {mutant.mutant_id} --quest-reason WHY"
-        )
-    seen = f"; {mutant.observed}" if mutant.observed else ""
-    if mutant.whole_suite:
-        seen += "; " + possibly_equivalent(mutant.line, list(mutant.whole_suite))
+    if mutant.observed:
+        # An input of the tests already tells them apart: not equivalent, and
+        # a dispute of it is refused (app/dispute.py).
+        seen = f"; {mutant.observed}; it is not equivalent: assert that result"
+    else:
+        seen = ""
+        if mutant.whole_suite:
+            seen = "; " + possibly_equivalent(mutant.line, list(mutant.whole_suite))
+        if mutant.mutant_id:
+            dispute = (
+                "; if no input can tell them apart, "
+                f"dispute it: --quest-dispute {mutant.mutant_id} --quest-reason WHY"
+            )
     return Fact(
         check=f"mutation.{mutant.operator}",
         field=f"{mutant.file}:{mutant.line}",

@@ -207,6 +207,16 @@ def statement_lines(function: ast.AST, line: int) -> range:
     return range(found.lineno, end + 1)
 
 
+def walk_ids(*roots: ast.AST) -> Iterator[tuple[int, ast.AST]]:
+    """Every node under `roots`, with its id (a tree's nodes are told apart by identity)."""
+    return ((id(n), n) for root in roots for n in ast.walk(root))
+
+
+def inside(*roots: ast.AST) -> set[int]:
+    """The ids of every node under `roots`."""
+    return {i for i, _ in walk_ids(*roots)}
+
+
 def call_name(call: ast.Call) -> str:
     func = call.func
     if isinstance(func, ast.Attribute):
@@ -237,6 +247,7 @@ __all__ = [
     "body_start",
     "call_name",
     "exits",
+    "inside",
     "is_none",
     "lazy_init",
     "line_text",
@@ -250,5 +261,6 @@ __all__ = [
     "same_ast",
     "spliced",
     "statement_lines",
+    "walk_ids",
     "walk_scope",
 ]

@@ -22,6 +22,7 @@ from pytest_quest.core.mutant_ast import (
     body_start,
     call_name,
     exits,
+    inside,
     is_none,
     lazy_init,
     line_text,
@@ -33,6 +34,7 @@ from pytest_quest.core.mutant_ast import (
     returns_falsy_constant,
     same_ast,
     spliced,
+    walk_ids,
 )
 
 #: The extreme mutants (Descartes for PIT, Meta's ACH): the original set.
@@ -411,36 +413,29 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     # library arguments whose neighbours often mean the same.
     method_numbers: set[int] = set()
     annotations: set[int] = set()
-    # A slice whose value is thrown away (`iterable[:0]` in a `try`): a
-    # probe of whether the object can be sliced, which other bounds answer
-    # the same way (more-itertools' `divide`).  An index (`d["key"]`) is
-    # still changed: another key can be missing.
+    # A slice whose value is thrown away (`iterable[:0]` in a `try`) probes
+    # whether the object can be sliced, which other bounds answer the same
+    # way (more-itertools' `divide`); an index (`d["key"]`) is still changed.
     probes: set[int] = set()
-    quiet: set[int] = set()
+    quiet: set[int] = set()  # a logging or warnings message, formatted too
     for node, _ in nodes:
-        if (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Subscript)
-            and isinstance(node.value.slice, ast.Slice)
-        ):
-            probes.update(id(n) for n in ast.walk(node.value.slice))
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Subscript):
+            if isinstance(node.value.slice, ast.Slice):
+                probes.update(inside(node.value.slice))
         if isinstance(node, ast.Raise):
-            raising.update(id(n) for n in ast.walk(node))
+            raising.update(inside(node))
         if isinstance(node, ast.AnnAssign):
-            annotations.update(id(n) for n in ast.walk(node.annotation))
+            annotations.update(inside(node.annotation))
         if isinstance(node, ast.Call) and call_name(node) in _QUIET_CALLS:
-            # Its message, also when formatted (`"%s is gone" % name`).
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
-                quiet.update(id(n) for n in ast.walk(argument))
+            quiet.update(inside(*node.args, *(k.value for k in node.keywords)))
         if isinstance(node, ast.Call) and (
             isinstance(node.func, ast.Attribute) or call_name(node) in _LIBRARY_CALLS
         ):
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
-                method_numbers.update(
-                    id(n)
-                    for n in ast.walk(argument)
-                    if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
-                )
+            method_numbers.update(
+                i
+                for i, n in walk_ids(*node.args, *(k.value for k in node.keywords))
+                if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+            )
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node in function.body:  # type: ignore[attr-defined]
             # A variable starting from zero or empty at the top of the body.
             value = node.value

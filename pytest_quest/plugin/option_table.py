@@ -224,7 +224,8 @@ _OPTIONS: list[_Option] = [
         parse=partial(parse_text, what="mutant id"),
         metavar="MUTANT_ID",
         help="submit: dispute a surviving mutant as equivalent (with --quest-reason); "
-        "never PASS: REVIEW if no test of the suite kills it, else refused (a try)",
+        "never PASS: REVIEW if no test of the suite kills it nor sees it return "
+        "otherwise, else refused (a try)",
     ),
     _option(
         "--quest-export-to",

@@ -259,3 +259,31 @@ def test_a_killable_mutant_disputed_is_refused_naming_the_killing_test(words: Pa
     # Without the dispute the same tests PASS: the dispute never helps.
     data = submit(words, quest)
     assert data["verdict"] == "PASS", data["quest"]["facts"]
+
+
+def test_a_mutant_seen_returning_otherwise_disputed_is_refused_with_what_it_did(
+    words: Path,
+) -> None:
+    # A loose test (a part of the text): the mutant's result differs on the test's own
+    # input, so the fact says so, and a dispute of it is refused (a try is spent).
+    (words / "tests" / "test_words.py").write_text(
+        WORDS_TESTS.replace('assert shout("hey") == "HEY!"', 'assert "HEY" in shout("hey")')
+    )
+    quest = "src/words.py::shout"
+    data = submit(words, quest)
+    assert data["verdict"] == "FAIL"
+    seen = [f for f in data["quest"]["facts"] if "it is not equivalent" in f["message"]]
+    assert seen, data["quest"]["facts"]
+    assert "the mutant returns `'HEYXX!XX'` where the function returns `'HEY!'`" in (
+        seen[0]["message"]
+    )
+    assert "--quest-dispute" not in seen[0]["message"]
+    found = ID.search(seen[0]["message"])
+    assert found is not None, seen[0]["message"]
+    data = submit(words, quest, "--quest-dispute", found.group(1), "--quest-reason", "same")
+    assert (data["verdict"], data["step"]) == ("FAIL", "dispute")
+    assert data["quest"]["tries"] == 2 and data["quest"]["state"] == "TODO"
+    (fact,) = data["quest"]["facts"]
+    assert fact["check"] == "dispute.refused"
+    assert "where the function returns `'HEY!'`" in fact["message"], fact["message"]
+    assert "it is not equivalent" in fact["message"]

@@ -101,11 +101,31 @@ def test_survivors_are_possibly_equivalent_only_for_the_whole_suite_and_known_te
     assert odd.whole_suite == () and odd.observed == ""
 
 
-def test_a_disputed_survivor_says_what_it_made_the_function_do() -> None:
+def test_a_disputed_survivor_seen_doing_otherwise_is_refused_with_what_it_did() -> None:
+    # A test's own inputs tell it apart: not equivalent, whatever the reason says.
     observed = {"test": "tests/t.py::t1", "args": "", "mutant": "returns 1", "original": "raises E()"}
-    result = decide(QUEST, ("m1",), report(mutant("m1", "survived", observed=observed)), "why")
+    seen = mutant("m1", "survived", observed=observed)
+    result = decide(QUEST, ("m1", "m2"), report(seen, mutant("m2", "survived")), "why")
+    assert (result.verdict, result.step) == (Verdict.FAIL, "dispute")
     (fact,) = result.facts
-    assert "that reach line 3 (tests/t.py::t1, tests/t.py::t2); in `tests/t.py::t1`, " in (
-        fact.message
-    )
+    assert fact.check == "dispute.refused" and fact.field == "src/m.py:3"
+    assert fact.message.startswith("dispute of mutant m1 (condition.true) refused: ")
     assert "the mutant returns `1` where the function raises `E()`" in fact.message
+    assert "it is not equivalent" in fact.message and "a try is spent" in fact.message
+    # What the child could not word (a forged or partial observation) refuses nothing.
+    odd = mutant("m1", "survived", observed={"test": "t", "mutant": "returns 1"})
+    assert decide(QUEST, ("m1",), report(odd), "why").verdict is Verdict.REVIEW
+
+
+def test_a_survivor_seen_doing_otherwise_is_not_called_possibly_equivalent() -> None:
+    from pytest_quest.core.gate import survivor_fact
+    from pytest_quest.core.run import SurvivingMutant
+
+    whole = ("tests/t.py::t1",)
+    plain = SurvivingMutant("src/m.py", 3, "a", "b", "condition.true", "m1", "", whole)
+    fact = survivor_fact(plain)
+    assert "possibly equivalent" in fact.message and "--quest-dispute m1" in fact.message
+    seen = SurvivingMutant("src/m.py", 3, "a", "b", "condition.true", "m1", "in `t`, ...", whole)
+    fact = survivor_fact(seen)
+    assert "possibly equivalent" not in fact.message and "--quest-dispute" not in fact.message
+    assert fact.message.endswith("in `t`, ...; it is not equivalent: assert that result")
