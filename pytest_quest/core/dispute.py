@@ -71,7 +71,7 @@ def seen_fact(file: str, mutant: dict[str, Any]) -> Fact | None:
         actual=observed,
         message=(
             f"dispute of mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) refused: "
-            f"{_change(mutant)}: {observed}; it is not equivalent: assert that result "
+            f"{_change(mutant)}: {observed}; it is not equivalent: assert on that "
             "(a try is spent)"
         ),
     )

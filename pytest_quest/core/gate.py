@@ -310,7 +310,7 @@ def survivor_fact(mutant: SurvivingMutant) -> Fact:
     if mutant.observed:
         # An input of the tests already tells them apart: not equivalent, and
         # a dispute of it is refused (app/dispute.py).
-        seen = f"; {mutant.observed}; it is not equivalent: assert that result"
+        seen = f"; {mutant.observed}; it is not equivalent: assert on that"
     else:
         seen = ""
         if mutant.whole_suite:

@@ -39,7 +39,7 @@ def quoted(text: str, limit: int) -> str:
 
 def _ending(text: str) -> tuple[str, str] | None:
     verb, _, value = text.partition(" ")
-    if verb not in ("returns", "raises"):
+    if verb not in ("returns", "raises", "leaves"):
         return None
     return verb, value
 

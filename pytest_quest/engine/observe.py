@@ -51,6 +51,25 @@ class Call:
     args: str
     ended: str  # "returns" or "raises"
     value: str
+    # What the call left in its arguments and its object (`self`), shown by
+    # name, public state only (below); empty when it ended otherwise.
+    after: tuple[tuple[str, str], ...] = ()
+
+
+def state(value: Any) -> str:
+    """`value` as a test of public behaviour sees it after a call.
+
+    Its repr when it has one of its own; else, for an object with the
+    default repr (`<Cart object>`), its public attributes (no leading
+    underscore: a cache or a private index is the object's own business,
+    and a mutant that changes only those is not "seen" doing otherwise).
+    """
+    if type(value).__repr__ is object.__repr__:
+        attributes = getattr(value, "__dict__", None)
+        if isinstance(attributes, dict):
+            public = {k: v for k, v in attributes.items() if not str(k).startswith("_")}
+            return shown(public)
+    return shown(value)
 
 
 class CallObserver:
@@ -100,7 +119,8 @@ class CallObserver:
         if len(self.calls) >= MAX_CALLS:
             return None
         args = _arguments(frame)
-        state: dict[str, Any] = {"exception": None, "handled": False}
+        held = _held(frame)
+        state: dict[str, Any] = {"exception": None, "handled": False, "held": held}
 
         def local(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "exception":
@@ -116,9 +136,9 @@ class CallObserver:
     def _ended(self, args: str, value: Any, state: dict[str, Any]) -> None:
         exception = state["exception"]
         if exception is None:
-            self.calls.append(Call(args, "returns", shown(value)))
+            self.calls.append(Call(args, "returns", shown(value), _after(state["held"])))
         elif value is None and not state["handled"]:
-            self.calls.append(Call(args, "raises", shown(exception)))
+            self.calls.append(Call(args, "raises", shown(exception), _after(state["held"])))
         else:
             self.calls.append(Call(args, "", ""))  # cannot tell how it ended
 
@@ -134,6 +154,31 @@ def _arguments(frame: FrameType) -> str:
     return ", ".join(f"{name}={shown(local.get(name))}" for name in names)
 
 
+def _held(frame: FrameType) -> list[tuple[str, Any]]:
+    """The objects the call was given, `self` included, by parameter name.
+
+    Held from the call on: the body may rebind a parameter's name, and what
+    counts is the object the caller gave.  Immutable values cannot be left
+    otherwise and are not held.
+    """
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+    local = frame.f_locals
+    return [
+        (name, local[name])
+        for name in code.co_varnames[:count]
+        if name in local and not isinstance(local[name], _IMMUTABLE)
+    ]
+
+
+_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), frozenset, range)
+
+
+def _after(held: list[tuple[str, Any]]) -> tuple[tuple[str, str], ...]:
+    return tuple((name, state(value)) for name, value in held)
+
+
 def _same(a: str, b: str) -> bool:
     """Equal but for object addresses (`<Foo object at 0x7f...>` differs on every run)."""
     return _ADDRESS.sub("", a) == _ADDRESS.sub("", b)
@@ -147,25 +192,56 @@ def first_difference(
     Calls are paired in order; where the arguments differ the runs took
     different paths and nothing more is said.  `again`, a second run of the
     original, must match the first: a function whose results change from
-    run to run (the clock, random numbers) is not said to differ.
+    run to run (the clock, random numbers) is not said to differ.  A call
+    that returned or raised the same but left an argument or its object
+    otherwise is a difference too, where the original's two runs left them
+    alike (an object stamped with the time is not said to differ).
     """
-    if again is not None and again != original:
+    if again is not None and _endings(again) != _endings(original):
         return None
-    for with_mutant, with_original in zip(mutant, original):
+    for at, (with_mutant, with_original) in enumerate(zip(mutant, original)):
         if not _same(with_mutant.args, with_original.args):
             return None
         if not with_mutant.ended or not with_original.ended:
             continue
-        if with_mutant.ended == with_original.ended and _same(
+        if with_mutant.ended != with_original.ended or not _same(
             with_mutant.value, with_original.value
         ):
+            return {
+                "args": with_original.args,
+                "mutant": f"{with_mutant.ended} {with_mutant.value}",
+                "original": f"{with_original.ended} {with_original.value}",
+            }
+        if again is not None and again[at].after != with_original.after:
             continue
-        return {
-            "args": with_original.args,
-            "mutant": f"{with_mutant.ended} {with_mutant.value}",
-            "original": f"{with_original.ended} {with_original.value}",
-        }
+        left = _left_otherwise(with_mutant.after, with_original.after)
+        if left is not None:
+            return {"args": with_original.args, **left}
     return None
 
 
-__all__ = ["MAX_CALLS", "MAX_VALUE", "Call", "CallObserver", "first_difference", "shown"]
+def _endings(calls: list[Call]) -> list[tuple[str, str, str]]:
+    return [(c.args, c.ended, c.value) for c in calls]
+
+
+def _left_otherwise(
+    mutant: tuple[tuple[str, str], ...], original: tuple[tuple[str, str], ...]
+) -> dict[str, str] | None:
+    """The first argument the two calls left otherwise, as `leaves name=state` each."""
+    if [name for name, _ in mutant] != [name for name, _ in original]:
+        return None
+    for (name, left), (_, expected) in zip(mutant, original):
+        if not _same(left, expected):
+            return {"mutant": f"leaves {name}={left}", "original": f"leaves {name}={expected}"}
+    return None
+
+
+__all__ = [
+    "MAX_CALLS",
+    "MAX_VALUE",
+    "Call",
+    "CallObserver",
+    "first_difference",
+    "shown",
+    "state",
+]

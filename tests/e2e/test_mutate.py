@@ -233,6 +233,10 @@ def parity(x):
     if x % 2 == 0:
         return "even"
     return "odd"
+
+
+def remember(seen, word):
+    seen.append(word.lower())
 """
 
 
@@ -324,6 +328,28 @@ def test_assertion_free_tests_let_mutants_survive(tmp_path: Path) -> None:
     assert measured or found[5].observed.endswith(
         "with `x=2` the mutant returns `''` where the function returns `'even'`; no test noticed"
     )
+
+
+def test_a_survivor_seen_leaving_an_argument_otherwise_says_so(tmp_path: Path) -> None:
+    root = child_project(
+        tmp_path,
+        """
+        from mod import remember
+
+        def test_remember_runs():
+            assert remember([], "Pen") is None
+        """,
+    )
+    report = check(root, 17, ["tests/test_mod.py::test_remember_runs"])
+    assert report.completed, report.problem
+    found = survivors(report, "src/mod.py")
+    assert [m.operator for m in found] == ["body.skip", "call.remove"]
+    measured = "COVERAGE_PROCESS_CONFIG" in child_environ()
+    for mutant in found:
+        assert measured or mutant.observed == (
+            "in `tests/test_mod.py::test_remember_runs`, with `seen=[], word='Pen'` the mutant "
+            "leaves `seen=[]` where the function leaves `seen=['pen']`; no test noticed"
+        )
 
 
 @pytest.mark.children_measured

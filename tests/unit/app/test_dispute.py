@@ -128,4 +128,4 @@ def test_a_survivor_seen_doing_otherwise_is_not_called_possibly_equivalent() -> 
     seen = SurvivingMutant("src/m.py", 3, "a", "b", "condition.true", "m1", "in `t`, ...", whole)
     fact = survivor_fact(seen)
     assert "possibly equivalent" not in fact.message and "--quest-dispute" not in fact.message
-    assert fact.message.endswith("in `t`, ...; it is not equivalent: assert that result")
+    assert fact.message.endswith("in `t`, ...; it is not equivalent: assert on that")

@@ -41,3 +41,19 @@ def test_a_repr_cannot_leave_its_code_span_break_the_line_or_grow_without_end() 
     assert len(text) < 600
     assert quoted("a\\`b", 10) == "`a\\\\\\x60b`"
     assert quoted("abcdefghijkl", 8) == "`abcde...`"
+
+
+def test_what_a_call_left_is_worded_like_what_it_returned() -> None:
+    text = observed_text(
+        {
+            "test": "tests/t.py::t",
+            "args": "item='pen'",
+            "mutant": "leaves self={'items': []}",
+            "original": "leaves self={'items': ['pen']}",
+        }
+    )
+    assert text == (
+        "in `tests/t.py::t`, with `item='pen'` the mutant leaves `self={'items': []}` "
+        "where the function leaves `self={'items': ['pen']}`; no test noticed"
+    )
+    assert observed_text({"test": "t", "args": "", "mutant": "keeps 1", "original": "keeps 2"}) == ""

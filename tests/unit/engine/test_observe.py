@@ -18,6 +18,7 @@ from pytest_quest.engine.observe import (
     CallObserver,
     first_difference,
     shown,
+    state,
 )
 
 SOURCE = """
@@ -48,6 +49,18 @@ def gen(n):
 class Box:
     def get(self, key):
         return [key]
+
+
+class Cart:
+    def __init__(self):
+        self.items = []
+        self._seen = 0
+
+    def add(self, item, into):
+        self._seen += 1
+        into = list(into)  # the name rebound: what counts is the list the caller gave
+        self.items.append(item)
+        return None
 """
 
 
@@ -89,7 +102,7 @@ def test_returns_and_raises_are_recorded_with_their_arguments(tmp_path: Path) ->
 
     observer = observe(tmp_path, "price", 2, run)
     assert observer.usable
-    assert observer.calls == [
+    assert [Call(c.args, c.ended, c.value) for c in observer.calls] == [
         Call("amount=1000, qty=20, rate=0.1, rest=(), kw={}", "returns", "900.0"),
         Call(
             "amount=5, qty=-1, rate=0.5, rest=(7,), kw={'extra': 1}",
@@ -121,7 +134,8 @@ def test_generators_other_functions_and_self_are_left_out(tmp_path: Path) -> Non
         ns["Box"]().get("k")
 
     assert observe(tmp_path, "gen", 22, run).calls == []
-    assert observe(tmp_path, "get", 27, run).calls == [Call("key='k'", "returns", "['k']")]
+    (call,) = observe(tmp_path, "get", 27, run).calls
+    assert (call.args, call.ended, call.value) == ("key='k'", "returns", "['k']")
 
 
 def test_at_most_max_calls_and_short_values(tmp_path: Path) -> None:
@@ -192,3 +206,45 @@ def test_the_first_difference_pairs_calls_in_order() -> None:
         )
         is None
     )
+
+
+def test_what_a_call_leaves_in_its_arguments_and_object_is_recorded(tmp_path: Path) -> None:
+    given: list[int] = [1]
+
+    def run(ns: dict[str, Any]) -> None:
+        ns["Cart"]().add("pen", given)
+
+    (call,) = observe(tmp_path, "add", 36, run).calls
+    assert call.args == "item='pen', into=[1]"
+    # `self` by its public attributes (no `_seen`), the list the caller gave; no str.
+    assert call.after == (("self", "{'items': ['pen']}"), ("into", "[1]"))
+
+
+def test_the_state_of_a_value_is_its_repr_or_its_public_attributes() -> None:
+    class Plain:
+        def __init__(self) -> None:
+            self.a, self._b = 1, 2
+
+    class Shown(Plain):
+        def __repr__(self) -> str:
+            return "Shown()"
+
+    assert state(Plain()) == "{'a': 1}"
+    assert state(Shown()) == "Shown()"
+    assert state([1, {"k": 2}]) == "[1, {'k': 2}]"
+
+
+def test_a_call_that_left_its_arguments_otherwise_is_a_difference() -> None:
+    done = Call("item='pen'", "returns", "None", (("self", "{'items': ['pen']}"),))
+    skipped = Call("item='pen'", "returns", "None", (("self", "{'items': []}"),))
+    assert first_difference([skipped], [done], [done]) == {
+        "args": "item='pen'",
+        "mutant": "leaves self={'items': []}",
+        "original": "leaves self={'items': ['pen']}",
+    }
+    # the original's two runs left it otherwise (a time stamp): nothing said of it
+    stamped = Call("item='pen'", "returns", "None", (("self", "{'at': 2}"),))
+    assert first_difference([skipped], [done], [stamped]) is None
+    # a different result is said first; other names (another path) are not compared
+    other = Call("item='pen'", "returns", "None", (("cart", "{'items': []}"),))
+    assert first_difference([other], [done], [done]) is None
