@@ -64,7 +64,7 @@ def state(value: Any) -> str:
     underscore: a cache or a private index is the object's own business,
     and a mutant that changes only those is not "seen" doing otherwise).
     """
-    if type(value).__repr__ is object.__repr__:
+    if getattr(type(value), "__repr__", None) is object.__repr__:
         attributes = getattr(value, "__dict__", None)
         if isinstance(attributes, dict):
             public = {k: v for k, v in attributes.items() if not str(k).startswith("_")}
