@@ -11,6 +11,7 @@ be built from a tool's arguments.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +52,7 @@ class ToolResult:
     stderr_tail: list[str] = field(default_factory=list)
 
 
-def _text(name: str, value: object) -> str:
+def _text(name: str, value: object, *, dash: bool = False) -> str:
     if not isinstance(value, str):
         raise ArgumentError(f"{name}: expected a string, got {type(value).__name__}")
     if not value.strip():
@@ -60,7 +61,7 @@ def _text(name: str, value: object) -> str:
         raise ArgumentError(f"{name}: longer than {MAX_ARGUMENT} characters")
     if any(ord(char) < 32 for char in value):
         raise ArgumentError(f"{name}: control characters are not allowed")
-    if value.startswith("-"):
+    if value.startswith("-") and not dash:
         raise ArgumentError(f"{name}: may not start with '-' (it would read as an option)")
     return value
 
@@ -71,6 +72,20 @@ def quest_id(value: object) -> str:
     if "::" not in text:
         raise ArgumentError(
             f"quest_id {text!r}: expected FILE::QUALNAME (quest_status lists the ids)"
+        )
+    return text
+
+
+_MUTANT_IDS = re.compile(r"m[0-9a-f]{8}(,m[0-9a-f]{8})*")
+
+
+def mutant_ids(value: object) -> str:
+    """Surviving mutants' ids as a FAIL fact names them (`m1a2b3c4d`, comma separated)."""
+    text = _text("dispute", value).replace(" ", "")
+    if not _MUTANT_IDS.fullmatch(text):
+        raise ArgumentError(
+            f"dispute {text!r}: expected mutant ids as the facts give them (m1a2b3c4d, comma "
+            "separated)"
         )
     return text
 
@@ -100,7 +115,7 @@ def invocation(tool: str, arguments: dict[str, Any], root: Path) -> Invocation:
     command = TOOLS[tool]
     allowed = {
         "quest_next": {"quest_id", "since"},
-        "quest_submit": {"quest_id"},
+        "quest_submit": {"quest_id", "dispute", "reason"},
         "quest_status": {"since"},
         "quest_check": {"since", "require_pass", "paths"},
     }[tool]
@@ -114,6 +129,13 @@ def invocation(tool: str, arguments: dict[str, Any], root: Path) -> Invocation:
         args.append(f"--quest-id={quest_id(given['quest_id'])}")
     if "since" in given:
         args.append(f"--quest-since={git_ref(given['since'])}")
+    if ("dispute" in given) != ("reason" in given):
+        raise ArgumentError("dispute and reason go together: the mutant ids and why no input can "
+                            "tell them from the function")
+    if "dispute" in given:
+        args.append(f"--quest-dispute={mutant_ids(given['dispute'])}")
+        # Joined to its option by `=`: a reason may start with a dash.
+        args.append(f"--quest-reason={_text('reason', given['reason'], dash=True)}")
     if given.get("require_pass") is not None:
         if not isinstance(given["require_pass"], bool):
             raise ArgumentError("require_pass: expected true or false")

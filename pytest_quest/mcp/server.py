@@ -36,8 +36,11 @@ Loop: call quest_next (the active quest: facts, source with uncovered lines mark
 test), write or extend tests under the project's tests folder that execute every listed line and
 branch AND check the results, then call quest_submit; repeat until quest_next returns "quest": null.
 A deterministic gate decides: only "verdict": "PASS" settles a quest; read "facts" (file:line,
-expected, actual) and fix what they name. Never edit the code under test, coverage settings or
-quest.json. REVIEW and DONE quests wait for a person; no tool can settle them."""
+expected, actual) and fix what they name. A surviving mutant no input can tell from the function
+may be disputed (quest_submit with dispute = its id and reason); a dispute of one a test kills, or
+one seen returning otherwise, is refused and spends a try. Never edit the code under test,
+coverage settings or quest.json. REVIEW and DONE quests wait for a person; no tool can settle
+them."""
 
 STATUS_URI = "quest://status"
 TERMINATE_GRACE = 30.0
@@ -139,11 +142,18 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
         description=(
             "Run the gate on the active quest (or quest_id) after writing tests: PASS locks it "
             "and shows the next quest, FAIL returns facts and spends a try, REVIEW waits for a "
-            "person. Returns the JSON object of `pytest --quest submit --quest-format json`."
+            "person. dispute (a surviving mutant's id from the facts, comma separated for "
+            "several) with reason (why no input can tell it from the function) disputes it as "
+            "equivalent: never PASS; REVIEW for a person if no test of the suite kills it nor "
+            "sees it return otherwise, else refused with the test or what it did (a try). "
+            "Returns the JSON object of `pytest --quest submit --quest-format json`."
         ),
     )
-    async def quest_submit(quest_id: str | None = None) -> CallToolResult:
-        return tool_result(await tools.run("quest_submit", {"quest_id": quest_id}))
+    async def quest_submit(
+        quest_id: str | None = None, dispute: str | None = None, reason: str | None = None
+    ) -> CallToolResult:
+        arguments = {"quest_id": quest_id, "dispute": dispute, "reason": reason}
+        return tool_result(await tools.run("quest_submit", arguments))
 
     @server.tool(
         name="quest_status",

@@ -66,6 +66,9 @@ def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
             seen["next"] = await client.call_tool("quest_next", {})
             seen["unknown"] = await client.call_tool("quest_next", {"quest_id": "src/pkg/calc.py::nope"})
             seen["option"] = await client.call_tool("quest_next", {"quest_id": "--quest-accept=x"})
+            seen["dispute"] = await client.call_tool(
+                "quest_submit", {"dispute": "m00000000", "reason": "-x is x for no input"}
+            )
             project.test("test_sign", TEST_SIGN)
             seen["submit"] = await client.call_tool("quest_submit", {})
             seen["status"] = await client.read_resource("quest://status")
@@ -84,6 +87,9 @@ def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
     option = structured(seen["option"])
     assert seen["option"].is_error and "may not start with '-'" in option["error"]
     assert option["schema"] == "pytest-quest/1" and option["command"] == "next"
+    # A dispute reaches the submit: an id not of the function's plan is refused before any run.
+    disputed = structured(seen["dispute"])
+    assert seen["dispute"].is_error and "m00000000 is not a mutant of" in disputed["error"], disputed
     # The gate judged the test written between the calls: PASS.
     submitted = structured(seen["submit"])
     assert not seen["submit"].is_error and submitted["command"] == "submit"

@@ -33,6 +33,12 @@ def root(tmp_path: Path) -> Path:
         ("quest_submit", {"quest_id": None}, ["--quest", "submit", "--quest-format", "json"]),
         ("quest_status", {}, ["--quest-status", "--quest-format", "json"]),
         (
+            "quest_submit",
+            {"dispute": "m1a2b3c4d, m00000000", "reason": "-1 and 1 give the same square"},
+            ["--quest", "submit", "--quest-format", "json", "--quest-dispute=m1a2b3c4d,m00000000",
+             "--quest-reason=-1 and 1 give the same square"],
+        ),
+        (
             "quest_check",
             {"since": "main", "require_pass": True, "paths": ["tests/unit", "tests/test_a.py::test_x"]},
             ["--quest", "check", "--quest-format", "json", "--quest-since=main", "--quest-require-pass",
@@ -44,14 +50,21 @@ def root(tmp_path: Path) -> Path:
 def test_each_tool_runs_one_fixed_command(root: Path, tool: str, arguments: dict[str, object], args: list[str]) -> None:
     called = invocation(tool, arguments, root)
     assert called.args == args
-    assert not any(arg.startswith(PERSON) for arg in called.args)
+    # A dispute's reason is the one person option's name a tool passes, and only with it.
+    person = [arg for arg in called.args if arg.startswith(PERSON)]
+    assert person == [arg for arg in args if arg.startswith("--quest-reason=") and "dispute" in arguments]
 
 
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
         ("quest_accept", {}, "unknown tool 'quest_accept'"),
-        ("quest_submit", {"since": "main"}, "quest_submit takes quest_id; not since"),
+        ("quest_submit", {"since": "main"}, "quest_submit takes dispute, quest_id, reason; not since"),
+        ("quest_submit", {"dispute": "m1a2b3c4d"}, "dispute and reason go together"),
+        ("quest_submit", {"reason": "same"}, "dispute and reason go together"),
+        ("quest_submit", {"dispute": "m1a2b3c4d --quest-accept", "reason": "x"}, "expected mutant ids"),
+        ("quest_submit", {"dispute": "-m1a2b3c4d", "reason": "x"}, "may not start with '-'"),
+        ("quest_submit", {"dispute": "m1a2b3c4d", "reason": "a\nb"}, "control characters"),
         ("quest_next", {"reason": "x"}, "quest_next takes quest_id, since; not reason"),
         ("quest_next", {"quest_id": "--quest-accept=src/a.py::f"}, "may not start with '-'"),
         ("quest_next", {"quest_id": "sign"}, "expected FILE::QUALNAME"),
