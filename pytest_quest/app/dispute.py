@@ -12,13 +12,16 @@ test kills a disputed mutant:
    seen to return or raise otherwise than the function on a test's own
    inputs (in 1 or 2): FAIL ``dispute.refused`` with what it did;
    survived: REVIEW ``dispute.equivalent`` with the reason and the tests
-   that ran it, for a person; could not run: REVIEW ``dispute.unconfirmed``.
+   that ran it, for a person; could not run: REVIEW ``dispute.unconfirmed``;
+4. with verification on, each verifier is asked whether an input tells a
+   REVIEW's mutant apart (verify/equivalence.py): a ``verify.equivalence``
+   fact is added; the verdict stays REVIEW whatever they say.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_quest.app.context import Context
@@ -33,6 +36,10 @@ from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 from pytest_quest.engine.source import facts_from_source, read_source
 from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.report.json import Output
+from pytest_quest.verify import equivalence
+from pytest_quest.verify.adapters import Verifier
+from pytest_quest.verify.prompt import build_request
+from pytest_quest.verify.vote import excluded_by
 
 
 def submit_or_dispute(ctx: Context) -> Output:
@@ -44,7 +51,7 @@ def submit_or_dispute(ctx: Context) -> Output:
 
 def _dispute_judge(ctx: Context, quest: Quest) -> Callable[..., Judgement]:
     ids = check_dispute(ctx, quest)
-    return lambda c, q, r, _verifiers: judge_dispute(c, q, r, ids)
+    return lambda c, q, r, verifiers: judge_dispute(c, q, r, ids, verifiers)
 
 
 def check_dispute(ctx: Context, quest: Quest) -> tuple[str, ...]:
@@ -76,9 +83,17 @@ def check_dispute(ctx: Context, quest: Quest) -> tuple[str, ...]:
     return ids
 
 
-def judge_dispute(ctx: Context, quest: Quest, ratchet: Ratchet, ids: tuple[str, ...]) -> Judgement:
+def judge_dispute(
+    ctx: Context,
+    quest: Quest,
+    ratchet: Ratchet,
+    ids: tuple[str, ...],
+    verifiers: Sequence[Verifier] = (),
+) -> Judgement:
     """The gate again, then the disputed mutants against the whole suite: never PASS."""
-    # L2 is for a PASS, which a dispute never gives.
+    # With verification on, the verifiers are asked about a REVIEW's mutants (below);
+    # the submission's L2 is for a PASS, which a dispute never gives.
+    verifying = ctx.options.verify == "on" and not excluded_by(quest, ctx.options.verify_exclude)
     ctx.options = dataclasses.replace(ctx.options, verify="off")
     judgement = judge_quest(ctx, quest, ratchet, [])
     result, report = judgement.result, judgement.mutation
@@ -113,7 +128,52 @@ def judge_dispute(ctx: Context, quest: Quest, ratchet: Ratchet, ids: tuple[str, 
         )
         return judgement
     judgement.result = whole_suite(ctx, quest, ids, judgement)
+    if verifying and verifiers and judgement.current is not None:
+        views(ctx, quest, judgement, [entries[i] for i in ids if i in entries], list(verifiers))
     return judgement
+
+
+def views(
+    ctx: Context,
+    quest: Quest,
+    judgement: Judgement,
+    mutants: list[dict[str, Any]],
+    verifiers: list[Verifier],
+) -> None:
+    """The verifiers' view on each mutant of a dispute's REVIEW, added as a fact (REVIEW stays)."""
+    result, current = judgement.result, judgement.current
+    assert current is not None
+    if result.verdict is not Verdict.REVIEW or result.step != dispute.STEP:
+        return
+    disputed = {f.field for f in result.facts if f.check == "dispute.equivalent"}
+    added: list[Fact] = []
+    records = []
+    for mutant in mutants:
+        if f"{quest.file}:{mutant.get('line', 0)}" not in disputed:
+            continue
+        reached = [str(t) for t in mutant.get("reached_by") or current.covering_tests]
+        request = build_request(
+            rootdir=ctx.rootdir,
+            quest=quest,
+            current=current,
+            covering_tests=sorted(reached)[: equivalence.TESTS_SHOWN],
+            changed_files=[],
+            questions=1,
+        )
+        reason = ctx.options.reason or ""
+        verification = equivalence.ask(
+            request,
+            mutant,
+            reason,
+            verifiers,
+            threshold=ctx.options.verify_threshold,
+            rootdir=ctx.rootdir,
+        )
+        added.append(equivalence.equivalence_fact(quest.file, mutant, verification))
+        records.append({"mutant": str(mutant.get("id", "")), **verification.record()})
+    if added:
+        judgement.result = GateResult(Verdict.REVIEW, [*result.facts, *added], result.step)
+        judgement.verification = {"result": "equivalence", "equivalence": records}
 
 
 def _seen(quest: Quest, ids: tuple[str, ...], entries: dict[str, dict[str, Any]]) -> list[Fact]:

@@ -314,9 +314,14 @@ def run_verification(
     *,
     threshold: int | None,
     rootdir: Path | None = None,
+    prompt: str | None = None,
 ) -> Verification:
-    """Ask every verifier in isolation (commands in parallel), re-check, and vote."""
-    prompt = build_prompt(request)
+    """Ask every verifier in isolation (commands in parallel), re-check, and vote.
+
+    `prompt`: another text than the submission's (a disputed mutant's, verify/equivalence.py).
+    """
+    if prompt is None:
+        prompt = build_prompt(request)
     commands = [v for v in verifiers if isinstance(v, CommandVerifier)]
     others = [v for v in verifiers if not isinstance(v, CommandVerifier)]
     answers: dict[int, Answer] = {}

@@ -68,7 +68,7 @@ class Request:
     files: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _numbered(text: str, first: int) -> str:
+def numbered(text: str, first: int) -> str:
     return "\n".join(f"{first + index:5d} | {line}" for index, line in enumerate(text.split("\n")))
 
 
@@ -199,7 +199,7 @@ def build_prompt(request: Request) -> str:
         ),
         "",
         "```python",
-        _numbered(request.function_source, request.function_first),
+        numbered(request.function_source, request.function_first),
         "```",
         "",
         "## Tests that cover it (new or changed in this submission)",
@@ -212,7 +212,7 @@ def build_prompt(request: Request) -> str:
             f"### {test.nodeid} ({test.file}, lines {test.first}-{test.last})",
             "",
             "```python",
-            _numbered(test.text, test.first),
+            numbered(test.text, test.first),
             "```",
         ]
     parts += ["", "## Questions (answer each with yes or no, then one short reason)", ""]
@@ -255,4 +255,5 @@ __all__ = [
     "build_prompt",
     "build_request",
     "covering_test_sources",
+    "numbered",
 ]

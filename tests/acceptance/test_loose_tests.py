@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.mutants import plan_mutants
-from tests.support.paths import EXAMPLE_PROJECT
+from tests.support.paths import EXAMPLE_PROJECT, verifier_script
 from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.slow
@@ -287,3 +287,34 @@ def test_a_mutant_seen_returning_otherwise_disputed_is_refused_with_what_it_did(
     assert fact["check"] == "dispute.refused"
     assert "where the function returns `'HEY!'`" in fact["message"], fact["message"]
     assert "it is not equivalent" in fact["message"]
+
+
+def test_with_verification_on_a_disputed_mutants_review_gets_the_verifiers_view(
+    words: Path, tmp_path: Path
+) -> None:
+    # The verifiers may add to a dispute's REVIEW, never remove it: one names an input,
+    # one finds none; the REVIEW stands with their view as a fact.
+    quest = "src/words.py::first_word"
+    data = submit(words, quest)
+    found = ID.search(data["quest"]["facts"][0]["message"])
+    assert found is not None, data["quest"]["facts"]
+    prompt = tmp_path / "prompt.txt"
+    cite = verifier_script(
+        "cite.py", "src/words.py", 4, 'return words[0] if words else ""', "with `` the mutant..."
+    )
+    data = submit(
+        words, quest, "--quest-dispute", found.group(1), "--quest-reason", "split() is never empty",
+        "--quest-verify", "on", "--quest-verifier-cmd", cite,
+        "--quest-verifier-cmd", verifier_script("record.py", prompt),
+    )  # fmt: skip
+    assert (data["verdict"], data["step"]) == ("REVIEW", "dispute"), data["quest"]["facts"]
+    assert data["quest"]["tries"] == 1
+    checks = [f["check"] for f in data["quest"]["facts"]]
+    assert checks == ["dispute.equivalent", "verify.equivalence"]
+    view = data["quest"]["facts"][1]
+    assert view["field"] == "src/words.py:4"
+    assert view["actual"].startswith("1 of 2 name an input that tells them apart (`")
+    assert "with \\x60\\x60 the mutant..." in view["actual"] and "1 find none" in view["actual"]
+    asked = prompt.read_text()
+    assert "Line 4: `words[0] if words else ''` becomes `words[0] if True else ''`" in asked
+    assert "split() is never empty" in asked and "tests/test_words.py::test_first_word" in asked

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shlex
-import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any, NoReturn, cast
@@ -29,14 +27,8 @@ from pytest_quest.verify.prompt import (
 from pytest_quest.verify.protocol import Finding, parse_reply
 from pytest_quest.verify.vote import Answer, excluded_by, recheck, vote
 from tests.support import paths
-from tests.support.paths import VERIFIERS
+from tests.support.paths import verifier_script as script
 from tests.support.projects import CALC, Project, built_template
-
-
-def script(name: str, *args: object) -> str:
-    """The command line of a fake verifier in tests/verifiers/."""
-    return shlex.join([sys.executable, str(VERIFIERS / name), *map(str, args)])
-
 
 SOURCE = """\
 import functools

@@ -1,0 +1,171 @@
+"""The verifiers' view on a disputed mutant (issue 13): one fact added to the dispute's REVIEW.
+
+With verification on, a dispute that ends REVIEW (no test of the suite
+kills the mutant nor sees it do otherwise) is shown to every verifier: the
+function, the change, the reason given, a few of the tests that reach the
+changed line, and one question: is there an input that tells them apart?
+Their answers go through the same reply protocol, re-check and vote as a
+submission's, and become a ``verify.equivalence`` fact for the person who
+decides.  The verifiers may only add to a REVIEW, never remove one: the
+verdict stays REVIEW whatever they say, and nothing they say is a try.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.core.model import Fact
+from pytest_quest.core.observed import quoted
+from pytest_quest.verify.adapters import Verifier, run_verification
+from pytest_quest.verify.prompt import Request, numbered
+from pytest_quest.verify.protocol import STATUS_CLEAN, STATUS_CORRECTIONS
+from pytest_quest.verify.vote import Verification
+
+QUESTION = (
+    "Is there an input for which the function with the change returns or raises something "
+    "else, or leaves its arguments or its object otherwise, than the function as written?"
+)
+
+#: Tests that reach the changed line shown to the verifiers (the first, in order).
+TESTS_SHOWN = 5
+
+
+def equivalence_request(request: Request) -> Request:
+    """`request` (the function, the tests shown, their files) asking the one question."""
+    return dataclasses.replace(request, questions=[QUESTION], tests=request.tests[:TESTS_SHOWN])
+
+
+def equivalence_prompt(request: Request, mutant: dict[str, Any], reason: str) -> str:
+    """The prompt sent on stdin to each verifier about one disputed mutant."""
+    last = request.function_first + request.function_source.count("\n")
+    line = int(mutant.get("line", 0))
+    parts = [
+        (
+            "You are an independent reviewer of a claim about one function. A mutation-testing "
+            "gate changed one line of it; no test of the project's suite fails with the change, "
+            "and the test writer claims no input can tell the changed function from the "
+            "original. Judge only from the code below and your knowledge of Python; look for "
+            "an input that tells them apart before you answer."
+        ),
+        "",
+        (
+            f"## Function: {request.quest.id} ({request.function_file}, lines "
+            f"{request.function_first}-{last})"
+        ),
+        "",
+        "```python",
+        numbered(request.function_source, request.function_first),
+        "```",
+        "",
+        "## The change",
+        "",
+        f"Line {line}: `{mutant.get('original', '')}` becomes `{mutant.get('mutated', '')}`",
+        "",
+        "## The test writer's reason",
+        "",
+        str(reason),
+        "",
+        "## Tests that reach the changed line and pass with the change",
+    ]
+    if not request.tests:
+        parts += ["", "(no test source could be shown)"]
+    for test in request.tests:
+        parts += [
+            "",
+            f"### {test.nodeid} ({test.file}, lines {test.first}-{test.last})",
+            "",
+            "```python",
+            numbered(test.text, test.first),
+            "```",
+        ]
+    parts += [
+        "",
+        "## Questions (answer with yes or no, then one short reason)",
+        "",
+        f"1. {QUESTION}",
+        "",
+        "## Reply format",
+        "",
+        "Reply with exactly these five blocks (any order), nothing else is read:",
+        "",
+        f"<status>{STATUS_CLEAN} or {STATUS_CORRECTIONS}</status>",
+        "<questions>",
+        "- the question above",
+        "</questions>",
+        "<answers>",
+        "- yes or no, then a short reason",
+        "</answers>",
+        "<discrepancies>",
+        (
+            f"- {request.function_file}:{line} `the original code of that line, quoted exactly` "
+            "the input that tells them apart, and what each version does with it"
+        ),
+        "</discrepancies>",
+        "<final>one sentence: your conclusion</final>",
+        "",
+        (
+            f"Answer yes only with an input: write it in <discrepancies>, citing line {line} of "
+            f"{request.function_file} and quoting its original code between backticks (status "
+            f"{STATUS_CORRECTIONS}); a citation of another line, or a quote not on it, is "
+            f"discarded. Answer no with `none` in <discrepancies> (status {STATUS_CLEAN})."
+        ),
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def ask(
+    request: Request,
+    mutant: dict[str, Any],
+    reason: str,
+    verifiers: Sequence[Verifier],
+    *,
+    threshold: int | None,
+    rootdir: Path | None,
+) -> Verification:
+    """Every verifier asked about `mutant`, in isolation; their findings re-checked and voted."""
+    asked = equivalence_request(request)
+    prompt = equivalence_prompt(asked, mutant, reason)
+    return run_verification(
+        asked, list(verifiers), threshold=threshold, rootdir=rootdir, prompt=prompt
+    )
+
+
+def equivalence_fact(file: str, mutant: dict[str, Any], verification: Verification) -> Fact:
+    """What the verifiers said of a disputed mutant, for the person who decides (REVIEW stays)."""
+    line = int(mutant.get("line", 0))
+    told: dict[str, str] = {}
+    for item in [*verification.confirmed, *verification.below_threshold]:
+        if item.line != line:
+            continue  # an input is named on the changed line only
+        for name in item.raised_by:
+            told.setdefault(name, item.reason)
+    failed = [answer.verifier for answer in verification.errors]
+    none = [
+        a.verifier
+        for a in verification.answers
+        if not a.error and not a.abstained and a.verifier not in told
+    ]
+    said = [f"{quoted(name, 60)}: {quoted(why, 160)}" for name, why in told.items()]
+    parts = [f"{len(told)} of {verification.voters} name an input that tells them apart"]
+    if said:
+        parts[0] += " (" + "; ".join(said) + ")"
+    parts.append(f"{len(none)} find none")
+    if failed:
+        parts.append(f"{len(failed)} could not answer ({', '.join(quoted(n, 60) for n in failed)})")
+    summary = ", ".join(parts)
+    return Fact(
+        check="verify.equivalence",
+        field=f"{file}:{line}",
+        expected="the verifiers find no input that tells the disputed mutant from the function",
+        actual=summary,
+        message=(
+            f"the verifiers on disputed mutant {mutant.get('id', '')}: {summary}; "
+            "a person decides (verification only adds to this REVIEW)"
+        ),
+    )
+
+
+__all__ = ["QUESTION", "TESTS_SHOWN", "ask", "equivalence_fact", "equivalence_prompt"]
