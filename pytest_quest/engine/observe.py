@@ -64,11 +64,14 @@ def state(value: Any) -> str:
     underscore: a cache or a private index is the object's own business,
     and a mutant that changes only those is not "seen" doing otherwise).
     """
-    if getattr(type(value), "__repr__", None) is object.__repr__:
-        attributes = getattr(value, "__dict__", None)
-        if isinstance(attributes, dict):
-            public = {k: v for k, v in attributes.items() if not str(k).startswith("_")}
-            return shown(public)
+    try:
+        if getattr(type(value), "__repr__", None) is object.__repr__:
+            attributes = getattr(value, "__dict__", None)
+            if isinstance(attributes, dict):
+                public = {k: v for k, v in attributes.items() if not str(k).startswith("_")}
+                return shown(public)
+    except Exception:  # a `__dict__` property of the project's may raise anything
+        return f"<{type(value).__name__}>"
     return shown(value)
 
 

@@ -229,7 +229,13 @@ def test_the_state_of_a_value_is_its_repr_or_its_public_attributes() -> None:
         def __repr__(self) -> str:
             return "Shown()"
 
+    class Odd:
+        @property
+        def __dict__(self) -> dict[str, int]:  # type: ignore[override]
+            raise RuntimeError("no")
+
     assert state(Plain()) == "{'a': 1}"
+    assert state(Odd()) == "<Odd>"
     assert state(Shown()) == "Shown()"
     assert state([1, {"k": 2}]) == "[1, {'k': 2}]"
 
