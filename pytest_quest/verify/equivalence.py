@@ -20,7 +20,7 @@ from typing import Any
 from pytest_quest.core.model import Fact
 from pytest_quest.core.observed import quoted
 from pytest_quest.verify.adapters import Verifier, run_verification
-from pytest_quest.verify.prompt import Request, numbered
+from pytest_quest.verify.prompt import Request, function_section, reply_format, tests_section
 from pytest_quest.verify.protocol import STATUS_CLEAN, STATUS_CORRECTIONS
 from pytest_quest.verify.vote import Verification
 
@@ -40,7 +40,6 @@ def equivalence_request(request: Request) -> Request:
 
 def equivalence_prompt(request: Request, mutant: dict[str, Any], reason: str) -> str:
     """The prompt sent on stdin to each verifier about one disputed mutant."""
-    last = request.function_first + request.function_source.count("\n")
     line = int(mutant.get("line", 0))
     parts = [
         (
@@ -51,14 +50,7 @@ def equivalence_prompt(request: Request, mutant: dict[str, Any], reason: str) ->
             "an input that tells them apart before you answer."
         ),
         "",
-        (
-            f"## Function: {request.quest.id} ({request.function_file}, lines "
-            f"{request.function_first}-{last})"
-        ),
-        "",
-        "```python",
-        numbered(request.function_source, request.function_first),
-        "```",
+        *function_section(request, "Function"),
         "",
         "## The change",
         "",
@@ -69,42 +61,19 @@ def equivalence_prompt(request: Request, mutant: dict[str, Any], reason: str) ->
         str(reason),
         "",
         "## Tests that reach the changed line and pass with the change",
-    ]
-    if not request.tests:
-        parts += ["", "(no test source could be shown)"]
-    for test in request.tests:
-        parts += [
-            "",
-            f"### {test.nodeid} ({test.file}, lines {test.first}-{test.last})",
-            "",
-            "```python",
-            numbered(test.text, test.first),
-            "```",
-        ]
-    parts += [
+        *tests_section(request.tests),
         "",
         "## Questions (answer with yes or no, then one short reason)",
         "",
         f"1. {QUESTION}",
-        "",
-        "## Reply format",
-        "",
-        "Reply with exactly these five blocks (any order), nothing else is read:",
-        "",
-        f"<status>{STATUS_CLEAN} or {STATUS_CORRECTIONS}</status>",
-        "<questions>",
-        "- the question above",
-        "</questions>",
-        "<answers>",
-        "- yes or no, then a short reason",
-        "</answers>",
-        "<discrepancies>",
-        (
-            f"- {request.function_file}:{line} `the original code of that line, quoted exactly` "
-            "the input that tells them apart, and what each version does with it"
+        *reply_format(
+            "- the question above",
+            "- yes or no, then a short reason",
+            (
+                f"- {request.function_file}:{line} `the original code of that line, quoted "
+                "exactly` the input that tells them apart, and what each version does with it"
+            ),
         ),
-        "</discrepancies>",
-        "<final>one sentence: your conclusion</final>",
         "",
         (
             f"Answer yes only with an input: write it in <discrepancies>, citing line {line} of "

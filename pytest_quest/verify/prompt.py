@@ -181,32 +181,27 @@ def _read_lines(path: Path) -> list[str]:
         return []
 
 
-def build_prompt(request: Request) -> str:
-    """The prompt sent on stdin to each verifier command (documented in docs/verification.md)."""
-    quest = request.quest
+def function_section(request: Request, title: str) -> list[str]:
+    """The prompt's lines showing the function, numbered with its file's line numbers."""
     last = request.function_first + request.function_source.count("\n")
-    parts = [
+    return [
         (
-            "You are an independent verifier of unit tests written by someone else for one "
-            "function. Judge only from the code below: do not trust the tests' names, "
-            "docstrings or comments, and answer each question on its own before you list "
-            "any discrepancy."
-        ),
-        "",
-        (
-            f"## Function under test: {quest.id} ({request.function_file}, lines "
+            f"## {title}: {request.quest.id} ({request.function_file}, lines "
             f"{request.function_first}-{last})"
         ),
         "",
         "```python",
         numbered(request.function_source, request.function_first),
         "```",
-        "",
-        "## Tests that cover it (new or changed in this submission)",
     ]
-    if not request.tests:
-        parts += ["", "(no test source could be shown)"]
-    for test in request.tests:
+
+
+def tests_section(tests: Sequence[TestSource]) -> list[str]:
+    """The prompt's lines showing each test (under a heading the caller writes)."""
+    if not tests:
+        return ["", "(no test source could be shown)"]
+    parts: list[str] = []
+    for test in tests:
         parts += [
             "",
             f"### {test.nodeid} ({test.file}, lines {test.first}-{test.last})",
@@ -215,9 +210,12 @@ def build_prompt(request: Request) -> str:
             numbered(test.text, test.first),
             "```",
         ]
-    parts += ["", "## Questions (answer each with yes or no, then one short reason)", ""]
-    parts += [f"{number}. {question}" for number, question in enumerate(request.questions, 1)]
-    parts += [
+    return parts
+
+
+def reply_format(questions: str, answers: str, discrepancy: str) -> list[str]:
+    """The prompt's reply-format section, with how each block's items look."""
+    return [
         "",
         "## Reply format",
         "",
@@ -225,15 +223,41 @@ def build_prompt(request: Request) -> str:
         "",
         f"<status>{STATUS_CLEAN} or {STATUS_CORRECTIONS}</status>",
         "<questions>",
-        "- each question above, one bullet each, in the same order",
+        questions,
         "</questions>",
         "<answers>",
-        "- yes or no, then a short reason; one bullet per question, same order",
+        answers,
         "</answers>",
         "<discrepancies>",
-        "- path/to/file.py:LINE `the code at that line, quoted exactly` why it is a problem",
+        discrepancy,
         "</discrepancies>",
         "<final>one sentence: your conclusion</final>",
+    ]
+
+
+def build_prompt(request: Request) -> str:
+    """The prompt sent on stdin to each verifier command (documented in docs/verification.md)."""
+    parts = [
+        (
+            "You are an independent verifier of unit tests written by someone else for one "
+            "function. Judge only from the code below: do not trust the tests' names, "
+            "docstrings or comments, and answer each question on its own before you list "
+            "any discrepancy."
+        ),
+        "",
+        *function_section(request, "Function under test"),
+        "",
+        "## Tests that cover it (new or changed in this submission)",
+        *tests_section(request.tests),
+    ]
+    parts += ["", "## Questions (answer each with yes or no, then one short reason)", ""]
+    parts += [f"{number}. {question}" for number, question in enumerate(request.questions, 1)]
+    parts += reply_format(
+        "- each question above, one bullet each, in the same order",
+        "- yes or no, then a short reason; one bullet per question, same order",
+        "- path/to/file.py:LINE `the code at that line, quoted exactly` why it is a problem",
+    )
+    parts += [
         "",
         (
             "Write `none` in <discrepancies> when there is no discrepancy; the status is then "
@@ -255,5 +279,8 @@ __all__ = [
     "build_prompt",
     "build_request",
     "covering_test_sources",
+    "function_section",
     "numbered",
+    "reply_format",
+    "tests_section",
 ]
