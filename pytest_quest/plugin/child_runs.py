@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import pytest
 from _pytest.runner import runtestprotocol
 
+from pytest_quest.engine.memory_cap import capped
 from pytest_quest.engine.swap import cache_wrappers_of
 
 _T = TypeVar("_T")
@@ -64,20 +65,29 @@ def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
     # Repeats, in case a test swallows the first one and loops on.
     signal.setitimer(signal.ITIMER_REAL, budget, 0.5)
     try:
-        for item in items:
-            try:
-                outcome = outcome_of(run_item(item))
-            except MutantTimeout:
-                # Stopped outside the test's own phases (in a hook): still a kill.
-                return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
-            if timed_out:
-                return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
-            if outcome != "passed":
-                return {"status": "killed", "killed_by": item.nodeid, "how": outcome}
+        # A loop in C never lets the alarm run: its memory is capped (engine/memory_cap.py).
+        with capped():
+            for item in items:
+                try:
+                    reports = run_item(item)
+                except MutantTimeout:
+                    # Stopped outside the test's own phases (in a hook): still a kill.
+                    return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
+                if timed_out:
+                    return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
+                outcome = outcome_of(reports)
+                if outcome != "passed":
+                    how = "memory" if ran_out_of_memory(reports) else outcome
+                    return {"status": "killed", "killed_by": item.nodeid, "how": how}
         return {"status": "survived", "killed_by": "", "how": ""}
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def ran_out_of_memory(reports: list[pytest.TestReport]) -> bool:
+    """Whether the test failed on a MemoryError (the mutant's run hit the memory cap)."""
+    return any(r.failed and "MemoryError" in r.longreprtext for r in reports)
 
 
 # ``functools.lru_cache``/``cache`` wrappers of the function: cleared before

@@ -23,7 +23,11 @@ the mutant.  Limits: it needs the processes the tests start to be measured
 (coverage.py's start-up hook, the ``subprocesses`` policy on); without it
 nothing is confirmed, as before, and a fresh run where the mutant was not
 applied (no start-up hook in that environment) says nothing either.  A
-mutant that was killed by the time budget (it loops) is not used.  A test that tells the
+kill by a mutant that ran away (past its time budget, or at the memory cap:
+``RUNAWAY``) holds when the test runs away there too (stopped at its budget)
+or fails; before, such kills were never confirmed, and a saved oracle that
+looped on a wrong value instead of failing (``while f(x) != EXPECTED[x]:
+pass``) had every kill taken on trust.  A test that tells the
 fresh process from the gate's children can fail there on purpose: one
 started afresh (no run held, or one held came too late) has the mutation
 child as its parent; a held one (`Parked`, the shim as its parent) is
@@ -35,6 +39,7 @@ submitter) does not run it.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import select
 import signal
@@ -46,9 +51,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from pytest_quest.core.kills import RUNAWAY, describe, killers, pilot
 from pytest_quest.core.mutants import CHANGED, REACHED
 from pytest_quest.engine import processes, remote_mutant
 from pytest_quest.engine.channel import JudgeChannel
+from pytest_quest.engine.memory_cap import capped
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_runs import outcome_of
 
@@ -71,7 +78,8 @@ class FreshRecorder:
         self.quiet = quiet
         self.only = set(only or [])
         # Per test, the seconds it may run here (as against a mutant in the
-        # mutation child); one stopped there is "timeout", which confirms nothing.
+        # mutation child); one stopped there is "timeout", which confirms only a
+        # kill that ran away in the mutation child too (RUNAWAY).
         self.budgets = dict(budgets or {})
         self.timed_out: set[str] = set()
         self.reports: dict[str, list[pytest.TestReport]] = {}
@@ -123,7 +131,8 @@ class FreshRecorder:
             previous = signal.signal(signal.SIGALRM, alarm)
             signal.setitimer(signal.ITIMER_REAL, budget, 0.5)  # again, if swallowed
         try:
-            yield
+            with capped() if budget else contextlib.nullcontext():
+                yield
         finally:
             if budget:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -176,20 +185,6 @@ def fresh_arguments(args: tuple[str, ...] | list[str], channel: str) -> list[str
         else:
             kept.append(arg)
     return kept
-
-
-def killers(mutants: list[dict[str, Any]]) -> dict[int, list[str]]:
-    """Per mutant index, the killing tests to confirm with it: each test once, its first kill."""
-    chosen: dict[int, list[str]] = {}
-    seen: set[str] = set()
-    for entry in mutants:
-        if entry.get("status") != "killed" or entry.get("how") == "timeout":
-            continue
-        test = str(entry.get("killed_by") or "")
-        if test and test not in seen:
-            seen.add(test)
-            chosen.setdefault(int(entry["index"]), []).append(test)
-    return chosen
 
 
 class Fresh(NamedTuple):
@@ -401,19 +396,6 @@ def _fresh(payload: dict[str, Any] | None, none: str) -> Fresh | str:
     )
 
 
-def _pilot(mutants: list[dict[str, Any]], chosen: dict[int, list[str]]) -> int:
-    """The mutant every killing test is first tried with: ``return None`` when it was killed."""
-    for entry in mutants:
-        if entry.get("operator") == "body.return_none" and entry.get("status") == "killed":
-            if entry.get("how") != "timeout":
-                return int(entry["index"])
-    return next(iter(chosen))
-
-
-def _describe(entry: dict[str, Any]) -> str:
-    return f"mutant {entry.get('id', '')} `{entry.get('original')}` -> `{entry.get('mutated')}`"
-
-
 def unconfirmed_kills(
     config: pytest.Config,
     mutants: list[dict[str, Any]],
@@ -441,12 +423,11 @@ def unconfirmed_kills(
         return {}
     first = {test: index for index, tests in chosen.items() for test in tests}
     by_index = {int(entry["index"]): entry for entry in mutants}
-    pilot = _pilot(mutants, chosen)
-    rounds: list[tuple[int, list[str]]] = [(pilot, list(first))]
+    rounds: list[tuple[int, list[str]]] = [(pilot(mutants, chosen), list(first))]
     found: dict[str, str] = {}
     while rounds:
         index, tests = rounds.pop(0)
-        what = _describe(by_index[index])
+        what = describe(by_index[index])
         marks = arm(index)
         try:
             everything = list(dict.fromkeys([*(alongside or []), *tests]))
@@ -469,6 +450,8 @@ def unconfirmed_kills(
             outcome = ran.outcomes.get(test, "error" if ran.collect_error else "not collected")
             if outcome in ("failed", "error"):
                 continue
+            if outcome == "timeout" and by_index[index].get("how") in RUNAWAY:
+                continue  # it runs away there too: the same mutant, the same kill
             if first[test] != index:
                 again.setdefault(first[test], []).append(test)
                 continue

@@ -32,7 +32,7 @@ def test_the_fresh_run_takes_the_childs_arguments_with_its_own_channel() -> None
     assert fresh_arguments(["-q"], "1,2") == ["-q"]
 
 
-def test_each_killing_test_is_confirmed_once_with_its_first_non_timeout_kill() -> None:
+def test_each_killing_test_is_confirmed_once_with_its_first_failure_else_its_first_runaway() -> None:
     mutants = [
         killed(0, "t::slow", how="timeout"),
         killed(1, "t::a"),
@@ -43,6 +43,13 @@ def test_each_killing_test_is_confirmed_once_with_its_first_non_timeout_kill() -
         killed(6, ""),
     ]
     assert killers(mutants) == {1: ["t::a"], 3: ["t::b"], 4: ["t::slow"]}
+    # A test whose every kill ran away (past its budget, at the memory cap) is confirmed too:
+    # a saved oracle that loops on a wrong value instead of failing is no longer taken on trust.
+    runaway = [killed(0, "t::loop", how="timeout"), killed(1, "t::big", how="memory")]
+    assert killers([*runaway, killed(2, "t::loop", how="timeout")]) == {
+        0: ["t::loop"],
+        1: ["t::big"],
+    }
 
 
 def test_every_killer_is_tried_with_return_none_then_with_its_own_kill(
@@ -93,7 +100,9 @@ def test_without_return_none_the_first_kill_is_the_pilot_and_a_pass_there_is_nam
     assert list(found) == ["t::a"] and found["t::a"].startswith("mutant m2 ")
     assert found["t::a"].endswith("(without running the function there)")
     assert not marks.exists()
-    assert unconfirmed_kills(None, [timeout], arm, lambda: None, 1.0) == {}  # type: ignore[arg-type]
+    # Its only kill ran away, and in the fresh run the test passed: not confirmed.
+    alone = unconfirmed_kills(None, [timeout], arm, lambda: None, 1.0)  # type: ignore[arg-type]
+    assert list(alone) == ["t::a"] and alone["t::a"].startswith("mutant m0 ")
 
 
 def test_a_fresh_run_without_the_mutant_says_nothing_a_missing_test_is_named(
@@ -149,7 +158,7 @@ def test_a_run_held_early_is_stopped_when_no_mutant_was_killed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The held fresh run (started while the mutants ran) must not outlive a check that has
-    # nothing to confirm: every mutant survived or timed out.
+    # nothing to confirm: every mutant survived.
     class Held:
         stopped = 0
 
@@ -162,10 +171,9 @@ def test_a_run_held_early_is_stopped_when_no_mutant_was_killed(
     monkeypatch.setattr(fresh_kill, "run_fresh", never)
     held = Held()
     survived = {"index": 0, "status": "survived", "killed_by": "", "operator": "body.skip"}
-    timeout = killed(1, "t::a", how="timeout")
     found = unconfirmed_kills(
         None,  # type: ignore[arg-type]
-        [survived, timeout],
+        [survived],
         lambda i: "",
         lambda: None,
         1.0,
@@ -173,3 +181,26 @@ def test_a_run_held_early_is_stopped_when_no_mutant_was_killed(
     )
     assert found == {}
     assert held.stopped == 1
+
+
+def test_a_runaway_kill_holds_when_the_test_runs_away_in_the_fresh_run_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    answers = iter([Fresh({"t::loop": "timeout"}, {"t::loop"}), Fresh({"t::a": "timeout"}, {"t::a"})])
+    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers))
+    runaway = killed(3, "t::loop", how="timeout")
+    assert unconfirmed_kills(None, [runaway], lambda i: "", lambda: None, 1.0) == {}  # type: ignore[arg-type]
+    # A kill by a failure is not confirmed by a test that runs away in the fresh run.
+    found = unconfirmed_kills(None, [killed(4, "t::a")], lambda i: "", lambda: None, 1.0)  # type: ignore[arg-type]
+    assert list(found) == ["t::a"] and "its outcome is: timeout" in found["t::a"]
+
+
+def test_a_kill_at_the_memory_cap_is_told_from_a_failure() -> None:
+    from pytest_quest.plugin.child_runs import ran_out_of_memory
+
+    def report(outcome: str, text: str) -> pytest.TestReport:
+        return pytest.TestReport("t::a", ("t.py", 1, "a"), {}, outcome, text, "call")  # type: ignore[arg-type]
+
+    assert ran_out_of_memory([report("failed", "E   MemoryError")])
+    assert not ran_out_of_memory([report("failed", "E   AssertionError")])
+    assert not ran_out_of_memory([report("passed", "")])
