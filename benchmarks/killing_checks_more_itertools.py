@@ -329,6 +329,45 @@ def consume_releases_each_item(m: Any) -> Any:
     return alive
 
 
+def intersperse_by_a_float_one(m: Any) -> Any:
+    """n=1.0: the original's `n == 1` path accepts it; n=2.0 raises in both (an undocumented n)."""
+    return outcome(lambda: list(m.intersperse("!", [1, 2, 3], 1.0)))
+
+
+def numeric_range_of_a_string(m: Any) -> Any:
+    """A str stop: the original raises TypeError (`str - str`); `str + str` makes a range."""
+    return outcome(lambda: list(islice(m.numeric_range("a"), 3)))
+
+
+def combination_from_the_end(m: Any) -> Any:
+    return outcome(lambda: m.nth_combination(range(5), 3, -1))
+
+
+def sliding_window_of_zero(m: Any) -> Any:
+    return outcome(lambda: m.sliding_window([1, 2], 0) and "no error at the call")
+
+
+def wide_window_takes_nothing_before_use(m: Any) -> Any:
+    it = iter(range(30))
+    windows = m.sliding_window(it, 25)
+    taken = next(it)
+    listed = list(windows)
+    return taken, len(listed), listed[0][:3]
+
+
+def index_kinds(m: Any) -> Any:
+    cases = (("abcab", "ab"), (iter([1.0, 2, 1]), 1), ([0, 1, 0], 0), (range(5), 3))
+
+    def found(it: Any, v: Any) -> Any:
+        return list(m.iter_index(it, v))
+
+    return [outcome(partial(found, it, v)) for it, v in cases]
+
+
+def primes_below(m: Any) -> Any:
+    return [list(m.sieve(n)) for n in (*range(60), 120, 121, 122, 168, 169, 170, 1000, 1024)]
+
+
 MORE = "more_itertools/more.py::"
 RECIPES = "more_itertools/recipes.py::"
 CHECKS: list[tuple[Any, ...]] = [
@@ -344,6 +383,12 @@ CHECKS: list[tuple[Any, ...]] = [
         MORE + "numeric_range.__init__",
         "m6e546e03",
     ),
+    (
+        numeric_range_of_a_string,
+        "more_itertools.more",
+        MORE + "numeric_range.__init__",
+        "m6e546e03",
+    ),
     (index_out_of_range, "more_itertools.more", MORE + "numeric_range.index", "mec645c70"),
     (seekable_elements_slice, "more_itertools.more", MORE + "seekable.__init__", "mc3b4bd2f"),
     (index_out_of_range, "more_itertools.more", MORE + "numeric_range.index", "mad752428"),
@@ -351,6 +396,7 @@ CHECKS: list[tuple[Any, ...]] = [
     (last_of_a_huge_range, "more_itertools.more", MORE + "last", "m7b4e926d"),
     (last_of_iterables, "more_itertools.more", MORE + "last", "mf2dd70de"),
     (intersperse_one, "more_itertools.more", MORE + "intersperse", "m502db3ae"),
+    (intersperse_by_a_float_one, "more_itertools.more", MORE + "intersperse", "m502db3ae"),
     (unsortable_permutations, "more_itertools.more", MORE + "distinct_permutations", "md8a3a3f1"),
     (
         peekable_empty_slice_takes_nothing,
@@ -428,6 +474,19 @@ CHECKS: list[tuple[Any, ...]] = [
     (shuffled_indices, "more_itertools.more", MORE + "_random_ordered_indices", "m072580bc"),
     (consume_all, "more_itertools.recipes", RECIPES + "consume", "me92942cf"),
     (consume_releases_each_item, "more_itertools.recipes", RECIPES + "consume", "me92942cf"),
+    (combination_from_the_end, "more_itertools.recipes", RECIPES + "nth_combination", "m6aeff259"),
+    (combination_from_the_end, "more_itertools.recipes", RECIPES + "nth_combination", "mdb9b36f0"),
+    (sliding_window_of_zero, "more_itertools.recipes", RECIPES + "sliding_window", "me369a30c"),
+    (
+        wide_window_takes_nothing_before_use,
+        "more_itertools.recipes",
+        RECIPES + "sliding_window",
+        "m765c68c6",
+    ),
+    (index_kinds, "more_itertools.recipes", RECIPES + "iter_index", "m7b4079fa"),
+    (index_kinds, "more_itertools.recipes", RECIPES + "iter_index", "m35a4a4df"),
+    (index_kinds, "more_itertools.recipes", RECIPES + "iter_index", "mb9cf2508"),
+    (primes_below, "more_itertools.recipes", RECIPES + "sieve", "md0d348f6"),
 ]
 
 
