@@ -368,6 +368,21 @@ def primes_below(m: Any) -> Any:
     return [list(m.sieve(n)) for n in (*range(60), 120, 121, 122, 168, 169, 170, 1000, 1024)]
 
 
+def column_times_row(m: Any) -> Any:
+    return outcome(lambda: list(m.matmul([[1], [2]], [[3, 4]])))
+
+
+def factors_of_squares(m: Any) -> Any:
+    return [list(m.factor(n)) for n in (421, 422, 211 * 211, 211 * 223, 44_519, 10**9 + 7)]
+
+
+def medians(m: Any) -> Any:
+    from decimal import Decimal
+
+    data = [5, 9, 4, 12, 8, 9, Decimal("1.123456789"), 2.5]
+    return list(m.running_median(data)), list(m.running_median(data, maxlen=3))
+
+
 MORE = "more_itertools/more.py::"
 RECIPES = "more_itertools/recipes.py::"
 CHECKS: list[tuple[Any, ...]] = [
@@ -487,6 +502,11 @@ CHECKS: list[tuple[Any, ...]] = [
     (index_kinds, "more_itertools.recipes", RECIPES + "iter_index", "m35a4a4df"),
     (index_kinds, "more_itertools.recipes", RECIPES + "iter_index", "mb9cf2508"),
     (primes_below, "more_itertools.recipes", RECIPES + "sieve", "md0d348f6"),
+    (column_times_row, "more_itertools.recipes", RECIPES + "matmul", "m21757ba4"),
+    (factors_of_squares, "more_itertools.recipes", RECIPES + "factor", "ma9b053cb"),
+    (factors_of_squares, "more_itertools.recipes", RECIPES + "factor", "me9468dda"),
+    (factors_of_squares, "more_itertools.recipes", RECIPES + "factor", "m34a8ff7f"),
+    (medians, "more_itertools.recipes", RECIPES + "running_median", "m96174b25"),
 ]
 
 
