@@ -33,6 +33,7 @@ from pytest_quest.core.mutant_ast import (
     returns_falsy_constant,
     same_ast,
     spliced,
+    unread_maxlen,
 )
 
 #: The extreme mutants (Descartes for PIT, Meta's ACH): the original set.
@@ -413,9 +414,11 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     # A slice whose value is thrown away (`iterable[:0]` in a `try`): a
     # probe of whether the object can be sliced, which other bounds answer
     # the same way (more-itertools' `divide`).  An index (`d["key"]`) is
-    # still changed: another key can be missing.
+    # still changed: another key can be missing.  So is the maxlen of a deque
+    # thrown away or read only at its last items (`unread_maxlen`).
     probes: set[int] = set()
     for node, _ in nodes:
+        probes.update(map(id, unread_maxlen(node)))
         if (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Subscript)
