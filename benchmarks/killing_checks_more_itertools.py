@@ -384,6 +384,12 @@ def medians(m: Any) -> Any:
     return list(m.running_median(data)), list(m.running_median(data, maxlen=3))
 
 
+def shifts_to_odd(m: Any) -> Any:
+    """The docstring's contract for any n (the library calls it with even n only); 0 asserts."""
+    m._shift_to_odd.cache_clear()
+    return [outcome(partial(m._shift_to_odd, n)) for n in (0, 1, 3, 6, 7, 12, 2**40)]
+
+
 MORE = "more_itertools/more.py::"
 RECIPES = "more_itertools/recipes.py::"
 CHECKS: list[tuple[Any, ...]] = [
@@ -508,6 +514,9 @@ CHECKS: list[tuple[Any, ...]] = [
     (factors_of_squares, "more_itertools.recipes", RECIPES + "factor", "me9468dda"),
     (factors_of_squares, "more_itertools.recipes", RECIPES + "factor", "m34a8ff7f"),
     (medians, "more_itertools.recipes", RECIPES + "running_median", "m96174b25"),
+    (shifts_to_odd, "more_itertools.recipes", RECIPES + "_shift_to_odd", "m478fa64d"),
+    (shifts_to_odd, "more_itertools.recipes", RECIPES + "_shift_to_odd", "m76f1bae5"),
+    (shifts_to_odd, "more_itertools.recipes", RECIPES + "_shift_to_odd", "m69baf892"),
 ]
 
 
