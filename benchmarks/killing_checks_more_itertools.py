@@ -61,6 +61,17 @@ def last_of_a_huge_range(m: Any) -> Any:
     return within(2, lambda: m.last(Huge()))
 
 
+class OnlyReversed:
+    """Reversible, not iterable: `last` takes its item from `__reversed__`."""
+
+    def __reversed__(self) -> Any:
+        return iter(["end"])
+
+
+def last_of_a_reversible(m: Any) -> Any:
+    return outcome(lambda: m.last(OnlyReversed()))
+
+
 def last_of_iterables(m: Any) -> Any:
     return [outcome(partial(m.last, it)) for it in ([1, 2, 3], iter([1, 2]), [], "ab", {1: 2})]
 
@@ -100,7 +111,10 @@ def seekable_elements_slice(m: Any) -> Any:
 
 
 def zero_groups(m: Any) -> Any:
-    return outcome(lambda: list(m.set_partitions([1, 2], 0)))
+    # [] into 0 groups: the original raises ValueError, the mutant yields one empty partition.
+    return outcome(lambda: list(m.set_partitions([1, 2], 0))), outcome(
+        lambda: list(m.set_partitions([], 0))
+    )
 
 
 def peekable_empty_slice_takes_nothing(m: Any) -> Any:
@@ -416,6 +430,7 @@ CHECKS: list[tuple[Any, ...]] = [
     (index_out_of_range, "more_itertools.more", MORE + "numeric_range.index", "mad752428"),
     (zero_groups, "more_itertools.more", MORE + "set_partitions", "m026e4692"),
     (last_of_a_huge_range, "more_itertools.more", MORE + "last", "m7b4e926d"),
+    (last_of_a_reversible, "more_itertools.more", MORE + "last", "m7b4e926d"),
     (last_of_iterables, "more_itertools.more", MORE + "last", "mf2dd70de"),
     (intersperse_one, "more_itertools.more", MORE + "intersperse", "m502db3ae"),
     (intersperse_by_a_float_one, "more_itertools.more", MORE + "intersperse", "m502db3ae"),
