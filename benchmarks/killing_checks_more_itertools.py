@@ -99,9 +99,12 @@ def numeric_range_one_argument(m: Any) -> Any:
 
 
 def index_out_of_range(m: Any) -> Any:
+    # inf changes only the ValueError's message; an int too large for a float
+    # range raises OverflowError in the mutant's `divmod` (ValueError in the original).
     up, down = m.numeric_range(0, 10), m.numeric_range(10, 0, -1)
-    values = (20, -3, float("inf"), float("-inf"))
-    return [outcome(partial(r.index, v)) for r in (up, down) for v in values]
+    up_f, down_f = m.numeric_range(0.0, 10.0), m.numeric_range(10.0, 0.0, -1.0)
+    values = (20, -3, float("inf"), float("-inf"), 10**400, -(10**400))
+    return [outcome(partial(r.index, v)) for r in (up, down, up_f, down_f) for v in values]
 
 
 def seekable_elements_slice(m: Any) -> Any:
