@@ -407,6 +407,18 @@ def shifts_to_odd(m: Any) -> Any:
     return [outcome(partial(m._shift_to_odd, n)) for n in (0, 1, 3, 6, 7, 12, 2**40)]
 
 
+def probable_prime_outside_its_assert(m: Any) -> Any:
+    """n even or base out of range: the original's precondition assert fires."""
+    return [outcome(partial(m._strong_probable_prime, n, b)) for n, b in ((4, 2), (9, 9), (2, 1))]
+
+
+def probable_primes(m: Any) -> Any:
+    """Every odd n < 1500, bases 2 to 40: the two extra squarings (x**(n-1), x**(2(n-1)))
+    are never -1 mod n (a prime factor p would need p = 1 mod 2**(s+1))."""
+    spp = m._strong_probable_prime
+    return [spp(n, b) for n in range(5, 1500, 2) for b in range(2, min(n, 41))]
+
+
 MORE = "more_itertools/more.py::"
 RECIPES = "more_itertools/recipes.py::"
 CHECKS: list[tuple[Any, ...]] = [
@@ -535,6 +547,19 @@ CHECKS: list[tuple[Any, ...]] = [
     (shifts_to_odd, "more_itertools.recipes", RECIPES + "_shift_to_odd", "m478fa64d"),
     (shifts_to_odd, "more_itertools.recipes", RECIPES + "_shift_to_odd", "m76f1bae5"),
     (shifts_to_odd, "more_itertools.recipes", RECIPES + "_shift_to_odd", "m69baf892"),
+    (
+        probable_prime_outside_its_assert,
+        "more_itertools.recipes",
+        RECIPES + "_strong_probable_prime",
+        "m3630db20",
+    ),
+    (
+        probable_prime_outside_its_assert,
+        "more_itertools.recipes",
+        RECIPES + "_strong_probable_prime",
+        "mddb7dfdd",
+    ),
+    (probable_primes, "more_itertools.recipes", RECIPES + "_strong_probable_prime", "m672f43d1"),
 ]
 
 
