@@ -419,6 +419,13 @@ def probable_primes(m: Any) -> Any:
     return [spp(n, b) for n in range(5, 1500, 2) for b in range(2, min(n, 41))]
 
 
+def primality(m: Any) -> Any:
+    """Even numbers and small multiples: the trial division is what keeps even n from the
+    Miller-Rabin asserts; without it for 3 to 13 the exact bases still say composite."""
+    numbers = (18, 32, 21, 25, 35, 49, 121, 169, 3 * 2047, 5 * 9080191, 7 * 4759123141, 97)
+    return [outcome(partial(m.is_prime, n)) for n in numbers]
+
+
 MORE = "more_itertools/more.py::"
 RECIPES = "more_itertools/recipes.py::"
 CHECKS: list[tuple[Any, ...]] = [
@@ -560,6 +567,14 @@ CHECKS: list[tuple[Any, ...]] = [
         "mddb7dfdd",
     ),
     (probable_primes, "more_itertools.recipes", RECIPES + "_strong_probable_prime", "m672f43d1"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "m495e659a"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "m9ae3e801"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "mde07162d"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "mfe106ace"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "m57e050ce"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "m6973aeeb"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "mf570142d"),
+    (primality, "more_itertools.recipes", RECIPES + "is_prime", "m36afc86f"),
 ]
 
 
