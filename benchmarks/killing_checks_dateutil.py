@@ -319,10 +319,6 @@ def transition_time_with_minutes(m: Any) -> Any:
     return [m._parse_transition_time(t) for t in ("-1:30", "-1:30:15", "+2:05:09")]
 
 
-def tzpath_unknown_attribute(m: Any) -> Any:
-    return outcome(lambda: m.__getattr__("NOT_THERE"))
-
-
 def one_offset_local_transitions(m: Any) -> Any:
     # One offset: trans_idx holds only 0, so offset_1 is offset_0 on both paths.
     return m.tzfile._ts_to_local([0, 0], [100, 200], [7200])
@@ -341,7 +337,6 @@ CHECKS: list[tuple[Any, ...]] = [
         DU + "tz/_tzfile.py::_parse_transition_time",
         "m27f7633a",
     ),
-    (tzpath_unknown_attribute, "dateutil.tz._tzpath", DU + "tz/_tzpath.py::__getattr__", "m08fd5782"),
     (
         one_offset_local_transitions,
         "dateutil.tz._tzfile",

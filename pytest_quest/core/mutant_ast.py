@@ -240,6 +240,39 @@ def replace_in(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
     raise ValueError("node not found in its parent")
 
 
+def unread_maxlen(node: ast.AST) -> list[ast.Constant]:
+    """The literal maxlen of a deque that is thrown away or read only at its last items (or none).
+
+    `deque(it, maxlen=0)` as a statement consumes `it` whatever the maxlen;
+    `deque(it, maxlen=k)[-j]` with ``1 <= j <= k`` is the j-th item from the
+    end for any maxlen of at least j.  A larger maxlen changes only which
+    items stay in memory a while (more-itertools' `consume` and `last`).
+    """
+    reach = 0
+    if isinstance(node, ast.Expr):
+        call = node.value
+    elif isinstance(node, ast.Subscript):
+        call, index = node.value, node.slice
+        if not (
+            isinstance(index, ast.UnaryOp)
+            and isinstance(index.op, ast.USub)
+            and isinstance(index.operand, ast.Constant)
+            and type(index.operand.value) is int
+            and index.operand.value >= 1
+        ):
+            return []
+        reach = index.operand.value
+    else:
+        return []
+    if not (isinstance(call, ast.Call) and call_name(call) == "deque"):
+        return []
+    given = [k.value for k in call.keywords if k.arg == "maxlen"] + call.args[1:2]
+    for maxlen in given:
+        if isinstance(maxlen, ast.Constant) and type(maxlen.value) is int and maxlen.value >= reach:
+            return [maxlen]
+    return []
+
+
 __all__ = [
     "CHANGED",
     "REACHED",
@@ -261,6 +294,7 @@ __all__ = [
     "same_ast",
     "spliced",
     "statement_lines",
+    "unread_maxlen",
     "walk_ids",
     "walk_scope",
 ]

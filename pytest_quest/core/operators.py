@@ -34,6 +34,7 @@ from pytest_quest.core.mutant_ast import (
     returns_falsy_constant,
     same_ast,
     spliced,
+    unread_maxlen,
     walk_ids,
 )
 
@@ -413,12 +414,13 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     # library arguments whose neighbours often mean the same.
     method_numbers: set[int] = set()
     annotations: set[int] = set()
-    # A slice whose value is thrown away (`iterable[:0]` in a `try`) probes
-    # whether the object can be sliced, which other bounds answer the same
-    # way (more-itertools' `divide`); an index (`d["key"]`) is still changed.
+    # A slice thrown away (`iterable[:0]` in a `try`) probes whether the object
+    # can be sliced, which other bounds answer alike (more-itertools' `divide`;
+    # an index, `d["key"]`, is still changed); so does an unread deque maxlen.
     probes: set[int] = set()
     quiet: set[int] = set()  # a logging or warnings message, formatted too
     for node, _ in nodes:
+        probes.update(map(id, unread_maxlen(node)))
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Subscript):
             if isinstance(node.value.slice, ast.Slice):
                 probes.update(inside(node.value.slice))

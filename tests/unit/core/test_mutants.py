@@ -573,3 +573,31 @@ def test_a_formatted_logging_or_warning_message_is_not_a_constant_to_change() ->
     found = plan(source)
     assert [m for o, _, m in found if o == "constant.string"] == ["return 'XX%s!XX' % name"]
     assert [m for o, _, m in found if o == "constant.number"] == ['print("count:", n + 3)']
+
+
+def test_the_maxlen_of_a_deque_thrown_away_or_read_at_its_end_is_kept() -> None:
+    # more-itertools' consume and last (issue 13): `deque(it, maxlen=0)`
+    # consumes `it` whatever the maxlen; `deque(it, maxlen=1)[-1]` is the
+    # last item for any maxlen.  A deque read otherwise, or at an index
+    # beyond its maxlen, still has its maxlen changed.
+    source = """
+    def f(it, n):
+        deque(it, maxlen=0)
+        collections.deque(it, 0)
+        a = deque(it, maxlen=1)[-1]
+        b = deque(it, 2)[-2]
+        c = deque(it, maxlen=1)[0]
+        d = deque(it, maxlen=1)[-2]
+        e = deque(it, maxlen=3)
+        return a, b, c, d, e
+    """
+    numbers = [m for o, _, m in plan(source) if o == "constant.number"]
+    assert numbers == [
+        "a = deque(it, maxlen=1)[-2]",  # the index: another item
+        "b = deque(it, 2)[-3]",
+        "c = deque(it, maxlen=2)[0]",
+        "c = deque(it, maxlen=1)[1]",
+        "d = deque(it, maxlen=2)[-2]",
+        "d = deque(it, maxlen=1)[-3]",
+        "e = deque(it, maxlen=4)",
+    ]
