@@ -181,6 +181,8 @@ def test_a_run_held_early_is_stopped_when_no_mutant_was_killed(
     )
     assert found == {}
     assert held.stopped == 1
+    # Nothing held, nothing to confirm: nothing runs either.
+    assert unconfirmed_kills(None, [survived], lambda i: "", lambda: None, 1.0) == {}  # type: ignore[arg-type]
 
 
 def test_a_runaway_kill_holds_when_the_test_runs_away_in_the_fresh_run_too(
