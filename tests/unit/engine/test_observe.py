@@ -254,3 +254,22 @@ def test_a_call_that_left_its_arguments_otherwise_is_a_difference() -> None:
     # a different result is said first; other names (another path) are not compared
     other = Call("item='pen'", "returns", "None", (("cart", "{'items': []}"),))
     assert first_difference([other], [done], [done]) is None
+
+
+def test_two_objects_shown_by_type_only_are_no_difference() -> None:
+    # dateutil's rrulebase.__iter__ with `if self._cache_complete:` forced False: a
+    # generator over the same cache where the original returns `iter(cache)`.
+    gen = Call("", "returns", "<generator object rrulebase._iter_cached>")
+    it = Call("", "returns", "<list_iterator object>")
+    assert first_difference([gen], [it], [it]) is None
+    # One of them against a value still is.
+    none = Call("", "returns", "None")
+    assert first_difference([none], [it], [it]) == {
+        "args": "",
+        "mutant": "returns None",
+        "original": "returns <list_iterator object>",
+    }
+    node = (("n", "<Node a>"),)
+    assert first_difference(
+        [Call("", "returns", "1", (("n", "<Node b>"),))], [Call("", "returns", "1", node)]
+    ) is None
