@@ -9,10 +9,16 @@ the kernel's out-of-memory killer ended it (and every verdict of its batch
 with it).  Under the cap the allocation fails instead, the C loop ends with
 MemoryError, and the pending alarm fires: the mutant is killed.
 
-The cap is the soft ``RLIMIT_AS``: the process's size when the run starts
-plus a headroom (a quarter of the memory available, at least 2 GiB), never
-above the hard limit, never looser than a soft limit already set; put back
-when the run ends.  Where it cannot be read or set, nothing is capped.
+The cap is the soft ``RLIMIT_DATA``: the process's data size when the run
+starts (``VmData``) plus a headroom (a quarter of the memory available, at
+least 2 GiB), never above the hard limit, never looser than a soft limit
+already set; put back when the run ends.  Where it cannot be read or set,
+nothing is capped.  ``RLIMIT_DATA`` (Linux 4.7 and later) counts the heap
+and private writable mappings, where an endless list grows, and not address
+space only reserved (``PROT_NONE``) nor file mappings: a JVM, a browser or
+a Go program that a test starts (the limit is inherited) reserves far more
+address space than it uses, and under ``RLIMIT_AS`` it would fail to start
+and "kill" every mutant.
 """
 
 from __future__ import annotations
@@ -61,15 +67,15 @@ def limit_for(size: int, room: int, soft: int, hard: int, infinity: int) -> int 
 @contextlib.contextmanager
 def capped() -> Iterator[None]:
     """The address space capped for the run inside the block (see the module's text)."""
-    size = _field(f"/proc/{os.getpid()}/status", "VmSize")
+    size = _field(f"/proc/{os.getpid()}/status", "VmData")
     if resource is None or size is None:
         yield
         return
     try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
         cap = limit_for(size, headroom(), soft, hard, resource.RLIM_INFINITY)
         if cap is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+            resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
     except (OSError, ValueError):
         yield
         return
@@ -78,7 +84,7 @@ def capped() -> Iterator[None]:
     finally:
         if cap is not None:
             with contextlib.suppress(OSError, ValueError):
-                resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+                resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
 __all__ = ["MIN_HEADROOM", "capped", "headroom", "limit_for"]

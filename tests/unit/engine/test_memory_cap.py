@@ -29,16 +29,36 @@ def test_an_endless_list_in_c_ends_at_the_cap_and_the_limit_is_put_back() -> Non
         from pytest_quest.engine import memory_cap
 
         memory_cap.headroom = lambda: 256 << 20
-        before = resource.getrlimit(resource.RLIMIT_AS)
+        before = resource.getrlimit(resource.RLIMIT_DATA)
         try:
             with memory_cap.capped():
                 list(itertools.chain([1], itertools.repeat(None)))
         except MemoryError:
             print("MemoryError")
-        print(resource.getrlimit(resource.RLIMIT_AS) == before)
+        print(resource.getrlimit(resource.RLIMIT_DATA) == before)
         """
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.stdout.split() == ["MemoryError", "True"], done.stderr
+
+
+def test_address_space_only_reserved_is_not_capped() -> None:
+    # A JVM, a browser or a Go program reserves far more address space than it uses
+    # (PROT_NONE, or read-only here); under the cap a test that starts one still starts it.
+    script = textwrap.dedent(
+        """
+        import mmap
+        from pytest_quest.engine import memory_cap
+
+        memory_cap.headroom = lambda: 64 << 20
+        with memory_cap.capped():
+            reserved = mmap.mmap(-1, 8 << 30, prot=mmap.PROT_READ)
+            print(len(reserved))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stdout.split() == [str(8 << 30)], done.stderr
