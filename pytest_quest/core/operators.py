@@ -428,16 +428,16 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
             raising.update(inside(node))
         if isinstance(node, ast.AnnAssign):
             annotations.update(inside(node.annotation))
-        if isinstance(node, ast.Call) and call_name(node) in _QUIET_CALLS:
-            quiet.update(inside(*node.args, *(k.value for k in node.keywords)))
-        if isinstance(node, ast.Call) and (
-            isinstance(node.func, ast.Attribute) or call_name(node) in _LIBRARY_CALLS
-        ):
-            method_numbers.update(
-                i
-                for i, n in walk_ids(*node.args, *(k.value for k in node.keywords))
-                if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
-            )
+        if isinstance(node, ast.Call):
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            if call_name(node) in _QUIET_CALLS:
+                quiet.update(inside(*arguments))
+            if isinstance(node.func, ast.Attribute) or call_name(node) in _LIBRARY_CALLS:
+                method_numbers.update(
+                    i
+                    for i, n in walk_ids(*arguments)
+                    if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+                )
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node in function.body:  # type: ignore[attr-defined]
             # A variable starting from zero or empty at the top of the body.
             value = node.value

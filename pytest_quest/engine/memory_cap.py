@@ -1,4 +1,4 @@
-"""A cap on the address space a mutant's run may add to its process (the mutation child, the fresh run).
+"""A cap on the memory a mutant's run may add to its process (the mutation child, the fresh run).
 
 A mutant's time budget is a SIGALRM in the process that runs it, and a
 signal handler runs only between bytecodes: a loop inside C code never lets
@@ -32,7 +32,7 @@ try:
 except ImportError:  # not on this platform (the gate needs Linux anyway)
     resource = None  # type: ignore[assignment]
 
-#: The least a mutant's run may add to the process's address space.
+#: The least a mutant's run may add to the process's data size.
 MIN_HEADROOM = 2 << 30
 
 
@@ -66,25 +66,22 @@ def limit_for(size: int, room: int, soft: int, hard: int, infinity: int) -> int 
 
 @contextlib.contextmanager
 def capped() -> Iterator[None]:
-    """The address space capped for the run inside the block (see the module's text)."""
+    """The data size capped for the run inside the block (see the module's text)."""
+    restore = None
     size = _field(f"/proc/{os.getpid()}/status", "VmData")
-    if resource is None or size is None:
-        yield
-        return
-    try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        cap = limit_for(size, headroom(), soft, hard, resource.RLIM_INFINITY)
-        if cap is not None:
-            resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
-    except (OSError, ValueError):
-        yield
-        return
+    if resource is not None and size is not None:
+        with contextlib.suppress(OSError, ValueError):
+            soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+            cap = limit_for(size, headroom(), soft, hard, resource.RLIM_INFINITY)
+            if cap is not None:
+                resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
+                restore = (soft, hard)
     try:
         yield
     finally:
-        if cap is not None:
+        if restore is not None:
             with contextlib.suppress(OSError, ValueError):
-                resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+                resource.setrlimit(resource.RLIMIT_DATA, restore)
 
 
 __all__ = ["MIN_HEADROOM", "capped", "headroom", "limit_for"]
