@@ -264,7 +264,14 @@ class QuestSession:
         if command == "_measure":
             return self.write_measurement()
         if self.options.shard_out is not None:  # a CI job's part of the suite (app/shard.py)
-            return shard_out(self.context(), shard_run(self))
+            run = shard_run(
+                self.measurer,
+                rootdir=self.rootdir,
+                measured_roots=self.measured_roots(),
+                only_files=self.config.getoption("quest_measure_only", default=None),
+                errors=self.errors,
+            )
+            return shard_out(self.context(), run)
         use_case = USE_CASES.get(command or "")
         if use_case is None:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")

@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from pytest_quest.app.shard import ShardRun
-from pytest_quest.engine.measure import coverage_settings, quiet_coverage
-
-if TYPE_CHECKING:
-    from pytest_quest.plugin.session import QuestSession
+from pytest_quest.engine.measure import Measurement, coverage_settings, quiet_coverage
 
 
-def shard_run(session: QuestSession) -> ShardRun:
-    """The job's coverage data file (saved, xdist workers' combined in), settings and notes."""
-    measurer = session.measurer
+def shard_run(
+    measurer: Measurement | None,
+    *,
+    rootdir: Path,
+    measured_roots: list[str],
+    only_files: list[str] | None,
+    errors: dict[str, str],
+) -> ShardRun:
+    """The job's coverage data file (saved, xdist workers' combined in), settings and notes.
+
+    `only_files` is ``--quest-measure-only`` as given (None: the measurer's own).
+    """
     if measurer is None:  # pragma: no cover - scan and check always measure
-        return ShardRun(data_filename=None, config={}, errors=dict(session.errors))
+        return ShardRun(data_filename=None, config={}, errors=dict(errors))
     cov = measurer.cov
     with quiet_coverage():
         data_filename = cov.get_data().data_filename()
-    only = session.config.getoption("quest_measure_only", default=None)
     return ShardRun(
         data_filename=data_filename,
-        config=coverage_settings(cov, session.rootdir),
-        measured_roots=session.measured_roots(),
-        only_files=only if only is not None else measurer.only_files(),
+        config=coverage_settings(cov, rootdir),
+        measured_roots=measured_roots,
+        only_files=only_files if only_files is not None else measurer.only_files(),
         notes=list(getattr(measurer, "notes", [])),
-        errors=dict(session.errors),
+        errors=dict(errors),
     )
 
 

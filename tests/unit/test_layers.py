@@ -33,6 +33,17 @@ FORBIDDEN_ANYWHERE = {
 }
 # Third-party packages only one layer may import: the optional MCP SDK.
 ONLY_IN = {"mcp": "mcp", "mcp_types": "mcp"}
+# Standard modules that do I/O: the core computes with values, engine/ talks to the world.
+CORE_IO_MODULES = {
+    "subprocess", "socket", "shutil", "tempfile", "os", "io", "multiprocessing", "threading",
+    "asyncio", "select", "selectors", "fcntl", "sqlite3", "pty", "urllib", "http", "ssl",
+    "ctypes", "mmap", "filelock",
+}
+# Calls that write or start something, however the module was reached.
+CORE_IO_CALLS = {
+    "write_text", "write_bytes", "mkdir", "unlink", "rmdir", "touch", "symlink_to",
+    "Popen", "killpg", "execv", "execve", "fork",
+}
 # Not at module level: engine code runs in processes that must start fast and
 # must not need pytest to be importable (a child process imports it itself).
 FORBIDDEN_AT_IMPORT = {"engine": {"pytest", "_pytest"}}
@@ -44,6 +55,8 @@ class Import:
     target: str  # the imported module, dotted
     line: int
     in_function: bool
+    typing_only: bool = False  # under `if TYPE_CHECKING:`: never run, but still a dependency
+    dynamic: bool = False  # `importlib.import_module(...)`, `__import__(...)`
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -63,21 +76,18 @@ def imports_of(path: Path, root: Path) -> Iterator[Import]:
             for inner in ast.walk(node):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
                     function_lines.add(inner.lineno)
-    type_checking_lines: set[int] = set()
+    type_checking_lines = _type_checking_lines(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for inner in ast.walk(node):
-                if isinstance(inner, (ast.Import, ast.ImportFrom)):
-                    type_checking_lines.add(inner.lineno)
-    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (target := _dynamic_import(node)) is not None:
+            yield Import(name, target, node.lineno, node.lineno in function_lines, dynamic=True)
+            continue
         if node.__class__ not in (ast.Import, ast.ImportFrom):
             continue
-        if node.lineno in type_checking_lines:
-            continue  # typing only: never executed
+        typing_only = node.lineno in type_checking_lines
         in_function = node.lineno in function_lines
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield Import(name, alias.name, node.lineno, in_function)
+                yield Import(name, alias.name, node.lineno, in_function, typing_only)
             continue
         assert isinstance(node, ast.ImportFrom)
         base = node.module or ""
@@ -88,7 +98,37 @@ def imports_of(path: Path, root: Path) -> Iterator[Import]:
         for alias in node.names:
             # `from pkg import mod` imports the module pkg.mod when there is one.
             candidate = f"{base}.{alias.name}"
-            yield Import(name, candidate if _is_module(candidate, root) else base, node.lineno, in_function)
+            target = candidate if _is_module(candidate, root) else base
+            yield Import(name, target, node.lineno, in_function, typing_only)
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """Lines of imports that only a type checker runs: the body of ``if TYPE_CHECKING:``.
+
+    Only that exact test counts (``if not TYPE_CHECKING:`` runs its body; an
+    ``else:`` runs too), so an import cannot hide behind a test that mentions the name.
+    """
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            for statement in node.body:
+                for inner in ast.walk(statement):
+                    if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                        lines.add(inner.lineno)
+    return lines
+
+
+# Calls that import a module named by a value: `importlib.import_module("x")`, `__import__("x")`.
+_DYNAMIC_IMPORTS = ("importlib.import_module", "import_module", "__import__", "importlib.__import__")
+
+
+def _dynamic_import(call: ast.Call) -> str | None:
+    """The module a dynamic import call names (`?` when not a literal), or None for another call."""
+    if ast.unparse(call.func) not in _DYNAMIC_IMPORTS:
+        return None
+    if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    return "?"
 
 
 def _is_module(dotted: str, root: Path) -> bool:
@@ -120,6 +160,10 @@ def violations(root: Path) -> list[str]:
         source_layer = layer_of(imp.module, root.name)
         top = imp.target.split(".")[0]
         where = f"{imp.module}:{imp.line} imports {imp.target}"
+        if imp.target == "?":
+            if imp.module != root.name:  # the package __init__'s lazy names: test_the_lazy_names_...
+                problems.append(f"{imp.module}:{imp.line}: a module imported by a name made at run time")
+            continue
         if imp.module == root.name:
             # The package's __init__ runs before any of its modules: keep it to the bottom layers.
             target_layer = layer_of(imp.target, root.name)
@@ -139,6 +183,8 @@ def violations(root: Path) -> list[str]:
             continue
         if top in ONLY_IN and source_layer != ONLY_IN[top]:
             problems.append(f"{where}: only the {ONLY_IN[top]} layer may import {top}")
+        if imp.typing_only:
+            continue  # a name for the type checker: the layer order holds, the third-party rules do not
         if source_layer in FORBIDDEN_ANYWHERE:
             banned = FORBIDDEN_ANYWHERE[source_layer]
             if (banned is None and top not in stdlib and top != "__future__") or (
@@ -147,7 +193,33 @@ def violations(root: Path) -> list[str]:
                 problems.append(f"{where}: {source_layer} may not import {top}")
         if not imp.in_function and top in FORBIDDEN_AT_IMPORT.get(source_layer, set()):
             problems.append(f"{where}: {source_layer} may not import {top} at module level")
+        if source_layer == "core" and top in CORE_IO_MODULES:
+            problems.append(f"{where}: core is pure: {top} does I/O (engine/ is its place)")
+    return problems + io_calls_in_core(root)
+
+
+def io_calls_in_core(root: Path) -> list[str]:
+    """Calls in core/ that write files or start processes, whatever module they came from."""
+    problems = []
+    for path in sorted((root / "core").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            called = ast.unparse(node.func)
+            name = called.rsplit(".", 1)[-1]
+            if name in CORE_IO_CALLS or (called == "open" and _opens_for_writing(node)):
+                rel = path.relative_to(root.parent)
+                problems.append(f"{rel}:{node.lineno} calls {called}: core is pure (engine/ is its place)")
     return problems
+
+
+def _opens_for_writing(call: ast.Call) -> bool:
+    modes = [a for a in call.args[1:2]] + [k.value for k in call.keywords if k.arg == "mode"]
+    return any(
+        not (isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) <= set("rbt"))
+        for m in modes
+    )
 
 
 def cycles(root: Path) -> list[list[str]]:
@@ -199,12 +271,21 @@ def test_no_import_cycle() -> None:
     assert cycles(PACKAGE) == []
 
 
+def outside_the_layers(root: Path) -> list[str]:
+    """Modules that belong to no layer: at the package root (but its `__init__`) or in another folder."""
+    outside = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] not in LAYERS and rel != Path("__init__.py"):
+            outside.append(rel.as_posix())
+    return outside
+
+
 def test_every_module_is_in_a_layer_and_under_500_lines() -> None:
+    assert outside_the_layers(PACKAGE) == []
     too_long = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE)
-        if len(rel.parts) > 1:
-            assert rel.parts[0] in LAYERS, f"{rel} is outside the layers {LAYERS}"
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > 500:
             too_long.append(f"{rel}: {lines} lines")
@@ -260,6 +341,23 @@ def _package(tmp_path: Path, files: dict[str, str]) -> Path:
          "plugin may not import mcp"),
         ({"app/next.py": "def f():\n    import mcp\n"}, "only the mcp layer may import mcp"),
         ({"mcp/server.py": "import pytest\n"}, "mcp may not import pytest"),
+        # An import the type checker never sees is still run: only `if TYPE_CHECKING:`'s body is typing.
+        ({"core/gate.py": "from typing import TYPE_CHECKING\nif not TYPE_CHECKING:\n"
+          "    from pytest_quest.engine import store\n", "engine/store.py": ""},
+         "core may not import engine"),
+        ({"core/gate.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n"
+          "    import pytest\n"}, "core may not import pytest"),
+        # Dynamic imports count as imports.
+        ({"core/gate.py": "import importlib\nengine = importlib.import_module('pytest_quest.engine.store')\n",
+          "engine/store.py": ""}, "imports pytest_quest.engine.store: core may not import engine"),
+        ({"app/scan.py": "def f():\n    return __import__('pytest')\n"}, "app may not import pytest"),
+        ({"app/scan.py": "import importlib\ndef f(n):\n    return importlib.import_module(n)\n"},
+         "a module imported by a name made at run time"),
+        # The core does no I/O, whichever standard module would do it.
+        ({"core/gate.py": "import subprocess\nsubprocess.run(['true'])\n"}, "core is pure: subprocess"),
+        ({"core/gate.py": "import socket\n"}, "core is pure: socket"),
+        ({"core/gate.py": "def f(p):\n    p.write_text('x')\n"}, "calls p.write_text: core is pure"),
+        ({"core/gate.py": "def f(p):\n    open(p, 'w').write('x')\n"}, "calls open: core is pure"),
     ],
 )
 def test_the_checker_catches_a_forbidden_import(
@@ -281,6 +379,37 @@ def test_the_checker_allows_imports_down_the_layers(tmp_path: Path) -> None:
         },
     )
     assert violations(root) == []
+
+
+def test_the_checker_lets_the_core_read_files_it_is_handed(tmp_path: Path) -> None:
+    root = _package(tmp_path, {"core/gate.py": "def f(p):\n    return open(p).read() + open(p, 'rb').read()\n"})
+    assert violations(root) == []
+
+
+def test_the_checker_finds_a_cycle_through_type_checking(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "plugin/a.py": "from pytest_quest.plugin import b\n",
+            "plugin/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pytest_quest.plugin import a\n",
+        },
+    )
+    assert cycles(root) == [["pytest_quest.plugin.a", "pytest_quest.plugin.b"]]
+
+
+def test_the_checker_finds_a_module_outside_the_layers(tmp_path: Path) -> None:
+    root = _package(tmp_path, {})
+    (root / "helpers.py").write_text("")
+    assert outside_the_layers(root) == ["helpers.py"]
+
+
+def test_the_lazy_names_of_the_package_come_from_core_and_engine() -> None:
+    import pytest_quest
+
+    homes = vars(pytest_quest)["_HOMES"]
+    assert homes and all(home.split(".")[0] in ("core", "engine") for home in homes.values())
+    for name in homes:
+        assert getattr(pytest_quest, name) is not None
 
 
 def test_the_checker_finds_a_cycle_hidden_in_a_function(tmp_path: Path) -> None:
