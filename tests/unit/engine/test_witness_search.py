@@ -127,3 +127,18 @@ class Cart:
         "mutant": "returns 6",
         "original": "returns 8",
     }
+
+
+def test_a_function_that_changes_its_module_state_escapes() -> None:
+    # What a later call sees of the registry is not compared: no verdict from the search.
+    original = "SEEN = []\n\ndef register(name):\n    SEEN.append(name)\n    return len(name)\n"
+    found = search(target(original, original.replace("len(name)", "len(name) + 0"), "register",
+                          [{"name": "a"}]))  # fmt: skip
+    assert found.escapes.startswith("changes module globals (SEEN") and found.witness is None
+
+
+def test_a_mutant_that_changes_module_state_the_function_leaves_alone_is_witnessed() -> None:
+    original = "class Log:\n    lines = 0\n\nLOG = Log()\n\ndef f(x):\n    return x\n"
+    mutant = original.replace("    return x\n", "    LOG.lines = 1\n    return x\n")
+    found = search(target(original, mutant, "f", [{"x": 1}]))
+    assert found.witness is not None and found.witness["mutant"].startswith("leaves globals LOG")
