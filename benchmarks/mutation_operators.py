@@ -15,7 +15,14 @@ function the mutants with their status, and prints per operator: mutants,
 killed, survived, other (unreached, not applied), and the quests that would
 FAIL with the default set (a surviving default-set mutant) and with each
 operator alone.  ``--sample N`` prints N surviving mutants per operator (a
-fixed seed) for the equivalence inspection by hand.
+fixed seed) for the equivalence inspection by hand.  ``--operators default``
+plans the default set only (faster, when only the verdicts are wanted).
+
+Each function is counted under both rules of gate step 4: ``strict`` (a
+surviving default-set mutant FAILs it) and ``on``, the default (only a
+survivor with a witness call, or one the witness search could not judge,
+FAILs it: core/gate.py); the functions whose verdict the two rules give
+differently are named.
 """
 
 from __future__ import annotations
@@ -30,12 +37,15 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS, plan_mutants
+from pytest_quest.core.observed import held_because, observed_text, witness_text
 from pytest_quest.engine.codec import loads
 from pytest_quest.engine.mutation import Target, run_mutation_checks
 from pytest_quest.engine.source import facts_from_source
 
 
-def targets(root: Path, limit: int | None, seed: int) -> list[tuple[str, Target]]:
+def targets(
+    root: Path, limit: int | None, seed: int, operators: tuple[str, ...] = tuple(ALL_OPERATORS)
+) -> list[tuple[str, Target]]:
     ratchet = loads((root / "quest.json").read_bytes(), "quest.json")
     chosen = []
     for quest in ratchet.ordered():
@@ -49,7 +59,7 @@ def targets(root: Path, limit: int | None, seed: int) -> list[tuple[str, Target]
             facts.start,
             tuple(sorted(quest.covering_tests)),
             quest.id,
-            tuple(ALL_OPERATORS),
+            operators,
         )
         chosen.append((quest.id, target))
     if limit is not None and len(chosen) > limit:
@@ -117,11 +127,21 @@ def table(results: list[dict[str, Any]], project: str) -> list[str]:
             if status == "survived":
                 failing[operator].add(result["id"])
     default = set().union(*(failing[o] for o in DEFAULT_OPERATORS))
+    held = {
+        result["id"]
+        for result in judged
+        for m in result["mutants"]
+        if m["status"] == "survived" and m["operator"] in DEFAULT_OPERATORS and _held(m)
+    }
     lines = [
         f"{project}: {len(judged)} baseline PASS functions judged "
         f"({len(results) - len(judged)} left out: incomplete or unstable); "
         f"would FAIL with the default set: {len(default)} "
-        f"({100 * len(default) / max(1, len(judged)):.1f}%)",
+        f"({100 * len(default) / max(1, len(judged)):.1f}%) under mutants=strict, "
+        f"{len(held)} ({100 * len(held) / max(1, len(judged)):.1f}%) under mutants=on "
+        "(a survivor held only with a witness or a reason)",
+        "",
+        *(f"- PASS under on, FAIL under strict: `{name}`" for name in sorted(default - held)),
         "",
         "| operator | default | mutants | killed | survived | other | functions failed |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -134,6 +154,13 @@ def table(results: list[dict[str, Any]], project: str) -> list[str]:
             f"{len(failing[operator])} |"
         )
     return lines
+
+
+def _held(mutant: dict[str, Any]) -> bool:
+    """Whether a survivor FAILs its function under ``mutants=on`` (core/gate.py)."""
+    search = mutant.get("search")
+    witnessed = observed_text(mutant.get("observed")) or witness_text(search)
+    return bool(witnessed or held_because(search))
 
 
 def sample(results: list[dict[str, Any]], per_operator: int, seed: int) -> list[str]:
@@ -163,6 +190,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--table", nargs="*", type=Path, help="print the tables of saved runs")
     parser.add_argument("--sample", type=int, default=0)
+    parser.add_argument("--operators", choices=("all", "default"), default="all")
     parser.add_argument(
         "--replan",
         type=Path,
@@ -180,7 +208,8 @@ def main() -> None:
             print()
         return
     root = args.project.resolve()
-    chosen = targets(root, args.limit, args.seed)
+    operators = tuple(ALL_OPERATORS if args.operators == "all" else sorted(DEFAULT_OPERATORS))
+    chosen = targets(root, args.limit, args.seed, operators)
     print(f"{len(chosen)} baseline PASS functions", file=sys.stderr)
     started = time.monotonic()
     results = measure(root, chosen, args.batch, args.timeout, args.out)

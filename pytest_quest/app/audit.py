@@ -17,6 +17,7 @@ from pytest_quest.core.gate import (
     step_stable,
     step_tampered,
     step_unverified,
+    unwitnessed_record,
 )
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.run import RunReport
@@ -40,6 +41,9 @@ class AuditReport:
     audited: list[str] = field(default_factory=list)
     findings: list[AuditFinding] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    # Per quest, its survivors no call tells apart (core/gate.py `unwitnessed_record`):
+    # not findings, listed for a person to read.
+    unwitnessed: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # Where the mutation check's time went: its wall seconds, the children
     # run at once, and seconds per phase summed over the functions.
     timing: dict[str, Any] = field(default_factory=dict)
@@ -73,6 +77,7 @@ def audit(ctx: Context) -> Output:
             for finding in report.findings
         ],
         "skipped": report.skipped,
+        "unwitnessed": report.unwitnessed,
         "timing": report.timing,
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
@@ -86,6 +91,12 @@ def audit(ctx: Context) -> Output:
     for finding in report.findings:
         lines.append(f"  {finding.id}:")
         lines += [f"    {fact.text()}" for fact in finding.facts]
+    for quest_id, found in sorted(report.unwitnessed.items()):
+        lines += [
+            f"  {quest_id}: unwitnessed (no call tells it apart): {m['file']}:{m['line']}: "
+            f"`{m['original']}` -> `{m['mutated']}` (operator {m['operator']}, mutant {m['id']})"
+            for m in found
+        ]
     for quest_id, why in sorted(report.skipped.items()):
         lines.append(f"  skipped {quest_id}: {why}")
     lines.append("the audit changes no state: PASS quests stay PASS")
@@ -159,8 +170,16 @@ def audit_functions(
     for (quest, function), result in zip(chosen, results):
         report.audited.append(quest.id)
         evidence = Evidence(quest=quest, current=function, run=RunReport())
+        if ratchet.policy is not None and ratchet.policy.mutants == "strict":
+            evidence.mutants_rule = "strict"
         # The covering tests are every test of the measured suite that runs it.
         fill_mutation_evidence(evidence, result, None, whole_suite=True)
+        unwitnessed = [
+            {"file": function.file, **unwitnessed_record(m)}
+            for m in evidence.unwitnessed_mutants()
+        ]
+        if unwitnessed:
+            report.unwitnessed[quest.id] = unwitnessed
         decided = (
             step_tampered(evidence)
             or step_mutants(evidence)

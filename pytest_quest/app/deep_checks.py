@@ -9,7 +9,7 @@ from pytest_quest.app.context import Context
 from pytest_quest.app.trust import tampered_facts, unverified_facts
 from pytest_quest.core.gate import Evidence
 from pytest_quest.core.model import Fact, FunctionFacts, Verdict
-from pytest_quest.core.observed import observed_text
+from pytest_quest.core.observed import held_because, observed_text, witness_text
 from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.seal import seal_facts
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
@@ -85,6 +85,8 @@ def survivors(
                 mutant_id=str(m.get("id", "")),
                 observed=observed_text(m.get("observed")),
                 whole_suite=tests,
+                witness=witness_text(m.get("search")),
+                held_because=held_because(m.get("search")),
             )
         )
     return found
@@ -135,6 +137,7 @@ def deep_checks(
     """
     function = evidence.current
     assert function is not None
+    evidence.mutants_rule = ctx.options.mutants_rule
     tests = sorted(function.covering_tests)
     report = None
     if not tests:

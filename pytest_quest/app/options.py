@@ -15,7 +15,7 @@ from pytest_quest.core.policy import GatePolicy
 COMMANDS = ("scan", "next", "submit", "status", "check", "audit", "export", "combine")
 FORMATS = ("text", "json")
 VERIFY_MODES = ("on", "off", "auto")
-MUTANT_MODES = ("on", "off")
+MUTANT_MODES = ("on", "strict", "off")
 SINCE_COMMANDS = ("next", "status", "check", "export")
 """The commands ``--quest-since REF`` limits to the functions changed since the ref."""
 
@@ -48,6 +48,8 @@ class QuestOptions:
     verify: str
     measure_out: str | None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Gate step 4's rule when `mutants` (core/policy.py `MUTANT_RULES`): "on" or "strict".
+    mutants_rule: str = "on"
     verifier_cmds: list[str] = field(default_factory=list)
     verify_questions: int = 3
     verify_threshold: int | None = None

@@ -44,7 +44,7 @@ ADDED_NOTE = (
 def options_policy(options: QuestOptions, rootdir: Path) -> GatePolicy:
     """The policy the options and ini of this run ask for."""
     return GatePolicy(
-        mutants=options.mutants,
+        mutants=options.mutants_rule if options.mutants else "off",
         operators=OPERATORS,
         max_tries=options.max_tries,
         timeout_floor=options.timeout,
@@ -78,7 +78,8 @@ def with_policy(options: QuestOptions, policy: GatePolicy, rootdir: Path) -> Que
     """`options` with the values `policy` decides."""
     return dataclasses.replace(
         options,
-        mutants=policy.mutants,
+        mutants=policy.checks_mutants,
+        mutants_rule=policy.mutants,
         max_tries=policy.max_tries,
         timeout=policy.timeout_floor,
         verify="on" if policy.verify else "off",

@@ -40,6 +40,8 @@ class RejudgePolicy:
     timeout: float
     # The recorded mutation operators (None: the planner's default set).
     operators: tuple[str, ...] | None = None
+    # Gate step 4's rule (core/policy.py `MUTANT_RULES`) when `mutants`.
+    rule: str = "on"
 
 
 def base_policy(base: Ratchet, ctx: Context) -> RejudgePolicy:
@@ -55,7 +57,13 @@ def base_policy(base: Ratchet, ctx: Context) -> RejudgePolicy:
         return RejudgePolicy(mutants=ctx.options.mutants, timeout=ctx.options.timeout)
     given = given_keys(ctx.options)
     return RejudgePolicy(
-        mutants=recorded.mutants or ("mutants" in given and ctx.options.mutants),
+        mutants=recorded.checks_mutants or ("mutants" in given and ctx.options.mutants),
+        rule=(
+            "strict"
+            if recorded.mutants == "strict"
+            or ("mutants" in given and ctx.options.mutants_rule == "strict")
+            else "on"
+        ),
         timeout=max(
             recorded.timeout_floor, ctx.options.timeout if "timeout_floor" in given else 0.0
         ),
@@ -150,6 +158,7 @@ def _deep_checks(
         has_cov=ctx.child.has_cov,
     )
     for (_, evidence), result in zip(runnable, results):
+        evidence.mutants_rule = policy.rule
         fill_mutation_evidence(evidence, result, ctx.run.outcomes)
 
 

@@ -411,6 +411,7 @@ def record(
             target.mutation_seconds = judgement.mutation_seconds
         if judgement.verification is not None:
             target.verification = judgement.verification
+        target.unwitnessed = judgement.result.unwitnessed or None
         # A submit by --quest-id leaves another active quest active; a settled
         # or missing active quest gives way to this one (if still TODO) or the next.
         active = fresh.quests.get(fresh.active) if fresh.active else None

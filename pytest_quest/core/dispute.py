@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, State
-from pytest_quest.core.observed import observed_text
+from pytest_quest.core.observed import observed_text, witness_text
 
 #: The gate step a dispute's verdict records (the quest's history keeps it).
 STEP = "dispute"
@@ -55,19 +55,19 @@ def refused_fact(file: str, mutant: dict[str, Any], *, whole_suite: bool) -> Fac
 
 
 def seen_fact(file: str, mutant: dict[str, Any]) -> Fact | None:
-    """A disputed mutant the tests' own inputs tell apart (it returned or raised otherwise): refused.
+    """A disputed mutant a call tells apart (it returned or raised otherwise): refused.
 
-    None when nothing was observed.  What the child observed only ever
-    refuses a dispute, never grants one: a forged observation costs its
-    writer a try.
+    The call is a test's own, or the witness search's.  None when there is
+    none.  What the child observed only ever refuses a dispute, never grants
+    one: a forged observation costs its writer a try.
     """
-    observed = observed_text(mutant.get("observed"))
+    observed = observed_text(mutant.get("observed")) or witness_text(mutant.get("search"))
     if not observed:
         return None
     return Fact(
         check="dispute.refused",
         field=_where(file, mutant),
-        expected="no input of the tests tells the disputed mutant from the function",
+        expected="no input tells the disputed mutant from the function",
         actual=observed,
         message=(
             f"dispute of mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) refused: "

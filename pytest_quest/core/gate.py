@@ -51,6 +51,22 @@ class Evidence:
     # not the child's own, and mutants nobody showed were tried.
     tampered: list[Fact] = field(default_factory=list)
     unverified: list[Fact] = field(default_factory=list)
+    # Gate step 4's rule (core/policy.py `MUTANT_RULES`): "on" holds a survivor
+    # against the tests only with a witness or a reason; "strict" holds every one.
+    mutants_rule: str = "on"
+
+    def held_mutants(self) -> list[SurvivingMutant]:
+        """The survivors that fail the quest under `mutants_rule`."""
+        found = self.surviving_mutants or []
+        if self.mutants_rule == "strict":
+            return list(found)
+        return [mutant for mutant in found if not mutant.unwitnessed]
+
+    def unwitnessed_mutants(self) -> list[SurvivingMutant]:
+        """The survivors no call tells apart, the function's every effect compared (not held)."""
+        if self.mutants_rule == "strict":
+            return []
+        return [mutant for mutant in self.surviving_mutants or [] if mutant.unwitnessed]
 
 
 @dataclass
@@ -58,13 +74,29 @@ class GateResult:
     verdict: Verdict
     facts: list[Fact]
     step: str
+    # The survivors recorded as unwitnessed (`unwitnessed_record`): not held against the tests.
+    unwitnessed: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "verdict": self.verdict.value,
             "step": self.step,
             "facts": [fact.to_dict() for fact in self.facts],
         }
+        if self.unwitnessed:
+            found["unwitnessed"] = [dict(m) for m in self.unwitnessed]
+        return found
+
+
+def unwitnessed_record(mutant: SurvivingMutant) -> dict[str, Any]:
+    """An unwitnessed survivor as the quest records it (``Quest.unwitnessed``)."""
+    return {
+        "id": mutant.mutant_id,
+        "line": mutant.line,
+        "operator": mutant.operator,
+        "original": mutant.original,
+        "mutated": mutant.mutated,
+    }
 
 
 def judge(evidence: Evidence) -> GateResult:
@@ -82,8 +114,12 @@ def judge(evidence: Evidence) -> GateResult:
     ):
         result = step(evidence)
         if result is not None:
-            return result
-    return GateResult(Verdict.PASS, [], "pass")
+            break
+    else:
+        result = GateResult(Verdict.PASS, [], "pass")
+    if evidence.surviving_mutants:
+        result.unwitnessed = [unwitnessed_record(m) for m in evidence.unwitnessed_mutants()]
+    return result
 
 
 def step_identity(evidence: Evidence) -> GateResult | None:
@@ -293,28 +329,37 @@ def step_mutants(evidence: Evidence) -> GateResult | None:
             ],
             "environment" if outside else "4-mutants",
         )
-    if not evidence.surviving_mutants:
+    held = evidence.held_mutants()
+    if not held:
         return None
-    return GateResult(
-        Verdict.FAIL, [survivor_fact(m) for m in evidence.surviving_mutants], "4-mutants"
-    )
+    strict = evidence.mutants_rule == "strict"
+    return GateResult(Verdict.FAIL, [survivor_fact(m, strict=strict) for m in held], "4-mutants")
 
 
-def survivor_fact(mutant: SurvivingMutant) -> Fact:
-    """A surviving mutant as a FAIL fact: where, what changed, the operator and the mutant id."""
+def survivor_fact(mutant: SurvivingMutant, *, strict: bool = False) -> Fact:
+    """A surviving mutant as a FAIL fact: where, what changed, the operator and the mutant id.
+
+    With its witness when one was found; otherwise why it is held without
+    one (`strict`: the policy holds every survivor).
+    """
     change = f"`{mutant.original}` -> `{mutant.mutated}`"
     named = f"operator {mutant.operator}"
     dispute = ""
     if mutant.mutant_id:
         named += f", mutant {mutant.mutant_id}"
-    if mutant.observed:
-        # An input of the tests already tells them apart: not equivalent, and
-        # a dispute of it is refused (app/dispute.py).
-        seen = f"; {mutant.observed}; it is not equivalent: assert on that"
+    if mutant.witnessed:
+        # A call tells them apart: not equivalent, and a dispute of it is
+        # refused (app/dispute.py).
+        seen = f"; {mutant.observed or mutant.witness}; it is not equivalent: assert on that"
     else:
-        seen = ""
+        if strict:
+            seen = "; no witness call was found, and the gate policy holds every survivor (mutants=strict)"
+        elif mutant.held_because:
+            seen = f"; held without a witness call: {mutant.held_because}"
+        else:
+            seen = ""
         if mutant.whole_suite:
-            seen = "; " + possibly_equivalent(mutant.line, list(mutant.whole_suite))
+            seen += "; " + possibly_equivalent(mutant.line, list(mutant.whole_suite))
         if mutant.mutant_id:
             dispute = (
                 "; if no input can tell them apart, "

@@ -245,6 +245,10 @@ class Quest:
     config_digest: str | None = None
     #: The lines coverage's partial-branch patterns matched at issue, stripped (sealed).
     partial_lines: list[str] | None = None
+    #: The surviving mutants of the last judgement that no call told apart, every
+    #: effect of the function compared (``core/gate.py`` `unwitnessed_record`): not
+    #: held against the tests, listed by status, export and audit.
+    unwitnessed: list[dict[str, Any]] | None = None
     #: Anything else recorded in ``extra``, kept as found.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -290,6 +294,7 @@ EXTRA_FIELDS = (
     "passed_policy",
     "config_digest",
     "partial_lines",
+    "unwitnessed",
 )
 
 

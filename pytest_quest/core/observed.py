@@ -16,6 +16,8 @@ from typing import Any
 
 #: Characters kept of each shown field (the child caps them too).
 LIMIT = {"test": 160, "args": 160, "mutant": 100, "original": 100}
+#: Characters kept of the witness search's call and reasons.
+CALL_LIMIT = 200
 
 _HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 
@@ -63,6 +65,48 @@ def observed_text(data: Any) -> str:
     )
 
 
+def witness_text(search: Any) -> str:
+    """The sentence for the witness the search found (the child's `search` fields), or ""."""
+    data = search.get("witness") if isinstance(search, dict) else None
+    if not isinstance(data, dict):
+        return ""
+    call, mutant, original = (data.get(key) for key in ("call", "mutant", "original"))
+    if not all(isinstance(value, str) for value in (call, mutant, original)):
+        return ""
+    ended_mutant, ended_original = _ending(str(mutant)), _ending(str(original))
+    if not call or ended_mutant is None or ended_original is None:
+        return ""
+    return (
+        f"with {quoted(str(call), CALL_LIMIT)} the mutant {ended_mutant[0]} "
+        f"{quoted(ended_mutant[1], LIMIT['mutant'])} where the function {ended_original[0]} "
+        f"{quoted(ended_original[1], LIMIT['original'])}; no test noticed"
+    )
+
+
+def held_because(search: Any) -> str:
+    """Why a survivor with no witness still counts against the tests; "" when it does not.
+
+    It does not when the search called the function (`calls`) and saw
+    nothing it cannot compare (`escapes`) and no `problem`: every effect of
+    the function was compared and none told the mutant apart.
+    """
+    if not isinstance(search, dict):
+        return "no witness search was made"
+    problem, escapes, calls = search.get("problem"), search.get("escapes"), search.get("calls")
+    if not isinstance(problem, str) or not isinstance(escapes, str):
+        return "no witness search was made"
+    if problem:
+        return f"no witness could be looked for: {quoted(problem, CALL_LIMIT)}"
+    if escapes:
+        return (
+            "its calls reach outside what the witness search compares "
+            f"({quoted(escapes, CALL_LIMIT)}): assert on that effect"
+        )
+    if not isinstance(calls, int) or isinstance(calls, bool) or calls < 1:
+        return "no witness could be looked for: no call could be tried"
+    return ""
+
+
 def tests_shown(tests: list[str], most: int = 3) -> str:
     """Up to `most` test ids, each in its code span, and how many more."""
     shown = ", ".join(quoted(t, LIMIT["test"]) for t in tests[:most])
@@ -79,4 +123,13 @@ def possibly_equivalent(line: int, tests: list[str]) -> str:
     )
 
 
-__all__ = ["LIMIT", "observed_text", "possibly_equivalent", "quoted", "tests_shown"]
+__all__ = [
+    "CALL_LIMIT",
+    "LIMIT",
+    "held_because",
+    "observed_text",
+    "possibly_equivalent",
+    "quoted",
+    "tests_shown",
+    "witness_text",
+]

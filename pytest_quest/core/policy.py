@@ -19,6 +19,13 @@ from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS
 OPERATORS: tuple[str, ...] = tuple(sorted(DEFAULT_OPERATORS))
 KNOWN_OPERATORS: tuple[str, ...] = tuple(sorted(ALL_OPERATORS))
 
+#: The rules of gate step 4, weakest first: ``off`` (no mutants), ``on`` (a
+#: survivor fails the quest only with a witness call on which it and the
+#: function differ), ``strict`` (every survivor fails the quest).  A policy
+#: recorded as ``on`` before witnesses existed reads as today's ``on``: it
+#: named the default, and the default is the witnessed rule.
+MUTANT_RULES: tuple[str, ...] = ("off", "on", "strict")
+
 #: The person action that changes a recorded policy.
 POLICY_ACTION = "pytest --quest-policy KEY=VALUE"
 
@@ -50,7 +57,8 @@ class GatePolicy:
     folders relative to the rootdir, sorted.
     """
 
-    mutants: bool = True
+    #: One of `MUTANT_RULES`.
+    mutants: str = "on"
     operators: tuple[str, ...] = OPERATORS
     max_tries: int = 3
     timeout_floor: float = 600.0
@@ -66,7 +74,7 @@ class GatePolicy:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "mutants": "on" if self.mutants else "off",
+            "mutants": self.mutants,
             "operators": list(self.operators),
             "max_tries": self.max_tries,
             "timeout_floor": self.timeout_floor,
@@ -105,6 +113,11 @@ class GatePolicy:
                 del data[key]
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def checks_mutants(self) -> bool:
+        """Whether gate step 4 runs at all."""
+        return self.mutants != "off"
 
 
 class PolicyError(ValueError):
@@ -153,9 +166,19 @@ def _names(key: str, value: Any) -> tuple[str, ...]:
     return tuple(sorted(set(value)))
 
 
+def _rule(key: str, value: Any) -> str:
+    if value in MUTANT_RULES:
+        return str(value)
+    if isinstance(value, bool):  # a policy written when the key was on or off only
+        return "on" if value else "off"
+    raise PolicyError(f"{key}: expected one of {', '.join(MUTANT_RULES)}, got {value!r}")
+
+
 def parse_value(key: str, value: Any) -> Any:
     """One policy value from JSON or from ``--quest-policy KEY=VALUE`` text."""
-    if key in {"mutants", "verify", "subprocesses"}:
+    if key == "mutants":
+        return _rule(key, value)
+    if key in {"verify", "subprocesses"}:
         return _bool(key, value)
     if key == "operators":
         if value == "default":
@@ -216,14 +239,14 @@ def parse_compact(text: str) -> GatePolicy:
 def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
     """The keys on which `requested` is weaker than `recorded`, in `KEYS` order.
 
-    Weaker: mutants off when on, fewer operators, more tries, a lower timeout
+    Weaker: a mutant rule earlier in `MUTANT_RULES` (off, on, strict), fewer operators, more tries, a lower timeout
     floor (a gate run stopped sooner has less to show), fewer stability reruns,
     verification off when on, a higher verification threshold (or the majority
     instead of a number), different sources (other code is judged), more
     environment failures in a row before REVIEW.
     """
     found = []
-    if recorded.mutants and not requested.mutants:
+    if MUTANT_RULES.index(requested.mutants) < MUTANT_RULES.index(recorded.mutants):
         found.append("mutants")
     if not set(recorded.operators) <= set(requested.operators):
         found.append("operators")
@@ -298,6 +321,7 @@ __all__ = [
     "KEYS",
     "KNOWN_OPERATORS",
     "LATER_KEYS",
+    "MUTANT_RULES",
     "OPERATORS",
     "POLICY_ACTION",
     "GatePolicy",

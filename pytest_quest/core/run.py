@@ -69,6 +69,23 @@ class SurvivingMutant:
     # that reaches its line (audit, a dispute): they all let it through,
     # so it is possibly equivalent.
     whole_suite: tuple[str, ...] = ()
+    # The witness search's call on which the mutant and the function differ,
+    # as the judge words it ("" when none was found).
+    witness: str = ""
+    # Why a survivor without a witness is still held against the tests: the
+    # search could not call the function, or its calls reach outside what it
+    # compares ("" when the search ran clean: the survivor is unwitnessed).
+    held_because: str = "no witness search was made"
+
+    @property
+    def witnessed(self) -> bool:
+        """Whether a call tells the mutant from the function (the tests' own, or the search's)."""
+        return bool(self.observed or self.witness)
+
+    @property
+    def unwitnessed(self) -> bool:
+        """Whether the search saw everything the function does and found no difference."""
+        return not self.witnessed and not self.held_because
 
 
 def passed_tests(outcomes: dict[str, str]) -> set[str]:

@@ -23,7 +23,22 @@ SECTIONS = (
     ("REVIEW", True, "disputed mutants, waiting for a person (REVIEW)"),
     ("DONE", False, "closed after max tries (DONE)"),
     ("EXCLUDED", False, "taken out of the work by a person (EXCLUDED)"),
+    ("", False, "surviving mutants no call tells apart, not held against the tests (unwitnessed)"),
 )
+
+
+def unwitnessed_lines(quest: Quest) -> list[str]:
+    """A quest's unwitnessed survivors as status lists them: the quest, then one line each."""
+    found = quest.unwitnessed or []
+    lines = [f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, {quest.state.value})"]
+    for mutant in found:
+        if isinstance(mutant, dict):
+            lines.append(
+                f"    {quest.file}:{mutant.get('line', '?')}: `{mutant.get('original', '')}` -> "
+                f"`{mutant.get('mutated', '')}` (operator {mutant.get('operator', '')}, "
+                f"mutant {mutant.get('id', '')})"
+            )
+    return lines
 
 
 @dataclass
@@ -88,5 +103,6 @@ __all__ = [
     "NextView",
     "StatusView",
     "recorded_at_scan",
+    "unwitnessed_lines",
     "weaker_passes",
 ]

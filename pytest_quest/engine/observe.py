@@ -11,6 +11,7 @@ else: nothing observed, nothing said.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import reprlib
@@ -78,11 +79,17 @@ def state(value: Any) -> str:
 class CallObserver:
     """Records the calls of one function (by file, name, first line) in this thread."""
 
-    def __init__(self, path: str, name: str, firstline: int) -> None:
+    def __init__(self, path: str, name: str, firstline: int, keep: bool = False) -> None:
         self.path = os.path.realpath(path)
         self.name = name
         self.firstline = firstline
         self.calls: list[Call] = []
+        # With `keep`, a deep copy of each call's arguments as given, by
+        # parameter name (`self` included), for the witness search to call
+        # the function with again (engine/witness.py); a call whose
+        # arguments cannot be copied is not kept.
+        self.keep = keep
+        self.kept: list[dict[str, Any]] = []
         self.usable = True
         self._previous: Any = None
         self._tracer = self._global  # one bound method: compared by identity on exit
@@ -122,6 +129,8 @@ class CallObserver:
         if len(self.calls) >= MAX_CALLS:
             return None
         args = _arguments(frame)
+        if self.keep:
+            self._keep(frame)
         held = _held(frame)
         state: dict[str, Any] = {"exception": None, "handled": False, "held": held}
 
@@ -136,6 +145,15 @@ class CallObserver:
 
         return local
 
+    def _keep(self, frame: FrameType) -> None:
+        code = frame.f_code
+        local = frame.f_locals
+        names = code.co_varnames[: _parameter_count(code)]
+        try:
+            self.kept.append(copy.deepcopy({name: local[name] for name in names if name in local}))
+        except Exception:  # a lock, a file, a project's __deepcopy__: not kept
+            pass
+
     def _ended(self, args: str, value: Any, state: dict[str, Any]) -> None:
         exception = state["exception"]
         if exception is None:
@@ -146,11 +164,14 @@ class CallObserver:
             self.calls.append(Call(args, "", ""))  # cannot tell how it ended
 
 
+def _parameter_count(code: CodeType) -> int:
+    count = code.co_argcount + code.co_kwonlyargcount
+    return count + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+
+
 def _arguments(frame: FrameType) -> str:
     code = frame.f_code
-    count = code.co_argcount + code.co_kwonlyargcount
-    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
-    names = list(code.co_varnames[:count])
+    names = list(code.co_varnames[: _parameter_count(code)])
     if names and names[0] in ("self", "cls"):
         names = names[1:]
     local = frame.f_locals

@@ -45,7 +45,7 @@ from pytest_quest.plugin.child_runs import (
 from pytest_quest.plugin.child_start import REMOTE
 from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
 from pytest_quest.plugin.fresh_kill import FreshRecorder, unconfirmed_kills
-from pytest_quest.plugin.observe_child import Watch, observed
+from pytest_quest.plugin.observe_child import Watch, observed, searched
 from pytest_quest.plugin.reaching import Reaching
 
 
@@ -226,6 +226,14 @@ class MutationChild:
             left.stop()
 
 
+def _live(swap: CodeSwap) -> tuple[Any, Any] | None:
+    """The function object the mutant is in now, and the mutant's code (None: nested)."""
+    if len(swap.keys) != 1 or not swap.swapped:
+        return None
+    function = swap.swapped[0][0]
+    return function, function.__code__
+
+
 class _Reach:
     """Which test ran the swapped-in code: the mark functions the mutated code calls.
 
@@ -371,6 +379,7 @@ def _mutant(
     if watch is None:
         watch = Watch(swap.path, trees.source, trees.start, lambda item: try_mutant([item], budget))
     witness, with_mutant = None, None
+    live: tuple[Any, Any] | None = None
     try:
         for item in stable if run_order is None else run_order:
             tracker.begin(item.nodeid, mutant.index)
@@ -389,12 +398,25 @@ def _mutant(
             watched = time.monotonic()
             if witness is not None and applied:
                 with_mutant = watch.calls(witness)
+                live = _live(swap)
     finally:
         swap.restore()
     if witness is not None and with_mutant:
         seen = observed(witness, with_mutant, *watch.original(witness))
         if seen is not None:
             entry["observed"] = seen
+    if witness is not None and "observed" not in entry:
+        # No call of the tests tells them apart: the witness search (engine/witness_search.py).
+        why = "" if applied else "the mutant ran only in processes the tests started"
+        if applied and live is None:
+            why = "a nested function is not called on its own"
+        if with_mutant is None and applied:
+            why = "the function's calls could not be observed"
+        if with_mutant is not None and not with_mutant:
+            why = "no call of the function by a covering test was seen in this process"
+        if not why and witness.nodeid not in watch.kept:
+            watch.original(witness)
+        entry["search"] = searched(watch, witness, None if why else live, why)
     if witness is not None and phases is not None:
         phases["observe"] = phases.get("observe", 0.0) + time.monotonic() - watched
     if not applied and not reached:

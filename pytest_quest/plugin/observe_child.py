@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import CodeType, FunctionType
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.mutants import find_function
 from pytest_quest.engine.observe import MAX_VALUE, Call, CallObserver, first_difference
+from pytest_quest.engine.witness_search import Target, search
 
 
 def target(source: str, start: int) -> tuple[str, int] | None:
@@ -47,24 +49,31 @@ class Watch:
         self.run = run
         # The original's two runs per test, made once for all the function's survivors.
         self._originals: dict[str, tuple[list[Call] | None, list[Call] | None]] = {}
+        # The arguments of the original's calls per test, deep-copied as given.
+        self.kept: dict[str, list[dict[str, Any]]] = {}
 
     @functools.cached_property
     def where(self) -> tuple[str, int] | None:
         # Found on first use: most mutants are killed and never watched.
         return target(self.source, self.start)
 
-    def calls(self, item: pytest.Item) -> list[Call] | None:
-        """The function's calls while `item` ran and passed; None when not observable."""
+    def calls(self, item: pytest.Item, keep: bool = False) -> list[Call] | None:
+        """The function's calls while `item` ran and passed; None when not observable.
+
+        With `keep`, the calls' arguments are kept in `kept` for the witness search.
+        """
         if self.where is None:
             return None
         name, first = self.where
         try:
-            with CallObserver(self.file, name, first) as observer:
+            with CallObserver(self.file, name, first, keep=keep) as observer:
                 outcome = self.run(item)
         except Exception:  # the observer must never change a verdict
             return None
         if not observer.usable or outcome.get("status") != "survived":
             return None
+        if keep:
+            self.kept[item.nodeid] = observer.kept
         return observer.calls
 
     def original(self, item: pytest.Item) -> tuple[list[Call] | None, list[Call] | None]:
@@ -76,10 +85,27 @@ class Watch:
         kept = self._originals.get(item.nodeid)
         if kept is not None:
             return kept
-        found = (self.calls(item), self.calls(item))
+        found = (self.calls(item, keep=True), self.calls(item))
         if found[0] is not None and found[0] == found[1]:
             self._originals[item.nodeid] = found
         return found
+
+
+def searched(
+    watch: Watch, item: pytest.Item, live: tuple[FunctionType, CodeType] | None, why: str = ""
+) -> dict[str, Any]:
+    """The child's `search` fields for a survivor `item`'s calls do not tell apart.
+
+    `live`: the function object the mutant was put in, and the mutant's code
+    (None when the function cannot be called on its own: `why` says so).
+    """
+    if live is None:
+        return {"calls": 0, "escapes": "", "problem": why or "the function could not be called"}
+    function, mutant = live
+    kept = watch.kept.get(item.nodeid)
+    if kept is None:
+        return {"calls": 0, "escapes": "", "problem": "the function's calls could not be observed"}
+    return search(Target(function, function.__code__, mutant, kept)).record()
 
 
 def observed(
@@ -97,4 +123,4 @@ def observed(
     return {"test": item.nodeid[: 2 * MAX_VALUE], **difference}
 
 
-__all__ = ["Watch", "observed", "target"]
+__all__ = ["Watch", "observed", "searched", "target"]

@@ -247,7 +247,10 @@ _OPTIONS: list[_Option] = [
         default="on",
         parse=partial(parse_choice, choices=MUTANT_MODES, what="mode"),
         metavar=_choices(MUTANT_MODES),
-        help="gate step 4, the mutation check (default on)",
+        help=(
+            "gate step 4, the mutation check (default on: a surviving mutant fails "
+            "only with a witness call; strict: every survivor fails)"
+        ),
     ),
     _option(
         "--quest-verify",

@@ -224,7 +224,8 @@ def resolve(config: pytest.Config) -> QuestOptions:
         accept=values["quest_accept"],
         export_to=values["quest_export_to"],
         export_force=bool(values["quest_export_force"]),
-        mutants=values["quest_mutants"] == "on",
+        mutants=values["quest_mutants"] != "off",
+        mutants_rule=values["quest_mutants"],
         verify=verify,
         measure_out=measure_out,
         verifier_cmds=[

@@ -64,6 +64,9 @@ def quest_json(
     extra = quest.extra_record()
     if extra:
         data["extra"] = extra
+    if quest.unwitnessed:
+        # Surviving mutants no call told apart: not held against the tests (docs/gate.md).
+        data["unwitnessed"] = list(quest.unwitnessed)
     if is_dispute(quest):
         data["dispute"] = True  # a REVIEW that waits on a disputed mutant
     if quest.state is State.EXCLUDED:

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State, arc_text
-from pytest_quest.core.view import MAX_TRIES, SECTIONS, StatusView, weaker_passes
+from pytest_quest.core.view import (
+    MAX_TRIES,
+    SECTIONS,
+    StatusView,
+    unwitnessed_lines,
+    weaker_passes,
+)
 from pytest_quest.report.escape import visible
 
 
@@ -145,6 +151,9 @@ def status_view(ratchet: Ratchet) -> StatusView:
             f"  {quest.id}  ({quest.file}:{quest.first}-{quest.last}, tries {quest.tries}/{MAX_TRIES})"
         )
         section.extend(f"    {visible(fact.text())}" for fact in quest.facts)
+    unwitnessed = sorted((q for q in ratchet.quests.values() if q.unwitnessed), key=SORT_KEY)
+    for quest in unwitnessed:
+        lines.setdefault(SECTIONS[4][2], []).extend(visible(line) for line in unwitnessed_lines(quest))
     counts = ratchet.counts()
     return StatusView(
         counts=counts,

@@ -117,6 +117,25 @@ def test_a_disputed_survivor_seen_doing_otherwise_is_refused_with_what_it_did() 
     assert decide(QUEST, ("m1",), report(odd), "why").verdict is Verdict.REVIEW
 
 
+def test_a_disputed_survivor_with_a_searched_witness_is_refused_with_the_call() -> None:
+    # No test's call tells it apart, the witness search's does: refused, a try spent.
+    search = {
+        "calls": 12,
+        "escapes": "",
+        "problem": "",
+        "witness": {"call": "f(0)", "mutant": "returns 1", "original": "returns 0"},
+    }
+    found = mutant("m1", "survived", search=search)
+    result = decide(QUEST, ("m1",), report(found), "why")
+    assert (result.verdict, result.step) == (Verdict.FAIL, "dispute")
+    (fact,) = result.facts
+    assert fact.check == "dispute.refused"
+    assert "with `f(0)` the mutant returns `1` where the function returns `0`" in fact.message
+    # A clean search without a witness refuses nothing: the dispute is for a person.
+    clean = mutant("m1", "survived", search={**search, "witness": None})
+    assert decide(QUEST, ("m1",), report(clean), "why").verdict is Verdict.REVIEW
+
+
 def test_a_survivor_seen_doing_otherwise_is_not_called_possibly_equivalent() -> None:
     from pytest_quest.core.gate import survivor_fact
     from pytest_quest.core.run import SurvivingMutant

@@ -366,14 +366,16 @@ def test_surviving_mutants_fail_one_fact_each() -> None:
         ),
         message=(
             "mutant survived: `qty <= 0` -> `qty > 0`; no covering test fails with it "
-            "(operator compare, mutant m1234abcd); if no input can tell them apart, "
+            "(operator compare, mutant m1234abcd); held without a witness call: no witness "
+            "search was made; if no input can tell them apart, "
             "dispute it: --quest-dispute m1234abcd --quest-reason WHY"
         ),
     )
     # The field has no arc: the rendering keeps the whole `path:line`.
     assert result.facts[1].text() == (
         "src/shop/cart.py:40: mutant survived: `return line` -> `return None`; "
-        "no covering test fails with it (operator return)"
+        "no covering test fails with it (operator return); held without a witness call: "
+        "no witness search was made"
     )
     assert [fact.check for fact in result.facts] == ["mutation.compare", "mutation.return"]
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.policy import (
     KEYS,
+    MUTANT_RULES,
     OPERATORS,
     GatePolicy,
     PolicyError,
@@ -29,7 +30,7 @@ BASE = GatePolicy(sources=("src/pkg",))
 
 policies = st.builds(
     GatePolicy,
-    mutants=st.booleans(),
+    mutants=st.sampled_from(MUTANT_RULES),
     operators=st.lists(st.sampled_from(OPERATORS), unique=True).map(lambda x: tuple(sorted(x))),
     max_tries=st.integers(1, 1000),
     timeout_floor=st.floats(0.5, 10_000.0),
@@ -46,7 +47,7 @@ policies = st.builds(
 @pytest.mark.parametrize(
     ("key", "weaker", "tighter"),
     [
-        ("mutants", False, True),
+        ("mutants", "off", "strict"),
         ("max_tries", 10, 1),
         ("timeout_floor", 5.0, 1200.0),
         ("stability_reruns", 0, 3),
@@ -59,9 +60,28 @@ def test_weaker_and_tighter_per_key(key: str, weaker: Any, tighter: Any) -> None
 
 
 def test_mutants_off_recorded_allows_on() -> None:
-    recorded = replace(BASE, mutants=False)
+    recorded = replace(BASE, mutants="off")
     assert weaker_keys(recorded, BASE) == []
     assert weaker_keys(BASE, recorded) == ["mutants"]
+
+
+def test_mutants_strict_is_tighter_than_the_witnessed_default() -> None:
+    strict = replace(BASE, mutants="strict")
+    assert BASE.mutants == "on" and BASE.checks_mutants and not replace(BASE, mutants="off").checks_mutants
+    assert weaker_keys(BASE, strict) == []
+    assert weaker_keys(strict, BASE) == ["mutants"]
+    with pytest.raises(QuestUsageError, match=r"mutants=strict.*--quest-policy"):
+        effective(strict, BASE, {"mutants"})
+    assert parse_compact(strict.compact()) == strict
+
+
+def test_a_policy_recorded_on_or_off_reads_as_before() -> None:
+    # "on" named the default when it was recorded: it reads as the default now.
+    assert from_dict({**BASE.to_dict(), "mutants": "on"}).mutants == "on"
+    assert from_dict({**BASE.to_dict(), "mutants": True}).mutants == "on"
+    assert from_dict({**BASE.to_dict(), "mutants": False}).mutants == "off"
+    # The digest sealed in quests issued under "on" is unchanged.
+    assert BASE.to_dict()["mutants"] == "on"
 
 
 def test_fewer_operators_are_weaker() -> None:
@@ -126,15 +146,15 @@ def test_subprocess_measurement_off_is_weaker_and_a_record_without_it_is_on() ->
 
 def test_effective_keeps_what_is_not_given_and_applies_tightening() -> None:
     recorded = replace(BASE, max_tries=5)
-    requested = replace(BASE, max_tries=2, mutants=False)
+    requested = replace(BASE, max_tries=2, mutants="off")
     # mutants not given: the record holds, whatever the default says.
     chosen = effective(recorded, requested, {"max_tries"})
-    assert chosen.max_tries == 2 and chosen.mutants is True
+    assert chosen.max_tries == 2 and chosen.mutants == "on"
 
 
 def test_effective_refuses_weakening_naming_the_record_and_the_action() -> None:
     with pytest.raises(QuestUsageError, match=r"mutants=on.*--quest-policy"):
-        effective(BASE, replace(BASE, mutants=False), {"mutants"})
+        effective(BASE, replace(BASE, mutants="off"), {"mutants"})
     with pytest.raises(QuestUsageError, match="max_tries=3"):
         effective(BASE, replace(BASE, max_tries=10), {"max_tries"})
 
@@ -143,7 +163,7 @@ def test_effective_refuses_weakening_naming_the_record_and_the_action() -> None:
     ("data", "message"),
     [
         ("x", "expected an object"),
-        ({**BASE.to_dict(), "mutants": "maybe"}, "mutants: expected on or off"),
+        ({**BASE.to_dict(), "mutants": "maybe"}, "mutants: expected one of off, on, strict"),
         ({**BASE.to_dict(), "max_tries": 0}, "max_tries"),
         ({**BASE.to_dict(), "max_tries": True}, "max_tries"),
         ({**BASE.to_dict(), "timeout_floor": -1}, "timeout_floor"),
@@ -159,7 +179,7 @@ def test_bad_policy_values_name_the_key(data: dict[str, Any], message: str) -> N
 
 def test_assignments() -> None:
     assert parse_assignment("max-tries=5") == ("max_tries", "5")
-    assert change(BASE, [parse_assignment("mutants=off")]).mutants is False
+    assert change(BASE, [parse_assignment("mutants=off")]).mutants == "off"
     assert change(BASE, [("sources", "src,lib")]).sources == ("lib", "src")
     for bad in ("max_tries", "colour=red", "max_tries=zero"):
         with pytest.raises(PolicyError):

@@ -193,11 +193,13 @@ def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten() -> 
 
     def ctx(mutants: bool, timeout: float, given: set[str] | None) -> Any:
         return SimpleNamespace(
-            options=SimpleNamespace(mutants=mutants, timeout=timeout, given=given)
+            options=SimpleNamespace(
+                mutants=mutants, mutants_rule="on", timeout=timeout, given=given
+            )
         )
 
-    strict = Ratchet(policy=GatePolicy(mutants=True, timeout_floor=600.0))
-    weak = Ratchet(policy=GatePolicy(mutants=False, timeout_floor=60.0))
+    strict = Ratchet(policy=GatePolicy(mutants="on", timeout_floor=600.0))
+    weak = Ratchet(policy=GatePolicy(mutants="off", timeout_floor=60.0))
     asked_off = ctx(False, 10.0, {"quest_mutants", "quest_timeout"})
     # The base's recorded mutation operators are the re-judge's.
     ops = GatePolicy().operators

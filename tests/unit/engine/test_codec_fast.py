@@ -62,6 +62,7 @@ def sample() -> Ratchet:
         quest(5, verification={"votes": [1, 2], "by": {"x": "y"}}, partial_lines=["if x:"]),
         quest(6, extra={"note": "kept", "nested": {"deep": [1, 2.5, None, True]}}),
         quest(7, State.EXCLUDED, facts=[]),
+        quest(9, State.PASS, unwitnessed=[{"id": "m1234abcd", "line": 92, "operator": "x"}]),
     ]
     twin = quest(8)
     twin.id += "@2"

@@ -43,7 +43,7 @@ def test_the_originals_observed_runs_are_made_once_per_test_for_all_survivors() 
 
     ran: list[str] = []
 
-    def calls(item: Any) -> list[Any]:
+    def calls(item: Any, keep: bool = False) -> list[Any]:
         # Stubbed: a real observation sees nothing under another tracer (coverage in CI).
         ran.append(item.nodeid)
         return []
@@ -67,7 +67,7 @@ def test_two_original_runs_that_disagree_are_made_again_next_time() -> None:
     a, b, c = (Call("", "returns", value) for value in "abc")
     answers = iter([[a], [b], [c], [c], [a], [a]])
     watch = Watch(__file__, "def f(x):\n    return x\n", 1, lambda item: {})
-    watch.calls = lambda item: next(answers)  # type: ignore[method-assign]
+    watch.calls = lambda item, keep=False: next(answers)  # type: ignore[method-assign]
     item: Any = SimpleNamespace(nodeid="t::a")
     assert watch.original(item) == ([a], [b])  # they disagree: not kept
     assert watch.original(item) == ([c], [c])  # made again, kept

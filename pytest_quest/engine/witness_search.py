@@ -1,0 +1,445 @@
+"""The witness search: a call on which a surviving mutant and the function differ.
+
+Run in the mutation child for a survivor the covering tests' own calls do
+not tell apart (engine/observe.py).  The function is called directly, as
+its source stands, outside any test and its patches: first with each call
+a covering test made (its arguments and object deep-copied as given), then
+with calls Hypothesis draws around those (the recorded values, and values
+of the same types and shapes), derandomized, a bounded number of examples
+and seconds, shrunk to a small example.  Each candidate runs three times on
+fresh copies of its arguments: the original twice (they must agree: a
+clock or a random number is not a difference), the mutant once; the first
+difference in what the call returns, raises, prints, or leaves in its
+arguments and object is the witness.
+
+What a call does beyond those (a file written, a process started, a module
+global changed) the search cannot compare: such an effect is reported as
+`Search.escapes` and the judge holds the survivor without a witness
+(docs/gate.md).  The effects are also blocked while the search calls the
+function: a random input must not delete a file.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import signal
+import sys
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
+from typing import Any
+
+from pytest_quest.engine.observe import Call, first_difference, shown, state
+
+#: Examples Hypothesis draws per survivor, and seconds the search may take.
+MAX_EXAMPLES = 100
+SECONDS = 3.0
+#: Seconds one call may take before the candidate is dropped (a mutant that loops).
+CALL_SECONDS = 1.0
+#: Items taken of what a generator function yields.
+MAX_ITEMS = 50
+
+_GENERATOR = 0x20
+
+#: Audit events that reach outside what the search compares (sys.addaudithook).
+_ESCAPING = (
+    "os.remove",
+    "os.rename",
+    "os.rmdir",
+    "os.mkdir",
+    "os.truncate",
+    "os.chmod",
+    "os.chown",
+    "os.link",
+    "os.symlink",
+    "os.utime",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.kill",
+    "os.killpg",
+    "os.putenv",
+    "os.unsetenv",
+    "os.chdir",
+    "shutil.",
+    "subprocess.Popen",
+    "socket.connect",
+    "socket.bind",
+    "socket.sendto",
+    "sqlite3.connect",
+    "urllib.Request",
+)
+
+
+class _Escaped(BaseException):
+    """Raised by the audit hook in a call that reaches outside (a BaseException: `except
+    Exception` in the function does not swallow it)."""
+
+
+class _Timeout(BaseException):
+    """One call ran past `CALL_SECONDS`."""
+
+
+class _Guard:
+    """The audit hook (installed once per process, active only while the search calls)."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.seen = ""
+        self.installed = False
+
+    def install(self) -> None:
+        if not self.installed:
+            sys.addaudithook(self._hook)
+            self.installed = True
+
+    def _hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.active:
+            return
+        if event == "open":
+            mode = args[1] if len(args) > 1 else None
+            flags = args[2] if len(args) > 2 else 0
+            writes = isinstance(mode, str) and any(c in mode for c in "wax+")
+            if mode is None and isinstance(flags, int):
+                writes = bool(flags & 0o3 or flags & 0o100)  # O_WRONLY|O_RDWR, O_CREAT
+            if not writes:
+                return
+        elif not event.startswith(_ESCAPING):
+            return
+        self.seen = self.seen or (f"writes a file ({args[0]!r})"[:120] if event == "open" else event)
+        self.active = False  # raised once; the function's own handling is its business
+        raise _Escaped(event)
+
+
+_GUARD = _Guard()
+
+
+@dataclass
+class Search:
+    """What the search found for one survivor."""
+
+    #: The witness as the judge words it (core/observed.py `witness_text`), or None.
+    witness: dict[str, str] | None = None
+    #: Calls made with the mutant (each also twice with the original).
+    calls: int = 0
+    #: What a call did that the search cannot compare ("" when nothing).
+    escapes: str = ""
+    #: Why no call could be tried ("" when some were).
+    problem: str = ""
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The fields the child hands the judge."""
+        found: dict[str, Any] = {"calls": self.calls, "escapes": self.escapes}
+        found["problem"] = self.problem
+        if self.witness is not None:
+            found["witness"] = self.witness
+        return found
+
+
+@dataclass(frozen=True)
+class Target:
+    """The live function, its original and mutated code, and the calls a test made."""
+
+    function: FunctionType
+    original: CodeType
+    mutant: CodeType
+    kept: list[dict[str, Any]]
+    #: Watched module globals: the function's own module, by name.
+    watched_globals: bool = True
+
+
+def search(target: Target, seconds: float = SECONDS, examples: int = MAX_EXAMPLES) -> Search:
+    """The first difference between `target`'s mutant and original over its calls, then a search."""
+    found = Search()
+    began = time.monotonic()
+    if not target.kept:
+        found.problem = "no call of the function by a covering test could be recorded"
+        return found
+    _GUARD.install()
+    try:
+        for kept in target.kept:
+            if _try(target, kept, found):
+                break
+        else:
+            _hypothesis(target, found, began + seconds, examples)
+    finally:
+        target.function.__code__ = target.original
+    found.seconds = round(time.monotonic() - began, 4)
+    return found
+
+
+def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
+    """Whether `arguments` tell mutant and original apart (the witness set in `found`)."""
+    if found.escapes:
+        return False
+    _GUARD.seen = ""
+    mutant: tuple[Call, str] | None = None
+    ran = [_call(target, code, arguments) for code in (target.original, target.original)]
+    if not _GUARD.seen and None not in ran:
+        mutant = _call(target, target.mutant, arguments)
+        found.calls += 1
+    if _GUARD.seen:
+        found.escapes = _GUARD.seen
+        return False
+    if None in ran or mutant is None:
+        return False
+    original, again = ran
+    assert original is not None and again is not None
+    if original[1] or again[1]:
+        # The function itself changes its module's state: what a later call sees of
+        # it is not compared, so no difference found here is a verdict.
+        found.escapes = f"changes module globals ({(original[1] or again[1])[:80]})"
+        return False
+    difference = first_difference([mutant[0]], [original[0]], [again[0]])
+    if difference is None and mutant[1]:
+        difference = {
+            "mutant": f"leaves globals {mutant[1][:60]}",
+            "original": "leaves globals as they were",
+        }
+    if difference is None:
+        return False
+    found.witness = {
+        "call": call_text(target, arguments),
+        "mutant": difference["mutant"],
+        "original": difference["original"],
+    }
+    return True
+
+
+def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> tuple[Call, str] | None:
+    """How one call with a fresh copy of `arguments` ended (None: it ran too long)."""
+    function = target.function
+    try:
+        given = copy.deepcopy(arguments)
+    except Exception:
+        return None
+    positional, keywords = _split(function.__code__, given)
+    held = [(name, value) for name, value in given.items() if not _immutable(value)]
+    before = _globals(function) if target.watched_globals else {}
+    out = io.StringIO()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    function.__code__ = code
+    _GUARD.active = True
+    try:
+        with redirect_stdout(out), redirect_stderr(out):
+            try:
+                value = function(*positional, **keywords)
+                if code.co_flags & _GENERATOR:
+                    value = _drain(value)
+                ended, shown_value = "returns", shown(value)
+            except (_Timeout, _Escaped):
+                return None
+            except BaseException as exc:  # what the function raises is what it does
+                ended, shown_value = "raises", shown(exc)
+    except (_Timeout, _Escaped):
+        return None
+    finally:
+        _GUARD.active = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        function.__code__ = target.original
+    after = tuple((name, state(value)) for name, value in held)
+    printed = out.getvalue()
+    if printed:
+        after += (("output", shown(printed)),)
+    after_globals = _globals(function) if target.watched_globals else {}
+    return Call("", ended, shown_value, after), _changed(before, after_globals)
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _Timeout()
+
+
+def _drain(generator: Any) -> Any:
+    items = []
+    for item in generator:
+        items.append(item)
+        if len(items) >= MAX_ITEMS:
+            break
+    return items
+
+
+def _immutable(value: Any) -> bool:
+    return isinstance(value, (int, float, complex, str, bytes, bool, type(None), frozenset, range))
+
+
+def _split(code: CodeType, given: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    names = code.co_varnames
+    positional = [given[name] for name in names[: code.co_argcount] if name in given]
+    at = code.co_argcount
+    keywords = {name: given[name] for name in names[at : at + code.co_kwonlyargcount] if name in given}
+    at += code.co_kwonlyargcount
+    if code.co_flags & 0x04:
+        positional += list(given.get(names[at], ()))
+        at += 1
+    if code.co_flags & 0x08:
+        keywords.update(given.get(names[at], {}))
+    return positional, keywords
+
+
+def _globals(function: FunctionType) -> dict[str, str]:
+    """The function's module globals as a call can change them: rebound names, and the
+    contents of containers and objects they hold (public state, `observe.state`)."""
+    parts = {}
+    for name, value in list(function.__globals__.items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(value, (ModuleType, type, FunctionType, BuiltinFunctionType)):
+            parts[name] = f"@{id(value)}"
+        else:
+            parts[name] = f"@{id(value)}={state(value)}"
+    return parts
+
+
+def _changed(before: dict[str, str], after: dict[str, str]) -> str:
+    """The globals a call changed, by name ("" when none)."""
+    names = sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
+    return ", ".join(names)
+
+
+def call_text(target: Target, arguments: dict[str, Any]) -> str:
+    """The call as an agent writes it: ``truncate('abcdefgh', 5)``, ``Cart.total()`` on the object."""
+    code = target.function.__code__
+    names = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+    shown_args = []
+    receiver = ""
+    for index, name in enumerate(names):
+        if name not in arguments:
+            continue
+        if index == 0 and name in ("self", "cls"):
+            receiver = state(arguments[name]) if name == "self" else shown(arguments[name])
+            continue
+        value = shown(arguments[name])
+        shown_args.append(value if index < code.co_argcount else f"{name}={value}")
+    text = f"{getattr(code, 'co_qualname', code.co_name)}({', '.join(shown_args)})"
+    return f"{text} on {receiver}" if receiver else text
+
+
+# --- the search around the recorded calls ------------------------------------------
+
+
+def _hypothesis(target: Target, found: Search, deadline: float, examples: int) -> None:
+    try:
+        from hypothesis import HealthCheck, Phase, find, settings
+        from hypothesis import strategies as st
+        from hypothesis.errors import HypothesisException
+    except ImportError:  # pragma: no cover - a runtime dependency
+        return
+    calls = _calls_strategy(target.kept, st)
+    if calls is None:
+        return
+    witnessed: list[dict[str, Any]] = []
+
+    def differs(arguments: dict[str, Any]) -> bool:
+        if time.monotonic() > deadline or found.escapes:
+            return False
+        probe = Search()
+        if _try(target, arguments, probe):
+            witnessed.append(arguments)
+            found.witness = probe.witness
+            found.calls += probe.calls
+            return True
+        found.calls += probe.calls
+        found.escapes = found.escapes or probe.escapes
+        return False
+
+    chosen = settings(
+        database=None,
+        derandomize=True,
+        max_examples=examples,
+        deadline=None,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        find(calls, differs, settings=chosen)
+    except HypothesisException:
+        pass  # no example found (NoSuchExample), or unsatisfiable
+    except Exception as exc:  # the search must never change a verdict by failing
+        found.notes.append(f"{type(exc).__name__}: {exc}"[:200])
+    if witnessed and found.witness is not None:
+        found.witness["call"] = call_text(target, witnessed[-1])
+
+
+def _calls_strategy(kept: list[dict[str, Any]], st: Any) -> Any:
+    """Calls like the recorded ones: one of them, or each argument varied by its kind."""
+    names = list(kept[0])
+    if any(list(call) != names for call in kept):
+        return st.sampled_from(kept)
+    per_name = {}
+    for name in names:
+        values = [call[name] for call in kept]
+        options = [st.sampled_from(values)]
+        if name not in ("self", "cls"):
+            kinds: dict[type, Any] = {}
+            for value in values:
+                kinds.setdefault(type(value), value)
+            options += [s for s in (_like(v, st, 3) for v in kinds.values()) if s is not None]
+        per_name[name] = st.one_of(options)
+    return st.one_of(st.sampled_from(kept), st.fixed_dictionaries(per_name))
+
+
+def _like(value: Any, st: Any, depth: int) -> Any:
+    """A strategy for values of `value`'s kind and shape (None: only the value itself)."""
+    # By isinstance: a test's own subclass of int or str is varied as an int or a str.
+    if isinstance(value, bool):
+        return st.booleans()
+    if isinstance(value, int):
+        return st.integers()
+    if isinstance(value, float):
+        return st.floats(allow_nan=False)
+    if isinstance(value, str):
+        return st.text(max_size=max(8, 2 * len(value)))
+    if isinstance(value, bytes):
+        return st.binary(max_size=max(8, 2 * len(value)))
+    if value is None:
+        return st.none()
+    kind = type(value)
+    if depth == 0:
+        return None
+    if kind in (list, tuple, set, frozenset):
+        items = list(value)
+        element = _elements(items, st, depth)
+        if kind is tuple:
+            parts = [_like(item, st, depth - 1) or st.just(item) for item in items]
+            return st.tuples(*parts) if parts else st.just(())
+        if element is None:
+            return None
+        size = max(4, len(items) + 2)
+        if kind is list:
+            return st.lists(element, max_size=size)
+        maker = st.sets if kind is set else st.frozensets
+        return maker(element, max_size=size)
+    if kind is dict:
+        keys = _elements(list(value), st, depth)
+        values = _elements(list(value.values()), st, depth)
+        if keys is None or values is None:
+            return None
+        return st.dictionaries(keys, values, max_size=max(4, len(value) + 2))
+    return None
+
+
+def _elements(items: list[Any], st: Any, depth: int) -> Any:
+    if not items:
+        return None
+    kinds: dict[type, Any] = {}
+    for item in items:
+        kinds.setdefault(type(item), item)
+    options = [s for s in (_like(v, st, depth - 1) for v in kinds.values()) if s is not None]
+    try:
+        options.append(st.sampled_from(items))
+    except Exception:
+        pass
+    return st.one_of(options)
+
+
+
+
+__all__ = ["CALL_SECONDS", "MAX_EXAMPLES", "SECONDS", "Search", "Target", "call_text", "search"]
