@@ -25,6 +25,7 @@ MAX_CALLS = 20
 MAX_VALUE = 80
 
 _NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async gen
+_GENERATOR = 0x20
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 _repr = reprlib.Repr()
@@ -90,6 +91,7 @@ class CallObserver:
         # arguments cannot be copied is not kept.
         self.keep = keep
         self.kept: list[dict[str, Any]] = []
+        self._generators: set[int] = set()
         self.usable = True
         self._previous: Any = None
         self._tracer = self._global  # one bound method: compared by identity on exit
@@ -124,7 +126,18 @@ class CallObserver:
         if event != "call" or frame.f_code.co_name != self.name:
             return None
         code = frame.f_code
-        if not self._matches(code) or code.co_flags & _NOT_PLAIN:
+        if not self._matches(code):
+            return None
+        if code.co_flags & _NOT_PLAIN:
+            # A generator's frame is "called" again at every resume: kept at its first.
+            if (
+                self.keep
+                and code.co_flags & _NOT_PLAIN == _GENERATOR
+                and len(self.kept) < MAX_CALLS
+                and id(frame) not in self._generators
+            ):
+                self._generators.add(id(frame))
+                self._keep(frame)  # the witness search drains what it yields
             return None
         if len(self.calls) >= MAX_CALLS:
             return None
