@@ -12,6 +12,8 @@ else: nothing observed, nothing said.
 from __future__ import annotations
 
 import copy
+import dis
+import functools
 import os
 import re
 import reprlib
@@ -91,7 +93,6 @@ class CallObserver:
         # arguments cannot be copied is not kept.
         self.keep = keep
         self.kept: list[dict[str, Any]] = []
-        self._generators: set[int] = set()
         self.usable = True
         self._previous: Any = None
         self._tracer = self._global  # one bound method: compared by identity on exit
@@ -129,14 +130,14 @@ class CallObserver:
         if not self._matches(code):
             return None
         if code.co_flags & _NOT_PLAIN:
-            # A generator's frame is "called" again at every resume: kept at its first.
+            # A generator's frame is "called" again at every resume: kept at its first,
+            # before any `yield` was reached.
             if (
                 self.keep
                 and code.co_flags & _NOT_PLAIN == _GENERATOR
                 and len(self.kept) < MAX_CALLS
-                and id(frame) not in self._generators
+                and frame.f_lasti < _first_yield(code)
             ):
-                self._generators.add(id(frame))
                 self._keep(frame)  # the witness search drains what it yields
             return None
         if len(self.calls) >= MAX_CALLS:
@@ -175,6 +176,15 @@ class CallObserver:
             self.calls.append(Call(args, "raises", shown(exception), _after(state["held"])))
         else:
             self.calls.append(Call(args, "", ""))  # cannot tell how it ended
+
+
+@functools.lru_cache(maxsize=256)
+def _first_yield(code: CodeType) -> int:
+    """The offset of the first `yield` in `code` (a resume past it is not the first)."""
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "YIELD_VALUE":
+            return instruction.offset
+    return sys.maxsize
 
 
 def _parameter_count(code: CodeType) -> int:
