@@ -41,7 +41,7 @@ def quoted(text: str, limit: int) -> str:
 
 def _ending(text: str) -> tuple[str, str] | None:
     verb, _, value = text.partition(" ")
-    if verb not in ("returns", "raises", "leaves"):
+    if verb not in ("returns", "raises", "leaves", "yields"):
         return None
     return verb, value
 

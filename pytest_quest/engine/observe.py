@@ -12,6 +12,8 @@ else: nothing observed, nothing said.
 from __future__ import annotations
 
 import copy
+import dis
+import functools
 import os
 import re
 import reprlib
@@ -25,6 +27,7 @@ MAX_CALLS = 20
 MAX_VALUE = 80
 
 _NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async gen
+_GENERATOR = 0x20
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 _repr = reprlib.Repr()
@@ -124,7 +127,18 @@ class CallObserver:
         if event != "call" or frame.f_code.co_name != self.name:
             return None
         code = frame.f_code
-        if not self._matches(code) or code.co_flags & _NOT_PLAIN:
+        if not self._matches(code):
+            return None
+        if code.co_flags & _NOT_PLAIN:
+            # A generator's frame is "called" again at every resume: kept at its first,
+            # before any `yield` was reached.
+            if (
+                self.keep
+                and code.co_flags & _NOT_PLAIN == _GENERATOR
+                and len(self.kept) < MAX_CALLS
+                and frame.f_lasti < _first_yield(code)
+            ):
+                self._keep(frame)  # the witness search drains what it yields
             return None
         if len(self.calls) >= MAX_CALLS:
             return None
@@ -162,6 +176,15 @@ class CallObserver:
             self.calls.append(Call(args, "raises", shown(exception), _after(state["held"])))
         else:
             self.calls.append(Call(args, "", ""))  # cannot tell how it ended
+
+
+@functools.lru_cache(maxsize=256)
+def _first_yield(code: CodeType) -> int:
+    """The offset of the first `yield` in `code` (a resume past it is not the first)."""
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "YIELD_VALUE":
+            return instruction.offset
+    return sys.maxsize
 
 
 def _parameter_count(code: CodeType) -> int:

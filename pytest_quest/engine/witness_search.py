@@ -31,12 +31,15 @@ from dataclasses import dataclass, field
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 from typing import Any
 
+from pytest_quest.engine.memory_cap import capped
 from pytest_quest.engine.observe import Call, first_difference, shown, state
 
 #: Examples Hypothesis draws per survivor, and seconds the search may take.
 MAX_EXAMPLES = 100
 SECONDS = 3.0
-#: Seconds one call may take before the candidate is dropped (a mutant that loops).
+#: Seconds one call may take before the candidate is dropped (a mutant that loops; one
+#: that allocates without end meets the memory cap, one that recurses without end the
+#: recursion limit: dropped too).
 CALL_SECONDS = 1.0
 #: Items taken of what a generator function yields.
 MAX_ITEMS = 50
@@ -130,12 +133,19 @@ class Search:
     escapes: str = ""
     #: Why no call could be tried ("" when some were).
     problem: str = ""
+    #: The arguments whose whole state (private attributes, an iterator's position)
+    #: the mutant left otherwise on some call, where nothing public differed ("" when none).
+    hidden: str = ""
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
     def record(self) -> dict[str, Any]:
         """The fields the child hands the judge."""
-        found: dict[str, Any] = {"calls": self.calls, "escapes": self.escapes}
+        escapes = self.escapes
+        if not escapes and self.witness is None and self.hidden:
+            # Not a call an agent can assert on, not the same either: held.
+            escapes = f"the mutant leaves the private state of {self.hidden} otherwise"
+        found: dict[str, Any] = {"calls": self.calls, "escapes": escapes}
         found["problem"] = self.problem
         if self.witness is not None:
             found["witness"] = self.witness
@@ -163,11 +173,13 @@ def search(target: Target, seconds: float = SECONDS, examples: int = MAX_EXAMPLE
         return found
     _GUARD.install()
     try:
-        for kept in target.kept:
-            if _try(target, kept, found):
-                break
-        else:
-            _hypothesis(target, found, began + seconds, examples)
+        # A mutant that allocates without end in C ends with MemoryError, as in its test runs.
+        with capped():
+            for kept in target.kept:
+                if _try(target, kept, found):
+                    break
+            else:
+                _hypothesis(target, found, began + seconds, examples)
     finally:
         target.function.__code__ = target.original
     found.seconds = round(time.monotonic() - began, 4)
@@ -179,7 +191,7 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
     if found.escapes:
         return False
     _GUARD.seen = ""
-    mutant: tuple[Call, str] | None = None
+    mutant: Outcome | None = None
     ran = [_call(target, code, arguments) for code in (target.original, target.original)]
     if not _GUARD.seen and None not in ran:
         mutant = _call(target, target.mutant, arguments)
@@ -191,18 +203,24 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
         return False
     original, again = ran
     assert original is not None and again is not None
-    if original[1] or again[1]:
+    if original.globals or again.globals:
         # The function itself changes its module's state: what a later call sees of
         # it is not compared, so no difference found here is a verdict.
-        found.escapes = f"changes module globals ({(original[1] or again[1])[:80]})"
+        found.escapes = f"changes module globals ({(original.globals or again.globals)[:80]})"
         return False
-    difference = first_difference([mutant[0]], [original[0]], [again[0]])
-    if difference is None and mutant[1]:
+    difference = first_difference([mutant.call], [original.call], [again.call])
+    if difference is None and mutant.globals:
         difference = {
-            "mutant": f"leaves globals {mutant[1][:60]}",
+            "mutant": f"leaves globals {mutant.globals[:60]}",
             "original": "leaves globals as they were",
         }
     if difference is None:
+        if not found.hidden and original.hidden == again.hidden:
+            found.hidden = ", ".join(
+                name
+                for (name, left), (_, expected) in zip(mutant.hidden, original.hidden)
+                if left != expected
+            )
         return False
     found.witness = {
         "call": call_text(target, arguments),
@@ -212,7 +230,17 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
     return True
 
 
-def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> tuple[Call, str] | None:
+@dataclass(frozen=True)
+class Outcome:
+    """One direct call: how it ended and what it left, the module globals it changed
+    (names, "" when none), and the whole state of the objects it was given."""
+
+    call: Call
+    globals: str
+    hidden: tuple[tuple[str, str], ...]
+
+
+def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome | None:
     """How one call with a fresh copy of `arguments` ended (None: it ran too long)."""
     function = target.function
     try:
@@ -231,11 +259,12 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> tuple[Ca
         with redirect_stdout(out), redirect_stderr(out):
             try:
                 value = function(*positional, **keywords)
+                ended = "returns"
                 if code.co_flags & _GENERATOR:
-                    value = _drain(value)
-                ended, shown_value = "returns", shown(value)
-            except (_Timeout, _Escaped):
-                return None
+                    value, ended = _drain(value), "yields"
+                shown_value = shown(value)
+            except (_Timeout, _Escaped, MemoryError, RecursionError):
+                return None  # ran away: no answer to compare (a test would be stopped)
             except BaseException as exc:  # what the function raises is what it does
                 ended, shown_value = "raises", shown(exc)
     except (_Timeout, _Escaped):
@@ -250,7 +279,41 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> tuple[Ca
     if printed:
         after += (("output", shown(printed)),)
     after_globals = _globals(function) if target.watched_globals else {}
-    return Call("", ended, shown_value, after), _changed(before, after_globals)
+    hidden = tuple((name, whole_state(value)) for name, value in held)
+    return Outcome(Call("", ended, shown_value, after), _changed(before, after_globals), hidden)
+
+
+def whole_state(value: Any, depth: int = 4) -> str:
+    """`value`'s whole state as text: private attributes too, an iterator's position
+    (``__reduce_ex__``), containers item by item; bounded in depth and items."""
+    seen: set[int] = set()
+
+    def walk(item: Any, level: int) -> str:
+        if isinstance(item, (int, float, complex, str, bytes, bool, type(None))):
+            return repr(item)[:200]
+        if level == 0 or id(item) in seen:
+            return f"<{type(item).__name__}>"
+        seen.add(id(item))
+        try:
+            if isinstance(item, dict):
+                parts = [f"{walk(k, level - 1)}: {walk(v, level - 1)}" for k, v in list(item.items())[:50]]
+                return "{" + ", ".join(parts) + "}"
+            if isinstance(item, (list, tuple, set, frozenset)):
+                items = sorted(map(repr, item))[:50] if isinstance(item, (set, frozenset)) else item
+                return "[" + ", ".join(walk(v, level - 1) for v in list(items)[:50]) + "]"
+            if isinstance(item, (type, ModuleType, FunctionType, BuiltinFunctionType)):
+                return f"<{getattr(item, '__qualname__', type(item).__name__)}>"
+            attributes = getattr(item, "__dict__", None)
+            if isinstance(attributes, dict):
+                return f"{type(item).__name__}{walk(attributes, level)}"
+            reduced = item.__reduce_ex__(4)
+            if isinstance(reduced, tuple):
+                return f"{type(item).__name__}{walk(list(reduced[1:3]), level - 1)}"
+        except Exception:  # a project's __reduce_ex__ or __dict__ may raise anything
+            pass
+        return f"<{type(item).__name__}>"
+
+    return walk(value, depth)
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -348,6 +411,7 @@ def _hypothesis(target: Target, found: Search, deadline: float, examples: int) -
             return True
         found.calls += probe.calls
         found.escapes = found.escapes or probe.escapes
+        found.hidden = found.hidden or probe.hidden
         return False
 
     chosen = settings(
@@ -401,6 +465,9 @@ def _like(value: Any, st: Any, depth: int) -> Any:
         return st.binary(max_size=max(8, 2 * len(value)))
     if value is None:
         return st.none()
+    if isinstance(value, slice):
+        bound = st.none() | st.integers(-12, 12)
+        return st.builds(slice, bound, bound, st.none() | st.integers(-3, 3).filter(bool))
     kind = type(value)
     if depth == 0:
         return None

@@ -405,20 +405,27 @@ def _mutant(
         seen = observed(witness, with_mutant, *watch.original(witness))
         if seen is not None:
             entry["observed"] = seen
-    if witness is not None and "observed" not in entry:
-        # No call of the tests tells them apart: the witness search (engine/witness_search.py).
-        why = "" if applied else "the mutant ran only in processes the tests started"
-        if applied and live is None:
-            why = "a nested function is not called on its own"
-        if with_mutant is None and applied:
-            why = "the function's calls could not be observed"
-        if with_mutant is not None and not with_mutant:
-            why = "no call of the function by a covering test was seen in this process"
-        if not why and witness.nodeid not in watch.kept:
-            watch.original(witness)
-        entry["search"] = searched(watch, witness, None if why else live, why)
     if witness is not None and phases is not None:
         phases["observe"] = phases.get("observe", 0.0) + time.monotonic() - watched
+    if witness is not None and "observed" not in entry:
+        # No call of the tests tells them apart: the witness search (engine/witness_search.py).
+        searching = time.monotonic()
+        why = ""
+        if not applied:
+            why = "the mutant ran only in processes the tests started"
+        elif live is None:
+            why = "a nested function is not called on its own"
+        else:
+            if witness.nodeid not in watch.kept:
+                watch.original(witness)
+            kept = watch.kept.get(witness.nodeid)
+            if kept is None:
+                why = "the function's calls could not be observed"
+            elif not kept:
+                why = "no call of the function by a covering test was seen in this process"
+        entry["search"] = searched(watch, witness, None if why else live, why)
+        if phases is not None:
+            phases["search"] = phases.get("search", 0.0) + time.monotonic() - searching
     if not applied and not reached:
         # Applied nowhere: neither here nor in a process a test started.
         entry.update(

@@ -273,3 +273,24 @@ def test_two_objects_shown_by_type_only_are_no_difference() -> None:
     assert first_difference(
         [Call("", "returns", "1", (("n", "<Node b>"),))], [Call("", "returns", "1", node)]
     ) is None
+
+
+def test_kept_arguments_are_copies_as_given_a_generators_once(tmp_path: Path) -> None:
+    # The witness search calls the function again with these (engine/witness_search.py).
+    namespace = load(tmp_path)
+    path = str(tmp_path / "mod.py")
+    given = ["pen"]
+    cart = namespace["Cart"]()
+    with CallObserver(path, "add", 36, keep=True) as observer:
+        cart.add("ink", given)
+    assert observer.usable and len(observer.kept) == 1
+    kept = observer.kept[0]
+    assert kept["item"] == "ink" and kept["into"] == ["pen"] and kept["into"] is not given
+    assert kept["self"].items == [] and kept["self"] is not cart  # as it was before the call
+    with CallObserver(path, "gen", 22, keep=True) as observer:
+        list(namespace["gen"](3))
+        list(namespace["gen"](4))
+    assert observer.kept == [{"n": 3}, {"n": 4}] and observer.calls == []
+    with CallObserver(path, "add", 36) as observer:
+        cart.add("ink", given)
+    assert observer.kept == []

@@ -142,3 +142,37 @@ def test_a_mutant_that_changes_module_state_the_function_leaves_alone_is_witness
     mutant = original.replace("    return x\n", "    LOG.lines = 1\n    return x\n")
     found = search(target(original, mutant, "f", [{"x": 1}]))
     assert found.witness is not None and found.witness["mutant"].startswith("leaves globals LOG")
+
+
+def test_a_generator_is_drained_and_what_it_yields_compared() -> None:
+    original = "def evens(n):\n    for i in range(0, n, 2):\n        yield i\n"
+    found = search(target(original, original.replace("range(0, n, 2)", "range(0, n + 1, 2)"),
+                          "evens", [{"n": 3}]))  # fmt: skip
+    assert found.witness is not None
+    assert found.witness["mutant"].startswith("yields [") and found.witness["call"].startswith("evens(")
+
+
+def test_a_mutant_that_leaves_only_private_state_otherwise_is_held() -> None:
+    # A lazy reader: the mutant takes the whole iterator where the original takes one item;
+    # both return the first item, and the reader has no public attribute.
+    original = """
+class Reader:
+    def __init__(self, items):
+        self._it = iter(items)
+        self._cache = []
+
+    def first(self):
+        while len(self._cache) < 1:
+            self._cache.append(next(self._it, None))
+        return self._cache[0]
+"""
+    namespace: dict[str, Any] = {}
+    exec(compile(original, "<reader>", "exec"), namespace)
+    mutated: dict[str, Any] = {}
+    exec(compile(original.replace("< 1:", "< 9:"), "<reader>", "exec"), mutated)
+    function = namespace["Reader"].first
+    reader = namespace["Reader"]([1, 2, 3])
+    found = search(Target(function, function.__code__, mutated["Reader"].first.__code__,
+                          [{"self": reader}]))  # fmt: skip
+    assert found.witness is None and found.hidden == "self"
+    assert found.record()["escapes"] == "the mutant leaves the private state of self otherwise"
