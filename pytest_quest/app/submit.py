@@ -100,7 +100,7 @@ def submit(
                 os.environ.pop(name, None)
             planted = startup.restore()
         judgement.result = with_startup_changes(judgement.result, planted)
-        judgement.result = with_tamper_signs(judgement.result, signs)
+        judgement.result = with_tamper_signs(judgement.result, bearing_signs(signs, judgement))
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
         state, written = record(
             ctx,
@@ -472,6 +472,28 @@ def distrust_journal(guard: VerdictGuard, signs: list[Fact]) -> None:
         )
 
 
+def bearing_signs(signs: list[Fact], judgement: Judgement) -> list[Fact]:
+    """The tamper signs that bear on this quest, by what the run measured.
+
+    A sign in a conftest or configuration file shapes every run and is kept;
+    one in a test file is kept when a test of that file reached the function
+    (or did not pass): a file another quest's tests changed, whose tests
+    never run this function, does not make this quest REVIEW.  Without a
+    measurement of the function every sign is kept.
+    """
+    current, run = judgement.current, judgement.run
+    if current is None or not run.completed:
+        return signs
+    reaching = {nodeid.split("::")[0] for nodeid in [*current.covering_tests, *run.failed]}
+
+    def bears(sign: Fact) -> bool:
+        path = sign.field.rpartition(":")[0]
+        name = path.rpartition("/")[2]
+        return name == "conftest.py" or not name.endswith(".py") or path in reaching
+
+    return [sign for sign in signs if bears(sign)]
+
+
 def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
     """A PASS with tamper signs is REVIEW; a FAIL or REVIEW stays, the signs added to its facts."""
     if not signs:
@@ -484,6 +506,7 @@ def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
 
 __all__ = [
     "Judgement",
+    "bearing_signs",
     "claim_quest",
     "distrust_journal",
     "judge_quest",
