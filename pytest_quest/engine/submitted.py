@@ -34,12 +34,15 @@ def submitted_files(
 ) -> list[SubmittedFile]:
     """The test, conftest and configuration files changed since the scan, with their texts then.
 
-    A test file counts when its digest differs from `scanned` (the scan's
-    digests) or it is new.  Conftest and configuration files have no digest
-    in the ratchet: their text at the scan is taken from git (the last
-    commit before `scanned_at`); a file git does not know counts when it
-    was modified after the scan, judged whole.  A changed file whose text
-    at the scan is unknown is judged whole too.
+    A file counts when its digest differs from `scanned` (the scan's
+    digests, `scanned_configs` for conftest and configuration files) or it
+    is new: a file as the scan saw it is not the submission's, committed or
+    not.  The lines it had at the scan are taken from git (the last commit
+    before `scanned_at`).  A conftest or configuration file the scan did not
+    record (a ratchet file written before it did) counts when it differs
+    from git's text then; a file git does not know counts when it was
+    modified after the scan, judged whole.  A changed file whose text at
+    the scan is unknown is judged whole too.
     """
     at_scan = _GitAtScan(rootdir, scanned_at)
     found: list[SubmittedFile] = []
@@ -55,6 +58,11 @@ def submitted_files(
         text = _read(path)
         if rel is None or text is None:
             continue
+        if rel in scanned:
+            if scanned[rel] == _digest(path):
+                continue
+            found.append(SubmittedFile(rel, text, at_scan.text(rel)))
+            continue
         previous = at_scan.text(rel)
         if (
             previous is None
@@ -64,6 +72,16 @@ def submitted_files(
             continue
         if previous != text:
             found.append(SubmittedFile(rel, text, previous))
+    return found
+
+
+def scanned_configs(search: FileSearch, rootdir: Path, inifile: Path | None = None) -> dict[str, str]:
+    """Digests of the conftest and pytest configuration files, as the scan records them."""
+    found: dict[str, str] = {}
+    for path in _conftests(search, rootdir) + _configs(rootdir, inifile):
+        rel, value = _relative(path, rootdir), _digest(path)
+        if rel is not None and value is not None:
+            found[rel] = value
     return found
 
 
@@ -167,4 +185,4 @@ def _read(path: Path) -> str | None:
         return None
 
 
-__all__ = ["CONFIG_FILES", "own_packages", "submitted_files"]
+__all__ = ["CONFIG_FILES", "own_packages", "scanned_configs", "submitted_files"]
