@@ -19,7 +19,7 @@ from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.environment import begin_submit, outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
-from pytest_quest.core.environment import with_signal_attempts
+from pytest_quest.core.environment import BEGUN_KEY, with_signal_attempts
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
@@ -43,6 +43,7 @@ from pytest_quest.engine.startup_files import StartupFiles, with_startup_changes
 from pytest_quest.engine.submitted import own_packages, submitted_files
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report.json import Output
+from pytest_quest.report.text import summarised
 from pytest_quest.verify.adapters import (
     AnsweredVerifier,
     Verifier,
@@ -91,9 +92,11 @@ def submit(
         os.environ.update(guard.judged_env())
         try:
             judgement = judge_with(ctx, quest, ratchet, verifiers)
-        except BaseException:
+        except BaseException as exc:
             # No verdict to record, but a forgery made before the failure is still undone.
             undo_forgery(ctx, guard)
+            if isinstance(exc, NotCollected):
+                unbegin(ctx, quest.id)  # nothing was judged: not a run that could not complete
             raise
         finally:
             for name in guard.judged_env():
@@ -187,8 +190,10 @@ def judge_quest(
         if path not in changed_set and path in test_files:
             selection.append(nodeid)
     run, source = run_selection(ctx, selection, quest)
+    refuse_uncollected(run, changed)
     current = source.by_id().get(quest.id) if source else None
     evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
+    evidence.submitted = list(changed)
     judgement = Judgement(judge(evidence), current, run, notes=list(source.notes) if source else [])
     report = None
     if judgement.result.verdict is Verdict.PASS and current is not None:
@@ -214,6 +219,46 @@ def judge_quest(
             verifiers=[*verifiers, *(AnsweredVerifier(a) for a in answered)],
         )
     return judgement
+
+
+class NotCollected(QuestUsageError):
+    """The submitted tests do not collect: nothing is judged, no try is spent (exit 4)."""
+
+
+def refuse_uncollected(run: RunReport, submitted: list[str]) -> None:
+    """Refuse, as pytest reports it, a collection error of a submitted test file or of a conftest.
+
+    A typo in a new test is not a judgement of the quest: the error is shown
+    with its file and line, nothing is recorded.  An error in a test file the
+    submission did not touch stays the gate's (FAIL, step ``collection``).
+    """
+    files = set(submitted)
+    errors = [
+        error
+        for error in run.collection_errors
+        if error.file in files or error.file.rpartition("/")[2] == "conftest.py"
+    ]
+    if not errors:
+        return
+    where = summarised(
+        [(f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}" for e in errors]
+    )
+    said = "collection error" if len(errors) == 1 else f"{len(errors)} collection errors"
+    raise NotCollected(
+        f"{said} in the submitted tests ({where}): fix it, then submit again; "
+        "nothing was judged, no try spent"
+    )
+
+
+def unbegin(ctx: Context, quest_id: str) -> None:
+    """Take back the mark `begin_submit` wrote ahead: this submit judged nothing."""
+
+    def change(fresh: Ratchet) -> None:
+        target = fresh.quests.get(quest_id)
+        if target is not None:
+            target.extra.pop(BEGUN_KEY, None)
+
+    ctx.store.update(change)
 
 
 def gather_evidence(
@@ -506,6 +551,7 @@ def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
 
 __all__ = [
     "Judgement",
+    "NotCollected",
     "bearing_signs",
     "claim_quest",
     "distrust_journal",

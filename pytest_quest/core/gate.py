@@ -51,6 +51,8 @@ class Evidence:
     # not the child's own, and mutants nobody showed were tried.
     tampered: list[Fact] = field(default_factory=list)
     unverified: list[Fact] = field(default_factory=list)
+    # The test files the submission adds or changes (relative to the rootdir).
+    submitted: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +76,7 @@ def judge(evidence: Evidence) -> GateResult:
         step_exclusions,
         step_environment,
         step_coverage,
+        step_failing,
         step_tampered,
         step_mutants,
         step_stable,
@@ -258,6 +261,26 @@ def step_coverage(evidence: Evidence) -> GateResult | None:
             )
         )
     return GateResult(Verdict.FAIL, facts, "3-coverage") if facts else None
+
+
+def step_failing(evidence: Evidence) -> GateResult | None:
+    """A test of a file the submission adds or changes that does not pass: FAIL, whatever it covers.
+
+    Step 3 names failing tests beside the lines they leave uncovered; a
+    failing test that runs no line of the function (or one whose lines other
+    tests cover) is named here.  Tests of files the submission did not touch
+    are the project's.
+    """
+    files = set(evidence.submitted)
+    failed = {nodeid for nodeid in evidence.run.failed if nodeid.split("::")[0] in files}
+    if not failed:
+        return None
+    run = evidence.run
+    only = RunReport(
+        outcomes={nodeid: run.outcomes[nodeid] for nodeid in failed},
+        errors={nodeid: run.errors[nodeid] for nodeid in failed if nodeid in run.errors},
+    )
+    return GateResult(Verdict.FAIL, failed_test_facts(only), "3-tests")
 
 
 def step_tampered(evidence: Evidence) -> GateResult | None:
