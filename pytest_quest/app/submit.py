@@ -26,7 +26,13 @@ from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, 
 from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
-from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
+from pytest_quest.core.states import (
+    apply_verdict,
+    ensure_submittable,
+    kept_fail,
+    record_pass_facts,
+    unchanged_since_fail,
+)
 from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
@@ -40,7 +46,7 @@ from pytest_quest.engine.source import (
     read_source,
 )
 from pytest_quest.engine.startup_files import StartupFiles, with_startup_changes
-from pytest_quest.engine.submitted import own_packages, submitted_files
+from pytest_quest.engine.submitted import judged_digest, own_packages, submitted_files
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report.json import Output
 from pytest_quest.report.text import summarised
@@ -68,6 +74,8 @@ class Judgement:
     #: Set when the run could not complete for a reason outside the submission.
     environment: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)  # what the measuring run left out
+    #: What was judged (engine/submitted.py `judged_digest`), kept on a FAIL.
+    digest: str = ""
 
 
 def submit(
@@ -75,6 +83,13 @@ def submit(
 ) -> Output:
     """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO (`judging`: a dispute's)."""
     quest, ratchet, verifiers = claim_quest(ctx)
+    judged = judged_digest(
+        ctx.tests, ctx.rootdir, [*ctx.options.sources, quest.file], ctx.child.inifile
+    )
+    if judging is None:  # a dispute of the last FAIL's mutant judges something else
+        refused = unchanged_since_fail(quest, judged)
+        if refused:
+            raise QuestUsageError(refused)
     judge_with = judge_quest if judging is None else judging(ctx, quest)
     # Written ahead: a judge killed from here on still counts (core/environment.py).
     ratchet, quest, stopped = begin_submit(ctx, quest.id, now_utc())
@@ -102,6 +117,7 @@ def submit(
             for name in guard.judged_env():
                 os.environ.pop(name, None)
             planted = startup.restore()
+        judgement.digest = judged
         judgement.result = with_startup_changes(judgement.result, planted)
         judgement.result = with_tamper_signs(judgement.result, bearing_signs(signs, judgement))
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
@@ -442,6 +458,8 @@ def record(
             )
             return state, fresh
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
+        if judgement.result.verdict is Verdict.FAIL:
+            kept_fail(target, judgement.digest)
         current = judgement.current
         if state is State.PASS and ctx.options.policy is not None:
             target.passed_policy = ctx.options.policy.compact()

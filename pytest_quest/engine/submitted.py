@@ -5,9 +5,11 @@ Each file with the text it had at the scan when that can be found (git), for cor
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -83,6 +85,47 @@ def scanned_configs(search: FileSearch, rootdir: Path, inifile: Path | None = No
         if rel is not None and value is not None:
             found[rel] = value
     return found
+
+
+def judged_digest(
+    search: FileSearch, rootdir: Path, sources: Iterable[str | Path], inifile: Path | None = None
+) -> str:
+    """A digest of what a submit judges: its tests, the code under test and the configuration.
+
+    Every Python file under the test folders (test modules, helpers,
+    conftests) and under `sources`, the conftest files above the tests and
+    the pytest configuration files, each by path and bytes.  Two submits
+    with the same digest ran the same tests on the same code.
+    """
+    paths: set[Path] = set()
+    roots = [Path(s) if Path(s).is_absolute() else rootdir / s for s in sources]
+    for root in [*search.roots, *roots]:
+        paths.update(_python_files(root, search.norecurse))
+    paths.update(_conftests(search, rootdir) + _configs(rootdir, inifile))
+    hasher = hashlib.sha256()
+    for path in sorted({p.resolve() for p in paths}):
+        rel = _relative(path, rootdir) or str(path)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\0unreadable"
+        hasher.update(f"{rel}\0{len(data)}\0".encode() + data)
+    return "sha256:" + hasher.hexdigest()[:32]
+
+
+def _python_files(root: Path, norecurse: list[str]) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = [
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in ("__pycache__", "node_modules", "site-packages")
+            and not any(fnmatch.fnmatch(d, pattern) for pattern in norecurse)
+        ]
+        yield from (Path(folder, name) for name in filenames if name.endswith(".py"))
 
 
 def own_packages(sources: Iterable[str | Path], rootdir: Path) -> list[str]:
@@ -185,4 +228,4 @@ def _read(path: Path) -> str | None:
         return None
 
 
-__all__ = ["CONFIG_FILES", "own_packages", "scanned_configs", "submitted_files"]
+__all__ = ["CONFIG_FILES", "judged_digest", "own_packages", "scanned_configs", "submitted_files"]

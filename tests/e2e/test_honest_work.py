@@ -187,7 +187,7 @@ def test_a_resubmit_of_what_failed_is_refused_and_a_done_quest_says_so(
     code, data, _ = _submit(project, SIGN)
     assert (code, data["verdict"], data["quest"]["state"]) == (0, "FAIL", "DONE"), data
     assert data["closed"] is True, data
-    assert "closed" in data["said"] and "nothing remains" in data["said"], data
+    assert "closed" in data["summary"] and "nothing remains" in data["summary"], data
     # The same last try in text.
     (project.path / "quest.json").write_bytes(kept.read_bytes())
     result = project.run("--quest", "submit", "--quest-id", SIGN)
