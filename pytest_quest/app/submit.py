@@ -117,7 +117,7 @@ def submit(
             for name in guard.judged_env():
                 os.environ.pop(name, None)
             planted = startup.restore()
-        judgement.digest = judged
+        judgement.digest = judged if judging is None else ""
         judgement.result = with_startup_changes(judgement.result, planted)
         judgement.result = with_tamper_signs(judgement.result, bearing_signs(signs, judgement))
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())

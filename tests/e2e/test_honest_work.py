@@ -193,3 +193,90 @@ def test_a_resubmit_of_what_failed_is_refused_and_a_done_quest_says_so(
     result = project.run("--quest", "submit", "--quest-id", SIGN)
     text = result.stdout.str()
     assert "is now DONE" in text and "closed" in text and "nothing remains" in text, text
+
+
+PARITY = """\
+def parity(n):
+    r = n % 2
+    if r == 0:
+        return "even"
+    if r == 1:
+        return "odd"
+    raise AssertionError("unreachable")
+"""
+PARITY_ID = "src/pkg/par.py::parity"
+TEST_EVEN = """\
+from pkg.par import parity
+
+
+def test_even():
+    assert parity(2) == "even"
+"""
+TEST_ODD = """\
+from pkg.par import parity
+
+
+def test_odd():
+    assert parity(3) == "odd"
+    assert parity(-3) == "odd"
+    assert parity(4) == "even"
+"""
+
+
+@pytest.fixture(scope="module")
+def parity_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dict[str, Any]]:
+    def build(project: Project) -> None:
+        project.source("par", PARITY)
+        project.test("test_even", TEST_EVEN)
+
+    return scanned_template(tmp_path_factory, build)
+
+
+def _dispute(project: Project, spots: str) -> tuple[int, dict[str, Any]]:
+    result, data = project.run_json(
+        "--quest", "submit", "--quest-id", PARITY_ID,
+        "--quest-dispute", spots, "--quest-reason", "n % 2 is 0 or 1",
+    )  # fmt: skip
+    return int(result.ret), data
+
+
+def test_an_unreachable_line_and_branch_disputed_go_to_a_person(
+    project: Project, parity_template: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(parity_template[0])
+    project.test("test_odd", TEST_ODD)
+    code, data, _ = _submit(project, PARITY_ID)
+    assert (code, data["verdict"], _checks(data)) == (
+        1, "FAIL", ["coverage.line", "coverage.branch"]
+    ), data  # fmt: skip
+    code, data = _dispute(project, "src/pkg/par.py:7,5->7")
+    assert (code, data["verdict"], data["quest"]["state"]) == (0, "REVIEW", "REVIEW"), data
+    assert data["quest"]["tries"] == 1, data  # the dispute spent none
+    facts = data["quest"]["facts"]
+    assert [(f["check"], f["field"]) for f in facts] == [
+        ("dispute.unreachable", "src/pkg/par.py:7"),
+        ("dispute.unreachable", "src/pkg/par.py:5->7"),
+    ], facts
+    assert "n % 2 is 0 or 1" in facts[0]["message"], facts
+
+
+def test_a_disputed_line_a_test_reaches_is_refused_naming_it(
+    project: Project, parity_template: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(parity_template[0])
+    code, data = _dispute(project, "4")
+    assert (code, data["verdict"], data["quest"]["tries"]) == (1, "FAIL", 1), data
+    fact = data["quest"]["facts"][0]
+    assert (fact["check"], fact["field"]) == ("dispute.refused", "src/pkg/par.py:4"), fact
+    assert "tests/test_even.py::test_even" in fact["message"], fact
+
+
+def test_a_disputed_line_outside_the_function_is_a_usage_error(
+    project: Project, parity_template: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(parity_template[0])
+    before = (project.path / "quest.json").read_bytes()
+    code, data = _dispute(project, "12")
+    assert code == 4, data
+    assert "line 12 is not in src/pkg/par.py::parity (lines 1-7)" in data["error"], data
+    assert (project.path / "quest.json").read_bytes() == before
