@@ -107,6 +107,16 @@ def submit(
         os.environ.update(guard.judged_env())
         try:
             judgement = judge_with(ctx, quest, ratchet, verifiers)
+            apart = unreached_sign_files(signs, judgement) if judging is None else []
+            if apart:
+                # Their code ran beside the quest's tests: judged again without it,
+                # so that their signs do not bear on a quest their tests never reach.
+                judgement = judge_quest(ctx, quest, ratchet, verifiers, leave_out=apart)
+                judgement.notes.append(
+                    f"judged without {', '.join(apart)}: tamper signs there, and no test "
+                    "of theirs reaches the function"
+                )
+                signs = [sign for sign in signs if _sign_path(sign) not in apart]
         except BaseException as exc:
             # No verdict to record, but a forgery made before the failure is still undone.
             undo_forgery(ctx, guard)
@@ -119,7 +129,7 @@ def submit(
             planted = startup.restore()
         judgement.digest = judged if judging is None else ""
         judgement.result = with_startup_changes(judgement.result, planted)
-        judgement.result = with_tamper_signs(judgement.result, bearing_signs(signs, judgement))
+        judgement.result = with_tamper_signs(judgement.result, signs)
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
         state, written = record(
             ctx,
@@ -194,10 +204,20 @@ def _with_quest_file(sources: list[str], roots: list[str], file: str, rootdir: P
 
 
 def judge_quest(
-    ctx: Context, quest: Quest, ratchet: Ratchet, verifiers: list[Verifier]
+    ctx: Context,
+    quest: Quest,
+    ratchet: Ratchet,
+    verifiers: list[Verifier],
+    *,
+    leave_out: list[str] | None = None,
 ) -> Judgement:
-    """Run the quest's tests in a child process and judge the result (gate L1, then L2)."""
+    """Run the quest's tests in a child process and judge the result (gate L1, then L2).
+
+    `leave_out`: test files not run (their tests do not reach the function).
+    """
     test_files = digest_test_files(ctx.tests, ctx.rootdir)
+    for path in leave_out or []:
+        test_files.pop(path, None)
     changed = changed_files(ratchet.test_files, test_files)
     selection = sorted(set(changed))
     changed_set = set(changed)
@@ -535,26 +555,29 @@ def distrust_journal(guard: VerdictGuard, signs: list[Fact]) -> None:
         )
 
 
-def bearing_signs(signs: list[Fact], judgement: Judgement) -> list[Fact]:
-    """The tamper signs that bear on this quest, by what the run measured.
+def unreached_sign_files(signs: list[Fact], judgement: Judgement) -> list[str]:
+    """Test files with tamper signs none of whose tests reached the function (nor failed).
 
-    A sign in a conftest or configuration file shapes every run and is kept;
-    one in a test file is kept when a test of that file reached the function
-    (or did not pass): a file another quest's tests changed, whose tests
-    never run this function, does not make this quest REVIEW.  Without a
-    measurement of the function every sign is kept.
+    Measured by the run: a test file another quest's submission changed,
+    whose tests never run this function, has nothing to do with this quest.
+    A conftest or configuration file shapes every run and is never one of
+    them; without a completed measurement of the function there are none.
     """
     current, run = judgement.current, judgement.run
     if current is None or not run.completed:
-        return signs
+        return []
     reaching = {nodeid.split("::")[0] for nodeid in [*current.covering_tests, *run.failed]}
-
-    def bears(sign: Fact) -> bool:
-        path = sign.field.rpartition(":")[0]
+    found = set()
+    for sign in signs:
+        path = _sign_path(sign)
         name = path.rpartition("/")[2]
-        return name == "conftest.py" or not name.endswith(".py") or path in reaching
+        if name.endswith(".py") and name != "conftest.py" and path not in reaching:
+            found.add(path)
+    return sorted(found)
 
-    return [sign for sign in signs if bears(sign)]
+
+def _sign_path(sign: Fact) -> str:
+    return sign.field.rpartition(":")[0]
 
 
 def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
@@ -570,13 +593,13 @@ def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
 __all__ = [
     "Judgement",
     "NotCollected",
-    "bearing_signs",
     "claim_quest",
     "distrust_journal",
     "judge_quest",
     "record",
     "submit",
     "tamper_signs",
+    "unreached_sign_files",
     "undo_forgery",
     "unmeasured_facts",
     "with_tamper_signs",

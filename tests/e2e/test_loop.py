@@ -517,7 +517,10 @@ def test_submit_pass_then_fail_then_done(project: Project, calc_template: Projec
     assert f"submit again: pytest --quest submit --quest-id {CLAMP}" in section
     assert project.ratchet()["quests"][CLAMP]["tries"] == 1
 
-    # Again: with --quest-max-tries 2 the second failure settles it, DONE, exit 0.
+    # Again (changed: the same tests are not judged twice): with --quest-max-tries 2
+    # the second failure settles it, DONE, exit 0.
+    clamp_test = project.path / "tests" / "test_clamp.py"
+    clamp_test.write_text(clamp_test.read_text() + "# again\n")
     result, data = project.run_json("--quest", "submit", "--quest-max-tries", "2")
     assert result.ret == 0
     check_envelope(data, "submit")
