@@ -280,3 +280,32 @@ def test_a_disputed_line_outside_the_function_is_a_usage_error(
     assert code == 4, data
     assert "line 12 is not in src/pkg/par.py::parity (lines 1-7)" in data["error"], data
     assert (project.path / "quest.json").read_bytes() == before
+
+
+# A test that sets a short timer where the mutant watchdog is armed, to pass each
+# mutant off as one that ran too long: the watchdog believes only its own clock.
+ALARM_CHEAT = """\
+import signal
+import time
+
+from pkg.calc import sign
+
+
+def test_sign():
+    sign(-5)
+    sign(0)
+    sign(5)
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        time.sleep(0.2)
+"""
+
+
+def test_a_test_s_own_timer_kills_no_mutant(
+    project: Project, two_quests: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(two_quests[0])
+    project.test("test_sign", ALARM_CHEAT)
+    code, data, _ = _submit(project, SIGN)
+    assert (code, data["verdict"], data["step"]) == (1, "FAIL", "4-mutants"), data
+    assert all(check.startswith("mutation.") for check in _checks(data)), data
