@@ -19,6 +19,11 @@ def ensure_submittable(quest: Quest) -> None:
         raise QuestUsageError(
             f"quest {quest.id} is {quest.state.value} and refuses resubmission"
             + ("; it waits for a person" if quest.state is State.REVIEW else "")
+            + (
+                "; it is closed (no try left): nothing remains to do for it"
+                if quest.state is State.DONE
+                else ""
+            )
         )
 
 
