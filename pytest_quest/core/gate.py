@@ -264,14 +264,18 @@ def step_coverage(evidence: Evidence) -> GateResult | None:
 
 
 def step_failing(evidence: Evidence) -> GateResult | None:
-    """A test of a file the submission adds or changes that does not pass: FAIL, whatever it covers.
+    """A failing test of a submitted file that tests the function: FAIL, whatever it covers.
 
     Step 3 names failing tests beside the lines they leave uncovered; a
     failing test that runs no line of the function (or one whose lines other
-    tests cover) is named here.  Tests of files the submission did not touch
-    are the project's.
+    tests cover) is named here when its file is one the submission adds or
+    changes and a test of that file reached the function (measured).  Tests
+    of files the submission did not touch are the project's; a changed file
+    whose tests never reach the function is another quest's business.
     """
-    files = set(evidence.submitted)
+    current = evidence.current
+    reaching = {nodeid.split("::")[0] for nodeid in current.covering_tests} if current else set()
+    files = set(evidence.submitted) & reaching
     failed = {nodeid for nodeid in evidence.run.failed if nodeid.split("::")[0] in files}
     if not failed:
         return None

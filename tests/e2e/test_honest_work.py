@@ -140,6 +140,10 @@ def test_a_failing_test_of_a_new_file_fails_the_submit_whatever_the_coverage(
     [fact] = data["quest"]["facts"]
     assert (fact["check"], fact["field"]) == ("test.failed", "tests/test_sign.py::test_unrelated")
     assert "arithmetic is off" in fact["actual"], fact
+    # The file's tests never reach `triple`: that quest is not failed by it.
+    project.test("test_more", GOOD_TRIPLE)
+    code, data, _ = _submit(project, TRIPLE)
+    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
 
 
 def test_a_collection_error_of_a_new_file_spends_no_try(
