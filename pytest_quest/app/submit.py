@@ -19,21 +19,25 @@ from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.environment import begin_submit, outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
-from pytest_quest.core.environment import BEGUN_KEY, with_signal_attempts
+from pytest_quest.app.submit_checks import (
+    NotCollected,
+    distrust_journal,
+    refuse_unchanged,
+    refuse_uncollected,
+    sign_path,
+    tamper_signs,
+    unbegin,
+    unreached_sign_files,
+    with_tamper_signs,
+)
+from pytest_quest.core.environment import with_signal_attempts
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
 from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
-from pytest_quest.core.states import (
-    apply_verdict,
-    ensure_submittable,
-    kept_fail,
-    record_pass_facts,
-    unchanged_since_fail,
-)
-from pytest_quest.core.tamper import find_tamper_signs
+from pytest_quest.core.states import apply_verdict, ensure_submittable, kept_fail, record_pass_facts
 from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.mutation import MutationReport
@@ -46,10 +50,8 @@ from pytest_quest.engine.source import (
     read_source,
 )
 from pytest_quest.engine.startup_files import StartupFiles, with_startup_changes
-from pytest_quest.engine.submitted import judged_digest, own_packages, submitted_files
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report.json import Output
-from pytest_quest.report.text import summarised
 from pytest_quest.verify.adapters import (
     AnsweredVerifier,
     Verifier,
@@ -83,13 +85,8 @@ def submit(
 ) -> Output:
     """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO (`judging`: a dispute's)."""
     quest, ratchet, verifiers = claim_quest(ctx)
-    judged = judged_digest(
-        ctx.tests, ctx.rootdir, [*ctx.options.sources, quest.file], ctx.child.inifile
-    )
-    if judging is None:  # a dispute of the last FAIL's mutant judges something else
-        refused = unchanged_since_fail(quest, judged)
-        if refused:
-            raise QuestUsageError(refused)
+    # Not the same tests on the same code twice (a dispute judges something else).
+    judged = refuse_unchanged(ctx, quest) if judging is None else ""
     judge_with = judge_quest if judging is None else judging(ctx, quest)
     # Written ahead: a judge killed from here on still counts (core/environment.py).
     ratchet, quest, stopped = begin_submit(ctx, quest.id, now_utc())
@@ -107,16 +104,8 @@ def submit(
         os.environ.update(guard.judged_env())
         try:
             judgement = judge_with(ctx, quest, ratchet, verifiers)
-            apart = unreached_sign_files(signs, judgement) if judging is None else []
-            if apart:
-                # Their code ran beside the quest's tests: judged again without it,
-                # so that their signs do not bear on a quest their tests never reach.
-                judgement = judge_quest(ctx, quest, ratchet, verifiers, leave_out=apart)
-                judgement.notes.append(
-                    f"judged without {', '.join(apart)}: tamper signs there, and no test "
-                    "of theirs reaches the function"
-                )
-                signs = [sign for sign in signs if _sign_path(sign) not in apart]
+            if judging is None:
+                judgement, signs = judged_apart(ctx, quest, ratchet, verifiers, judgement, signs)
         except BaseException as exc:
             # No verdict to record, but a forgery made before the failure is still undone.
             undo_forgery(ctx, guard)
@@ -127,7 +116,7 @@ def submit(
             for name in guard.judged_env():
                 os.environ.pop(name, None)
             planted = startup.restore()
-        judgement.digest = judged if judging is None else ""
+        judgement.digest = judged
         judgement.result = with_startup_changes(judgement.result, planted)
         judgement.result = with_tamper_signs(judgement.result, signs)
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
@@ -203,18 +192,31 @@ def _with_quest_file(sources: list[str], roots: list[str], file: str, rootdir: P
     return [*sources, file]
 
 
+def judged_apart(
+    ctx: Context,
+    quest: Quest,
+    ratchet: Ratchet,
+    verifiers: list[Verifier],
+    judgement: Judgement,
+    signs: list[Fact],
+) -> tuple[Judgement, list[Fact]]:
+    """Judged again without the test files whose signs bear not on this quest (submit_checks.py)."""
+    apart = unreached_sign_files(signs, judgement.current, judgement.run)
+    if not apart:
+        return judgement, signs
+    judgement = judge_quest(ctx, quest, ratchet, verifiers, leave_out=apart)
+    judgement.notes.append(f"judged without {', '.join(apart)}: tamper signs, no test reaching")
+    return judgement, [sign for sign in signs if sign_path(sign) not in apart]
+
+
 def judge_quest(
     ctx: Context,
     quest: Quest,
     ratchet: Ratchet,
     verifiers: list[Verifier],
-    *,
     leave_out: list[str] | None = None,
 ) -> Judgement:
-    """Run the quest's tests in a child process and judge the result (gate L1, then L2).
-
-    `leave_out`: test files not run (their tests do not reach the function).
-    """
+    """Run the quest's tests (not `leave_out`'s) in a child process and judge them (L1, then L2)."""
     test_files = digest_test_files(ctx.tests, ctx.rootdir)
     for path in leave_out or []:
         test_files.pop(path, None)
@@ -255,46 +257,6 @@ def judge_quest(
             verifiers=[*verifiers, *(AnsweredVerifier(a) for a in answered)],
         )
     return judgement
-
-
-class NotCollected(QuestUsageError):
-    """The submitted tests do not collect: nothing is judged, no try is spent (exit 4)."""
-
-
-def refuse_uncollected(run: RunReport, submitted: list[str]) -> None:
-    """Refuse, as pytest reports it, a collection error of a submitted test file or of a conftest.
-
-    A typo in a new test is not a judgement of the quest: the error is shown
-    with its file and line, nothing is recorded.  An error in a test file the
-    submission did not touch stays the gate's (FAIL, step ``collection``).
-    """
-    files = set(submitted)
-    errors = [
-        error
-        for error in run.collection_errors
-        if error.file in files or error.file.rpartition("/")[2] == "conftest.py"
-    ]
-    if not errors:
-        return
-    where = summarised(
-        [(f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}" for e in errors]
-    )
-    said = "collection error" if len(errors) == 1 else f"{len(errors)} collection errors"
-    raise NotCollected(
-        f"{said} in the submitted tests ({where}): fix it, then submit again; "
-        "nothing was judged, no try spent"
-    )
-
-
-def unbegin(ctx: Context, quest_id: str) -> None:
-    """Take back the mark `begin_submit` wrote ahead: this submit judged nothing."""
-
-    def change(fresh: Ratchet) -> None:
-        target = fresh.quests.get(quest_id)
-        if target is not None:
-            target.extra.pop(BEGUN_KEY, None)
-
-    ctx.store.update(change)
 
 
 def gather_evidence(
@@ -521,85 +483,16 @@ def _guarded(result: GateResult, facts: list[Fact]) -> GateResult:
     return GateResult(Verdict.REVIEW, [*facts, *result.facts], "guard")
 
 
-def tamper_signs(ctx: Context, ratchet: Ratchet) -> list[Fact]:
-    """Tamper signs in the test code and pytest configuration changed since the scan.
-
-    Cheap and static (core/tamper.py), run before the tests;
-    `with_tamper_signs` applies them after the deterministic steps.
-    """
-    files = submitted_files(
-        ctx.tests,
-        ctx.rootdir,
-        scanned=ratchet.test_files,
-        scanned_at=ratchet.scanned_at,
-        inifile=ctx.child.inifile,
-    )
-    findings = find_tamper_signs(
-        files,
-        own_packages=own_packages(ctx.options.sources, ctx.rootdir),
-        ratchet_name=ctx.store.path.name,
-    )
-    return [finding.fact() for finding in findings]
-
-
-# Tamper signs of code that can write files outside the audit hook's sight.
-_JOURNAL_FORGING = ("tamper.ratchet", "tamper.ctypes", "tamper.internals", "tamper.process")
-
-
-def distrust_journal(guard: VerdictGuard, signs: list[Fact]) -> None:
-    """Code that names the ratchet file or can write around the audit hook may forge its journal."""
-    named = sorted({sign.check for sign in signs if sign.check in _JOURNAL_FORGING})
-    if named:
-        guard.distrust(
-            f"the judged code bears tamper signs ({', '.join(named)}): its journal is not believed"
-        )
-
-
-def unreached_sign_files(signs: list[Fact], judgement: Judgement) -> list[str]:
-    """Test files with tamper signs none of whose tests reached the function (nor failed).
-
-    Measured by the run: a test file another quest's submission changed,
-    whose tests never run this function, has nothing to do with this quest.
-    A conftest or configuration file shapes every run and is never one of
-    them; without a completed measurement of the function there are none.
-    """
-    current, run = judgement.current, judgement.run
-    if current is None or not run.completed:
-        return []
-    reaching = {nodeid.split("::")[0] for nodeid in [*current.covering_tests, *run.failed]}
-    found = set()
-    for sign in signs:
-        path = _sign_path(sign)
-        name = path.rpartition("/")[2]
-        if name.endswith(".py") and name != "conftest.py" and path not in reaching:
-            found.add(path)
-    return sorted(found)
-
-
-def _sign_path(sign: Fact) -> str:
-    return sign.field.rpartition(":")[0]
-
-
-def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
-    """A PASS with tamper signs is REVIEW; a FAIL or REVIEW stays, the signs added to its facts."""
-    if not signs:
-        return result
-    if result.verdict is Verdict.PASS:
-        return GateResult(Verdict.REVIEW, list(signs), "tamper")
-    return GateResult(result.verdict, [*result.facts, *signs], result.step)
-
-
-
 __all__ = [
     "Judgement",
     "NotCollected",
     "claim_quest",
     "distrust_journal",
     "judge_quest",
+    "judged_apart",
     "record",
     "submit",
     "tamper_signs",
-    "unreached_sign_files",
     "undo_forgery",
     "unmeasured_facts",
     "with_tamper_signs",
