@@ -30,7 +30,7 @@ from pytest_quest.app.submit import Judgement, judge_quest, run_selection, submi
 from pytest_quest.core import dispute
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
-from pytest_quest.core.model import Fact, Quest, Ratchet, Verdict
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, Verdict, arc_text
 from pytest_quest.core.mutants import plan_mutants
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 from pytest_quest.engine.source import facts_from_source, read_source
@@ -46,7 +46,113 @@ def submit_or_dispute(ctx: Context) -> Output:
     """`pytest --quest submit`, a dispute when ``--quest-dispute`` is given."""
     if not ctx.options.dispute:
         return submit(ctx)
+    if dispute.parse_spots(ctx.options.dispute) is not None:
+        return submit(ctx, judging=_spots_judge)
     return submit(ctx, judging=_dispute_judge)
+
+
+def _spots_judge(ctx: Context, quest: Quest) -> Callable[..., Judgement]:
+    spots = check_spots(ctx, quest)
+    return lambda c, q, r, verifiers: judge_unreachable(c, q, r, spots)
+
+
+def check_spots(ctx: Context, quest: Quest) -> list[dispute.Spot]:
+    """The disputed lines and branches, each inside the quest's function; else a usage error."""
+    spots = dispute.parse_spots(ctx.options.dispute or "") or []
+    if not (ctx.options.reason or "").strip():
+        raise QuestUsageError(
+            "--quest-dispute needs --quest-reason: why no input can reach the line "
+            "(a person reads it)"
+        )
+    for spot in spots:
+        if spot.path is not None and spot.path != quest.file:
+            raise QuestUsageError(
+                f"{spot.path}:{spot.line} is not in the file of {quest.id} ({quest.file})"
+            )
+        inside = [n for n in (spot.line, spot.end) if n is not None and n > 0]
+        if any(not quest.first <= n <= quest.last for n in inside):
+            raise QuestUsageError(
+                f"{spot.text()} is not in {quest.id} (lines {quest.first}-{quest.last})"
+            )
+    return spots
+
+
+def judge_unreachable(
+    ctx: Context, quest: Quest, ratchet: Ratchet, spots: list[dispute.Spot]
+) -> Judgement:
+    """Lines or branches said to be unreachable: the whole suite must not reach them. Never PASS.
+
+    The gate first judges the submission as a submit does; what it finds
+    beyond the disputed lines and branches stands.  Then every test of the
+    suite runs in the gate's child, measuring the quest's file: a disputed
+    spot some test reaches is FAIL ``dispute.refused`` naming that test (a
+    try spent); none reached is REVIEW ``dispute.unreachable`` with that
+    evidence, for a person (no try spent).
+    """
+    ctx.options = dataclasses.replace(ctx.options, verify="off")
+    judgement = judge_quest(ctx, quest, ratchet, [])
+    result, current = judgement.result, judgement.current
+    if current is None:
+        return judgement
+    disputed = {f"{quest.file}:{_spot_field(spot)}" for spot in spots}
+    others = [
+        f
+        for f in result.facts
+        if not (f.check.startswith("coverage.") and f.field in disputed)
+    ]
+    reached_now = [s for s in spots if not _missing(s, current)]
+    if result.verdict is not Verdict.PASS and others and not reached_now:
+        why = f"the gate's verdict is {result.verdict.value} at step {result.step} for more than the disputed code"
+        judgement.result = GateResult(
+            result.verdict, [*result.facts, dispute.not_judged_fact(quest.id, why)], result.step
+        )
+        return judgement
+    tests = sorted(digest_test_files(ctx.tests, ctx.rootdir))
+    run, source = run_selection(ctx, tests, quest)
+    whole = source.by_id().get(quest.id) if source else None
+    if run.environment:
+        judgement.run = run  # no verdict, as for a submit (core/environment.py)
+        judgement.result = outside(quest, run.problem)
+        return judgement
+    if not run.completed or source is None or whole is None:
+        why = run.problem or "the whole suite's run did not measure the function"
+        judgement.result = GateResult(
+            Verdict.REVIEW, [dispute.unconfirmed_fact(quest.id, why)], dispute.STEP
+        )
+        return judgement
+    refused = [
+        dispute.reached_fact(quest.file, spot, _reaching(spot, whole, run.failed))
+        for spot in spots
+        if spot in reached_now or not _missing(spot, whole)
+    ]
+    if refused:
+        kept = [f for f in others if not f.check.startswith("mutation.")]
+        judgement.result = GateResult(Verdict.FAIL, [*refused, *kept], dispute.STEP)
+        return judgement
+    reason = ctx.options.reason or ""
+    facts = [dispute.unreachable_fact(quest.file, spot, reason, len(run.outcomes)) for spot in spots]
+    judgement.result = GateResult(Verdict.REVIEW, facts, dispute.STEP)
+    return judgement
+
+
+def _spot_field(spot: dispute.Spot) -> str:
+    return str(spot.line) if spot.end is None else arc_text((spot.line, spot.end))
+
+
+def _missing(spot: dispute.Spot, current: FunctionFacts) -> bool:
+    """Whether no passing test reached `spot` (nor a failing one: failing reach is reach)."""
+    lines = [n for n in current.missing_lines if n not in current.failing_lines]
+    arcs = [a for a in current.missing_branches if a not in current.failing_branches]
+    return spot.missing_in(lines, arcs)
+
+
+def _reaching(spot: dispute.Spot, whole: FunctionFacts, failed: set[str]) -> list[str]:
+    """The tests that may have reached `spot`: those that ran the function, else those that failed.
+
+    The child reports the tests per function, not per line: with one such
+    test it is the one; with several, the fact says "among".
+    """
+    return sorted(whole.covering_tests) or sorted(failed) or ["a test of the suite"]
 
 
 def _dispute_judge(ctx: Context, quest: Quest) -> Callable[..., Judgement]:
@@ -271,6 +377,8 @@ def decide(quest: Quest, ids: tuple[str, ...], report: MutationReport, reason: s
 
 __all__ = [
     "check_dispute",
+    "check_spots",
+    "judge_unreachable",
     "decide",
     "judge_dispute",
     "outside",

@@ -19,6 +19,17 @@ from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.environment import begin_submit, outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.app.submit_checks import (
+    NotCollected,
+    distrust_journal,
+    refuse_unchanged,
+    refuse_uncollected,
+    sign_path,
+    tamper_signs,
+    unbegin,
+    unreached_sign_files,
+    with_tamper_signs,
+)
 from pytest_quest.core.environment import with_signal_attempts
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
@@ -26,8 +37,7 @@ from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, 
 from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
-from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
-from pytest_quest.core.tamper import find_tamper_signs
+from pytest_quest.core.states import apply_verdict, ensure_submittable, kept_fail, record_pass_facts
 from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.mutation import MutationReport
@@ -40,7 +50,6 @@ from pytest_quest.engine.source import (
     read_source,
 )
 from pytest_quest.engine.startup_files import StartupFiles, with_startup_changes
-from pytest_quest.engine.submitted import own_packages, submitted_files
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report.json import Output
 from pytest_quest.verify.adapters import (
@@ -67,6 +76,8 @@ class Judgement:
     #: Set when the run could not complete for a reason outside the submission.
     environment: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)  # what the measuring run left out
+    #: What was judged (engine/submitted.py `judged_digest`), kept on a FAIL.
+    digest: str = ""
 
 
 def submit(
@@ -74,6 +85,8 @@ def submit(
 ) -> Output:
     """Judge the quest (active, or ``--quest-id``); exit 1 while it stays TODO (`judging`: a dispute's)."""
     quest, ratchet, verifiers = claim_quest(ctx)
+    # Not the same tests on the same code twice (a dispute judges something else).
+    judged = refuse_unchanged(ctx, quest) if judging is None else ""
     judge_with = judge_quest if judging is None else judging(ctx, quest)
     # Written ahead: a judge killed from here on still counts (core/environment.py).
     ratchet, quest, stopped = begin_submit(ctx, quest.id, now_utc())
@@ -91,14 +104,19 @@ def submit(
         os.environ.update(guard.judged_env())
         try:
             judgement = judge_with(ctx, quest, ratchet, verifiers)
-        except BaseException:
+            if judging is None:
+                judgement, signs = judged_apart(ctx, quest, ratchet, verifiers, judgement, signs)
+        except BaseException as exc:
             # No verdict to record, but a forgery made before the failure is still undone.
             undo_forgery(ctx, guard)
+            if isinstance(exc, NotCollected):
+                unbegin(ctx, quest.id)  # nothing was judged: not a run that could not complete
             raise
         finally:
             for name in guard.judged_env():
                 os.environ.pop(name, None)
             planted = startup.restore()
+        judgement.digest = judged
         judgement.result = with_startup_changes(judgement.result, planted)
         judgement.result = with_tamper_signs(judgement.result, signs)
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
@@ -174,11 +192,34 @@ def _with_quest_file(sources: list[str], roots: list[str], file: str, rootdir: P
     return [*sources, file]
 
 
+def judged_apart(
+    ctx: Context,
+    quest: Quest,
+    ratchet: Ratchet,
+    verifiers: list[Verifier],
+    judgement: Judgement,
+    signs: list[Fact],
+) -> tuple[Judgement, list[Fact]]:
+    """Judged again without the test files whose signs bear not on this quest (submit_checks.py)."""
+    apart = unreached_sign_files(signs, judgement.current, judgement.run)
+    if not apart:
+        return judgement, signs
+    judgement = judge_quest(ctx, quest, ratchet, verifiers, leave_out=apart)
+    judgement.notes.append(f"judged without {', '.join(apart)}: tamper signs, no test reaching")
+    return judgement, [sign for sign in signs if sign_path(sign) not in apart]
+
+
 def judge_quest(
-    ctx: Context, quest: Quest, ratchet: Ratchet, verifiers: list[Verifier]
+    ctx: Context,
+    quest: Quest,
+    ratchet: Ratchet,
+    verifiers: list[Verifier],
+    leave_out: list[str] | None = None,
 ) -> Judgement:
-    """Run the quest's tests in a child process and judge the result (gate L1, then L2)."""
+    """Run the quest's tests (not `leave_out`'s) in a child process and judge them (L1, then L2)."""
     test_files = digest_test_files(ctx.tests, ctx.rootdir)
+    for path in leave_out or []:
+        test_files.pop(path, None)
     changed = changed_files(ratchet.test_files, test_files)
     selection = sorted(set(changed))
     changed_set = set(changed)
@@ -187,8 +228,10 @@ def judge_quest(
         if path not in changed_set and path in test_files:
             selection.append(nodeid)
     run, source = run_selection(ctx, selection, quest)
+    refuse_uncollected(run, changed)
     current = source.by_id().get(quest.id) if source else None
     evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
+    evidence.submitted = list(changed)
     judgement = Judgement(judge(evidence), current, run, notes=list(source.notes) if source else [])
     report = None
     if judgement.result.verdict is Verdict.PASS and current is not None:
@@ -397,6 +440,8 @@ def record(
             )
             return state, fresh
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
+        if judgement.result.verdict is Verdict.FAIL:
+            kept_fail(target, judgement.digest)
         current = judgement.current
         if state is State.PASS and ctx.options.policy is not None:
             target.passed_policy = ctx.options.policy.compact()
@@ -439,55 +484,13 @@ def _guarded(result: GateResult, facts: list[Fact]) -> GateResult:
     return GateResult(Verdict.REVIEW, [*facts, *result.facts], "guard")
 
 
-def tamper_signs(ctx: Context, ratchet: Ratchet) -> list[Fact]:
-    """Tamper signs in the test code and pytest configuration changed since the scan.
-
-    Cheap and static (core/tamper.py), run before the tests;
-    `with_tamper_signs` applies them after the deterministic steps.
-    """
-    files = submitted_files(
-        ctx.tests,
-        ctx.rootdir,
-        scanned=ratchet.test_files,
-        scanned_at=ratchet.scanned_at,
-        inifile=ctx.child.inifile,
-    )
-    findings = find_tamper_signs(
-        files,
-        own_packages=own_packages(ctx.options.sources, ctx.rootdir),
-        ratchet_name=ctx.store.path.name,
-    )
-    return [finding.fact() for finding in findings]
-
-
-# Tamper signs of code that can write files outside the audit hook's sight.
-_JOURNAL_FORGING = ("tamper.ratchet", "tamper.ctypes", "tamper.internals", "tamper.process")
-
-
-def distrust_journal(guard: VerdictGuard, signs: list[Fact]) -> None:
-    """Code that names the ratchet file or can write around the audit hook may forge its journal."""
-    named = sorted({sign.check for sign in signs if sign.check in _JOURNAL_FORGING})
-    if named:
-        guard.distrust(
-            f"the judged code bears tamper signs ({', '.join(named)}): its journal is not believed"
-        )
-
-
-def with_tamper_signs(result: GateResult, signs: list[Fact]) -> GateResult:
-    """A PASS with tamper signs is REVIEW; a FAIL or REVIEW stays, the signs added to its facts."""
-    if not signs:
-        return result
-    if result.verdict is Verdict.PASS:
-        return GateResult(Verdict.REVIEW, list(signs), "tamper")
-    return GateResult(result.verdict, [*result.facts, *signs], result.step)
-
-
-
 __all__ = [
     "Judgement",
+    "NotCollected",
     "claim_quest",
     "distrust_journal",
     "judge_quest",
+    "judged_apart",
     "record",
     "submit",
     "tamper_signs",

@@ -58,9 +58,10 @@ def said(
             lines.append("  last lines of the run's output:")
             lines += [f"    {line}" for line in environment["output_tail"]]
     else:
-        lines = [
-            f"{verdict}: {quest_id} is now {state.value} (tries {judged.tries}/{max_tries})"
-        ]
+        headline = f"{verdict}: {quest_id} is now {state.value} (tries {judged.tries}/{max_tries})"
+        if state is State.DONE:
+            headline += ": no try left, the quest is closed; nothing remains to do for it"
+        lines = [headline]
         lines += text.facts_text(result.facts)
     nxt = ratchet.quests.get(ratchet.active) if ratchet.active else None
     if state.terminal and nxt is not None:
@@ -70,6 +71,8 @@ def said(
     elif state is State.TODO:
         lines.append(f"submit again: {text.submit_command(quest_id)}")
     lines.append(text.progress_line(ratchet))
+    data["closed"] = state.terminal and not no_verdict
+    data["summary"] = lines[0]
     exitcode = 1 if state is State.TODO else 0
     if no_verdict:
         exitcode = ENVIRONMENT_EXIT

@@ -9,9 +9,11 @@ return or raise otherwise than the function on a test's own inputs.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
-from pytest_quest.core.model import Fact, Quest, State
+from pytest_quest.core.model import Fact, Quest, State, arc_text
 from pytest_quest.core.observed import observed_text, witness_text
 
 #: The gate step a dispute's verdict records (the quest's history keeps it).
@@ -26,6 +28,85 @@ def parse_ids(text: str) -> tuple[str, ...]:
         if item and item not in ids:
             ids.append(item)
     return tuple(ids)
+
+
+#: A disputed line or branch: ``N``, ``path:N``, ``N->M`` (``M`` may be ``exit``).
+_SPOT = re.compile(r"^(?:(?P<path>.+):)?(?P<line>\d+)(?:->(?P<end>-?\d+|exit))?$")
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A line (`end` None) or a branch ``line->end`` said to be unreachable; `path` as given."""
+
+    path: str | None
+    line: int
+    end: int | None = None
+
+    def text(self) -> str:
+        return f"line {self.line}" if self.end is None else f"branch {arc_text((self.line, self.end))}"
+
+    def missing_in(self, lines: list[int], arcs: list[tuple[int, int]]) -> bool:
+        """Whether this spot is among missing `lines` (a line) or `arcs` (a branch)."""
+        if self.end is None:
+            return self.line in lines
+        if self.end < 0:  # "exit": coverage's exit arcs carry minus the code object's line
+            return any(start == self.line and end < 0 for start, end in arcs)
+        return (self.line, self.end) in arcs
+
+
+def parse_spots(text: str) -> list[Spot] | None:
+    """The lines and branches given to ``--quest-dispute`` (comma separated); None: not all are."""
+    spots: list[Spot] = []
+    for part in text.split(","):
+        item = part.strip()
+        if not item:
+            continue
+        found = _SPOT.match(item)
+        if found is None:
+            return None
+        end = found.group("end")
+        spot = Spot(
+            found.group("path"),
+            int(found.group("line")),
+            None if end is None else -1 if end == "exit" else int(end),
+        )
+        if spot not in spots:
+            spots.append(spot)
+    return spots or None
+
+
+def unreachable_fact(file: str, spot: Spot, reason: str, tests: int) -> Fact:
+    """A line or branch no test of the whole suite reaches: for a person, with that evidence."""
+    return Fact(
+        check="dispute.unreachable",
+        field=f"{file}:{spot.line if spot.end is None else arc_text((spot.line, spot.end))}",
+        expected="a person decides whether the code can be reached",
+        actual=f"no test of the whole suite ({tests} tests run) reaches it",
+        message=(
+            f"disputed {spot.text()} is reached by no test of the whole suite ({tests} tests "
+            f"run, measured); the reason given: {reason!r}; a person excludes it "
+            "(--quest-accept, --quest-exclude) or reopens the quest (--quest-reopen)"
+        ),
+    )
+
+
+def reached_fact(file: str, spot: Spot, tests: list[str]) -> Fact:
+    """A disputed line or branch a test reaches: refused, naming the test (a try is spent).
+
+    `tests`: the one that reached it, or those among which one did.
+    """
+    shown = ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
+    who = shown if len(tests) == 1 else f"a test among {shown}"
+    return Fact(
+        check="dispute.refused",
+        field=f"{file}:{spot.line if spot.end is None else arc_text((spot.line, spot.end))}",
+        expected="no test reaches the disputed code",
+        actual=f"reached by {who}",
+        message=(
+            f"dispute of {spot.text()} refused: {who} reaches it (measured over the whole "
+            "suite); it is reachable: test it as that test does (a try is spent)"
+        ),
+    )
 
 
 def _change(mutant: dict[str, Any]) -> str:
@@ -124,6 +205,10 @@ def is_dispute(quest: Quest) -> bool:
 
 __all__ = [
     "STEP",
+    "Spot",
+    "parse_spots",
+    "reached_fact",
+    "unreachable_fact",
     "equivalent_fact",
     "is_dispute",
     "not_judged_fact",

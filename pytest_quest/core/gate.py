@@ -51,6 +51,8 @@ class Evidence:
     # not the child's own, and mutants nobody showed were tried.
     tampered: list[Fact] = field(default_factory=list)
     unverified: list[Fact] = field(default_factory=list)
+    # The test files the submission adds or changes (relative to the rootdir).
+    submitted: list[str] = field(default_factory=list)
     # Gate step 4's rule (core/policy.py `MUTANT_RULES`): "on" holds a survivor
     # against the tests only with a witness or a reason; "strict" holds every one.
     mutants_rule: str = "on"
@@ -106,6 +108,7 @@ def judge(evidence: Evidence) -> GateResult:
         step_exclusions,
         step_environment,
         step_coverage,
+        step_failing,
         step_tampered,
         step_mutants,
         step_stable,
@@ -294,6 +297,30 @@ def step_coverage(evidence: Evidence) -> GateResult | None:
             )
         )
     return GateResult(Verdict.FAIL, facts, "3-coverage") if facts else None
+
+
+def step_failing(evidence: Evidence) -> GateResult | None:
+    """A failing test of a submitted file that tests the function: FAIL, whatever it covers.
+
+    Step 3 names failing tests beside the lines they leave uncovered; a
+    failing test that runs no line of the function (or one whose lines other
+    tests cover) is named here when its file is one the submission adds or
+    changes and a test of that file reached the function (measured).  Tests
+    of files the submission did not touch are the project's; a changed file
+    whose tests never reach the function is another quest's business.
+    """
+    current = evidence.current
+    reaching = {nodeid.split("::")[0] for nodeid in current.covering_tests} if current else set()
+    files = set(evidence.submitted) & reaching
+    failed = {nodeid for nodeid in evidence.run.failed if nodeid.split("::")[0] in files}
+    if not failed:
+        return None
+    run = evidence.run
+    only = RunReport(
+        outcomes={nodeid: run.outcomes[nodeid] for nodeid in failed},
+        errors={nodeid: run.errors[nodeid] for nodeid in failed if nodeid in run.errors},
+    )
+    return GateResult(Verdict.FAIL, failed_test_facts(only), "3-tests")
 
 
 def step_tampered(evidence: Evidence) -> GateResult | None:

@@ -19,6 +19,11 @@ def ensure_submittable(quest: Quest) -> None:
         raise QuestUsageError(
             f"quest {quest.id} is {quest.state.value} and refuses resubmission"
             + ("; it waits for a person" if quest.state is State.REVIEW else "")
+            + (
+                "; it is closed (no try left): nothing remains to do for it"
+                if quest.state is State.DONE
+                else ""
+            )
         )
 
 
@@ -34,6 +39,7 @@ def apply_verdict(quest: Quest, result: GateResult, max_tries: int, now: str) ->
     quest.extra.pop(BEGUN_KEY, None)  # and the submit that began is recorded
     quest.extra.pop(GATE_FACTS_KEY, None)  # its facts are the gate's last word now
     quest.extra.pop(RESCANNED_KEY, None)
+    quest.extra.pop(FAILED_DIGEST_KEY, None)  # the caller keeps a FAIL's (`kept_fail`)
     if result.verdict is Verdict.PASS:
         quest.state = State.PASS
         quest.passed_at = now
@@ -145,6 +151,31 @@ def exclude(
 
 #: The quest's ``extra`` key keeping the last gate facts a rescan replaced.
 GATE_FACTS_KEY = "gate_facts"
+#: In a TODO quest's ``extra``: the digest of what its last FAIL judged (tests, code, configuration).
+FAILED_DIGEST_KEY = "failed_digest"
+
+
+def kept_fail(quest: Quest, digest: str) -> None:
+    """Remember on a quest left TODO by a FAIL what was judged, so the same cannot be judged again."""
+    if digest and quest.state is State.TODO:
+        quest.extra[FAILED_DIGEST_KEY] = digest
+
+
+def unchanged_since_fail(quest: Quest, digest: str) -> str | None:
+    """The usage error for a resubmit of exactly what the last FAIL judged (None: something changed).
+
+    Judging the same tests on the same code again would give the same
+    verdict and spend a try for nothing.
+    """
+    if quest.state is not State.TODO or quest.extra.get(FAILED_DIGEST_KEY) != digest:
+        return None
+    failed = [event.at for event in quest.history if event.verdict == Verdict.FAIL.value]
+    when = f" at {failed[-1]}" if failed else ""
+    return (
+        f"nothing changed since the last FAIL of {quest.id}{when}: its tests, the code under "
+        "test and the configuration are as judged then; change the tests, then submit again "
+        "(nothing was judged, no try spent)"
+    )
 #: Set on a quest whose facts a rescan replaced after a verdict (cleared by the next verdict).
 RESCANNED_KEY = "facts_rescanned"
 

@@ -27,7 +27,6 @@ KINDS: dict[str, str] = {
     "code": "builds, swaps or inspects code objects and function internals",
     "builtins": "changes builtins for the whole process",
     "atexit": "runs code at interpreter exit or at fork",
-    "signals": "sets or reads interval timers and signal handlers",
     "process": "starts a process that can outlive the run, or names the parent",
     "ratchet": "writes, links, moves or locks the ratchet file or its lock",
     "heap": "walks the garbage collector's object graph",

@@ -1,10 +1,10 @@
 """What a name in test code stands for: import aliases resolved to dotted names.
 
-The tamper check (``core.tamper``) asks "is this expression ``signal.setitimer``?"
-however the module was imported: ``import signal as s``, ``from os import setsid
-as x``, ``__import__("signal")``, ``importlib.import_module(...)``,
+The tamper check (``core.tamper``) asks "is this expression ``atexit.register``?"
+however the module was imported: ``import atexit as a``, ``from os import setsid
+as x``, ``__import__("atexit")``, ``importlib.import_module(...)``,
 ``sys.modules[...]``, ``getattr(mod, "name")`` with a literal name, and names
-bound to any of these (``f = s.setitimer``).
+bound to any of these (``f = a.register``).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class Names:
     A name is looked up in the innermost function that binds it (a parameter
     `x` hides a module-level `from os import setsid as x`), else in the
     module. All bindings of a name in one scope count together: a name bound
-    to ``signal.setitimer`` on any line of a function means it on every line
+    to ``atexit.register`` on any line of a function means it on every line
     of that function. That errs towards seeing a sign (a person looks at a
     grey case) and keeps the table small and obvious.
     """

@@ -23,7 +23,6 @@ _TRACE = "installs or reads the trace hook that coverage.py measures with"
 _FRAMES = "walks up the call stack into the frames of the test runner and the plugin"
 _HEAP = "walks the heap, where the plugin's own objects can be found and changed"
 _DETACH = "starts a process that can outlive the gate's run"
-_SIGNAL = "sets or reads a timer or signal handler (the mutation run's watchdog uses them)"
 _EXIT = "runs code after the tests, when the plugin has already written its results"
 _CODE = "builds or swaps code objects, as the mutation check does"
 
@@ -59,20 +58,6 @@ MEMBERS: dict[str, tuple[str, str]] = {
             "os.register_at_fork",
         ),
         ("atexit", _EXIT),
-    ),
-    **dict.fromkeys(
-        (
-            "signal.signal",
-            "signal.getsignal",
-            "signal.setitimer",
-            "signal.getitimer",
-            "signal.alarm",
-            "signal.pthread_sigmask",
-            "signal.siginterrupt",
-            "faulthandler.dump_traceback_later",
-            "faulthandler.register",
-        ),
-        ("signals", _SIGNAL),
     ),
     **dict.fromkeys(
         (
@@ -139,10 +124,10 @@ SESSION_ROOTS = frozenset({"request", "pytestconfig"})
 CODE_WHY = _CODE
 DETACH_WHY = _DETACH
 
-# Patching these in a test (`mock.patch("os.fork")`, `monkeypatch.setattr(signal,
-# "alarm", fake)`) replaces them without calling them: the honest way to test
+# Patching these in a test (`mock.patch("os.fork")`, `monkeypatch.setattr(atexit,
+# "register", fake)`) replaces them without calling them: the honest way to test
 # code that uses them. Reaching into the judge or the tracer is a sign either way.
-PATCHABLE_KINDS = frozenset({"process", "signals", "atexit", "heap", "frames", "ratchet"})
+PATCHABLE_KINDS = frozenset({"process", "atexit", "heap", "frames", "ratchet"})
 
 CODE_DUNDERS = frozenset(
     {"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__closure__"}

@@ -5,9 +5,11 @@ Each file with the text it had at the scan when that can be found (git), for cor
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -34,12 +36,15 @@ def submitted_files(
 ) -> list[SubmittedFile]:
     """The test, conftest and configuration files changed since the scan, with their texts then.
 
-    A test file counts when its digest differs from `scanned` (the scan's
-    digests) or it is new.  Conftest and configuration files have no digest
-    in the ratchet: their text at the scan is taken from git (the last
-    commit before `scanned_at`); a file git does not know counts when it
-    was modified after the scan, judged whole.  A changed file whose text
-    at the scan is unknown is judged whole too.
+    A file counts when its digest differs from `scanned` (the scan's
+    digests, `scanned_configs` for conftest and configuration files) or it
+    is new: a file as the scan saw it is not the submission's, committed or
+    not.  The lines it had at the scan are taken from git (the last commit
+    before `scanned_at`).  A conftest or configuration file the scan did not
+    record (a ratchet file written before it did) counts when it differs
+    from git's text then; a file git does not know counts when it was
+    modified after the scan, judged whole.  A changed file whose text at
+    the scan is unknown is judged whole too.
     """
     at_scan = _GitAtScan(rootdir, scanned_at)
     found: list[SubmittedFile] = []
@@ -55,6 +60,11 @@ def submitted_files(
         text = _read(path)
         if rel is None or text is None:
             continue
+        if rel in scanned:
+            if scanned[rel] == _digest(path):
+                continue
+            found.append(SubmittedFile(rel, text, at_scan.text(rel)))
+            continue
         previous = at_scan.text(rel)
         if (
             previous is None
@@ -65,6 +75,57 @@ def submitted_files(
         if previous != text:
             found.append(SubmittedFile(rel, text, previous))
     return found
+
+
+def scanned_configs(search: FileSearch, rootdir: Path, inifile: Path | None = None) -> dict[str, str]:
+    """Digests of the conftest and pytest configuration files, as the scan records them."""
+    found: dict[str, str] = {}
+    for path in _conftests(search, rootdir) + _configs(rootdir, inifile):
+        rel, value = _relative(path, rootdir), _digest(path)
+        if rel is not None and value is not None:
+            found[rel] = value
+    return found
+
+
+def judged_digest(
+    search: FileSearch, rootdir: Path, sources: Iterable[str | Path], inifile: Path | None = None
+) -> str:
+    """A digest of what a submit judges: its tests, the code under test and the configuration.
+
+    Every Python file under the test folders (test modules, helpers,
+    conftests) and under `sources`, the conftest files above the tests and
+    the pytest configuration files, each by path and bytes.  Two submits
+    with the same digest ran the same tests on the same code.
+    """
+    paths: set[Path] = set()
+    roots = [Path(s) if Path(s).is_absolute() else rootdir / s for s in sources]
+    for root in [*search.roots, *roots]:
+        paths.update(_python_files(root, search.norecurse))
+    paths.update(_conftests(search, rootdir) + _configs(rootdir, inifile))
+    hasher = hashlib.sha256()
+    for path in sorted({p.resolve() for p in paths}):
+        rel = _relative(path, rootdir) or str(path)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\0unreadable"
+        hasher.update(f"{rel}\0{len(data)}\0".encode() + data)
+    return "sha256:" + hasher.hexdigest()[:32]
+
+
+def _python_files(root: Path, norecurse: list[str]) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    for folder, dirnames, filenames in os.walk(root):
+        dirnames[:] = [
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in ("__pycache__", "node_modules", "site-packages")
+            and not any(fnmatch.fnmatch(d, pattern) for pattern in norecurse)
+        ]
+        yield from (Path(folder, name) for name in filenames if name.endswith(".py"))
 
 
 def own_packages(sources: Iterable[str | Path], rootdir: Path) -> list[str]:
@@ -167,4 +228,4 @@ def _read(path: Path) -> str | None:
         return None
 
 
-__all__ = ["CONFIG_FILES", "own_packages", "submitted_files"]
+__all__ = ["CONFIG_FILES", "judged_digest", "own_packages", "scanned_configs", "submitted_files"]

@@ -53,15 +53,36 @@ def outcome_of(reports: list[pytest.TestReport]) -> str:
     return outcome
 
 
+def own_alarm(budget: float, on_time: Callable[[], None]) -> Callable[[int, Any], None]:
+    """A watchdog's SIGALRM handler that believes only its own timer: `on_time` once `budget` is spent.
+
+    A SIGALRM that comes earlier is not the watchdog's (a test's own
+    ``signal.alarm``/``setitimer``, a signal it sends itself): the watchdog
+    is armed again for the time left and the test goes on, so a test that
+    sets a short timer cannot pass a mutant off as one that ran too long.
+    The time is measured here, with the monotonic clock.
+    """
+    start = time.monotonic()
+
+    def alarm(signum: int, frame: Any) -> None:
+        left = budget - (time.monotonic() - start)
+        if left > 0:
+            signal.setitimer(signal.ITIMER_REAL, left, 0.5)
+            return
+        on_time()
+
+    return alarm
+
+
 def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
     """Run `items` against the mutant in place until one does not pass."""
     timed_out = []
 
-    def alarm(signum: int, frame: Any) -> None:
+    def on_time() -> None:
         timed_out.append(True)
         raise MutantTimeout(f"mutant ran longer than {budget:g}s")
 
-    previous = signal.signal(signal.SIGALRM, alarm)
+    previous = signal.signal(signal.SIGALRM, own_alarm(budget, on_time))
     # Repeats, in case a test swallows the first one and loops on.
     signal.setitimer(signal.ITIMER_REAL, budget, 0.5)
     try:

@@ -57,7 +57,7 @@ from pytest_quest.engine import processes, remote_mutant
 from pytest_quest.engine.channel import JudgeChannel
 from pytest_quest.engine.memory_cap import capped
 from pytest_quest.plugin import child_channel
-from pytest_quest.plugin.child_runs import outcome_of
+from pytest_quest.plugin.child_runs import outcome_of, own_alarm
 
 ROLE = "fresh"
 # The mutation child's environment as it started, before any conftest or test
@@ -124,11 +124,11 @@ class FreshRecorder:
         previous = None
         if budget:
 
-            def alarm(signum: int, frame: Any) -> None:
+            def on_time() -> None:
                 self.timed_out.add(item.nodeid)
                 pytest.fail(f"ran longer than {budget:g}s with the mutant", pytrace=False)
 
-            previous = signal.signal(signal.SIGALRM, alarm)
+            previous = signal.signal(signal.SIGALRM, own_alarm(budget, on_time))
             signal.setitimer(signal.ITIMER_REAL, budget, 0.5)  # again, if swallowed
         try:
             with capped() if budget else contextlib.nullcontext():

@@ -221,11 +221,12 @@ _OPTIONS: list[_Option] = [
     _option(
         "--quest-dispute",
         ini_type=None,
-        parse=partial(parse_text, what="mutant id"),
-        metavar="MUTANT_ID",
-        help="submit: dispute a surviving mutant as equivalent (with --quest-reason); "
-        "never PASS: REVIEW if no test of the suite kills it nor sees it return "
-        "otherwise, else refused (a try)",
+        parse=partial(parse_text, what="mutant id or line"),
+        metavar="MUTANT_ID|LINE",
+        help="submit: dispute a surviving mutant as equivalent, or a line (N, path:N) or "
+        "branch (N->M) as unreachable (with --quest-reason); never PASS: REVIEW if no "
+        "test of the suite kills the mutant (nor sees it return otherwise) or reaches "
+        "the line, else refused (a try)",
     ),
     _option(
         "--quest-export-to",

@@ -81,7 +81,8 @@ def test_a_failing_new_test_is_named_with_its_error_before_coverage(project: Pro
     by_field = {f["field"]: f for f in facts}
     assert "reached only by failing tests" in by_field["src/pkg/lri.py:8"]["message"]
     assert "(taken only by failing tests)" in by_field["src/pkg/lri.py:6->8"]["message"]
-    # The text form says the same, failing test first.
+    # The text form says the same, failing test first (a submit judges only what changed).
+    project.test("test_eq", TEST_EQ + "# again\n")
     result = project.run("--quest", "submit", "--quest-id", EQ)
     text = result.stdout.str()
     assert (

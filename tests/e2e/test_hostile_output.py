@@ -101,7 +101,8 @@ def assert_markdown_safe(markdown: str, headings: tuple[str, ...]) -> None:
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    """Scanned (the long name PASS at once), ``_under_score_`` FAILed by a hostile import error."""
+    """Scanned (the long name PASS at once), ``_under_score_`` refused a hostile import error,
+    then FAILed by tests that fail with the same hostile message."""
     project = Project(tmp_path_factory.mktemp("hostile") / "project")
     project.source("calc", CALC)
     project.test("test_long", TEST_LONG)
@@ -109,11 +110,14 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Project:
     assert result.ret == 0, result.stdout.str()
     project.test("test_hostile", BROKEN_TEST)
     result = project.run("--quest", "submit", f"--quest-id={UNDER}")
-    assert result.ret == 1, result.stdout.str()  # FAIL: a collection error of the submission
-    out = result.stdout.str()
+    # A collection error of the submission: shown, nothing judged, no try spent.
+    assert result.ret == 4, result.stdout.str()
+    out = result.stdout.str() + result.stderr.str()
     assert "collection error" in out and "::error file=X::Y" in out
     assert "\x1b" not in out and "\n::error" not in out
     project.test("test_hostile", HOSTILE_TEST)  # from now on: failing tests with hostile ids
+    result = project.run("--quest", "submit", f"--quest-id={UNDER}")
+    assert result.ret == 1, result.stdout.str()  # FAIL: the hostile tests fail with MESSAGE
     return project
 
 

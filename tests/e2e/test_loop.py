@@ -517,7 +517,10 @@ def test_submit_pass_then_fail_then_done(project: Project, calc_template: Projec
     assert f"submit again: pytest --quest submit --quest-id {CLAMP}" in section
     assert project.ratchet()["quests"][CLAMP]["tries"] == 1
 
-    # Again: with --quest-max-tries 2 the second failure settles it, DONE, exit 0.
+    # Again (changed: the same tests are not judged twice): with --quest-max-tries 2
+    # the second failure settles it, DONE, exit 0.
+    clamp_test = project.path / "tests" / "test_clamp.py"
+    clamp_test.write_text(clamp_test.read_text() + "# again\n")
     result, data = project.run_json("--quest", "submit", "--quest-max-tries", "2")
     assert result.ret == 0
     check_envelope(data, "submit")
@@ -731,18 +734,16 @@ def test_submit_by_id_from_a_subfolder_of_a_checkout_elsewhere(
     assert ratchet["active"] == spare
 
 
-def test_submit_with_a_broken_new_test_file_is_fail_with_its_line(project: Project, calc_template: Project) -> None:
-    # DESIGN: a collection error caused by the submission is FAIL with the
-    # error's file and line (a try spent), never REVIEW.
+def test_submit_with_a_broken_new_test_file_names_its_line_and_spends_no_try(project: Project, calc_template: Project) -> None:
+    # A collection error of the submission is not a judgement: shown with its
+    # file and line, exit 4, nothing recorded.
     project.fill_from(calc_template)
     project.test("test_sign", "from pkg.calc import sign\n\n\ndef test_sign(:\n    pass\n")
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
-    assert result.ret == 1, data
-    assert (data["verdict"], data["step"]) == ("FAIL", "collection")
-    assert (data["quest"]["state"], data["quest"]["tries"]) == ("TODO", 1)
-    [fact] = data["quest"]["facts"]
-    assert fact["check"] == "collection.error"
-    assert fact["field"] == "tests/test_sign.py:4"
+    assert result.ret == 4, data
+    assert "tests/test_sign.py:4: SyntaxError" in data["error"], data
+    quest = project.ratchet()["quests"][SIGN]
+    assert (quest["state"], quest["tries"], quest["history"]) == ("TODO", 0, [])
 
 
 def test_twin_ids_survive_a_rescan_after_lines_are_added_above(project: Project) -> None:

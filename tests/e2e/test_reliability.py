@@ -229,15 +229,17 @@ def test_submit_with_a_syntax_error_in_the_code_under_test(scanned: Project) -> 
     assert path.read_bytes() == before  # no verdict, no try spent
 
 
-def test_submit_with_a_collection_error_in_the_tests_is_fail(scanned: Project) -> None:
+def test_submit_with_a_collection_error_in_the_tests_spends_no_try(scanned: Project) -> None:
+    path = Path(scanned.path) / "quest.json"
+    before = path.read_bytes()
     scanned.test("test_sign", "from pkg.calc import sign\nimport no_such_module_here\n")
-    result, data = scanned.run_json("--quest", "submit", "--quest-id", SIGN)
-    assert result.ret == 1
-    assert data["verdict"] == "FAIL"
-    assert data["quest"]["facts"][0]["field"] == "tests/test_sign.py:2"
-    assert "No module named 'no_such_module_here'" in data["quest"]["facts"][0]["actual"]
-    quest = scanned.ratchet()["quests"][SIGN]
-    assert (quest["state"], quest["tries"]) == ("TODO", 1)
+    result = scanned.run("--quest", "submit", "--quest-id", SIGN)
+    assert result.ret == 4
+    line = error_line(result)
+    assert line.startswith("ERROR: collection error in the submitted tests (tests/test_sign.py:2: ")
+    assert "No module named 'no_such_module_here'" in line
+    assert line.endswith("nothing was judged, no try spent")
+    assert path.read_bytes() == before
     assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
 
 

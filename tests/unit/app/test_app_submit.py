@@ -57,6 +57,9 @@ def test_submit_fail_spends_a_try_then_done(calc: CalcProject, fake_run: list[li
     assert quest.tries == 1
     assert quest.last_run_seconds == 0.25
 
+    # Changed (the same tests on the same code are not judged twice), judged again.
+    clamp_test = calc.root / "tests" / "test_clamp.py"
+    clamp_test.write_text(clamp_test.read_text() + "# again\n")
     output = submit(calc.context("submit", max_tries=2))
     assert output.exitcode == 0
     data = output.data

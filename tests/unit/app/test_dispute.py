@@ -148,3 +148,18 @@ def test_a_survivor_seen_doing_otherwise_is_not_called_possibly_equivalent() -> 
     fact = survivor_fact(seen)
     assert "possibly equivalent" not in fact.message and "--quest-dispute" not in fact.message
     assert fact.message.endswith("in `t`, ...; it is not equivalent: assert on that")
+
+
+def test_lines_and_branches_are_told_from_mutant_ids() -> None:
+    from pytest_quest.core.dispute import Spot, parse_spots
+
+    assert parse_spots("7, src/pkg/a.py:3,5->7,8->exit") == [
+        Spot(None, 7),
+        Spot("src/pkg/a.py", 3),
+        Spot(None, 5, 7),
+        Spot(None, 8, -1),
+    ]
+    assert parse_spots("m1a2b3c4d") is None
+    assert parse_spots("7,m1a2b3c4d") is None
+    assert Spot(None, 8, -1).missing_in([], [(8, -1)])
+    assert not Spot(None, 5, 7).missing_in([7], [(5, 6)])

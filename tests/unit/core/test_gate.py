@@ -515,3 +515,22 @@ def test_a_mutation_child_ended_from_outside_is_step_environment_not_a_verdict()
     assert (result.verdict, result.step) == (Verdict.REVIEW, "environment")
     assert [fact.check for fact in result.facts] == ["environment.outside"]
     assert "SIGKILL" in result.facts[0].actual
+
+
+def test_a_failing_test_of_a_submitted_file_that_tests_the_function_is_fail() -> None:
+    run = RunReport(
+        outcomes={
+            "tests/test_cart.py::test_add": "passed",
+            "tests/test_cart.py::test_other": "failed",
+            "tests/test_misc.py::test_x": "failed",
+        },
+        errors={"tests/test_cart.py::test_other": "AssertionError: off by one"},
+    )
+    result = judge(make_evidence(run=run, submitted=["tests/test_cart.py", "tests/test_misc.py"]))
+    assert (result.verdict, result.step) == (Verdict.FAIL, "3-tests")
+    [fact] = result.facts
+    assert (fact.check, fact.field) == ("test.failed", "tests/test_cart.py::test_other")
+    assert fact.actual == "failed: AssertionError: off by one"
+    # A file the submission did not touch, or whose tests reach not the function: not this step's.
+    assert judge(make_evidence(run=run, submitted=["tests/test_misc.py"])).verdict is Verdict.PASS
+    assert judge(make_evidence(run=run)).verdict is Verdict.PASS

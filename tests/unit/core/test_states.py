@@ -112,7 +112,10 @@ def test_terminal_quests_refuse_every_verdict_and_change_nothing(
 def test_ensure_submittable_never_suggests_a_person_action() -> None:
     with pytest.raises(QuestUsageError) as done:
         ensure_submittable(make_quest(State.DONE, tries=3))
-    assert str(done.value) == "quest src/pkg/m.py::f is DONE and refuses resubmission"
+    assert str(done.value) == (
+        "quest src/pkg/m.py::f is DONE and refuses resubmission; "
+        "it is closed (no try left): nothing remains to do for it"
+    )
     with pytest.raises(QuestUsageError) as passed:
         ensure_submittable(make_quest(State.PASS))
     assert str(passed.value) == "quest src/pkg/m.py::f is PASS and refuses resubmission"

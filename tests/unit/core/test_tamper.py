@@ -79,14 +79,6 @@ CASES: dict[str, list[str]] = {
         "import os\nos.register_at_fork(after_in_child=print)  # sign",
         "import importlib\nimportlib.import_module('atexit').register(print)  # sign",
     ],
-    "signals": [
-        "import signal\nsignal.setitimer(signal.ITIMER_REAL, 0)  # sign",
-        "import signal as s\nleft = s.getitimer(s.ITIMER_REAL)  # sign",
-        "from signal import signal as on, SIGALRM  # sign\non(SIGALRM, print)  # sign",
-        "import signal\nsignal.alarm(0)  # sign",
-        "import signal\ngetattr(signal, 'signal')(14, print)  # sign",
-        "import faulthandler\nfaulthandler.dump_traceback_later(5, exit=True)  # sign",
-    ],
     "process": [
         "import subprocess\nsubprocess.Popen(['sleep', '9'], start_new_session=True)  # sign",
         "from os import setsid as x  # sign\nx()  # sign",
@@ -217,6 +209,19 @@ HONEST: dict[str, str] = {
             client = MagicMock()
             client.get.return_value = 3
             assert client.get() == 3
+        """,
+    "signals": """
+        import faulthandler
+        import signal
+
+        def test_cli_interrupt():
+            old = signal.signal(signal.SIGINT, lambda number, frame: None)
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                assert signal.getsignal(signal.SIGINT) is not old
+            finally:
+                signal.signal(signal.SIGINT, old)
+            faulthandler.dump_traceback_later(60)
         """,
     "hypothesis": """
         from hypothesis import example, given, settings, strategies as st
@@ -398,35 +403,35 @@ def test_honest_configuration_has_no_sign(name: str, text: str) -> None:
 
 
 def test_a_finding_is_a_review_fact_naming_file_line_and_construct() -> None:
-    [finding] = run("import signal\nsignal.setitimer(signal.ITIMER_REAL, 0.5)\n")
+    [finding] = run("import atexit\natexit.register(print, 0.5)\n")
     fact = finding.fact()
-    assert (fact.check, fact.field) == ("tamper.signals", "tests/test_x.py:2")
-    assert fact.actual == "signal.setitimer(signal.ITIMER_REAL, 0.5)"
+    assert (fact.check, fact.field) == ("tamper.atexit", "tests/test_x.py:2")
+    assert fact.actual == "atexit.register(print, 0.5)"
     assert fact.text().startswith(
-        "tests/test_x.py:2: tamper sign (signals): `signal.setitimer(signal.ITIMER_REAL, 0.5)`"
+        "tests/test_x.py:2: tamper sign (atexit): `atexit.register(print, 0.5)`"
     )
 
 
 def test_unparseable_and_unknown_files_give_nothing() -> None:
-    assert run("import signal\nsignal.alarm(1\n") == []
+    assert run("import atexit\natexit.register(1\n") == []
     assert run("import ctypes\n", path="README.md") == []
 
 
 def test_a_file_too_deep_to_walk_is_not_passed_as_clean() -> None:
-    deep = "x = " + " + ".join(["'a'"] * 600) + "\nimport signal\nsignal.alarm(1)\n"
+    deep = "x = " + " + ".join(["'a'"] * 600) + "\nimport atexit\natexit.register(print)\n"
     [finding] = run(deep)
     assert (finding.kind, finding.line) == ("unjudged", 1)
 
 
 def test_only_added_or_changed_lines_are_judged() -> None:
-    before = "import signal\n\ndef pytest_runtest_setup(item):\n    pass\n\nsignal.alarm(0)\n"
+    before = "import atexit\n\ndef pytest_runtest_setup(item):\n    pass\n\natexit.register(print)\n"
     added_test = before + "\ndef test_new():\n    assert True\n"
     assert find_tamper_signs([SubmittedFile("tests/conftest.py", added_test, before)]) == []
     # A line of the existing hook changed: the hook is judged; the alias from an
     # unchanged line is still resolved on a new one.
-    changed = before.replace("    pass", "    item.add_marker('x')") + "signal.setitimer(0, 0)\n"
+    changed = before.replace("    pass", "    item.add_marker('x')") + "atexit.unregister(print)\n"
     found = find_tamper_signs([SubmittedFile("tests/conftest.py", changed, before)])
-    assert [(finding.kind, finding.line) for finding in found] == [("config", 3), ("signals", 7)]
+    assert [(finding.kind, finding.line) for finding in found] == [("config", 3), ("atexit", 7)]
 
 
 def test_a_line_deleted_inside_a_hook_changes_the_hook() -> None:
@@ -504,16 +509,16 @@ def test_a_sign_added_to_honest_code_is_found_on_the_added_lines(
 
 @given(
     st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True).filter(
-        lambda name: not keyword.iskeyword(name) and name not in {"signal", "setitimer"}
+        lambda name: not keyword.iskeyword(name) and name not in {"atexit", "register"}
     )
 )
 def test_any_alias_of_a_module_is_resolved(alias: str) -> None:
-    code = f"import signal as {alias}\nfrom signal import setitimer as {alias}_t\n{alias}.alarm(1)\n{alias}_t(0, 0)\n"
+    code = f"import atexit as {alias}\nfrom atexit import register as {alias}_t\n{alias}.unregister(print)\n{alias}_t(print)\n"
     found = run(code)
     assert [(finding.kind, finding.line) for finding in found] == [
-        ("signals", 2),
-        ("signals", 3),
-        ("signals", 4),
+        ("atexit", 2),
+        ("atexit", 3),
+        ("atexit", 4),
     ]
 
 

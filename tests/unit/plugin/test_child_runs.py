@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
-from pytest_quest.plugin.child_runs import again_on_ast_race, outcome_of
+from pytest_quest.plugin.child_runs import again_on_ast_race, outcome_of, own_alarm
 from tests.support.reports import hand_report as report
 
 
@@ -88,3 +90,19 @@ def test_two_original_runs_that_disagree_are_made_again_next_time() -> None:
 )
 def test_a_tests_outcome_from_its_reports(reports: list[pytest.TestReport], expected: str) -> None:
     assert outcome_of(reports) == expected
+
+
+def test_the_watchdog_believes_only_its_own_timer() -> None:
+    fired: list[bool] = []
+    early = own_alarm(5.0, lambda: fired.append(True))
+    previous = signal.signal(signal.SIGALRM, early)
+    try:
+        # A SIGALRM before the budget is spent (a test's own timer): armed again, no timeout.
+        early(signal.SIGALRM, None)
+        assert fired == []
+        assert 4.0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 5.0
+        own_alarm(0.0, lambda: fired.append(True))(signal.SIGALRM, None)
+        assert fired == [True]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
