@@ -5,6 +5,7 @@ Its steps run cheapest first; what each one blocks is in docs/gate.md.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -296,12 +297,17 @@ def step_mutants(evidence: Evidence) -> GateResult | None:
     if not evidence.surviving_mutants:
         return None
     return GateResult(
-        Verdict.FAIL, [survivor_fact(m) for m in evidence.surviving_mutants], "4-mutants"
+        Verdict.FAIL,
+        [survivor_fact(m, evidence.quest.id) for m in evidence.surviving_mutants],
+        "4-mutants",
     )
 
 
-def survivor_fact(mutant: SurvivingMutant) -> Fact:
-    """A surviving mutant as a FAIL fact: where, what changed, the operator and the mutant id."""
+def survivor_fact(mutant: SurvivingMutant, quest_id: str = "") -> Fact:
+    """A surviving mutant as a FAIL fact: where, what changed, the operator and the mutant id.
+
+    A mutant no input is seen to tell apart ends with the whole command line that disputes it.
+    """
     change = f"`{mutant.original}` -> `{mutant.mutated}`"
     named = f"operator {mutant.operator}"
     dispute = ""
@@ -316,9 +322,11 @@ def survivor_fact(mutant: SurvivingMutant) -> Fact:
         if mutant.whole_suite:
             seen = "; " + possibly_equivalent(mutant.line, list(mutant.whole_suite))
         if mutant.mutant_id:
+            which = f" --quest-id {shlex.quote(quest_id)}" if quest_id else ""
             dispute = (
-                "; if no input can tell them apart, "
-                f"dispute it: --quest-dispute {mutant.mutant_id} --quest-reason WHY"
+                "; if no input can tell them apart, dispute it: "
+                f"pytest --quest submit{which} --quest-dispute {mutant.mutant_id} "
+                '--quest-reason "why no input can tell them apart"'
             )
     return Fact(
         check=f"mutation.{mutant.operator}",
