@@ -29,6 +29,7 @@ from pytest_quest.core.model import Fact, Quest, Ratchet, State
 from pytest_quest.core.states import facts_origin
 from pytest_quest.engine import facts_cache
 from pytest_quest.engine.testfiles import digest, find_test_files
+from pytest_quest.report.text import submit_command
 
 if TYPE_CHECKING:
     from pytest_quest.app.context import Context
@@ -233,7 +234,10 @@ def _fresh(quest: Quest, measured: dict[str, Any], changed: list[str], kind: str
     if shown.missing_lines or shown.missing_branches:
         said = "the lines and branches listed are still missing"
     else:
-        said = "every line and branch now runs: submit, and the gate judges (mutants, stability)"
+        said = (
+            "every line and branch now runs: submit, and the gate judges (mutants, stability): "
+            + submit_command(quest.id)
+        )
     kept_note = f"; the {kind}'s other facts are kept (no mutant ran here)" if kept else ""
     note = (
         f"test files changed since the {kind} ({_files(changed)}): measured again at {at} "
@@ -252,7 +256,7 @@ def _unchanged_note(kind: str, at: str, quest: Quest) -> str:
     if kind == "scan" and not quest.facts:
         return (
             "the last scan found nothing missing: tests since then cover it; "
-            "submit, and the gate judges"
+            f"submit, and the gate judges: {submit_command(quest.id)}"
         )
     return f"from the {kind} of {at}; no test file changed since: current"
 

@@ -91,6 +91,9 @@ def test_next_measures_again_when_tests_changed_and_records_nothing(
     whole = next_json(project)
     assert (whole["missing_lines"], whole["missing_branches"], whole["facts"]) == ([], [], [])
     assert "every line and branch now runs: submit" in whole["facts_from"]["note"]
+    assert f"(mutants, stability): pytest --quest submit --quest-id {EQ};" in (
+        whole["facts_from"]["note"]
+    )
     # The same files again: what was measured is read back, not measured again.
     again = next_json(project)
     assert again["facts_measured"] == whole["facts_measured"]
