@@ -97,7 +97,15 @@ def next_quest(ctx: Context) -> Output:
         data["since"] = since_data(changes, ratchet)
         head.insert(0, since_line(changes, ratchet))
     if quest is None:
-        return Output(data, [*head, "nothing remains: every quest is settled"])
+        said = "nothing remains: every quest is settled"
+        waiting = [f"{counts[s]} {s}" for s in ("REVIEW", "DONE") if counts.get(s)]
+        if waiting:
+            # Settled for the agent, not closed: a person decides these.
+            said += (
+                f"; {' and '.join(waiting)} wait for a person "
+                "(`pytest --quest-status` lists them): nothing for an agent to do"
+            )
+        return Output(data, [*head, said])
     # The facts as the tests are now: measured again when a test file changed since.
     fresh = remeasure.current(ctx, quest, ratchet, now_utc)
     shown = fresh.quest
