@@ -35,6 +35,8 @@ class _TestFiles:
     def __init__(self, rootdir: Path) -> None:
         self.rootdir = rootdir
         self.parsed: dict[str, tuple[str, ast.Module] | None] = {}
+        # A test's names and length, by its id without parameters.
+        self.seen: dict[str, tuple[frozenset[str], int] | None] = {}
 
     def parse(self, file_part: str) -> tuple[str, ast.Module] | None:
         if file_part not in self.parsed:
@@ -45,8 +47,25 @@ class _TestFiles:
                 self.parsed[file_part] = None
         return self.parsed[file_part]
 
-    def test(self, nodeid: str) -> tuple[str, ast.AST] | None:
-        """The test's source (decorators included, dedented) and its node, or None."""
+    def names(self, nodeid: str) -> tuple[frozenset[str], int] | None:
+        """The names the test's code uses (names and attributes) and its length in lines."""
+        plain = re.sub(r"\[.*\]$", "", nodeid)
+        if plain not in self.seen:
+            found = self._node(plain)
+            if found is None:
+                self.seen[plain] = None
+            else:
+                node = found[1]
+                used = frozenset(
+                    n.id if isinstance(n, ast.Name) else n.attr
+                    for n in ast.walk(node)
+                    if isinstance(n, (ast.Name, ast.Attribute))
+                )
+                end = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
+                self.seen[plain] = (used, end - getattr(node, "lineno", 0))
+        return self.seen[plain]
+
+    def _node(self, nodeid: str) -> tuple[str, ast.AST] | None:
         file_part, _, rest = nodeid.partition("::")
         if not rest:
             return None
@@ -72,6 +91,14 @@ class _TestFiles:
             body = getattr(node, "body", [])
         if node is None:
             return None
+        return source, node
+
+    def test(self, nodeid: str) -> tuple[str, ast.AST] | None:
+        """The test's source (decorators included, dedented) and its node, or None."""
+        found = self._node(nodeid)
+        if found is None:
+            return None
+        source, node = found
         if ast.get_source_segment(source, node) is None:
             return None
         decorators = getattr(node, "decorator_list", [])
@@ -197,23 +224,24 @@ _READ_AT_MOST = 200
 def _shortest(
     files: _TestFiles, nodeids: list[str], names: set[str], allowed: Callable[[str], bool]
 ) -> tuple[str, str] | None:
-    """The shortest test of `nodeids` that calls one of `names` in its own code, with its source."""
-    best: tuple[int, str, str] | None = None
-    done: set[str] = set()
+    """The shortest test of `nodeids` that names one of `names` in its own code, with its source.
+
+    A test is parsed once (its names kept for every quest that asks), its source read
+    only for the one chosen.
+    """
+    best: tuple[int, str] | None = None
     for nodeid in sorted(nodeids)[:_READ_AT_MOST]:
-        # A parametrized test's cases share one source.
-        plain = re.sub(r"\[.*\]$", "", nodeid)
-        if plain in done or not allowed(nodeid):
+        if not allowed(nodeid):
             continue
-        done.add(plain)
-        found = files.test(nodeid)
-        if found is None or not calls_in_process(found[1], names):
+        found = files.names(nodeid)
+        if found is None or not names & found[0]:
             continue
-        source = found[0]
-        key = (source.count("\n"), nodeid, source)
-        if best is None or key[:2] < best[:2]:
-            best = key
-    return (best[1], best[2]) if best is not None else None
+        if best is None or (found[1], nodeid) < best:
+            best = (found[1], nodeid)
+    if best is None:
+        return None
+    shown = files.test(best[1])
+    return (best[1], shown[0]) if shown is not None else None
 
 
 class _Scanned:
