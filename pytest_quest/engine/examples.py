@@ -61,8 +61,9 @@ class _TestFiles:
                     for n in ast.walk(node)
                     if isinstance(n, (ast.Name, ast.Attribute))
                 )
-                end = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
-                self.seen[plain] = (used, end - getattr(node, "lineno", 0))
+                start: int = getattr(node, "lineno", 0)
+                end: int = getattr(node, "end_lineno", None) or start
+                self.seen[plain] = (used, end - start)
         return self.seen[plain]
 
     def _node(self, nodeid: str) -> tuple[str, ast.AST] | None:
