@@ -102,8 +102,8 @@ def facts_from(quest: Quest, ratchet: Ratchet) -> dict[str, str]:
         )
     else:
         note = (
-            f"from the {kind} of {at}: may be stale (tests written since then are "
-            "not counted here; submit measures again)"
+            f"from the {kind} of {at}: tests written since then are not counted here "
+            "(`pytest --quest next` measures them)"
         )
     return {"kind": kind, "at": at, "note": note}
 
