@@ -107,6 +107,9 @@ class Context:
     # The interactive terminal of the person running this command, or None
     # (no controlling terminal): person actions need one (app/person.py).
     person_terminal: Callable[[], PersonTerminal | None] = _no_person_terminal
+    # Runs node ids in the gate's child measuring a quest's file (app/remeasure.py): `next`
+    # measures again when tests changed. None: a caller that runs no child (facts as recorded).
+    measure: Callable[..., tuple[Any, MeasuredSource | None]] | None = None
 
     def __post_init__(self) -> None:
         if self.store.after_write is None:

@@ -331,7 +331,10 @@ def whole_suite(
     if report.environment:
         judgement.mutation = report
         return outside(quest, report.problem)
-    return decide(quest, ids, report, ctx.options.reason or "")
+    # Step 1's run killed every other mutant (else the dispute stopped there): named to the person.
+    step1 = judgement.mutation.mutants if judgement.mutation is not None else []
+    others = [m for m in step1 if m.get("status") == "killed" and str(m.get("id")) not in ids]
+    return decide(quest, ids, report, ctx.options.reason or "", others=others)
 
 
 def outside(quest: Quest, problem: str) -> GateResult:
@@ -346,8 +349,18 @@ def outside(quest: Quest, problem: str) -> GateResult:
     return GateResult(Verdict.REVIEW, [fact], "environment")
 
 
-def decide(quest: Quest, ids: tuple[str, ...], report: MutationReport, reason: str) -> GateResult:
-    """The dispute's verdict from the whole suite's mutation report (pure)."""
+def decide(
+    quest: Quest,
+    ids: tuple[str, ...],
+    report: MutationReport,
+    reason: str,
+    *,
+    others: Sequence[dict[str, Any]] = (),
+) -> GateResult:
+    """The dispute's verdict from the whole suite's mutation report (pure).
+
+    `others`: the function's other mutants, which the gate's run killed; a REVIEW names them.
+    """
     if report.tampered or not report.completed:
         why = report.problem or "the mutation run did not complete"
         return GateResult(Verdict.REVIEW, [dispute.unconfirmed_fact(quest.id, why)], dispute.STEP)
@@ -371,7 +384,9 @@ def decide(quest: Quest, ids: tuple[str, ...], report: MutationReport, reason: s
             facts.append(dispute.unconfirmed_fact(quest.id, f"mutant {mutant_id}: {status}"))
             continue
         tests = sorted(str(t) for t in entry.get("reached_by", []))
-        facts.append(dispute.equivalent_fact(quest.file, entry, reason, tests))
+        facts.append(dispute.equivalent_fact(quest.file, entry, reason, tests, quest_id=quest.id))
+    if any(f.check == "dispute.equivalent" for f in facts):
+        facts.append(dispute.others_killed_fact(quest.id, list(others)))
     return GateResult(Verdict.REVIEW, facts, dispute.STEP)
 
 

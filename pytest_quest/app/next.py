@@ -6,7 +6,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from pytest_quest.app.context import Context, keep_view, load_ratchet
+from pytest_quest.app import remeasure
+from pytest_quest.app.context import Context, keep_view, load_ratchet, now_utc
 from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError, RatchetFileError
@@ -96,13 +97,30 @@ def next_quest(ctx: Context) -> Output:
         data["since"] = since_data(changes, ratchet)
         head.insert(0, since_line(changes, ratchet))
     if quest is None:
-        return Output(data, [*head, "nothing remains: every quest is settled"])
+        said = "nothing remains: every quest is settled"
+        waiting = [f"{counts[s]} {s}" for s in ("REVIEW", "DONE") if counts.get(s)]
+        if waiting:
+            # Settled for the agent, not closed: a person decides these.
+            said += (
+                f"; {' and '.join(waiting)} wait for a person "
+                "(`pytest --quest-status` lists them): nothing for an agent to do"
+            )
+        return Output(data, [*head, said])
+    # The facts as the tests are now: measured again when a test file changed since.
+    fresh = remeasure.current(ctx, quest, ratchet, now_utc)
+    shown = fresh.quest
     data["quest"] = quest_json(
-        quest, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, recorded=recorded
+        shown, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, recorded=recorded
     )
+    data["quest"]["facts_measured"] = fresh.measured()
+    origin = data["quest"]["facts_from"]
+    if fresh.how == "remeasured":
+        origin["kind"], origin["at"] = fresh.how, fresh.at
+    if fresh.note:
+        origin["note"] = fresh.note
     lines = [
         *head,
-        *text.quest_text(quest, ctx.options.max_tries, data["quest"]),
+        *text.quest_text(shown, ctx.options.max_tries, data["quest"]),
     ]
     if previous is not None and previous != target:
         lines.append(f"note: the active quest is now {target} (was {previous})")

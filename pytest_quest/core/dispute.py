@@ -10,6 +10,7 @@ return or raise otherwise than the function on a test's own inputs.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,21 +159,79 @@ def seen_fact(file: str, mutant: dict[str, Any]) -> Fact | None:
     )
 
 
-def equivalent_fact(file: str, mutant: dict[str, Any], reason: str, tests: list[str]) -> Fact:
-    """A disputed mutant every test of the suite that reaches it lets through: for a person."""
+def equivalent_fact(
+    file: str, mutant: dict[str, Any], reason: str, tests: list[str], *, quest_id: str = ""
+) -> Fact:
+    """A disputed mutant every test of the suite that reaches it lets through: for a person.
+
+    It says what was sought and not found (a failing test, an input on which the mutant
+    returns or raises otherwise), the agent's reason, and the person's two commands.
+    """
     shown = ", ".join(tests[:5]) + (f" and {len(tests) - 5} more" if len(tests) > 5 else "")
+    one = len(tests) == 1
+    reach = (
+        "the one test of the suite that reaches"
+        if one
+        else f"all {len(tests)} tests of the suite that reach"
+    )
     return Fact(
         check="dispute.equivalent",
         field=_where(file, mutant),
         expected="a person decides whether the mutant is equivalent",
-        actual=f"{len(tests)} tests of the suite reach it and pass: {shown}",
+        actual=(
+            f"1 test of the suite reaches it and passes: {shown}"
+            if one
+            else f"{len(tests)} tests of the suite reach it and pass: {shown}"
+        ),
         message=(
             f"disputed mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) "
-            f"{_change(mutant)} survives all {len(tests)} tests of the suite that reach "
-            f"line {mutant.get('line', 0)} ({shown}); the reason given: {reason!r}; "
-            "possibly equivalent: a person "
-            "accepts it (--quest-accept) or reopens the quest (--quest-reopen)"
+            f"{_change(mutant)} survives {reach} "
+            f"line {mutant.get('line', 0)} ({shown}): none fails with it, and none of their "
+            "inputs was seen making it return or raise otherwise; "
+            f"the reason given: {reason!r}; possibly equivalent: a person accepts it "
+            f"({_person('accept', quest_id)}) or reopens the quest ({_person('reopen', quest_id)})"
         ),
+    )
+
+
+def _person(action: str, quest_id: str) -> str:
+    """A person's command line for the quest (the reason is theirs to write)."""
+    which = shlex.quote(quest_id) if quest_id else "ID"
+    return f'pytest --quest-{action} {which} --quest-reason "..."'
+
+
+#: Killed mutants a dispute's REVIEW names one by one; the rest are counted.
+KILLED_SHOWN = 10
+
+
+def others_killed_fact(quest_id: str, killed: list[dict[str, Any]]) -> Fact:
+    """What the person also weighs: every mutant not disputed is killed, and by which test.
+
+    `killed` are the entries the dispute's gate run killed (its other mutants).
+    """
+    if not killed:
+        return Fact(
+            check="dispute.others_killed",
+            field=quest_id,
+            expected="every mutant not disputed is killed",
+            actual="no other mutant of the function was planned",
+            message="no other mutant of the function was planned: the disputed ones are all",
+        )
+    items = [
+        f"{m.get('id', '')} (line {m.get('line', 0)}, {_change(m)}) by "
+        f"{m.get('killed_by', '') or 'a covering test'}"
+        for m in killed
+    ]
+    shown = "; ".join(items[:KILLED_SHOWN])
+    if len(items) > KILLED_SHOWN:
+        shown += f"; and {len(items) - KILLED_SHOWN} more"
+    count = "the one other mutant" if len(killed) == 1 else f"all {len(killed)} other mutants"
+    return Fact(
+        check="dispute.others_killed",
+        field=quest_id,
+        expected="every mutant not disputed is killed",
+        actual=f"{len(killed)} killed",
+        message=f"{count} of the function killed by the covering tests: {shown}",
     )
 
 
@@ -212,6 +271,7 @@ __all__ = [
     "equivalent_fact",
     "is_dispute",
     "not_judged_fact",
+    "others_killed_fact",
     "parse_ids",
     "refused_fact",
     "seen_fact",

@@ -5,6 +5,7 @@ Its steps run cheapest first; what each one blocks is in docs/gate.md.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -360,14 +361,19 @@ def step_mutants(evidence: Evidence) -> GateResult | None:
     if not held:
         return None
     strict = evidence.mutants_rule == "strict"
-    return GateResult(Verdict.FAIL, [survivor_fact(m, strict=strict) for m in held], "4-mutants")
+    return GateResult(
+        Verdict.FAIL,
+        [survivor_fact(m, evidence.quest.id, strict=strict) for m in held],
+        "4-mutants",
+    )
 
 
-def survivor_fact(mutant: SurvivingMutant, *, strict: bool = False) -> Fact:
+def survivor_fact(mutant: SurvivingMutant, quest_id: str = "", *, strict: bool = False) -> Fact:
     """A surviving mutant as a FAIL fact: where, what changed, the operator and the mutant id.
 
     With its witness when one was found; otherwise why it is held without
-    one (`strict`: the policy holds every survivor).
+    one (`strict`: the policy holds every survivor), and the whole command
+    line that disputes it.
     """
     change = f"`{mutant.original}` -> `{mutant.mutated}`"
     named = f"operator {mutant.operator}"
@@ -388,9 +394,11 @@ def survivor_fact(mutant: SurvivingMutant, *, strict: bool = False) -> Fact:
         if mutant.whole_suite:
             seen += "; " + possibly_equivalent(mutant.line, list(mutant.whole_suite))
         if mutant.mutant_id:
+            which = f" --quest-id {shlex.quote(quest_id)}" if quest_id else ""
             dispute = (
-                "; if no input can tell them apart, "
-                f"dispute it: --quest-dispute {mutant.mutant_id} --quest-reason WHY"
+                "; if no input can tell them apart, dispute it: "
+                f"pytest --quest submit{which} --quest-dispute {mutant.mutant_id} "
+                '--quest-reason "why no input can tell them apart"'
             )
     return Fact(
         check=f"mutation.{mutant.operator}",

@@ -25,43 +25,147 @@ def module_name(rel_path: str, rootdir: Path) -> str:
 
 def read_test_source(nodeid: str, rootdir: Path) -> str | None:
     """The source of the test function a node id names, or None."""
-    file_part, _, rest = nodeid.partition("::")
-    if not rest:
-        return None
-    names = [re.sub(r"\[.*\]$", "", part) for part in rest.split("::")]
-    path = rootdir / file_part
+    found = _TestFiles(rootdir).test(nodeid)
+    return found[0] if found else None
+
+
+class _TestFiles:
+    """Test files parsed once per call: a quest may have a hundred covering tests in one file."""
+
+    def __init__(self, rootdir: Path) -> None:
+        self.rootdir = rootdir
+        self.parsed: dict[str, tuple[str, ast.Module] | None] = {}
+        # A test's names and length, by its id without parameters.
+        self.seen: dict[str, tuple[frozenset[str], int] | None] = {}
+
+    def parse(self, file_part: str) -> tuple[str, ast.Module] | None:
+        if file_part not in self.parsed:
+            try:
+                source = (self.rootdir / file_part).read_text(encoding="utf-8")
+                self.parsed[file_part] = (source, ast.parse(source))
+            except (OSError, SyntaxError, ValueError):
+                self.parsed[file_part] = None
+        return self.parsed[file_part]
+
+    def names(self, nodeid: str) -> tuple[frozenset[str], int] | None:
+        """The names the test's code uses (names and attributes) and its length in lines."""
+        plain = re.sub(r"\[.*\]$", "", nodeid)
+        if plain not in self.seen:
+            found = self._node(plain)
+            if found is None:
+                self.seen[plain] = None
+            else:
+                node = found[1]
+                used = frozenset(
+                    n.id if isinstance(n, ast.Name) else n.attr
+                    for n in ast.walk(node)
+                    if isinstance(n, (ast.Name, ast.Attribute))
+                )
+                start: int = getattr(node, "lineno", 0)
+                end: int = getattr(node, "end_lineno", None) or start
+                self.seen[plain] = (used, end - start)
+        return self.seen[plain]
+
+    def _node(self, nodeid: str) -> tuple[str, ast.AST] | None:
+        file_part, _, rest = nodeid.partition("::")
+        if not rest:
+            return None
+        parsed = self.parse(file_part)
+        if parsed is None:
+            return None
+        source, tree = parsed
+        names = [re.sub(r"\[.*\]$", "", part) for part in rest.split("::")]
+        body: list[ast.stmt] = tree.body
+        node: ast.AST | None = None
+        for name in names:
+            node = next(
+                (
+                    n
+                    for n in body
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    and n.name == name
+                ),
+                None,
+            )
+            if node is None:
+                return None
+            body = getattr(node, "body", [])
+        if node is None:
+            return None
+        return source, node
+
+    def test(self, nodeid: str) -> tuple[str, ast.AST] | None:
+        """The test's source (decorators included, dedented) and its node, or None."""
+        found = self._node(nodeid)
+        if found is None:
+            return None
+        source, node = found
+        if ast.get_source_segment(source, node) is None:
+            return None
+        decorators = getattr(node, "decorator_list", [])
+        lines = source.splitlines()
+        start = min([d.lineno for d in decorators] + [node.lineno])  # type: ignore[attr-defined]
+        end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        text = "\n".join(lines[start - 1 : end])
+        indent = len(text) - len(text.lstrip(" "))
+        return "\n".join(line[indent:] for line in text.splitlines()), node
+
+
+def called_names(quest: Quest, rootdir: Path) -> set[str]:
+    """The names a test that calls the quest's function in its own process must use.
+
+    The function's own name (a call, a reference such as ``raises(E, f, x)``, an attribute:
+    a method or a property); for a dunder method (``__init__``, ``__eq__``...), the class
+    (built, then used by the operator or the call the dunder serves); for a nested
+    function, each enclosing function (the only way to reach it).
+    """
+    parts = quest.qualname.split(".")
+    names = {parts[-1]}
+    if len(parts) > 1 and parts[-1].startswith("__") and parts[-1].endswith("__"):
+        names.add(parts[-2])
+    if len(parts) > 1:
+        names |= _enclosing_functions(quest, rootdir)
+    return names
+
+
+def _enclosing_functions(quest: Quest, rootdir: Path) -> set[str]:
+    """The functions (not classes) that enclose the quest's function, by name."""
     try:
-        source = path.read_text(encoding="utf-8")
-        tree = ast.parse(source)
+        tree = ast.parse((rootdir / quest.file).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
-        return None
+        return set()
+    found: set[str] = set()
     body: list[ast.stmt] = tree.body
-    node: ast.AST | None = None
-    for name in names:
+    for part in quest.qualname.split(".")[:-1]:
         node = next(
             (
                 n
                 for n in body
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                and n.name == name
+                and n.name == part
             ),
             None,
         )
         if node is None:
-            return None
-        body = getattr(node, "body", [])
-    if node is None:
-        return None
-    segment = ast.get_source_segment(source, node)
-    if segment is None:
-        return None
-    decorators = getattr(node, "decorator_list", [])
-    lines = source.splitlines()
-    start = min([d.lineno for d in decorators] + [node.lineno])  # type: ignore[attr-defined]
-    end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
-    text = "\n".join(lines[start - 1 : end])
-    indent = len(text) - len(text.lstrip(" "))
-    return "\n".join(line[indent:] for line in text.splitlines())
+            break
+        if not isinstance(node, ast.ClassDef):
+            found.add(part)
+        body = node.body
+    return found
+
+
+def calls_in_process(node: ast.AST, names: set[str]) -> bool:
+    """Whether the test's own code names the function (a call, a reference, an attribute).
+
+    A test that reaches the function only through a subprocess (a command line, a script)
+    does not name it: it shows nothing of how to call the function.
+    """
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id in names:
+            return True
+        if isinstance(child, ast.Attribute) and child.attr in names:
+            return True
+    return False
 
 
 def example_for(
@@ -73,17 +177,19 @@ def example_for(
 ) -> dict[str, str]:
     """A passing test to start from: the function's own, else a neighbour's, else a skeleton.
 
-    Own covering tests first; then the passing tests of the nearest
-    functions, those of the same class before the rest of the module. A
+    Only a test whose own code calls the function (or, for a neighbour, the neighbour)
+    is shown, the shortest first: one that reaches it through a subprocess or a helper
+    shows nothing of how to call it. Own covering tests first; then the passing tests of
+    the nearest functions, those of the same class before the rest of the module. A
     test written since the scan (its file new, or changed and the test not
     seen by the scan) is shown only as the function's own: the agent's test
     for another quest is rarely the pattern to follow.
     """
     seen = scanned_tests(ratchet, rootdir, recorded)
-    for nodeid in sorted(quest.covering_tests, key=lambda n: (n not in seen, n)):
-        source = read_test_source(nodeid, rootdir)
-        if source:
-            return {"kind": "own", "test": nodeid, "function": quest.id, "source": source}
+    files = _TestFiles(rootdir)
+    own = _shortest(files, quest.covering_tests, called_names(quest, rootdir), lambda _: True)
+    if own is not None:
+        return {"kind": "own", "test": own[0], "function": quest.id, "source": own[1]}
     owner = quest.qualname.rpartition(".")[0]
     neighbours = sorted(
         (
@@ -98,18 +204,45 @@ def example_for(
         ),
     )
     for neighbour in neighbours:
-        for nodeid in sorted(neighbour.covering_tests):
-            if nodeid not in seen:
-                continue
-            source = read_test_source(nodeid, rootdir)
-            if source:
-                return {
-                    "kind": "neighbour",
-                    "test": nodeid,
-                    "function": neighbour.id,
-                    "source": source,
-                }
+        found = _shortest(
+            files, neighbour.covering_tests, called_names(neighbour, rootdir), seen.__contains__
+        )
+        if found is not None:
+            return {
+                "kind": "neighbour",
+                "test": found[0],
+                "function": neighbour.id,
+                "source": found[1],
+            }
     return {"kind": "skeleton", "test": "", "function": "", "source": skeleton(quest, rootdir)}
+
+
+#: Covering tests read to choose an example: a function run by thousands of tests (a
+#: helper every test reaches) needs no more than these to find a short one that calls it.
+_READ_AT_MOST = 200
+
+
+def _shortest(
+    files: _TestFiles, nodeids: list[str], names: set[str], allowed: Callable[[str], bool]
+) -> tuple[str, str] | None:
+    """The shortest test of `nodeids` that names one of `names` in its own code, with its source.
+
+    A test is parsed once (its names kept for every quest that asks), its source read
+    only for the one chosen.
+    """
+    best: tuple[int, str] | None = None
+    for nodeid in sorted(nodeids)[:_READ_AT_MOST]:
+        if not allowed(nodeid):
+            continue
+        found = files.names(nodeid)
+        if found is None or not names & found[0]:
+            continue
+        if best is None or (found[1], nodeid) < best:
+            best = (found[1], nodeid)
+    if best is None:
+        return None
+    shown = files.test(best[1])
+    return (best[1], shown[0]) if shown is not None else None
 
 
 class _Scanned:

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from _pytest.config import create_terminal_writer
@@ -57,7 +57,15 @@ def build_context(
         l1_check=config.hook.pytest_quest_l1_check,
         verifiers=verifiers,
         person_terminal=controlling_terminal,
+        measure=run_in_child,
     )
+
+
+def run_in_child(ctx: Context, selection: list[str], quest: Any) -> tuple[Any, Any]:
+    """`next`'s measurement in the gate's child (app/remeasure.py), imported when a test changed."""
+    from pytest_quest.app.remeasure import run_in_child as run
+
+    return run(ctx, selection, quest)
 
 
 def answered(command: str | None, store: RatchetStore, run: Callable[[], Output]) -> Output:

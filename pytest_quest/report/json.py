@@ -11,6 +11,9 @@ from typing import Any
 from pytest_quest.core.model import JSON_SCHEMA, Quest, Ratchet, State
 from pytest_quest.report import text
 
+#: Covering tests a quest's full JSON (`next`, `submit`) names; `status` and `export` name them all.
+COVERING_SHOWN = 10
+
 # The rules a quest's JSON needs (its dispute, its last exclusion, its example) are imported
 # by `quest_json`: `status` drawing its kept view shows no quest's JSON (start-up time).
 
@@ -57,6 +60,7 @@ def quest_json(
         "statements": quest.statements,
         "branches": quest.branches,
         "covering_tests": list(quest.covering_tests),
+        "covering_tests_total": len(quest.covering_tests),
         "issued_at": quest.issued_at,
         "passed_at": quest.passed_at,
         "submit": text.submit_command(quest.id),
@@ -78,6 +82,8 @@ def quest_json(
             "fingerprint": event.fingerprint if event else "",
         }
     if full:
+        # An agent reads one quest: a few names show what runs the function, the count the rest.
+        data["covering_tests"] = data["covering_tests"][:COVERING_SHOWN]
         data["submit_args"] = text.submit_args(quest.id)
         data["facts_from"] = facts_from(quest, ratchet)
         data["source"] = text.source_with_marks(quest, rootdir)
@@ -99,8 +105,8 @@ def facts_from(quest: Quest, ratchet: Ratchet) -> dict[str, str]:
         )
     else:
         note = (
-            f"from the {kind} of {at}: may be stale (tests written since then are "
-            "not counted here; submit measures again)"
+            f"from the {kind} of {at}: tests written since then are not counted here "
+            "(`pytest --quest next` measures them)"
         )
     return {"kind": kind, "at": at, "note": note}
 
@@ -119,4 +125,12 @@ def dumps(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-__all__ = ["Output", "dumps", "envelope", "error_output", "facts_from", "quest_json"]
+__all__ = [
+    "COVERING_SHOWN",
+    "Output",
+    "dumps",
+    "envelope",
+    "error_output",
+    "facts_from",
+    "quest_json",
+]

@@ -246,10 +246,16 @@ def test_an_equivalent_mutant_disputed_ends_review_with_its_evidence(words: Path
     assert (data["verdict"], data["step"]) == ("REVIEW", "dispute")
     assert data["quest"]["state"] == "REVIEW" and data["quest"]["tries"] == 1
     assert data["quest"]["dispute"] is True
-    (fact,) = data["quest"]["facts"]
+    fact, others = data["quest"]["facts"]
     assert fact["check"] == "dispute.equivalent"
     assert mutant in fact["message"] and reason in fact["message"]
     assert "tests/test_words.py::test_first_word" in fact["actual"]
+    # The person sees what was sought and not found, and that every other mutant is killed.
+    assert "none fails with it" in fact["message"]
+    assert others["check"] == "dispute.others_killed", others
+    assert "other mutant" in others["message"] and " by tests/test_words.py::" in (
+        others["message"]
+    )
     # status shows it apart from the other REVIEWs.
     _, status, _ = run_quest(words, "--quest-status")
     shown = {q["id"]: q.get("dispute", False) for q in status["quests"]}
@@ -321,8 +327,8 @@ def test_with_verification_on_a_disputed_mutants_review_gets_the_verifiers_view(
     assert (data["verdict"], data["step"]) == ("REVIEW", "dispute"), data["quest"]["facts"]
     assert data["quest"]["tries"] == 1
     checks = [f["check"] for f in data["quest"]["facts"]]
-    assert checks == ["dispute.equivalent", "verify.equivalence"]
-    view = data["quest"]["facts"][1]
+    assert checks == ["dispute.equivalent", "dispute.others_killed", "verify.equivalence"]
+    view = data["quest"]["facts"][2]
     assert view["field"] == "src/words.py:4"
     assert view["actual"].startswith("1 of 2 name an input that tells them apart (`")
     assert "with \\x60\\x60 the mutant..." in view["actual"] and "1 find none" in view["actual"]

@@ -80,3 +80,34 @@ def test_ci_builds_the_site_strictly_and_checks_the_package() -> None:
     assert "-m build" in ci
     assert "twine check --strict" in ci
     assert ".ci/check_dist.py" in ci
+
+
+def _prompt_and_snippet(text: str) -> tuple[list[str], list[str]]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("> Work through"))
+    prompt = []
+    for line in lines[start:]:
+        if not line.startswith(">"):
+            break
+        prompt.append(line)
+    first = lines.index("## Tests: pytest-quest")
+    snippet = lines[first : lines.index("```", first)]
+    return prompt, snippet
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "PASS", "FAIL", "REVIEW", "DONE", "exit 4", "75", '"done": true',
+        "--quest-dispute M", "--quest-dispute LINE", "N->M", "spends a try",
+    ],
+)  # fmt: skip
+def test_the_ready_prompt_and_the_snippet_cover_every_answer(said: str) -> None:
+    # Every answer an agent can get, each dispute, in at most 15 lines each; the long form
+    # (docs/agent-loop.md) repeats them word for word.
+    prompt, snippet = _prompt_and_snippet(README)
+    assert len(prompt) <= 15 and len(snippet) <= 15
+    assert said in "\n".join(prompt), f"the ready prompt does not say {said!r}"
+    assert said in "\n".join(snippet), f"the AGENTS.md snippet does not say {said!r}"
+    loop = (ROOT / "docs" / "agent-loop.md").read_text(encoding="utf-8")
+    assert _prompt_and_snippet(loop) == (prompt, snippet)

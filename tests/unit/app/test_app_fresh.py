@@ -19,8 +19,8 @@ def test_next_says_where_facts_come_from_and_keeps_gate_facts_over_a_rescan(calc
     first = next_quest(calc.context("next", quest_id=CLAMP))
     origin = first.data["quest"]["facts_from"]
     assert origin["kind"] == "scan"
-    assert "may be stale" in origin["note"]
-    assert any("may be stale" in line for line in first.lines)
+    assert origin["note"].endswith("; no test file changed since: current")
+    assert any("no test file changed since" in line for line in first.lines)
 
     calc.test("test_clamp", "from pkg.calc import clamp\n\ndef test_low():\n    assert 0\n")
     clamp = next(f for f in calc.measured({}).functions if f.quest_id == CLAMP)

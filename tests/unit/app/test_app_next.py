@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_calc import CLAMP, SIGN, TEST_DOUBLE, CalcProject
@@ -101,3 +102,23 @@ def test_no_ratchet_file_is_a_usage_error(tmp_path: Path) -> None:
     project = CalcProject(tmp_path)
     with pytest.raises(QuestUsageError, match="run `pytest --quest scan` first"):
         next_quest(project.context("next"))
+
+
+def test_nothing_remains_names_the_quests_that_wait_for_a_person(tmp_path: Path) -> None:
+    from app_calc import settled
+
+    project = CalcProject(tmp_path)
+    settled(project)  # spare TODO, sign REVIEW, clamp DONE
+    ctx = project.context("next")
+
+    def drop_spare(ratchet: Any) -> None:
+        del ratchet.quests["src/pkg/calc.py::spare"]
+        ratchet.active = None
+
+    ctx.store.update(drop_spare)
+    output = next_quest(project.context("next"))
+    assert output.data["done"] is True
+    assert output.lines[-1] == (
+        "nothing remains: every quest is settled; 1 REVIEW and 1 DONE wait for a person "
+        "(`pytest --quest-status` lists them): nothing for an agent to do"
+    )

@@ -36,10 +36,52 @@ def test_ids_are_split_on_commas_without_repeats() -> None:
 def test_a_mutant_no_test_kills_is_review_with_the_reason_and_the_tests() -> None:
     result = decide(QUEST, ("m1",), report(mutant("m1", "survived")), "never empty")
     assert (result.verdict, result.step) == (Verdict.REVIEW, "dispute")
-    (fact,) = result.facts
+    fact, others = result.facts
     assert fact.check == "dispute.equivalent" and fact.field == "src/m.py:3"
     assert "'never empty'" in fact.message and "m1" in fact.message
     assert fact.actual == "2 tests of the suite reach it and pass: tests/t.py::t1, tests/t.py::t2"
+    # What was sought and not found, and the person's whole command lines.
+    assert "survives all 2 tests of the suite that reach line 3" in fact.message
+    assert (
+        "none fails with it, and none of their inputs was seen making it return or raise "
+        "otherwise" in fact.message
+    )
+    assert 'pytest --quest-accept src/m.py::f --quest-reason "..."' in fact.message
+    assert 'pytest --quest-reopen src/m.py::f --quest-reason "..."' in fact.message
+    assert others.check == "dispute.others_killed" and others.field == QUEST.id
+    assert others.message.startswith("no other mutant of the function was planned")
+
+
+def test_a_dispute_review_names_every_other_mutant_killed_and_by_which_test() -> None:
+    killed = [
+        mutant(f"k{i}", "killed", line=2, original="x", mutated="y", killed_by=f"tests/t.py::t{i}")
+        for i in range(12)
+    ]
+    result = decide(QUEST, ("m1",), report(mutant("m1", "survived")), "why", others=killed)
+    assert result.verdict is Verdict.REVIEW
+    others = result.facts[-1]
+    assert others.check == "dispute.others_killed" and others.actual == "12 killed"
+    assert others.message.startswith(
+        "all 12 other mutants of the function killed by the covering tests: "
+        "k0 (line 2, `x` -> `y`) by tests/t.py::t0; k1 (line 2, `x` -> `y`) by tests/t.py::t1;"
+    )
+    assert others.message.endswith("by tests/t.py::t9; and 2 more")
+    one = decide(QUEST, ("m1",), report(mutant("m1", "survived")), "why", others=killed[:1])
+    assert one.facts[-1].message.startswith("the one other mutant of the function killed by ")
+    # A refusal or an unconfirmed dispute is not for a person to weigh: no such fact.
+    killed_too = report(mutant("m1", "killed", killed_by="t"))
+    refused = decide(QUEST, ("m1",), killed_too, "w", others=killed)
+    assert [f.check for f in refused.facts] == ["dispute.refused"]
+
+
+def test_one_test_reaching_a_disputed_mutant_is_said_in_the_singular() -> None:
+    alone = mutant("m1", "survived", reached_by=["tests/t.py::t1"])
+    fact = decide(QUEST, ("m1",), report(alone), "why").facts[0]
+    assert fact.actual == "1 test of the suite reaches it and passes: tests/t.py::t1"
+    assert "survives the one test of the suite that reaches line 3 (tests/t.py::t1)" in (
+        fact.message
+    )
+    assert "all 1 tests" not in fact.message
 
 
 def test_a_mutant_a_test_kills_is_refused_naming_the_test() -> None:

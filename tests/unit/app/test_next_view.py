@@ -69,7 +69,9 @@ QUESTS = [
 def build(root: Path, active: str | None) -> None:
     (root / "src" / "pkg").mkdir(parents=True)
     (root / "tests").mkdir()
-    (root / "tests" / "test_g.py").write_text("def test_g():\n    assert True\n")
+    (root / "tests" / "test_g.py").write_text(
+        "from pkg.a import g\n\n\ndef test_g():\n    assert g() is None\n"
+    )
 
     def fill(ratchet: Ratchet) -> None:
         ratchet.quests = {q.id: q for q in QUESTS}

@@ -368,7 +368,8 @@ def test_surviving_mutants_fail_one_fact_each() -> None:
             "mutant survived: `qty <= 0` -> `qty > 0`; no covering test fails with it "
             "(operator compare, mutant m1234abcd); held without a witness call: no witness "
             "search was made; if no input can tell them apart, "
-            "dispute it: --quest-dispute m1234abcd --quest-reason WHY"
+            "dispute it: pytest --quest submit --quest-id src/shop/cart.py::Cart.add "
+            '--quest-dispute m1234abcd --quest-reason "why no input can tell them apart"'
         ),
     )
     # The field has no arc: the rendering keeps the whole `path:line`.
@@ -395,7 +396,9 @@ def test_a_mutant_the_whole_suite_lets_through_is_possibly_equivalent_with_the_t
     assert fact.message.endswith(
         "; possibly equivalent: it also survives all 5 tests of the suite that reach line 32 "
         "(`tests/t.py::t0`, `tests/t.py::t1`, `tests/t.py::t2` and 2 more)"
-        "; if no input can tell them apart, dispute it: --quest-dispute m1 --quest-reason WHY"
+        "; if no input can tell them apart, dispute it: pytest --quest submit --quest-id "
+        "src/shop/cart.py::Cart.add --quest-dispute m1 "
+        '--quest-reason "why no input can tell them apart"'
     )
     one = SurvivingMutant(FILE, 32, "a", "b", "constant.string", whole_suite=tests[:1])
     (fact,) = judge(make_evidence(surviving_mutants=[one])).facts

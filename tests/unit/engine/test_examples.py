@@ -122,3 +122,79 @@ def test_a_changed_file_keeps_the_tests_the_scan_saw(tmp_path: Path) -> None:
     path.write_text(path.read_text() + "\n\ndef test_more():\n    pass\n")
     example = example_for(eq, ratchet, tmp_path)
     assert (example["kind"], example["test"]) == ("neighbour", "tests/test_lri.py::test_init")
+
+
+CLI_TESTS = """\
+import subprocess
+import sys
+
+from pkg.lri import LRI
+
+
+def test_a_cli():
+    out = subprocess.run([sys.executable, "-m", "pkg.lri", "pop"], capture_output=True)
+    assert out.returncode == 0
+
+
+def test_b_long():
+    cache = LRI()
+    cache.put(1, 2)
+    cache.put(3, 4)
+    assert cache.pop() == 4
+
+
+def test_c_short():
+    assert LRI().pop() is None
+
+
+def test_d_helper_only():
+    assert LRI().items == []
+"""
+
+
+def cli_setup(tmp_path: Path, *quests: Quest) -> Ratchet:
+    ratchet = setup(tmp_path, *quests, new=False)
+    path = tmp_path / "tests" / "test_cli.py"
+    path.write_text(CLI_TESTS)
+    ratchet.test_files["tests/test_cli.py"] = digest(path)
+    return ratchet
+
+
+def test_the_shortest_own_test_that_calls_the_function_not_one_through_a_subprocess(
+    tmp_path: Path,
+) -> None:
+    tests = ["tests/test_cli.py::test_a_cli", "tests/test_cli.py::test_b_long",
+             "tests/test_cli.py::test_c_short"]  # fmt: skip
+    pop = quest("LRI.pop", 13, tests)
+    example = example_for(pop, cli_setup(tmp_path, pop), tmp_path)
+    assert (example["kind"], example["test"]) == ("own", "tests/test_cli.py::test_c_short")
+
+
+def test_a_function_reached_only_through_a_subprocess_shows_a_neighbour_that_calls_its_own(
+    tmp_path: Path,
+) -> None:
+    pop = quest("LRI.pop", 13, ["tests/test_cli.py::test_a_cli"])
+    # The neighbour's only covering test does not call it: the next neighbour's does.
+    put = quest("LRI.put", 16, ["tests/test_cli.py::test_d_helper_only"], State.PASS)
+    get = quest("LRI.get", 30, ["tests/test_lri.py::test_get"], State.PASS)
+    example = example_for(pop, cli_setup(tmp_path, pop, put, get), tmp_path)
+    assert (example["kind"], example["test"]) == ("neighbour", "tests/test_lri.py::test_get")
+    # None that calls: a skeleton (how to call it), never the misleading test.
+    alone = quest("LRI.pop", 13, ["tests/test_cli.py::test_a_cli"])
+    example = example_for(alone, cli_setup(tmp_path / "b", alone, put), tmp_path / "b")
+    assert example["kind"] == "skeleton"
+
+
+def test_a_dunder_is_called_through_its_class_and_a_nested_function_through_its_parent(
+    tmp_path: Path,
+) -> None:
+    eq = quest("LRI.__eq__", 10, ["tests/test_cli.py::test_a_cli", "tests/test_lri.py::test_get"])
+    example = example_for(eq, cli_setup(tmp_path, eq), tmp_path)
+    assert (example["kind"], example["test"]) == ("own", "tests/test_lri.py::test_get")
+    nested = tmp_path / "nested"
+    inner = quest("helper.inner", 2, ["tests/test_cli.py::test_a_cli",
+                                      "tests/test_lri.py::test_helper"])  # fmt: skip
+    ratchet = cli_setup(nested, inner)
+    (nested / SOURCE).write_text("def helper():\n    def inner():\n        return 1\n")
+    example = example_for(inner, ratchet, nested)
+    assert (example["kind"], example["test"]) == ("own", "tests/test_lri.py::test_helper")
