@@ -18,6 +18,7 @@ from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.platforms import unsupported_reason
 from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 from pytest_quest.plugin.rootdir import misread_value_message
+from pytest_quest.report.escape import encodable
 
 if TYPE_CHECKING:
     from pytest_quest.engine.measure import Measurement
@@ -174,9 +175,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
             data = {"schema": JSON_SCHEMA, "command": raw_value(config, "quest"), "error": cause}
             out = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    sys.stderr.write(err)
+    # The judge wrote UTF-8; this console may not take every character of it.
+    sys.stderr.write(encodable(err, sys.stderr.encoding))
     sys.stderr.flush()
-    sys.stdout.write(out)
+    sys.stdout.write(encodable(out, sys.stdout.encoding))
     sys.stdout.flush()
     return code
 

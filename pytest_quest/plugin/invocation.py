@@ -19,7 +19,7 @@ from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.loaded import pytest_cov_loaded, xdist_loaded
-from pytest_quest.report.escape import github_line, in_github_actions, terminal_line
+from pytest_quest.report.escape import encodable, github_line, in_github_actions, terminal_line
 from pytest_quest.report.json import Output, envelope, error_output
 
 if TYPE_CHECKING:
@@ -102,7 +102,8 @@ def safe_lines(lines: list[str], *, markup: bool) -> list[str]:
         safe = [terminal_line(line, markup=markup) for line in lines]
     if in_github_actions(os.environ):
         safe = [github_line(line) for line in safe]
-    return safe
+    encoding = getattr(sys.stdout, "encoding", None)
+    return [encodable(line, encoding) for line in safe]
 
 
 def search_for_tests(config: pytest.Config, *, use_args: bool = True) -> FileSearch:

@@ -128,11 +128,29 @@ def md_code(text: object, *, cell: bool = True) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
+def encodable(text: str, encoding: str | None) -> str:
+    """`text` with each character `encoding` cannot write as its backslash escape (``\\u2713``).
+
+    A console set to ASCII or cp1252 would otherwise stop the output halfway
+    with ``UnicodeEncodeError``; pytest escapes such text the same way.
+    """
+    if text.isascii() or not encoding:
+        return text
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: ASCII is safe everywhere
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+    return text
+
+
 def in_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get("GITHUB_ACTIONS", "").lower() == "true"
 
 
 __all__ = [
+    "encodable",
     "escape_data",
     "escape_property",
     "github_json",

@@ -222,3 +222,12 @@ def test_terminal_text_of_hostile_facts() -> None:
     for line in lines:
         assert "\x1b" not in line and "\r" not in line
         assert not line.lstrip().startswith("::")
+
+
+def test_encodable_escapes_only_what_the_encoding_lacks() -> None:
+    from pytest_quest.report.escape import encodable
+
+    assert encodable('café ✓', "cp1252") == "café \\u2713"
+    assert encodable('café ✓', "ascii") == "caf\\xe9 \\u2713"
+    assert encodable('café ✓', "utf-8") == "café ✓"
+    assert encodable("café", "no-such-codec") == "caf\\xe9"
