@@ -27,7 +27,14 @@ _TYPED = tuple(int(part) for part in pytest.version_tuple[:2]) >= (8, 4)
 _INT = "int" if _TYPED else "string"
 _FLOAT = "float" if _TYPED else "string"
 
-_ALLOWED = {"int": COUNT_RANGE, "float": SECONDS_RANGE}
+_LIST = 'allowed: a list of strings, as in quest_source = ["src/shop"]'
+_ALLOWED = {
+    "int": COUNT_RANGE,
+    "float": SECONDS_RANGE,
+    # pytest's native [tool.pytest] table takes a list (never a string) for these.
+    "paths": _LIST,
+    "linelist": _LIST,
+}
 """What a typed ini option takes, for the message when pytest cannot read its value."""
 
 DEPRECATED_INI = {"quest_verifier_cmds": "quest_verifier_cmd"}

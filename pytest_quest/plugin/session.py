@@ -91,8 +91,9 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     if not sources and not measurer.cov.get_option("run:source"):
         shutil.rmtree(data_dir, ignore_errors=True)
         raise QuestUsageError(
-            "no source configured: pass --quest-source PATH, or set quest_source in "
-            "[tool.pytest.ini_options], or source in coverage.py's [run] section"
+            "no source configured: pass --quest-source PATH, set quest_source in the "
+            "[tool.pytest] or [tool.pytest.ini_options] table of pyproject.toml, or set source in "
+            "coverage.py's [run] section"
         )
     measurer.start()
     return measurer

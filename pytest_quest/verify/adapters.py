@@ -372,8 +372,8 @@ def checked_verifiers(
             verifier.name = f"{verifier.name} #{seen[verifier.name]}"
     if not verifiers:
         raise QuestUsageError(
-            "verification is on but there is no verifier: pass --quest-verifier-cmd CMD (or "
-            "set quest_verifier_cmds in [tool.pytest.ini_options]), install a plugin "
+            "verification is on but there is no verifier: pass --quest-verifier-cmd CMD, "
+            "set the ini option quest_verifier_cmd, install a plugin "
             "implementing pytest_quest_verify, or turn it off with --quest-verify off"
         )
     if threshold is not None and threshold > len(verifiers):
