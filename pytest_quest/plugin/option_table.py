@@ -307,3 +307,15 @@ _OPTIONS: list[_Option] = [
 ]
 
 _BY_NAME = {option.name: option for option in _OPTIONS}
+
+
+def add_ini_names(parser: pytest.Parser) -> None:
+    """Register every quest ini option (and each old name still read) with `parser`."""
+    for option in _OPTIONS:
+        if option.ini_type is not None:
+            ini_help = option.help
+            if option.metavar is not None and option.metavar.startswith("{"):
+                ini_help = f"one of {option.metavar}: {ini_help}"
+            parser.addini(option.name, ini_help, type=option.ini_type, default=option.default)  # type: ignore[arg-type]
+    for old, new in DEPRECATED_INI.items():
+        parser.addini(old, f"deprecated name of {new}", type="linelist", default=[])
