@@ -154,7 +154,7 @@ class Measurer:
             )
             # Dynamic contexts need a tracer that supports them; the
             # sys.monitoring core does not (it keeps a line for the first test only).
-            self.cov.set_option("run:core", "ctrace" if _has_ctracer() else "pytrace")
+            self.cov.set_option("run:core", tracing_core())
             self.cov.set_option("run:parallel", False)
             # coverage.py's own subprocess patches would measure the tests'
             # processes for no test: ours (engine/subproc.py) keep one folder per test.
@@ -255,6 +255,14 @@ class Measurer:
     def only_files(self) -> list[str] | None:
         """Every file measured here is code under test: analyze them all."""
         return None
+
+
+def tracing_core() -> str:
+    """The coverage.py core that keeps per-test contexts: the C tracer, else the Python one.
+
+    The sys.monitoring core records a line for the first test that runs it only.
+    """
+    return "ctrace" if _has_ctracer() else "pytrace"
 
 
 def _has_ctracer() -> bool:
@@ -389,4 +397,5 @@ __all__ = [
     "coverage_settings",
     "find_coverage_config",
     "quiet_coverage",
+    "tracing_core",
 ]

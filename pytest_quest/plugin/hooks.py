@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Generator
 from typing import TYPE_CHECKING, NoReturn
 
 import pytest
@@ -58,6 +59,20 @@ def _early_command(early_config: pytest.Config) -> str | None:
         except ValueError:
             command = None
     return command
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_load_initial_conftests")
+def pytest_load_initial_conftests_core(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, object, object]:
+    """Before pytest-cov starts its tracer (in this hook, whatever the plugins' order): a core
+    that keeps per-test contexts, for a measuring quest command that borrows it."""
+    if _early_command(early_config) in ("scan", "check", "audit"):
+        from pytest_quest.plugin.pytest_cov import pytest_cov_requested, use_tracing_core
+
+        if pytest_cov_requested(early_config):
+            use_tracing_core()
+    return (yield)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -312,4 +327,5 @@ __all__ = [
     "pytest_cmdline_main",
     "pytest_configure",
     "pytest_load_initial_conftests",
+    "pytest_load_initial_conftests_core",
 ]

@@ -177,10 +177,12 @@ class QuestSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.measurer is not None:
             self.measurer.stop()
-        if self.worker_dir is not None:
-            # An xdist worker: its data goes to the controller, which judges.
-            if self.measurer is not None and not isinstance(self.measurer, BorrowedCoverage):
-                hand_over(self.measurer, self.worker_dir, self.worker_id)
+        if self.worker_dir is not None or hasattr(self.config, "workerinput"):
+            # An xdist worker: its data goes to the controller, which judges
+            # (pytest-cov's, borrowed, goes by pytest-cov's own way).
+            if self.measurer is not None and self.worker_dir is not None:
+                if not isinstance(self.measurer, BorrowedCoverage):
+                    hand_over(self.measurer, self.worker_dir, self.worker_id)
             return
         if self._workers_dir is not None and self.measurer is not None:
             combine_workers(self.measurer, self._workers_dir)
