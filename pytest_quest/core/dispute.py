@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, State
 from pytest_quest.core.observed import observed_text
+from pytest_quest.core.words import counted
 
 #: The gate step a dispute's verdict records (the quest's history keeps it).
 STEP = "dispute"
@@ -84,11 +85,12 @@ def equivalent_fact(file: str, mutant: dict[str, Any], reason: str, tests: list[
         check="dispute.equivalent",
         field=_where(file, mutant),
         expected="a person decides whether the mutant is equivalent",
-        actual=f"{len(tests)} tests of the suite reach it and pass: {shown}",
+        actual=f"reached and passed by {counted(len(tests), 'test')} of the suite: {shown}",
         message=(
             f"disputed mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) "
-            f"{_change(mutant)} survives all {len(tests)} tests of the suite that reach "
-            f"line {mutant.get('line', 0)} ({shown}); the reason given: {reason!r}; "
+            f"{_change(mutant)} survives every test of the suite that reaches "
+            f"line {mutant.get('line', 0)}, {counted(len(tests), 'test')}: {shown}; "
+            f"the reason given: {reason!r}; "
             "possibly equivalent: a person "
             "accepts it (--quest-accept) or reopens the quest (--quest-reopen)"
         ),

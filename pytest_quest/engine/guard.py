@@ -12,6 +12,7 @@ from typing import Any
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unaccounted
 from pytest_quest.core.model import Fact, Ratchet, State
+from pytest_quest.core.words import counted
 from pytest_quest.engine import view_cache
 from pytest_quest.engine.codec import loads, quest_to_dict
 from pytest_quest.engine.created_files import CREATED_ENV, track_created
@@ -197,7 +198,7 @@ class VerdictGuard:
         if refused:
             reasons.append(
                 f"a judged process tried to {refused[0].split(' ', 1)[-1]} it "
-                f"({len(refused)} attempt(s), refused)"
+                f"({counted(len(refused), 'attempt')}, refused)"
             )
         if not reasons:
             return None

@@ -26,7 +26,13 @@ if sys.platform != "win32":
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Ratchet
-from pytest_quest.engine.store_help import file_stamp, files_outside, read_regular, unchanged
+from pytest_quest.engine.store_help import (
+    file_stamp,
+    files_outside,
+    locked_attribute,
+    read_regular,
+    unchanged,
+)
 from pytest_quest.engine.store_help import last_read as _last_read
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
 from pytest_quest.engine.store_help import stamp as _stamp
@@ -306,7 +312,7 @@ class RatchetStore:
             raise RatchetFileError(
                 str(self.path),
                 f"cannot be read: {exc.strerror or exc}",
-                "make it readable (chmod u+r)",
+                "make it readable with chmod u+r",
             ) from None
 
     def check_writable(self) -> None:
@@ -325,9 +331,23 @@ class RatchetStore:
             mode = self.path.stat().st_mode
             # The mode bit is checked even for root (who may write anyway):
             # a read-only ratchet file is a person's decision to respect.
-            if not mode & stat.S_IWUSR or not os.access(self.path, os.W_OK):
+            if not mode & stat.S_IWUSR:
                 raise RatchetFileError(
-                    str(self.path), "is read-only", "make it writable (chmod u+w) to record results"
+                    str(self.path), "is read-only", "make it writable with chmod u+w to record results"
+                )
+            if not os.access(self.path, os.W_OK):
+                locked = locked_attribute(self.path)
+                if locked is not None:
+                    name, command = locked
+                    raise RatchetFileError(
+                        str(self.path),
+                        f"is {name}: a file attribute forbids changing it, whatever its mode",
+                        f"clear it with `sudo {command} {self.path}` to record results",
+                    )
+                raise RatchetFileError(
+                    str(self.path),
+                    "cannot be written by this user",
+                    "give this user write access to it (its owner or group) to record results",
                 )
 
     def _write_atomic(self, data: bytes, *, read: bytes | None) -> None:

@@ -172,11 +172,54 @@ def _refuse_special(path: Path, mode: int) -> None:
         )
 
 
+# Linux's FS_IOC_GETFLAGS ioctl and the two attributes that refuse a rename over the file.
+_GETFLAGS = 0x80086601
+_LINUX_ATTRIBUTES = ((0x10, "immutable", "chattr -i"), (0x20, "append-only", "chattr -a"))
+
+
+def locked_attribute(path: Path) -> tuple[str, str] | None:
+    """The file attribute that forbids writing `path` whatever its mode, and the command that
+    clears it (``("immutable", "chattr -i")``); None when there is none or it cannot be read.
+    """
+    flags = getattr(_stat_or_none(path), "st_flags", None)
+    if flags is not None:  # BSD, macOS: chflags
+        if flags & (stat.UF_IMMUTABLE | stat.SF_IMMUTABLE):
+            return "immutable", "chflags nouchg,noschg"
+        if flags & (stat.UF_APPEND | stat.SF_APPEND):
+            return "append-only", "chflags nouappnd,nosappnd"
+        return None
+    try:
+        import fcntl  # POSIX only
+        import struct
+
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (ImportError, OSError):
+        return None
+    try:
+        value = struct.unpack("l", fcntl.ioctl(descriptor, _GETFLAGS, struct.pack("l", 0)))[0]
+    except OSError:  # not Linux, or a file system without attributes
+        return None
+    finally:
+        os.close(descriptor)
+    for bit, name, command in _LINUX_ATTRIBUTES:
+        if value & bit:
+            return name, command
+    return None
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except OSError:
+        return None
+
+
 __all__ = [
     "JOURNAL_MAX_AGE",
     "file_stamp",
     "files_outside",
     "last_read",
+    "locked_attribute",
     "prune_journals",
     "prune_older",
     "read_regular",

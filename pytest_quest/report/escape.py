@@ -101,17 +101,20 @@ def github_json(text: str) -> str:
 
 
 # What Markdown reads inside a line: emphasis, code, links and images, table
-# pipes, strikethrough, math; HTML is made inert by entities.  (Punctuation
-# that matters only at a line's start never starts one: every call site
-# writes a prefix of its own first.)
+# pipes, strikethrough, math; HTML is made inert by entities for the two
+# characters that start it: ``<`` (a tag, an autolink) and ``&`` (an entity).
+# ``>`` and ``"`` mean something only inside a tag, so an arc reads
+# ``2->4``, not ``2-&gt;4``.  (Punctuation that matters only at a line's start,
+# such as ``>`` for a quote, never starts one: every call site writes a prefix
+# of its own first.)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_HTML = {"&": "&amp;", "<": "&lt;"}
 
 
 def md_text(text: object) -> str:
     """`text` as inline Markdown text: punctuation escaped, HTML inert, on one line."""
     flat = visible(str(text))
-    flat = re.sub(r"[&<>\"]", lambda m: _HTML[m.group()], flat)
+    flat = re.sub(r"[&<]", lambda m: _HTML[m.group()], flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
 
 

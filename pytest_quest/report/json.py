@@ -96,8 +96,8 @@ def facts_from(quest: Quest, ratchet: Ratchet) -> dict[str, str]:
         )
     else:
         note = (
-            f"from the {kind} of {at}: may be stale (tests written since then are "
-            "not counted here; submit measures again)"
+            f"from the {kind} of {at}: may be stale, as tests written since then are "
+            "not counted here; submit measures again"
         )
     return {"kind": kind, "at": at, "note": note}
 

@@ -104,7 +104,7 @@ def test_read_only_ratchet_file(scanned: Project) -> None:
     scanned.test("test_sign", MARKER_TEST.format(marker=str(marker)))
     path.chmod(0o444)
     before = path.read_bytes()
-    expected = f"ERROR: {path}: is read-only (make it writable (chmod u+w) to record results)"
+    expected = f"ERROR: {path}: is read-only (make it writable with chmod u+w to record results)"
     for args in (
         ("--quest", "next"),  # would record the active quest
         ("--quest", "submit", "--quest-id", SIGN),

@@ -39,7 +39,7 @@ def test_a_mutant_no_test_kills_is_review_with_the_reason_and_the_tests() -> Non
     (fact,) = result.facts
     assert fact.check == "dispute.equivalent" and fact.field == "src/m.py:3"
     assert "'never empty'" in fact.message and "m1" in fact.message
-    assert fact.actual == "2 tests of the suite reach it and pass: tests/t.py::t1, tests/t.py::t2"
+    assert fact.actual == "reached and passed by 2 tests of the suite: tests/t.py::t1, tests/t.py::t2"
 
 
 def test_a_mutant_a_test_kills_is_refused_naming_the_test() -> None:

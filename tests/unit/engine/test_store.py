@@ -214,6 +214,31 @@ def test_read_only_file_is_refused_untouched(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+@pytest.fixture
+def immutable(tmp_path: Path) -> Any:
+    """A ratchet file with the immutable attribute (`chattr +i`, root on a file system with
+    attributes); cleared after the test."""
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"chattr +i is not possible here: {done.stderr.decode(errors='replace')}")
+    yield path
+    subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_an_immutable_file_is_named_so_with_the_command_that_clears_it(immutable: Path) -> None:
+    before = immutable.read_bytes()
+    assert immutable.stat().st_mode & 0o200  # writable by its mode: chmod is not the fix
+    with pytest.raises(RatchetFileError) as caught:
+        RatchetStore(immutable).update(lambda r: setattr(r, "active", None))
+    assert str(caught.value) == (
+        f"{immutable}: is immutable: a file attribute forbids changing it, whatever its mode "
+        f"(clear it with `sudo chattr -i {immutable}` to record results)"
+    )
+    assert immutable.read_bytes() == before
+
+
 def test_folder_as_ratchet_file(tmp_path: Path) -> None:
     (tmp_path / "quest.json").mkdir()
     ratchet_store = RatchetStore(tmp_path / "quest.json")
@@ -465,7 +490,7 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         RatchetStore(path).load()
     assert (
         str(info.value)
-        == f"{path}: cannot be read: Permission denied (make it readable (chmod u+r))"
+        == f"{path}: cannot be read: Permission denied (make it readable with chmod u+r)"
     )
 
 
