@@ -18,6 +18,7 @@ from pytest_quest.engine import view_cache
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.report import text
+from pytest_quest.report.progress import Steps, no_steps
 from pytest_quest.report.text import summarised
 
 if TYPE_CHECKING:
@@ -107,6 +108,8 @@ class Context:
     # The interactive terminal of the person running this command, or None
     # (no controlling terminal): person actions need one (app/person.py).
     person_terminal: Callable[[], PersonTerminal | None] = _no_person_terminal
+    # Progress of long work, drawn on a terminal only (report/progress.py).
+    progress: Steps = no_steps
 
     def __post_init__(self) -> None:
         if self.store.after_write is None:

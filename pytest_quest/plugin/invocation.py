@@ -21,6 +21,7 @@ from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.loaded import pytest_cov_loaded, xdist_loaded
 from pytest_quest.report.escape import encodable, github_line, in_github_actions, terminal_line
 from pytest_quest.report.json import Output, envelope, error_output
+from pytest_quest.report.progress import Steps, no_steps, terminal_steps
 
 if TYPE_CHECKING:
     from pytest_quest.app.options import QuestOptions
@@ -57,7 +58,15 @@ def build_context(
         l1_check=config.hook.pytest_quest_l1_check,
         verifiers=verifiers,
         person_terminal=controlling_terminal,
+        progress=progress_steps(config, json_mode=options.json),
     )
+
+
+def progress_steps(config: pytest.Config, *, json_mode: bool) -> Steps:
+    """A progress bar on the terminal the text goes to; none in JSON mode or off a terminal."""
+    if json_mode or config.pluginmanager.is_blocked("terminal") or not sys.stdout.isatty():
+        return no_steps
+    return terminal_steps(sys.stdout, markup=config.get_terminal_writer().hasmarkup)
 
 
 def answered(command: str | None, store: RatchetStore, run: Callable[[], Output]) -> Output:
@@ -190,6 +199,7 @@ __all__ = [
     "build_context",
     "child_setup",
     "plugin_args",
+    "progress_steps",
     "reporter_terminal",
     "safe_lines",
     "search_for_tests",

@@ -38,6 +38,7 @@ from pytest_quest.plugin.invocation import (
     answered,
     build_context,
     plugin_args,
+    progress_steps,
     reporter_terminal,
     safe_lines,
 )
@@ -307,9 +308,24 @@ class QuestSession:
         if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
         notes = getattr(self.measurer, "notes", [])
-        return analyze(
-            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
-        )
+        steps = progress_steps(self.config, json_mode=self.options.json)
+        with steps(f"{self.options.command}: coverage of each function") as progress:
+
+            def files_done(done: int, total: int) -> None:
+                if done == 0:
+                    progress.total(total)
+                else:
+                    progress.advance()
+
+            return analyze(
+                self.measurer.cov,
+                self.rootdir,
+                passed,
+                only_files=only,
+                notes=notes,
+                failed=failed,
+                files_done=files_done,
+            )
 
     def write_measurement(self) -> Output:
         """The gate's child run: what it measured, the one message on its judge's channel."""
