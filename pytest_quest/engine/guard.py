@@ -45,10 +45,12 @@ def protect_from_env() -> None:
     if not target:
         return
     ratchet = Path(os.path.realpath(target))
-    journal = RatchetStore(ratchet).journal_path
+    store = RatchetStore(ratchet)
+    journal = store.journal_path
     protected = [
         str(ratchet),
-        str(ratchet.with_name(ratchet.name + ".lock")),
+        str(store.lock_path),
+        str(store.claims_path),
         os.path.realpath(journal),
         # What status and next show of the file (engine/view_cache.py).
         os.path.realpath(view_cache.path_for(journal)),

@@ -29,9 +29,11 @@ from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.store_help import (
     file_stamp,
     files_outside,
-    locked_attribute,
+    lock_file,
+    make_lock_folder,
     read_regular,
     unchanged,
+    unwritable,
 )
 from pytest_quest.engine.store_help import last_read as _last_read
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
@@ -68,7 +70,7 @@ T = TypeVar("T")
 
 
 class RatchetStore:
-    """The ratchet file at `path`, with its lock at ``path + ".lock"``.
+    """The ratchet file at `path`, with its lock ``.quest/NAME.lock`` beside it.
 
     `load` reads without the lock (a reader sees the old or the new file,
     thanks to the atomic rename); `update` takes the lock, re-reads, applies
@@ -93,7 +95,7 @@ class RatchetStore:
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+        return lock_file(self.path, ".lock")
 
     @property
     def temp_prefix(self) -> str:
@@ -272,6 +274,7 @@ class RatchetStore:
 
         lock = filelock.FileLock(str(self.lock_path), timeout=self.lock_timeout)
         try:
+            make_lock_folder(self.lock_path)
             lock.acquire()
         except filelock.Timeout:
             raise LockTimeoutError(
@@ -328,27 +331,9 @@ class RatchetStore:
                 "create the folder or point --quest-file elsewhere",
             )
         if self.path.exists():
-            mode = self.path.stat().st_mode
-            # The mode bit is checked even for root (who may write anyway):
-            # a read-only ratchet file is a person's decision to respect.
-            if not mode & stat.S_IWUSR:
-                raise RatchetFileError(
-                    str(self.path), "is read-only", "make it writable with chmod u+w to record results"
-                )
-            if not os.access(self.path, os.W_OK):
-                locked = locked_attribute(self.path)
-                if locked is not None:
-                    name, command = locked
-                    raise RatchetFileError(
-                        str(self.path),
-                        f"is {name}: a file attribute forbids changing it, whatever its mode",
-                        f"clear it with `sudo {command} {self.path}` to record results",
-                    )
-                raise RatchetFileError(
-                    str(self.path),
-                    "cannot be written by this user",
-                    "give this user write access to it (its owner or group) to record results",
-                )
+            refused = unwritable(self.path)
+            if refused is not None:
+                raise refused
 
     def _write_atomic(self, data: bytes, *, read: bytes | None) -> None:
         """Replace the file with `data`: all of it or nothing, even on a crash.
@@ -400,7 +385,7 @@ class RatchetStore:
 
     @property
     def claims_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".judging.lock")
+        return lock_file(self.path, ".judging.lock")
 
     def claim(self, quest_id: str) -> None:
         """Claim `quest_id` for judging until this process ends; refuse if another holds it.
@@ -409,7 +394,7 @@ class RatchetStore:
         state; the claim makes the second one stop at once, with a message,
         and lets the first record its verdict knowing nobody else recorded
         one meanwhile.  The claim is a POSIX record lock on one byte (chosen
-        by the quest id) of ``quest.json.judging.lock``: the kernel drops it
+        by the quest id) of ``.quest/quest.json.judging.lock``: the kernel drops it
         when the process ends, even when it is killed, so it never goes
         stale.  Without ``fcntl`` (Windows) there is no claim; the
         read-modify-write of the verdict still refuses a quest whose state
@@ -424,6 +409,7 @@ class RatchetStore:
         fd = _CLAIM_FDS.get(key)
         if fd is None:
             try:
+                make_lock_folder(self.claims_path)
                 fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
                 raise RatchetFileError(
