@@ -26,7 +26,8 @@ if [ ! -x "$venv/bin/python" ]; then
     "$python" -m venv "$venv"
 fi
 if [ "${QUEST_INSTALLED:-}" != 1 ]; then
-    bash .ci/install "$venv" test
+    # docs too: the site build (mkdocs build --strict) is part of CI (.ci/run).
+    bash .ci/install "$venv" test,docs
 fi
 
 # Where PYTHONDONTWRITEBYTECODE is set, every pytest the tests start would compile and

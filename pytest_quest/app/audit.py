@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ from pytest_quest.core.gate import (
 )
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.run import RunReport
-from pytest_quest.engine.mutation import Target
+from pytest_quest.engine.mutation import MutationReport, Target
 from pytest_quest.engine.mutation_pool import run_mutation_checks_across
 from pytest_quest.report.json import Output
 from pytest_quest.report.text import counted
@@ -134,30 +134,9 @@ def audit_functions(
     # One child for every function (one pytest start, one collection), or
     # one per worker with -n.  The timeout is per function, as a submit's is per gate run.
     started = time.monotonic()
-    results = run_mutation_checks_across(
-        [
-            Target(
-                ctx.rootdir / f.file,
-                f.start,
-                tuple(sorted(f.covering_tests)),
-                f.quest_id,
-                None if ratchet.policy is None else tuple(ratchet.policy.operators),
-                line_tests=_span((line_tests or {}).get(f.file, {}), f),
-                confirm_kills=False,
-                test_seconds=_seconds(ctx.run.seconds, f.covering_tests),
-            )
-            for _, f in chosen
-        ],
-        ctx.child.workers,
-        rootdir=ctx.rootdir,
-        inifile=ctx.child.inifile,
-        timeout=ctx.options.timeout,
-        cwd=ctx.rootdir,
-        plugin_args=ctx.child.plugin_args,
-        mutants=True,
-        has_xdist=ctx.child.has_xdist,
-        has_cov=ctx.child.has_cov,
-    )
+    described = f"audit: mutants of {counted(len(chosen), 'PASS function')}"
+    with ctx.progress(described, len(chosen)) as progress:
+        results = _audit_children(ctx, ratchet, chosen, line_tests, progress.advance)
     phases: dict[str, float] = {}
     for result in results:
         for name, seconds in result.phases.items():
@@ -197,6 +176,41 @@ def audit_functions(
                 )
             )
     return report
+
+
+def _audit_children(
+    ctx: Context,
+    ratchet: Ratchet,
+    chosen: list[tuple[Quest, FunctionFacts]],
+    line_tests: dict[str, dict[int, set[str]]] | None,
+    done: Callable[[int], None],
+) -> list[MutationReport]:
+    """The mutation check of the `chosen` functions in the children; `done` hears each child end."""
+    return run_mutation_checks_across(
+        [
+            Target(
+                ctx.rootdir / f.file,
+                f.start,
+                tuple(sorted(f.covering_tests)),
+                f.quest_id,
+                None if ratchet.policy is None else tuple(ratchet.policy.operators),
+                line_tests=_span((line_tests or {}).get(f.file, {}), f),
+                confirm_kills=False,
+                test_seconds=_seconds(ctx.run.seconds, f.covering_tests),
+            )
+            for _, f in chosen
+        ],
+        ctx.child.workers,
+        rootdir=ctx.rootdir,
+        inifile=ctx.child.inifile,
+        timeout=ctx.options.timeout,
+        cwd=ctx.rootdir,
+        plugin_args=ctx.child.plugin_args,
+        mutants=True,
+        has_xdist=ctx.child.has_xdist,
+        has_cov=ctx.child.has_cov,
+        done=done,
+    )
 
 
 def _seconds(seconds: dict[str, float], tests: Iterable[str]) -> float | None:

@@ -18,6 +18,7 @@ from pytest_quest.engine import view_cache
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.report import text
+from pytest_quest.report.progress import Steps, no_steps
 from pytest_quest.report.text import summarised
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ class Context:
     # Runs node ids in the gate's child measuring a quest's file (app/remeasure.py): `next`
     # measures again when tests changed. None: a caller that runs no child (facts as recorded).
     measure: Callable[..., tuple[Any, MeasuredSource | None]] | None = None
+    # Progress of long work, drawn on a terminal only (report/progress.py).
+    progress: Steps = no_steps
 
     def __post_init__(self) -> None:
         if self.store.after_write is None:

@@ -50,7 +50,7 @@ def export_target(ctx: Context) -> tuple[Path, str]:
         ctx.options.export_to,
         ctx.invocation_dir,
         ctx.options.export_force,
-        [quest_file, quest_file.with_name(quest_file.name + ".lock")],
+        [quest_file, ctx.store.lock_path, ctx.store.claims_path],
         ctx.options.sources,
         rootdir=ctx.rootdir,
         # Test folders inside the rootdir (the rootdir itself is every project's own folder).

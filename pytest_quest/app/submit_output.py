@@ -8,6 +8,7 @@ from pytest_quest.app.context import Context
 from pytest_quest.core.environment import ENVIRONMENT_EXIT
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Ratchet, State
+from pytest_quest.core.words import counted
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
 
@@ -52,7 +53,7 @@ def said(
             f"NO VERDICT: {quest_id} stays {state.value} (tries {judged.tries}/{max_tries}, "
             "none spent): the run could not complete for a reason outside the submission",
             f"  cause: {environment['cause']}",
-            f"  {environment['in_a_row']} such run(s) in a row; REVIEW at {environment['limit']}",
+            f"  {counted(environment['in_a_row'], 'such run')} in a row; REVIEW at {environment['limit']}",
         ]
         if environment["output_tail"]:
             lines.append("  last lines of the run's output:")

@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, State, arc_text
 from pytest_quest.core.observed import observed_text, witness_text
+from pytest_quest.core.words import counted
 
 #: The gate step a dispute's verdict records (the quest's history keeps it).
 STEP = "dispute"
@@ -82,10 +83,10 @@ def unreachable_fact(file: str, spot: Spot, reason: str, tests: int) -> Fact:
         check="dispute.unreachable",
         field=f"{file}:{spot.line if spot.end is None else arc_text((spot.line, spot.end))}",
         expected="a person decides whether the code can be reached",
-        actual=f"no test of the whole suite ({tests} tests run) reaches it",
+        actual=f"no test of the whole suite ({counted(tests, 'test')} run) reaches it",
         message=(
-            f"disputed {spot.text()} is reached by no test of the whole suite ({tests} tests "
-            f"run, measured); the reason given: {reason!r}; a person excludes it "
+            f"disputed {spot.text()} is reached by no test of the whole suite "
+            f"({counted(tests, 'test')} run, measured); the reason given: {reason!r}; a person excludes it "
             "(--quest-accept, --quest-exclude) or reopens the quest (--quest-reopen)"
         ),
     )
@@ -172,7 +173,7 @@ def equivalent_fact(
     reach = (
         "the one test of the suite that reaches"
         if one
-        else f"all {len(tests)} tests of the suite that reach"
+        else f"all {counted(len(tests), 'test')} of the suite that reach"
     )
     return Fact(
         check="dispute.equivalent",
@@ -181,7 +182,7 @@ def equivalent_fact(
         actual=(
             f"1 test of the suite reaches it and passes: {shown}"
             if one
-            else f"{len(tests)} tests of the suite reach it and pass: {shown}"
+            else f"{counted(len(tests), 'test')} of the suite reach it and pass: {shown}"
         ),
         message=(
             f"disputed mutant {mutant.get('id', '')} ({mutant.get('operator', '')}) "

@@ -10,6 +10,8 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from pytest_quest.core.words import counted
+
 #: The "read" hash of a write that created the file.
 ABSENT = "absent"
 
@@ -129,7 +131,8 @@ def unaccounted(
         strangers = [line for line in lines if line.strip() and line not in vouched]
         if strangers:
             reasons.append(
-                f"{len(strangers)} journal line(s) were not announced by a pytest-quest "
+                f"{counted(len(strangers), 'journal line')} "
+                f"{'was' if len(strangers) == 1 else 'were'} not announced by a pytest-quest "
                 "process outside the judged run"
             )
     reasons.extend(chain_breaks(snapshot.hash, chain, now.hash))

@@ -14,6 +14,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from pytest_quest.core.words import counted
+
 #: Characters kept of each shown field (the child caps them too).
 LIMIT = {"test": 160, "args": 160, "mutant": 100, "original": 100}
 #: Characters kept of the witness search's call and reasons.
@@ -115,7 +117,7 @@ def tests_shown(tests: list[str], most: int = 3) -> str:
 
 def possibly_equivalent(line: int, tests: list[str]) -> str:
     """The label of a mutant every test of the whole suite reaching `line` lets through."""
-    count = f"all {len(tests)} tests" if len(tests) != 1 else "the one test"
+    count = f"all {counted(len(tests), 'test')}" if len(tests) != 1 else "the one test"
     verb = "reach" if len(tests) != 1 else "reaches"
     return (
         f"possibly equivalent: it also survives {count} of the suite that {verb} line "

@@ -293,12 +293,29 @@ def effective(
     weakened = weaker_keys(recorded, candidate)
     if weakened:
         key = weakened[0]
+        action = POLICY_ACTION.split(" KEY", maxsplit=1)[0]
         raise QuestUsageError(
             f"the gate policy recorded in the ratchet file has {recorded.shown(key)}; "
-            f"{candidate.shown(key)} would weaken it. Only a person changes the policy: "
-            f"{POLICY_ACTION} (for example `{POLICY_ACTION.split(' KEY', maxsplit=1)[0]} {recorded.shown(key)}`)"
+            f"{candidate.shown(key)} would weaken it: {_ONLY[key]}. Only a person changes "
+            f'the policy, at a terminal: `{action} {candidate.shown(key)} --quest-reason "why"`'
         )
     return candidate
+
+
+#: Which way a submit may move each key: the rest weakens the recorded policy.
+_ONLY = {
+    "mutants": "a submit can only turn the mutation check on (--quest-mutants on)",
+    "operators": "a submit can only add mutation operators",
+    "max_tries": "a submit can only lower the tries a quest allows (--quest-max-tries)",
+    "timeout_floor": "a submit can only raise the timeout of a gate run (--quest-timeout)",
+    "stability_reruns": "a submit can only raise the stability reruns",
+    "verify": "a submit can only turn verification on (--quest-verify on)",
+    "verify_threshold": "a submit can only lower the verifiers a finding needs "
+    "(--quest-verify-threshold)",
+    "sources": "a submit cannot judge other code than the recorded sources (--quest-source)",
+    "environment_failures": "a submit can only lower the environment failures before REVIEW",
+    "subprocesses": "a submit can only keep measuring the processes the tests start",
+}
 
 
 def change(policy: GatePolicy, changes: list[tuple[str, str]]) -> GatePolicy:

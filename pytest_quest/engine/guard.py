@@ -12,6 +12,7 @@ from typing import Any
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.journal import Now, Snapshot, content_hash, since, unaccounted
 from pytest_quest.core.model import Fact, Ratchet, State
+from pytest_quest.core.words import counted
 from pytest_quest.engine import view_cache
 from pytest_quest.engine.codec import loads, quest_to_dict
 from pytest_quest.engine.created_files import CREATED_ENV, track_created
@@ -44,10 +45,12 @@ def protect_from_env() -> None:
     if not target:
         return
     ratchet = Path(os.path.realpath(target))
-    journal = RatchetStore(ratchet).journal_path
+    store = RatchetStore(ratchet)
+    journal = store.journal_path
     protected = [
         str(ratchet),
-        str(ratchet.with_name(ratchet.name + ".lock")),
+        str(store.lock_path),
+        str(store.claims_path),
         os.path.realpath(journal),
         # What status and next show of the file (engine/view_cache.py).
         os.path.realpath(view_cache.path_for(journal)),
@@ -197,7 +200,7 @@ class VerdictGuard:
         if refused:
             reasons.append(
                 f"a judged process tried to {refused[0].split(' ', 1)[-1]} it "
-                f"({len(refused)} attempt(s), refused)"
+                f"({counted(len(refused), 'attempt')}, refused)"
             )
         if not reasons:
             return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,7 +154,7 @@ class Measurer:
             )
             # Dynamic contexts need a tracer that supports them; the
             # sys.monitoring core does not (it keeps a line for the first test only).
-            self.cov.set_option("run:core", "ctrace" if _has_ctracer() else "pytrace")
+            self.cov.set_option("run:core", tracing_core())
             self.cov.set_option("run:parallel", False)
             # coverage.py's own subprocess patches would measure the tests'
             # processes for no test: ours (engine/subproc.py) keep one folder per test.
@@ -257,6 +257,14 @@ class Measurer:
         return None
 
 
+def tracing_core() -> str:
+    """The coverage.py core that keeps per-test contexts: the C tracer, else the Python one.
+
+    The sys.monitoring core records a line for the first test that runs it only.
+    """
+    return "ctrace" if _has_ctracer() else "pytrace"
+
+
 def _has_ctracer() -> bool:
     try:
         from coverage.tracer import CTracer  # noqa: F401  (start-up time, see quiet_coverage)
@@ -296,12 +304,14 @@ def analyze(
     only_files: Iterable[str] | None = None,
     notes: Iterable[str] = (),
     failed: set[str] | None = None,
+    files_done: Callable[[int, int], None] | None = None,
 ) -> MeasuredSource:
     """Reduce the saved data of `cov` to facts per function, counting `passed` tests only.
 
     `passed` holds the contexts (test node ids) whose tests passed; `failed`,
     those that failed or erred: what only they executed is named, never counted.
     `only_files` (paths relative to `rootdir`) narrows the analysis.
+    `files_done` hears (files done, files in all) as the work goes (a progress bar).
     """
     # start-up time (see quiet_coverage)
     from coverage import CoverageData
@@ -318,7 +328,9 @@ def analyze(
     arcs_by_file, tests_by_file = passing_arcs(data.data_filename(), passed, folder=folder)
     failing_by_file = failing_arcs(data.data_filename(), failed or set(), folder=folder)
     result = MeasuredSource(config=coverage_settings(cov, rootdir), notes=list(notes))
-    for filename in measured:
+    for done, filename in enumerate(measured):
+        if files_done is not None:
+            files_done(done, len(measured))
         if not filename.endswith(".py"):
             continue
         rel = relpath(filename, rootdir)
@@ -389,4 +401,5 @@ __all__ = [
     "coverage_settings",
     "find_coverage_config",
     "quiet_coverage",
+    "tracing_core",
 ]

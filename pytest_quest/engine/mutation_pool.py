@@ -56,17 +56,22 @@ def run_mutation_checks_across(
     *,
     timeout: float,
     run: Callable[..., list[MutationReport]] = run_mutation_checks,
+    done: Callable[[int], None] | None = None,
     **kwargs: Any,
 ) -> list[MutationReport]:
     """`run_mutation_checks(targets, ...)` in at most `workers` children at a time.
 
-    `timeout` is per function (each child gets it times its share).  With
+    `timeout` is per function (each child gets it times its share); `done` is
+    told how many functions each child finished, when it does.  With
     one worker, or in the clean judge (which kills whatever its children
     leave after each run, a sibling too), it is one child as before.
     Interrupted (Ctrl-C), every child still running is stopped.
     """
     if workers <= 1 or len(targets) <= 1 or judging():
-        return run(targets, timeout=timeout * len(targets), **kwargs)
+        found = run(targets, timeout=timeout * len(targets), **kwargs)
+        if done is not None:
+            done(len(targets))
+        return found
     dealt = shares([weight(t) for t in targets], workers)
     reports: list[MutationReport | None] = [None] * len(targets)
     lock = threading.Lock()
@@ -76,6 +81,8 @@ def run_mutation_checks_across(
         with lock:
             for index, report in zip(share, found):
                 reports[index] = report
+            if done is not None:
+                done(len(share))
 
     pool = ThreadPoolExecutor(max_workers=len(dealt), thread_name_prefix="pytest-quest-mutants")
     try:

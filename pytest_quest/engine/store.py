@@ -26,7 +26,15 @@ if sys.platform != "win32":
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Ratchet
-from pytest_quest.engine.store_help import file_stamp, files_outside, read_regular, unchanged
+from pytest_quest.engine.store_help import (
+    file_stamp,
+    files_outside,
+    lock_file,
+    make_lock_folder,
+    read_regular,
+    unchanged,
+    unwritable,
+)
 from pytest_quest.engine.store_help import last_read as _last_read
 from pytest_quest.engine.store_help import prune_journals as _prune_journals
 from pytest_quest.engine.store_help import stamp as _stamp
@@ -62,7 +70,7 @@ T = TypeVar("T")
 
 
 class RatchetStore:
-    """The ratchet file at `path`, with its lock at ``path + ".lock"``.
+    """The ratchet file at `path`, with its lock ``.quest/NAME.lock`` beside it.
 
     `load` reads without the lock (a reader sees the old or the new file,
     thanks to the atomic rename); `update` takes the lock, re-reads, applies
@@ -87,7 +95,7 @@ class RatchetStore:
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+        return lock_file(self.path, ".lock")
 
     @property
     def temp_prefix(self) -> str:
@@ -266,6 +274,7 @@ class RatchetStore:
 
         lock = filelock.FileLock(str(self.lock_path), timeout=self.lock_timeout)
         try:
+            make_lock_folder(self.lock_path)
             lock.acquire()
         except filelock.Timeout:
             raise LockTimeoutError(
@@ -306,7 +315,7 @@ class RatchetStore:
             raise RatchetFileError(
                 str(self.path),
                 f"cannot be read: {exc.strerror or exc}",
-                "make it readable (chmod u+r)",
+                "make it readable with chmod u+r",
             ) from None
 
     def check_writable(self) -> None:
@@ -322,13 +331,9 @@ class RatchetStore:
                 "create the folder or point --quest-file elsewhere",
             )
         if self.path.exists():
-            mode = self.path.stat().st_mode
-            # The mode bit is checked even for root (who may write anyway):
-            # a read-only ratchet file is a person's decision to respect.
-            if not mode & stat.S_IWUSR or not os.access(self.path, os.W_OK):
-                raise RatchetFileError(
-                    str(self.path), "is read-only", "make it writable (chmod u+w) to record results"
-                )
+            refused = unwritable(self.path)
+            if refused is not None:
+                raise refused
 
     def _write_atomic(self, data: bytes, *, read: bytes | None) -> None:
         """Replace the file with `data`: all of it or nothing, even on a crash.
@@ -380,7 +385,7 @@ class RatchetStore:
 
     @property
     def claims_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".judging.lock")
+        return lock_file(self.path, ".judging.lock")
 
     def claim(self, quest_id: str) -> None:
         """Claim `quest_id` for judging until this process ends; refuse if another holds it.
@@ -389,7 +394,7 @@ class RatchetStore:
         state; the claim makes the second one stop at once, with a message,
         and lets the first record its verdict knowing nobody else recorded
         one meanwhile.  The claim is a POSIX record lock on one byte (chosen
-        by the quest id) of ``quest.json.judging.lock``: the kernel drops it
+        by the quest id) of ``.quest/quest.json.judging.lock``: the kernel drops it
         when the process ends, even when it is killed, so it never goes
         stale.  Without ``fcntl`` (Windows) there is no claim; the
         read-modify-write of the verdict still refuses a quest whose state
@@ -404,6 +409,7 @@ class RatchetStore:
         fd = _CLAIM_FDS.get(key)
         if fd is None:
             try:
+                make_lock_folder(self.claims_path)
                 fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
                 raise RatchetFileError(

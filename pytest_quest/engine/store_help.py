@@ -172,15 +172,112 @@ def _refuse_special(path: Path, mode: int) -> None:
         )
 
 
+#: The hidden folder beside the ratchet file that holds its lock files.
+LOCK_FOLDER = ".quest"
+_LOCK_FOLDER_IGNORE = "# pytest-quest's lock files (engine/store.py): never committed.\n*\n"
+
+
+def lock_file(ratchet: Path, suffix: str) -> Path:
+    """The lock file of the ratchet file at `ratchet` ending in `suffix` (``.lock``,
+    ``.judging.lock``): in `LOCK_FOLDER` beside it, out of the project's own listing."""
+    return ratchet.parent / LOCK_FOLDER / (ratchet.name + suffix)
+
+
+def make_lock_folder(lock: Path) -> None:
+    """Create `lock`'s folder, with a ``.gitignore`` so that git lists nothing of it.
+
+    Every process of the ratchet file makes the same folder; a second one finds it
+    there.  OSError when the ratchet file's folder cannot be written.
+    """
+    lock.parent.mkdir(exist_ok=True)
+    try:
+        with open(lock.parent / ".gitignore", "x", encoding="utf-8") as handle:
+            handle.write(_LOCK_FOLDER_IGNORE)
+    except FileExistsError:
+        pass
+
+
+def unwritable(path: Path) -> RatchetFileError | None:
+    """Why the existing ratchet file at `path` cannot be written, with the fix; None if it can."""
+    if not path.stat().st_mode & stat.S_IWUSR:
+        # The mode bit is checked even for root (who may write anyway):
+        # a read-only ratchet file is a person's decision to respect.
+        return RatchetFileError(
+            str(path), "is read-only", "make it writable with chmod u+w to record results"
+        )
+    if os.access(path, os.W_OK):
+        return None
+    locked = locked_attribute(path)
+    if locked is not None:
+        name, command = locked
+        return RatchetFileError(
+            str(path),
+            f"is {name}: a file attribute forbids changing it, whatever its mode",
+            f"clear it with `sudo {command} {path}` to record results",
+        )
+    return RatchetFileError(
+        str(path),
+        "cannot be written by this user",
+        "give this user write access to it (its owner or group) to record results",
+    )
+
+
+# Linux's FS_IOC_GETFLAGS ioctl and the two attributes that refuse a rename over the file.
+_GETFLAGS = 0x80086601
+_LINUX_ATTRIBUTES = ((0x10, "immutable", "chattr -i"), (0x20, "append-only", "chattr -a"))
+
+
+def locked_attribute(path: Path) -> tuple[str, str] | None:
+    """The file attribute that forbids writing `path` whatever its mode, and the command that
+    clears it (``("immutable", "chattr -i")``); None when there is none or it cannot be read.
+    """
+    flags = getattr(_stat_or_none(path), "st_flags", None)
+    if flags is not None:  # BSD, macOS: chflags
+        if flags & (stat.UF_IMMUTABLE | stat.SF_IMMUTABLE):
+            return "immutable", "chflags nouchg,noschg"
+        if flags & (stat.UF_APPEND | stat.SF_APPEND):
+            return "append-only", "chflags nouappnd,nosappnd"
+        return None
+    try:
+        import fcntl  # POSIX only
+        import struct
+
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (ImportError, OSError):
+        return None
+    try:
+        value = struct.unpack("l", fcntl.ioctl(descriptor, _GETFLAGS, struct.pack("l", 0)))[0]
+    except OSError:  # not Linux, or a file system without attributes
+        return None
+    finally:
+        os.close(descriptor)
+    for bit, name, command in _LINUX_ATTRIBUTES:
+        if value & bit:
+            return name, command
+    return None
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except OSError:
+        return None
+
+
 __all__ = [
     "JOURNAL_MAX_AGE",
+    "LOCK_FOLDER",
     "file_stamp",
     "files_outside",
     "last_read",
+    "lock_file",
+    "locked_attribute",
+    "make_lock_folder",
     "prune_journals",
     "prune_older",
     "read_regular",
     "special_kind",
     "stamp",
     "unchanged",
+    "unwritable",
 ]

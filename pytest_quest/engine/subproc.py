@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_quest.core.words import counted
+
 if TYPE_CHECKING:
     from coverage import CoverageData
 
@@ -210,12 +212,12 @@ class ChildMeasurement:
                 added += 1
             if late:
                 self.notes.append(
-                    f"{test.nodeid}: {late} process(es) it started wrote their coverage data "
+                    f"{test.nodeid}: {counted(late, 'process', 'processes')} it started wrote their coverage data "
                     "after the test ended; what they executed counts for no test"
                 )
             if unreadable:
                 self.notes.append(
-                    f"{test.nodeid}: the coverage data of {unreadable} process(es) it started "
+                    f"{test.nodeid}: the coverage data of {counted(unreadable, 'process', 'processes')} it started "
                     "is missing, partial or unreadable; left out"
                 )
             if arcs:

@@ -21,6 +21,7 @@ from pytest_quest.core.model import JSON_SCHEMA
 
 #: The tools and the quest command each runs (``--quest-status`` for status).
 TOOLS = {
+    "quest_scan": "scan",
     "quest_next": "next",
     "quest_submit": "submit",
     "quest_status": "status",
@@ -114,6 +115,7 @@ def invocation(tool: str, arguments: dict[str, Any], root: Path) -> Invocation:
         raise ArgumentError(f"unknown tool {tool!r} (tools: {', '.join(TOOLS)})")
     command = TOOLS[tool]
     allowed = {
+        "quest_scan": {"paths"},
         "quest_next": {"quest_id", "since"},
         "quest_submit": {"quest_id", "dispute", "reason"},
         "quest_status": {"since"},

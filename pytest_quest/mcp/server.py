@@ -1,7 +1,7 @@
 """The MCP server: the agent loop as MCP tools over stdio (``pip install "pytest-quest[mcp]"``).
 
-Tools ``quest_next``, ``quest_submit``, ``quest_status`` and ``quest_check``
-return the same JSON object as ``pytest --quest ... --quest-format json``
+Tools ``quest_scan``, ``quest_next``, ``quest_submit``, ``quest_status`` and
+``quest_check`` return the same JSON object as ``pytest --quest ... --quest-format json``
 (docs/json-schema.md), errors included; the resource ``quest://status`` is
 the status object.  Each call runs pytest in a child process in the project
 root (commands.py builds its command line), so the judge runs exactly as on
@@ -14,11 +14,12 @@ import subprocess
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
 
 from pytest_quest.mcp.commands import (
     TOOLS,
@@ -32,6 +33,8 @@ from pytest_quest.mcp.commands import (
 
 INSTRUCTIONS = """\
 pytest-quest turns the project's functions that are not fully covered by passing tests into quests.
+Start: when quest_next or quest_status answers that there is no ratchet file, call quest_scan once
+(it runs the suite under coverage and records the quests in quest.json).
 Loop: call quest_next (the active quest: facts, source with uncovered lines marked, an example
 test), write or extend tests under the project's tests folder that execute every listed line and
 branch AND check the results, then call quest_submit; repeat until quest_next returns "quest": null.
@@ -43,6 +46,41 @@ coverage settings or quest.json. REVIEW and DONE quests wait for a person; no to
 them."""
 
 STATUS_URI = "quest://status"
+
+# The tools' parameters, described for the agent (each lands in the tool's input schema).
+QuestId = Annotated[
+    str | None,
+    Field(
+        description="A quest id, FILE::QUALNAME (FILE::QUALNAME@N for a same-named twin), as "
+        "quest_status lists them; default: the active quest"
+    ),
+]
+Since = Annotated[
+    str | None,
+    Field(description="A git ref (branch, tag, commit): only functions changed since it"),
+]
+Paths = Annotated[
+    list[str] | None,
+    Field(
+        description="Test files or folders, relative to the project root and inside it (a node "
+        "id FILE::TEST too); default: the project's configured test paths"
+    ),
+]
+Dispute = Annotated[
+    str | None,
+    Field(
+        description="Surviving mutants' ids as a FAIL fact names them (m1a2b3c4d; comma "
+        "separated for several), disputed as equivalent; needs reason"
+    ),
+]
+Reason = Annotated[
+    str | None,
+    Field(description="Why no input can tell the disputed mutant from the function; needs dispute"),
+]
+RequirePass = Annotated[
+    bool,
+    Field(description="With since: the check fails unless every function changed since it is PASS"),
+]
 TERMINATE_GRACE = 30.0
 """Seconds a cancelled call's pytest has to stop after SIGTERM before SIGKILL."""
 
@@ -115,11 +153,27 @@ def tool_result(result: ToolResult) -> CallToolResult:
 
 
 def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any]:
-    """The MCP server of `tools`: four tools and the status resource."""
+    """The MCP server of `tools`: five tools and the status resource."""
     server: MCPServer[Any] = MCPServer(
         name="pytest-quest", instructions=INSTRUCTIONS, version=version or _version()
     )
     reading = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+
+    @server.tool(
+        name="quest_scan",
+        structured_output=False,
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+        description=(
+            "Run the suite under coverage and record every function of the code under test in "
+            "quest.json: each one not fully covered by passing tests is a quest (TODO), each "
+            "fully covered one enters as PASS. The first call creates the file; a later one adds "
+            "new functions and records removed ones, and never changes a PASS. The code under "
+            "test is the project's configuration (quest_source, else coverage.py's [run] source). "
+            "Returns the JSON object of `pytest --quest scan --quest-format json`."
+        ),
+    )
+    async def quest_scan(paths: Paths = None) -> CallToolResult:
+        return tool_result(await tools.run("quest_scan", {"paths": paths}))
 
     @server.tool(
         name="quest_next",
@@ -132,7 +186,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
             "it. Returns the JSON object of `pytest --quest next --quest-format json`."
         ),
     )
-    async def quest_next(quest_id: str | None = None, since: str | None = None) -> CallToolResult:
+    async def quest_next(quest_id: QuestId = None, since: Since = None) -> CallToolResult:
         return tool_result(await tools.run("quest_next", {"quest_id": quest_id, "since": since}))
 
     @server.tool(
@@ -150,7 +204,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
         ),
     )
     async def quest_submit(
-        quest_id: str | None = None, dispute: str | None = None, reason: str | None = None
+        quest_id: QuestId = None, dispute: Dispute = None, reason: Reason = None
     ) -> CallToolResult:
         arguments = {"quest_id": quest_id, "dispute": dispute, "reason": reason}
         return tool_result(await tools.run("quest_submit", arguments))
@@ -165,7 +219,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
             "`pytest --quest-status --quest-format json`."
         ),
     )
-    async def quest_status(since: str | None = None) -> CallToolResult:
+    async def quest_status(since: Since = None) -> CallToolResult:
         return tool_result(await tools.run("quest_status", {"since": since}))
 
     @server.tool(
@@ -181,7 +235,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
         ),
     )
     async def quest_check(
-        since: str | None = None, require_pass: bool = False, paths: list[str] | None = None
+        since: Since = None, require_pass: RequirePass = False, paths: Paths = None
     ) -> CallToolResult:
         arguments = {"since": since, "require_pass": require_pass, "paths": paths}
         return tool_result(await tools.run("quest_check", arguments))

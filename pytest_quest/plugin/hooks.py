@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Generator
 from typing import TYPE_CHECKING, NoReturn
 
 import pytest
@@ -18,6 +19,7 @@ from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.platforms import unsupported_reason
 from pytest_quest.plugin.options import add_options, measuring_child, raw_value
 from pytest_quest.plugin.rootdir import misread_value_message
+from pytest_quest.report.escape import encodable
 
 if TYPE_CHECKING:
     from pytest_quest.engine.measure import Measurement
@@ -57,6 +59,20 @@ def _early_command(early_config: pytest.Config) -> str | None:
         except ValueError:
             command = None
     return command
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_load_initial_conftests")
+def pytest_load_initial_conftests_core(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, object, object]:
+    """Before pytest-cov starts its tracer (in this hook, whatever the plugins' order): a core
+    that keeps per-test contexts, for a measuring quest command that borrows it."""
+    if _early_command(early_config) in ("scan", "check", "audit"):
+        from pytest_quest.plugin.pytest_cov import pytest_cov_requested, use_tracing_core
+
+        if pytest_cov_requested(early_config):
+            use_tracing_core()
+    return (yield)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -174,9 +190,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
             data = {"schema": JSON_SCHEMA, "command": raw_value(config, "quest"), "error": cause}
             out = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    sys.stderr.write(err)
+    # The judge wrote UTF-8; this console may not take every character of it.
+    sys.stderr.write(encodable(err, sys.stderr.encoding))
     sys.stderr.flush()
-    sys.stdout.write(out)
+    sys.stdout.write(encodable(out, sys.stdout.encoding))
     sys.stdout.flush()
     return code
 
@@ -310,4 +327,5 @@ __all__ = [
     "pytest_cmdline_main",
     "pytest_configure",
     "pytest_load_initial_conftests",
+    "pytest_load_initial_conftests_core",
 ]

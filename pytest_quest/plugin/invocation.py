@@ -19,8 +19,9 @@ from pytest_quest.engine.testfiles import FileSearch
 from pytest_quest.engine.tty import controlling_terminal
 from pytest_quest.plugin.judge import handover
 from pytest_quest.plugin.loaded import pytest_cov_loaded, xdist_loaded
-from pytest_quest.report.escape import github_line, in_github_actions, terminal_line
+from pytest_quest.report.escape import encodable, github_line, in_github_actions, terminal_line
 from pytest_quest.report.json import Output, envelope, error_output
+from pytest_quest.report.progress import Steps, no_steps, terminal_steps
 
 if TYPE_CHECKING:
     from pytest_quest.app.options import QuestOptions
@@ -58,6 +59,7 @@ def build_context(
         verifiers=verifiers,
         person_terminal=controlling_terminal,
         measure=run_in_child,
+        progress=progress_steps(config, json_mode=options.json),
     )
 
 
@@ -66,6 +68,13 @@ def run_in_child(ctx: Context, selection: list[str], quest: Any) -> tuple[Any, A
     from pytest_quest.app.remeasure import run_in_child as run
 
     return run(ctx, selection, quest)
+
+
+def progress_steps(config: pytest.Config, *, json_mode: bool) -> Steps:
+    """A progress bar on the terminal the text goes to; none in JSON mode or off a terminal."""
+    if json_mode or config.pluginmanager.is_blocked("terminal") or not sys.stdout.isatty():
+        return no_steps
+    return terminal_steps(sys.stdout, markup=config.get_terminal_writer().hasmarkup)
 
 
 def answered(command: str | None, store: RatchetStore, run: Callable[[], Output]) -> Output:
@@ -110,7 +119,8 @@ def safe_lines(lines: list[str], *, markup: bool) -> list[str]:
         safe = [terminal_line(line, markup=markup) for line in lines]
     if in_github_actions(os.environ):
         safe = [github_line(line) for line in safe]
-    return safe
+    encoding = getattr(sys.stdout, "encoding", None)
+    return [encodable(line, encoding) for line in safe]
 
 
 def search_for_tests(config: pytest.Config, *, use_args: bool = True) -> FileSearch:
@@ -197,6 +207,7 @@ __all__ = [
     "build_context",
     "child_setup",
     "plugin_args",
+    "progress_steps",
     "reporter_terminal",
     "safe_lines",
     "search_for_tests",

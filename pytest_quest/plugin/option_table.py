@@ -27,7 +27,14 @@ _TYPED = tuple(int(part) for part in pytest.version_tuple[:2]) >= (8, 4)
 _INT = "int" if _TYPED else "string"
 _FLOAT = "float" if _TYPED else "string"
 
-_ALLOWED = {"int": COUNT_RANGE, "float": SECONDS_RANGE}
+_LIST = 'allowed: a list of strings, as in quest_source = ["src/shop"]'
+_ALLOWED = {
+    "int": COUNT_RANGE,
+    "float": SECONDS_RANGE,
+    # pytest's native [tool.pytest] table takes a list (never a string) for these.
+    "paths": _LIST,
+    "linelist": _LIST,
+}
 """What a typed ini option takes, for the message when pytest cannot read its value."""
 
 DEPRECATED_INI = {"quest_verifier_cmds": "quest_verifier_cmd"}
@@ -304,3 +311,15 @@ _OPTIONS: list[_Option] = [
 ]
 
 _BY_NAME = {option.name: option for option in _OPTIONS}
+
+
+def add_ini_names(parser: pytest.Parser) -> None:
+    """Register every quest ini option (and each old name still read) with `parser`."""
+    for option in _OPTIONS:
+        if option.ini_type is not None:
+            ini_help = option.help
+            if option.metavar is not None and option.metavar.startswith("{"):
+                ini_help = f"one of {option.metavar}: {ini_help}"
+            parser.addini(option.name, ini_help, type=option.ini_type, default=option.default)  # type: ignore[arg-type]
+    for old, new in DEPRECATED_INI.items():
+        parser.addini(old, f"deprecated name of {new}", type="linelist", default=[])

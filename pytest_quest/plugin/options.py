@@ -28,7 +28,14 @@ from pytest_quest.app.options import (
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.policy import GatePolicy
 from pytest_quest.core.policy import from_dict as policy_from_dict
-from pytest_quest.plugin.option_table import _ALLOWED, _BY_NAME, _OPTIONS, DEPRECATED_INI, _Option
+from pytest_quest.plugin.option_table import (
+    _ALLOWED,
+    _BY_NAME,
+    _OPTIONS,
+    DEPRECATED_INI,
+    _Option,
+    add_ini_names,
+)
 
 PERSON_COMMANDS = ("reopen", "accept", "exclude")
 """The person actions on one quest, each its own option (``--quest-reopen ID``...)."""
@@ -50,13 +57,7 @@ def add_options(parser: pytest.Parser) -> None:
         if option.metavar is not None:
             kwargs["metavar"] = option.metavar
         group.addoption(*option.flags, **kwargs)
-        if option.ini_type is not None:
-            ini_help = option.help
-            if option.metavar is not None and option.metavar.startswith("{"):
-                ini_help = f"one of {option.metavar}: {ini_help}"
-            parser.addini(option.name, ini_help, type=option.ini_type, default=option.default)  # type: ignore[arg-type]
-    for old, new in DEPRECATED_INI.items():
-        parser.addini(old, f"deprecated name of {new}", type="linelist", default=[])
+    add_ini_names(parser)
     # Internal: a gate child's channel to its judge (two descriptor numbers);
     # not for people, so not in --help.
     group.addoption("--quest-channel", dest="quest_channel", help=argparse.SUPPRESS)

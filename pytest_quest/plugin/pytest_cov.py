@@ -1,10 +1,12 @@
 """Measuring alongside pytest-cov: with ``--cov``, pytest-quest borrows pytest-cov's tracer.
 
-What cannot work is refused with a message naming the flag (docs/ci.md, pytest-cov).
+With xdist too, each worker's; what cannot work is refused with a message naming the flag
+(docs/ci.md, pytest-cov).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ import pytest
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.engine.borrowed import BorrowedCoverage
+from pytest_quest.engine.measure import tracing_core
 from pytest_quest.plugin.options import recorded_subprocesses
 
 
@@ -30,21 +33,37 @@ def pytest_cov_requested(config: pytest.Config) -> bool:
     return bool(getattr(namespace, "cov_source", None)) and not getattr(namespace, "no_cov", False)
 
 
+def distributed(config: pytest.Config) -> bool:
+    """This process is an xdist controller: its workers run the tests."""
+    if getattr(config, "workerinput", None) is not None:
+        return False
+    return bool(getattr(config.option, "numprocesses", None)) or (
+        getattr(config.option, "dist", "no") != "no"
+    )
+
+
+def use_tracing_core() -> None:
+    """Make the tracer pytest-cov is about to start one that keeps per-test contexts.
+
+    ``COVERAGE_CORE`` wins over ``[run] core``, so a project configured for
+    the sys.monitoring core (which records a line for the first test only)
+    still measures per test; xdist workers inherit it. Only the core changes:
+    what is measured, and pytest-cov's report, stay the same.
+    """
+    os.environ["COVERAGE_CORE"] = tracing_core()
+
+
 def borrow_pytest_cov(config: pytest.Config, sources: list[Path]) -> BorrowedCoverage:
-    """pytest-cov's measurement for a quest command, or a usage error saying which flag to drop."""
+    """pytest-cov's measurement for a quest command, or a usage error saying which flag to drop.
+
+    Under xdist each worker borrows its own pytest-cov tracer and switches its
+    contexts; pytest-cov combines the workers' data in the controller, which
+    judges from it.
+    """
     if getattr(config.option, "cov_context", None):
         raise QuestUsageError(
             f"--cov-context={config.option.cov_context} cannot be combined with a measuring "
             "quest command: pytest-quest switches one context per test itself; drop --cov-context"
-        )
-    if getattr(config.option, "numprocesses", None) or getattr(config.option, "dist", "no") != "no":
-        # Measured on this machine: with pytest-cov's own worker handling, some
-        # per-test arcs were lost in its combine (example_project: 8 of 30
-        # functions had fewer covering tests, 2 lost their PASS); a ratchet
-        # cannot rest on that.
-        raise QuestUsageError(
-            "--cov cannot be combined with xdist (-n/--dist) for a measuring quest command: "
-            "drop --cov (pytest-quest measures the workers itself), or drop -n"
         )
 
     def find_cov() -> Any:
@@ -53,24 +72,41 @@ def borrow_pytest_cov(config: pytest.Config, sources: list[Path]) -> BorrowedCov
         return getattr(controller, "cov", None)
 
     borrowed = BorrowedCoverage(Path(str(config.rootpath)), [str(s) for s in sources], find_cov)
-    if getattr(config, "workerinput", None) is None:
+    worker = getattr(config, "workerinput", None) is not None
+    if not worker:
         cov = borrowed.cov
         if not cov.get_option("run:branch"):
             raise QuestUsageError(
                 "--cov measures lines only, and pytest-quest needs branches: add --cov-branch "
-                "(or branch = true in coverage.py's [run] section), or drop --cov"
+                "or set branch = true in coverage.py's [run] section, or drop --cov"
             )
-        core = cov.get_option("run:core")
-        if core == "sysmon":
+        core = dict(cov.sys_info()).get("core")
+        if core == "SysMonitor":
             raise QuestUsageError(
-                "coverage.py's sysmon core cannot tell tests apart: unset COVERAGE_CORE "
-                "(or [run] core), or drop --cov"
+                "pytest-cov's tracer is coverage.py's sys.monitoring core, which records a line "
+                "for the first test only, so a function's tests cannot be told apart: run "
+                f"with COVERAGE_CORE={tracing_core()} (it wins over [run] core) or drop --cov"
             )
-        if recorded_subprocesses(config, Path(str(config.rootpath))):
-            # The tests' processes are measured as without --cov (engine/subproc.py).
+    # The tests' processes are measured as without --cov (engine/subproc.py), by
+    # the process that runs the tests: not by an xdist controller.
+    if recorded_subprocesses(config, Path(str(config.rootpath))) and not distributed(config):
+        if worker:  # pytest-cov starts a worker's tracer at its session start
+            config.pluginmanager.register(_MeasureChildren(borrowed), "quest-cov-children-start")
+        else:
             borrowed.measure_children()
-            config.pluginmanager.register(_FoldChildren(borrowed), "quest-cov-children")
+        config.pluginmanager.register(_FoldChildren(borrowed), "quest-cov-children")
     return borrowed
+
+
+class _MeasureChildren:
+    """On an xdist worker: measures the tests' processes once pytest-cov's tracer exists."""
+
+    def __init__(self, borrowed: BorrowedCoverage) -> None:
+        self.borrowed = borrowed
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.borrowed.measure_children()
 
 
 class _FoldChildren:
@@ -88,4 +124,4 @@ class _FoldChildren:
             self.borrowed.fold_children()
 
 
-__all__ = ["borrow_pytest_cov", "pytest_cov_requested"]
+__all__ = ["borrow_pytest_cov", "distributed", "pytest_cov_requested", "use_tracing_core"]

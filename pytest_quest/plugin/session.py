@@ -38,6 +38,7 @@ from pytest_quest.plugin.invocation import (
     answered,
     build_context,
     plugin_args,
+    progress_steps,
     reporter_terminal,
     safe_lines,
 )
@@ -91,8 +92,9 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     if not sources and not measurer.cov.get_option("run:source"):
         shutil.rmtree(data_dir, ignore_errors=True)
         raise QuestUsageError(
-            "no source configured: pass --quest-source PATH, or set quest_source in "
-            "[tool.pytest.ini_options], or source in coverage.py's [run] section"
+            "no source configured: pass --quest-source PATH, set quest_source in the "
+            "[tool.pytest] or [tool.pytest.ini_options] table of pyproject.toml, or set source in "
+            "coverage.py's [run] section"
         )
     measurer.start()
     return measurer
@@ -176,10 +178,12 @@ class QuestSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.measurer is not None:
             self.measurer.stop()
-        if self.worker_dir is not None:
-            # An xdist worker: its data goes to the controller, which judges.
-            if self.measurer is not None and not isinstance(self.measurer, BorrowedCoverage):
-                hand_over(self.measurer, self.worker_dir, self.worker_id)
+        if self.worker_dir is not None or hasattr(self.config, "workerinput"):
+            # An xdist worker: its data goes to the controller, which judges
+            # (pytest-cov's, borrowed, goes by pytest-cov's own way).
+            if self.measurer is not None and self.worker_dir is not None:
+                if not isinstance(self.measurer, BorrowedCoverage):
+                    hand_over(self.measurer, self.worker_dir, self.worker_id)
             return
         if self._workers_dir is not None and self.measurer is not None:
             combine_workers(self.measurer, self._workers_dir)
@@ -311,9 +315,24 @@ class QuestSession:
         if only is None:
             only = self.measurer.only_files()  # borrowed from pytest-cov: our sources only
         notes = getattr(self.measurer, "notes", [])
-        return analyze(
-            self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
-        )
+        steps = progress_steps(self.config, json_mode=self.options.json)
+        with steps(f"{self.options.command}: coverage of each function") as progress:
+
+            def files_done(done: int, total: int) -> None:
+                if done == 0:
+                    progress.total(total)
+                else:
+                    progress.advance()
+
+            return analyze(
+                self.measurer.cov,
+                self.rootdir,
+                passed,
+                only_files=only,
+                notes=notes,
+                failed=failed,
+                files_done=files_done,
+            )
 
     def write_measurement(self) -> Output:
         """The gate's child run: what it measured, the one message on its judge's channel."""

@@ -11,7 +11,7 @@ command, and a Markdown summary is appended to ``$GITHUB_STEP_SUMMARY``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_quest.core.model import Fact, Ratchet
@@ -26,7 +26,7 @@ from pytest_quest.report.escape import (
     md_text,
     visible,
 )
-from pytest_quest.report.text import counted
+from pytest_quest.report.text import counted, summarised
 
 # Exit statuses of `check`.  1 and 2 are pytest's own TESTS_FAILED and
 # INTERRUPTED: a check never hides a failing suite behind a green ratchet.
@@ -46,6 +46,9 @@ class CheckOutcome:
     exitcode: int = EXIT_OK
 
 
+#: How many functions changed since their PASS the text names before "and N more".
+CHANGED_SHOWN = 5
+
 def regression_json(regression: Regression) -> dict[str, Any]:
     quest = regression.quest
     return {
@@ -58,6 +61,16 @@ def regression_json(regression: Regression) -> dict[str, Any]:
         "changed": regression.changed,
         "facts": [fact.to_dict() for fact in regression.facts],
     }
+
+
+def unnamed(message: str, quest_id: str) -> str:
+    """A regression fact's `message` without the quest and date it carries for a CI log's
+    annotation (core/ratchet.py `name_regression`), where it is listed under its quest."""
+    marker = f" [{quest_id}, "
+    at = message.rfind(marker)
+    if at >= 0 and message.endswith("]") and "]" not in message[at + len(marker) : -1]:
+        return message[:at]
+    return message
 
 
 def failing_tests(outcomes: Mapping[str, str]) -> list[str]:
@@ -113,9 +126,18 @@ def check_outcome(
         quest = regression.quest
         note = ", body changed since" if regression.changed else ""
         lines.append(f"REGRESSION {quest.id} ({since(quest)}{note})")
-        lines += [f"  {fact.text()}" for fact in regression.facts]
-    for qid in report.changed:
-        lines.append(f"changed since PASS, still fully covered: {qid}")
+        lines += [
+            f"  {replace(fact, message=unnamed(fact.message, quest.id)).text()}"
+            for fact in regression.facts
+        ]
+    if report.changed:
+        # One line however many: a refactoring changes dozens; JSON's `changed` lists them all.
+        shown = summarised(list(report.changed), first=CHANGED_SHOWN)
+        more = " (--quest-format json lists them all)" if len(report.changed) > CHANGED_SHOWN else ""
+        lines.append(
+            f"changed since PASS, still fully covered: "
+            f"{counted(len(report.changed), 'function')}: {shown}{more}"
+        )
     if report.untracked:
         verdict = "fail the check (--quest-strict)" if strict else "not checked"
         lines.append(
@@ -322,16 +344,17 @@ def step_summary(outcome: CheckOutcome) -> str:
             out.append(f"- {md_code(where, cell=False)}: {md_text(error['message'])}")
         out.append("")
     if data["regressions"]:
-        out += ["### Regressions", "", "| quest | passed | where | fact |", "|---|---|---|---|"]
+        # One entry per quest, its facts under it: the quest and its date said once.
+        out += ["### Regressions", ""]
         for regression in data["regressions"]:
             passed = md_text(regression["passed_at"] or "?")
-            if regression["changed"]:
-                passed += " (changed)"
-            for fact in regression["facts"]:
-                out.append(
-                    f"| {md_code(regression['id'])} | {passed} | {md_code(fact['field'])} | "
-                    f"{md_text(fact.get('message') or fact['actual'])} |"
-                )
+            changed = ", body changed since" if regression["changed"] else ""
+            out.append(f"- {md_code(regression['id'], cell=False)}: PASS since {passed}{changed}")
+            out += [
+                f"  - {md_code(fact['field'], cell=False)}: "
+                f"{md_text(unnamed(fact.get('message') or fact['actual'], regression['id']))}"
+                for fact in regression["facts"]
+            ]
         out.append("")
     if data["changed"]:
         out += ["### Changed since PASS, still fully covered", ""]
@@ -360,7 +383,7 @@ def _since_summary(since: dict[str, Any] | None) -> list[str]:
     out = [
         f"### Changed since `{md_text(since['ref'])}`{required}",
         "",
-        f"{len(since['changed'])} functions changed, {len(failing)} not PASS.",
+        f"{counted(len(since['changed']), 'function')} changed, {len(failing)} not PASS.",
         "",
     ]
     if failing:

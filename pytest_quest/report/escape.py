@@ -101,17 +101,20 @@ def github_json(text: str) -> str:
 
 
 # What Markdown reads inside a line: emphasis, code, links and images, table
-# pipes, strikethrough, math; HTML is made inert by entities.  (Punctuation
-# that matters only at a line's start never starts one: every call site
-# writes a prefix of its own first.)
+# pipes, strikethrough, math; HTML is made inert by entities for the two
+# characters that start it: ``<`` (a tag, an autolink) and ``&`` (an entity).
+# ``>`` and ``"`` mean something only inside a tag, so an arc reads
+# ``2->4``, not ``2-&gt;4``.  (Punctuation that matters only at a line's start,
+# such as ``>`` for a quote, never starts one: every call site writes a prefix
+# of its own first.)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_HTML = {"&": "&amp;", "<": "&lt;"}
 
 
 def md_text(text: object) -> str:
     """`text` as inline Markdown text: punctuation escaped, HTML inert, on one line."""
     flat = visible(str(text))
-    flat = re.sub(r"[&<>\"]", lambda m: _HTML[m.group()], flat)
+    flat = re.sub(r"[&<]", lambda m: _HTML[m.group()], flat)
     return _MD_SPECIAL.sub(r"\\\1", flat)
 
 
@@ -128,11 +131,29 @@ def md_code(text: object, *, cell: bool = True) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
+def encodable(text: str, encoding: str | None) -> str:
+    """`text` with each character `encoding` cannot write as its backslash escape (``\\u2713``).
+
+    A console set to ASCII or cp1252 would otherwise stop the output halfway
+    with ``UnicodeEncodeError``; pytest escapes such text the same way.
+    """
+    if text.isascii() or not encoding:
+        return text
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # an encoding Python does not know: ASCII is safe everywhere
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+    return text
+
+
 def in_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get("GITHUB_ACTIONS", "").lower() == "true"
 
 
 __all__ = [
+    "encodable",
     "escape_data",
     "escape_property",
     "github_json",

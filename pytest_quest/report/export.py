@@ -72,10 +72,9 @@ def target(
 ) -> tuple[Path, str]:
     """The export file for `given` and its format; raise `QuestUsageError` on what must not be.
 
-    `protected` are files never written over (the ratchet file and its lock);
-    nor is any name beside the ratchet file starting with its name
-    (``quest.json.lock``, ``quest.json.judging.lock``, ``quest.json.lock.json``)
-    or its temporary files' prefix.  Files under `source_roots` (the code
+    `protected` are files never written over (the ratchet file and its locks);
+    nor is any name beside one of them starting with its name
+    (``quest.json.lock.json``) or the ratchet file's temporary files' prefix.  Files under `source_roots` (the code
     under test) and `test_roots` (the tests: an export must not rewrite what
     they read) are never written either, even with `force`.  Outside
     `rootdir` an export needs `force`.

@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_quest.core.model import Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.core.words import counted
 from pytest_quest.report import chart
 from pytest_quest.report.escape import visible
 
@@ -210,7 +211,7 @@ def render_html(
         "<h1>pytest-quest report</h1>",
         f'<p class="meta">Generated {_e(generated_at)}'
         + (f" by pytest-quest {_e(version)}" if version else "")
-        + f"; {sum(counts.values())} quests in {len(files)} files.</p>",
+        + f"; {counted(sum(counts.values()), 'quest')} in {counted(len(files), 'file')}.</p>",
         "<h2>Totals</h2>",
         *_counts_table(counts, ratchet.remaining),
         '<h2>Progress</h2><figure id="progress">',

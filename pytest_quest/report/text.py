@@ -23,12 +23,8 @@ from pytest_quest.core.view import (
     unwitnessed_lines,
     weaker_passes,
 )
+from pytest_quest.core.words import counted as counted  # re-exported: the reports count with it
 from pytest_quest.report.escape import visible
-
-
-def counted(number: int, noun: str, plural: str = "") -> str:
-    """`number` and its noun, plural unless it is 1: ``1 test``, ``2 tests``, ``0 tests``."""
-    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def summarised(items: list[str], *, first: int = 5, width: int = 200) -> str:
@@ -192,10 +188,12 @@ def draw_status(
     if total:
         size = max(min(width - 30, 50), 10)
         label = f"{settled}/{total} settled ({100 * settled // total}%)"
-        if ascii:
-            # rich's ASCII bar leaves the unsettled part blank; this one shows both.
+        if ascii or not markup:
+            # Without colour rich's bar leaves the unsettled part blank (at 0%, an
+            # empty line); this one draws both parts in two glyphs.
             done = size * settled // total
-            out.raw(f"[{'#' * done}{'-' * (size - done)}] {label}\n")
+            full, empty = ("#", "-") if ascii else ("█", "░")
+            out.raw(f"[{full * done}{empty * (size - done)}] {label}\n")
         else:
             from rich.progress_bar import ProgressBar
             from rich.table import Table

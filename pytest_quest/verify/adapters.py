@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import FunctionFacts, Quest
+from pytest_quest.core.words import counted, counted_words
 from pytest_quest.engine import reaper
 from pytest_quest.engine.processes import reap_leftovers, stop_tree
 from pytest_quest.verify.capped import OUTPUT_LIMIT, CappedReader, feed, size_text
@@ -170,7 +171,7 @@ def answer_from_text(name: str, *, seconds: float, text: str, questions: int) ->
         return Answer(
             name,
             seconds,
-            error=f"reply outside the protocol: {questions} questions asked, "
+            error=f"reply outside the protocol: {counted(questions, 'question')} asked, "
             f"{len(reply.questions)} answered",
         )
     return Answer(name, seconds, findings=list(reply.findings), status=reply.status)
@@ -201,7 +202,7 @@ class HookVerifier:
         try:
             unknown = [name for name in self.argnames if name not in arguments]
             if unknown:
-                raise TypeError(f"unknown hook argument(s) {', '.join(unknown)}")
+                raise TypeError(f"unknown hook {counted_words(len(unknown), 'argument')} {', '.join(unknown)}")
             returned = self.function(*[arguments[name] for name in self.argnames])
         except Exception as exc:
             return Answer(
@@ -372,8 +373,8 @@ def checked_verifiers(
             verifier.name = f"{verifier.name} #{seen[verifier.name]}"
     if not verifiers:
         raise QuestUsageError(
-            "verification is on but there is no verifier: pass --quest-verifier-cmd CMD (or "
-            "set quest_verifier_cmds in [tool.pytest.ini_options]), install a plugin "
+            "verification is on but there is no verifier: pass --quest-verifier-cmd CMD, "
+            "set the ini option quest_verifier_cmd, install a plugin "
             "implementing pytest_quest_verify, or turn it off with --quest-verify off"
         )
     if threshold is not None and threshold > len(verifiers):

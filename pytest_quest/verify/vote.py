@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, Quest, Verdict
+from pytest_quest.core.words import counted
 from pytest_quest.verify.protocol import Finding
 
 
@@ -48,7 +49,7 @@ def recheck(
     if lines is None:
         return f"{finding.file} is not a file of the submission"
     if finding.line > len(lines):
-        return f"{path} has {len(lines)} lines, no line {finding.line}"
+        return f"{path} has {counted(len(lines), 'line')}, no line {finding.line}"
     quote = _squash(finding.quote)
     if not quote:
         return "quotes no code"
@@ -124,13 +125,14 @@ class Verification:
             for answer in self.errors
         ]
         for item in self.confirmed:
-            count = f"{len(item.raised_by)} of {self.voters} verifiers"
+            count = f"{len(item.raised_by)} of {counted(self.voters, 'verifier')}"
             facts.append(
                 Fact(
                     check="verify.discrepancy",
                     field=f"{item.file}:{item.line}",
                     expected=(
-                        f"no finding raised by {self.threshold} or more of {self.voters} verifiers"
+                        f"no finding raised by {self.threshold} or more of "
+                        f"{counted(self.voters, 'verifier')}"
                     ),
                     actual=f"raised by {count} ({', '.join(item.raised_by)}): {item.reason}",
                     message=f"`{item.quote}`: {item.reason} (raised by {count})",

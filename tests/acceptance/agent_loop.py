@@ -601,8 +601,8 @@ def run_loop(workdir: Path, pytest_args: list[str] | None = None) -> dict[str, A
     shutil.copytree(
         EXAMPLE_PROJECT, workdir, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")
     )
-    for stale in ("quest.json", "quest.json.lock"):
-        (workdir / stale).unlink(missing_ok=True)
+    (workdir / "quest.json").unlink(missing_ok=True)
+    shutil.rmtree(workdir / ".quest", ignore_errors=True)
     started = time.monotonic()
     code, scan = pytest_json(workdir, args, "--quest", "scan")
     if code != 0:

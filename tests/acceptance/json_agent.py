@@ -121,8 +121,8 @@ def run_agent(
     if workdir.exists():
         shutil.rmtree(workdir)
     shutil.copytree(project, workdir, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    for stale in ("quest.json", "quest.json.lock"):
-        (workdir / stale).unlink(missing_ok=True)
+    (workdir / "quest.json").unlink(missing_ok=True)
+    shutil.rmtree(workdir / ".quest", ignore_errors=True)
     run = AgentRun()
     started = time.monotonic()
     code, run.scan = quest_command(workdir, run, "--quest", "scan")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.engine.codec import loads
-from tests.support.projects import Project
+from tests.support.projects import Project, quest_files
 from tests.support.runner import child_environ, popen_pytest
 
 pytestmark = pytest.mark.stress
@@ -78,7 +78,7 @@ def test_eight_writers_lose_no_update(tmp_path: Path, repeat: int) -> None:
         assert quest.tries == ROUNDS, f"{qid}: {ROUNDS - quest.tries} updates lost"
         assert [event.at for event in quest.history] == [str(n) for n in range(ROUNDS)]
     assert ratchet.active in ids
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json", "quest.json.lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".quest", "quest.json"]
 
 
 SCANNER = """
@@ -209,10 +209,10 @@ def test_four_submit_processes_all_recorded(project: Project) -> None:
         assert ratchet[qid]["state"] == ("PASS" if expected == "PASS" else "TODO")
         assert ratchet[qid]["tries"] == (0 if expected == "PASS" else 1)
         assert [event["verdict"] for event in ratchet[qid]["history"]] == [expected]
-    assert sorted(p.name for p in project.path.iterdir() if "quest" in p.name) == [
+    assert quest_files(project) == [
+        ".quest/quest.json.judging.lock",
+        ".quest/quest.json.lock",
         "quest.json",
-        "quest.json.judging.lock",
-        "quest.json.lock",
     ]
 
 
@@ -263,7 +263,7 @@ from pathlib import Path
 
 
 def test_lock_is_free_while_tests_run():
-    path = Path(__file__).resolve().parents[1] / "".join(["quest.js", "on.lock"])
+    path = Path(__file__).resolve().parents[1] / ".quest" / "".join(["quest.js", "on.lock"])
     if not path.exists():
         return
     fd = os.open(path, os.O_RDONLY)
@@ -274,7 +274,7 @@ def test_lock_is_free_while_tests_run():
 
 def test_lock_is_not_held_while_tests_run(project: Project) -> None:
     project.source("mod0", FUNCS.format(n=0))
-    lock = str(Path(project.path) / "quest.json.lock")
+    lock = str(Path(project.path) / ".quest" / "quest.json.lock")
     project.test("test_probe", LOCK_PROBE_TEST.format(lock=lock))
     result, data = project.run_json("--quest", "scan", "--quest-mutants", "off")
     assert result.ret == 0

@@ -170,6 +170,6 @@ def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path: Path) -> No
     started = time.monotonic()
     RatchetStore(path, lock_timeout=5).update(lambda r: setattr(r, "scanned_at", "generation 0"))
     assert time.monotonic() - started < 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json", "quest.json.lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".quest", "quest.json"]
     assert current > 0
     print(f"crash test: {KILLS} kills, {mid_write_kills} mid-write, {current} generations")

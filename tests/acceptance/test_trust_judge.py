@@ -164,7 +164,7 @@ import os, sys, time, json
 open(os.path.join(sys.argv[1], str(os.getpid()) + ".pid"), "w").write(str(os.getpid()))
 if sys.argv[2] == "lock":
     import fcntl
-    handle = open("quest.json.lock", "a")
+    handle = open(".quest/quest.json.lock", "a")
     fcntl.flock(handle, fcntl.LOCK_EX)
     time.sleep(120)
 time.sleep(float(sys.argv[3]))

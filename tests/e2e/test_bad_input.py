@@ -155,8 +155,9 @@ def test_no_source_configured(tmp_path: Path) -> None:
     result = run(folder, "--quest", "scan")
     assert_usage_error(
         result,
-        "no source configured: pass --quest-source PATH, or set quest_source in "
-        "[tool.pytest.ini_options], or source in coverage.py's [run] section",
+        "no source configured: pass --quest-source PATH, set quest_source in the "
+        "[tool.pytest] or [tool.pytest.ini_options] table of pyproject.toml, or set source in "
+        "coverage.py's [run] section",
     )
     assert not (folder / "quest.json").exists()
 

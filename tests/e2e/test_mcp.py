@@ -25,7 +25,7 @@ from tests.support.runner import FAST, child_environ
 
 pytestmark = pytest.mark.slow
 
-TOOLS = {"quest_next", "quest_submit", "quest_status", "quest_check"}
+TOOLS = {"quest_scan", "quest_next", "quest_submit", "quest_status", "quest_check"}
 
 
 def server(root: Path) -> StdioServerParameters:
@@ -103,3 +103,24 @@ def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
     checked = structured(seen["check"])
     assert checked["ok"] is True and checked["checked"] == 2
     assert seen["outside"].is_error and "outside the project root" in structured(seen["outside"])["error"]
+
+
+def test_an_agent_starts_a_project_over_mcp_with_a_scan(project: Project) -> None:
+    """No ratchet file yet: the status says so, quest_scan creates it, quest_next gives the quest."""
+    project.source("calc", CALC)
+    project.test("test_double", TEST_DOUBLE)
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with stdio_client(server(project.path)) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            seen["before"] = await client.call_tool("quest_status", {})
+            seen["scan"] = await client.call_tool("quest_scan", {"paths": ["tests"]})
+            seen["next"] = await client.call_tool("quest_next", {})
+
+    anyio.run(session)
+    assert seen["before"].is_error and "pytest --quest scan" in structured(seen["before"])["error"]
+    scanned = structured(seen["scan"])
+    assert not seen["scan"].is_error and scanned["command"] == "scan", scanned
+    assert scanned["added"] == [SIGN] and scanned["added_pass"] == ["src/pkg/calc.py::double"]
+    assert structured(seen["next"])["quest"]["id"] == SIGN

@@ -287,6 +287,52 @@ def test_typed_ini_values_are_read_and_the_command_line_wins(pytester: pytest.Py
     assert options.max_tries == 7
 
 
+def test_the_native_pytest_table_takes_every_ini_option_as_its_toml_type(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml(
+        """
+        [tool.pytest]
+        filterwarnings = ["error"]
+        quest_source = ["src/shop"]
+        quest_file = "ratchet.json"
+        quest_max_tries = 5
+        quest_format = "json"
+        quest_timeout = 120
+        quest_lock_timeout = 2.5
+        quest_strict = true
+        quest_mutants = "off"
+        quest_verify = "off"
+        quest_verifier_cmd = ["claude -p"]
+        quest_verify_questions = 2
+        quest_verify_threshold = 1
+        quest_verify_timeout = 60
+        quest_verify_exclude = ["src/shop/vendor/*"]
+        quest_export_force = false
+        """
+    )
+    options = resolve(pytester.parseconfig("--quest", "next"))
+    assert options.sources == [pytester.path / "src" / "shop"]
+    assert options.quest_file == pytester.path / "ratchet.json"
+    assert (options.max_tries, options.timeout, options.lock_timeout) == (5, 120, 2.5)
+    assert options.json and options.strict and not options.mutants
+    assert options.verifier_cmds == ["claude -p"]
+    assert (options.verify_questions, options.verify_threshold, options.verify_timeout) == (2, 1, 60)
+    assert options.verify_exclude == ["src/shop/vendor/*"]
+
+
+@pytest.mark.parametrize("name", ["quest_source", "quest_verifier_cmd", "quest_verify_exclude"])
+def test_a_string_for_a_list_option_in_the_native_table_says_to_write_a_list(
+    pytester: pytest.Pytester, name: str
+) -> None:
+    pytester.makepyprojecttoml(f'[tool.pytest]\n{name} = "src/shop"\n')
+    with pytest.raises(QuestUsageError) as caught:
+        resolve(pytester.parseconfig("--quest", "next"))
+    text = str(caught.value)
+    assert text.startswith(f"ini option {name}: "), text
+    assert text.endswith('(allowed: a list of strings, as in quest_source = ["src/shop"])'), text
+
+
 def bad(pytester: pytest.Pytester, *args: str, ini: str = "") -> str:
     if ini:
         pytester.makepyprojecttoml("[tool.pytest.ini_options]\n" + ini)

@@ -84,13 +84,6 @@ def test_no_cov_switches_pytest_cov_off_and_quest_measures(calc: Project) -> Non
                 "pytest-quest switches one context per test itself; drop --cov-context"
             ),
         ),
-        (
-            ("--cov", "-n", "2"),
-            (
-                "--cov cannot be combined with xdist (-n/--dist) for a measuring quest command: "
-                "drop --cov (pytest-quest measures the workers itself), or drop -n"
-            ),
-        ),
     ],
 )
 def test_unsupported_combinations_stop_with_the_flag_to_drop(
@@ -100,6 +93,54 @@ def test_unsupported_combinations_stop_with_the_flag_to_drop(
     assert result.ret == 4
     assert message in result.stderr.str()
     assert not (calc.path / "quest.json").exists()
+
+
+# Three tests run `double`: a measurement that keeps only the first test that ran a line
+# (sys.monitoring, or worker data combined without its contexts) names one of them.
+SHARED_TESTS = TESTS + """
+def test_double_again():
+    assert double(-1) == -2
+
+def test_double_zero():
+    assert double(0) == 0
+"""
+
+
+def test_cov_with_xdist_gives_the_quests_of_a_serial_run(calc: Project) -> None:
+    calc.test("test_calc", SHARED_TESTS)
+    result, _ = calc.run_json("--quest", "scan", "--quest-file", "serial.json")
+    assert result.ret == 0, result.stderr.str()
+    result, _ = calc.run_json(
+        "--quest", "scan", "--quest-file", "xdist.json", "--cov=src/pkg", "--cov-report=term", "-n", "2"
+    )
+    assert result.ret == 0, result.stderr.str()
+    assert "TOTAL" in result.stderr.str()  # pytest-cov still reports
+    assert quests(calc, "xdist.json") == quests(calc, "serial.json")
+    double = quests(calc, "xdist.json")["src/pkg/calc.py::double"]
+    assert len(double["covering_tests"]) == 3
+    result, data = calc.run_json("--quest", "check", "--quest-file", "xdist.json", "--cov=src/pkg", "-n", "2")
+    assert result.ret == 0, result.stderr.str()
+    assert data["ok"] is True
+    # No worker ran the command itself: one ratchet file each, no other.
+    assert sorted(p.name for p in calc.path.glob("*.json")) == ["serial.json", "xdist.json"]
+
+
+def test_a_project_configured_for_the_sysmon_core_is_measured_per_test_with_cov(
+    calc: Project,
+) -> None:
+    """`[run] core = "sysmon"` (on Python 3.11 coverage.py falls back to its default core,
+    on 3.12 and 3.13 when it measures branches): the command runs with a tracing core."""
+    calc.test("test_calc", SHARED_TESTS)
+    pyproject = projects.PYPROJECT.replace("branch = true\n", 'branch = true\ncore = "sysmon"\n')
+    (calc.path / "pyproject.toml").write_text(
+        pyproject.replace("[tool.pytest.ini_options]\n", '[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n')
+    )
+    result, _ = calc.run_json("--quest", "scan", "--quest-file", "serial.json")
+    assert result.ret == 0, result.stderr.str()
+    for name, extra in (("cov.json", ()), ("xdist.json", ("-n", "2"))):
+        result, _ = calc.run_json("--quest", "scan", "--quest-file", name, "--cov=src/pkg", *extra)
+        assert result.ret == 0, result.stderr.str()
+        assert quests(calc, name) == quests(calc, "serial.json"), name
 
 
 def test_cov_without_branches_asks_for_cov_branch(calc: Project) -> None:

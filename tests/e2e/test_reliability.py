@@ -104,7 +104,7 @@ def test_read_only_ratchet_file(scanned: Project) -> None:
     scanned.test("test_sign", MARKER_TEST.format(marker=str(marker)))
     path.chmod(0o444)
     before = path.read_bytes()
-    expected = f"ERROR: {path}: is read-only (make it writable (chmod u+w) to record results)"
+    expected = f"ERROR: {path}: is read-only (make it writable with chmod u+w to record results)"
     for args in (
         ("--quest", "next"),  # would record the active quest
         ("--quest", "submit", "--quest-id", SIGN),
@@ -141,7 +141,7 @@ time.sleep(60)
 def lock_holder(scanned: Project) -> Iterator[subprocess.Popen[str]]:
     """Another live process holding the ratchet file's lock (a pytest-quest writing, say)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(Path(scanned.path) / "quest.json.lock")],
+        [sys.executable, "-c", HOLD_LOCK, str(Path(scanned.path) / ".quest" / "quest.json.lock")],
         stdout=subprocess.PIPE,
         text=True,
         env=child_environ(),
@@ -163,7 +163,8 @@ def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned: Project,
     waited = time.monotonic() - started
     assert result.ret == 4
     assert error_line(result) == (
-        f"ERROR: {path}.lock: could not take the ratchet file's lock within 1.5s; another "
+        f"ERROR: {scanned.path}/.quest/quest.json.lock: could not take the ratchet file's lock "
+        "within 1.5s; another "
         "process holds it (a running pytest-quest command). Retry when it is done, or raise "
         "--quest-lock-timeout"
     )
@@ -188,7 +189,7 @@ def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned: Project,
 def test_lock_of_a_killed_process_does_not_block(scanned: Project, lock_holder: subprocess.Popen[str]) -> None:
     lock_holder.kill()  # SIGKILL: its lock file stays, its lock goes with it
     lock_holder.wait()
-    assert (Path(scanned.path) / "quest.json.lock").exists()
+    assert (Path(scanned.path) / ".quest" / "quest.json.lock").exists()
     started = time.monotonic()
     result, data = scanned.run_json("--quest", "next", "--quest-lock-timeout", "30")
     assert result.ret == 0
@@ -240,7 +241,7 @@ def test_submit_with_a_collection_error_in_the_tests_spends_no_try(scanned: Proj
     assert "No module named 'no_such_module_here'" in line
     assert line.endswith("nothing was judged, no try spent")
     assert path.read_bytes() == before
-    assert quest_files(scanned) == ["quest.json", "quest.json.judging.lock", "quest.json.lock"]
+    assert quest_files(scanned) == [".quest/quest.json.judging.lock", ".quest/quest.json.lock", "quest.json"]
 
 
 def test_submit_when_the_source_folder_is_gone(scanned: Project) -> None:
@@ -328,8 +329,8 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command:
         time.sleep(0.1)
     assert not alive(pid), "the tests under judgment kept running"
     assert quest_files(scanned) in (
-        ["quest.json", "quest.json.lock"],
-        ["quest.json", "quest.json.judging.lock", "quest.json.lock"],
+        [".quest/quest.json.lock", "quest.json"],
+        [".quest/quest.json.judging.lock", ".quest/quest.json.lock", "quest.json"],
     )
 
 

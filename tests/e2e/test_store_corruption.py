@@ -365,7 +365,7 @@ def test_command_refuses_damaged_file_untouched(
     assert errors[0].startswith(f"ERROR: {path}: ")
     assert re.search(message, errors[0]), errors[0]
     assert path.read_bytes() == damaged
-    assert files_beside(calc_project) in (["quest.json"], ["quest.json", "quest.json.lock"])
+    assert files_beside(calc_project) in (["quest.json"], [".quest", "quest.json"])
 
 
 def test_json_mode_reports_the_damage_as_one_object(calc_project: Project) -> None:

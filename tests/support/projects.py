@@ -155,8 +155,13 @@ class Project:
 
 
 def quest_files(project: Project) -> list[str]:
-    """The names in `project`'s folder that have "quest" in them (the ratchet file and its kin)."""
-    return sorted(p.name for p in project.path.iterdir() if "quest" in p.name)
+    """The names in `project`'s folder that have "quest" in them (the ratchet file and its kin),
+    the lock folder's files as ``.quest/NAME``."""
+    names = [p.name for p in project.path.iterdir() if "quest" in p.name and p.name != ".quest"]
+    locks = project.path / ".quest"
+    if locks.is_dir():
+        names += [f".quest/{p.name}" for p in locks.iterdir() if p.name != ".gitignore"]
+    return sorted(names)
 
 
 def calc_project(project: Project) -> None:

@@ -111,3 +111,19 @@ def test_the_ready_prompt_and_the_snippet_cover_every_answer(said: str) -> None:
     assert said in "\n".join(snippet), f"the AGENTS.md snippet does not say {said!r}"
     loop = (ROOT / "docs" / "agent-loop.md").read_text(encoding="utf-8")
     assert _prompt_and_snippet(loop) == (prompt, snippet)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md", "docs/configuration.md"])
+def test_the_setup_pages_show_both_pytest_tables_and_each_loads(
+    page: str, pytester: pytest.Pytester
+) -> None:
+    """pytest 9 refuses a pyproject.toml holding both tables: a page shows each form, and each
+    of its snippets is one pytest reads with its quest options."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    snippets = [s for s in re.findall(r"```toml\n(.*?)```", text, re.DOTALL) if "[tool.pytest" in s]
+    tables = {re.search(r"^\[tool\.pytest[^\]]*\]", s, re.MULTILINE).group() for s in snippets}  # type: ignore[union-attr]
+    assert tables == {"[tool.pytest]", "[tool.pytest.ini_options]"}, tables
+    for snippet in snippets:
+        pytester.makepyprojecttoml(snippet)
+        config = pytester.parseconfig()
+        assert config.getini("quest_source") == [pytester.path / "src" / "shop"], snippet

@@ -50,3 +50,13 @@ def test_the_ratchet_check_ignores_the_callers_pytest_addopts(tmp_path: Path) ->
     # ...the ratchet check neither.
     (check,) = [call for call in made if call[1].startswith("-m pytest --quest check ")]
     assert check[0] == "<unset>" and "mine" not in check[1]
+
+
+def test_the_setup_installs_what_ci_runs_the_docs_build_too() -> None:
+    """CI builds the site with mkdocs (the `docs` extra): the setup a developer follows has it."""
+    script = (ROOT / "run-tests.sh").read_text(encoding="utf-8")
+    assert 'bash .ci/install "$venv" test,docs' in script
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    developing = readme[readme.index("## Developing") :]
+    assert '.venv/bin/pip install -e ".[test,docs]"' in developing
+    assert "mkdocs build --strict" in (ROOT / ".ci" / "checks").read_text(encoding="utf-8")

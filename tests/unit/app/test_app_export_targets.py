@@ -17,6 +17,7 @@ from pytest_quest.core.errors import QuestUsageError
 REFUSED = [
     ("quest.json.lock.json", "that name belongs to the ratchet file"),
     ("quest.json.judging.lock.md", "that name belongs to the ratchet file"),
+    (".quest/quest.json.lock.json", "that name belongs to the ratchet file"),
     (".quest-tmp-quest.json-abcd.json", "that name belongs to the ratchet file"),
     ("quest.json", "that is the ratchet file"),
     ("tests/report.md", "it is inside the tests"),

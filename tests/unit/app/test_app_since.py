@@ -133,7 +133,7 @@ def test_a_regressed_pass_is_not_pass_and_github_gets_annotations(repo: CalcProj
     )
     summary = step_summary(CheckOutcome(output.data))
     assert "### Changed since `origin/main` (required to be PASS)" in summary
-    assert "1 functions changed, 1 not PASS." in summary
+    assert "1 function changed, 1 not PASS." in summary
     assert "| `src/pkg/calc.py::double` | PASS | `src/pkg/calc.py:1` | PASS, but regressed" in summary
 
 

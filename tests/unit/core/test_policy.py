@@ -159,6 +159,26 @@ def test_effective_refuses_weakening_naming_the_record_and_the_action() -> None:
         effective(BASE, replace(BASE, max_tries=10), {"max_tries"})
 
 
+def test_a_weakening_says_which_way_the_key_may_move_and_gives_the_persons_change() -> None:
+    """The fix offered is the change asked for, made by a person, never the recorded value."""
+    with pytest.raises(QuestUsageError) as caught:
+        effective(BASE, replace(BASE, timeout_floor=0.01), {"timeout_floor"})
+    message = str(caught.value)
+    assert message == (
+        "the gate policy recorded in the ratchet file has timeout_floor=600; timeout_floor=0.01 "
+        "would weaken it: a submit can only raise the timeout of a gate run (--quest-timeout). "
+        "Only a person changes the policy, at a terminal: "
+        '`pytest --quest-policy timeout_floor=0.01 --quest-reason "why"`'
+    )
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_key_says_which_way_a_submit_may_move_it(key: str) -> None:
+    from pytest_quest.core.policy import _ONLY
+
+    assert _ONLY[key].startswith("a submit can")
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [

@@ -77,6 +77,18 @@ def test_one_worker_or_the_judge_runs_one_child_as_before(monkeypatch: pytest.Mo
     assert calls == [5, 5]
 
 
+@pytest.mark.parametrize("workers", [1, 3])
+def test_done_hears_each_child_end_with_its_share(workers: int) -> None:
+    heard: list[int] = []
+
+    def run(targets: list[Target], *, timeout: float, **kwargs: Any) -> list[MutationReport]:
+        assert "done" not in kwargs  # the pool's own, not the child's
+        return [MutationReport() for _ in targets]
+
+    run_mutation_checks_across(_targets(7), workers, timeout=1.0, run=run, done=heard.append)
+    assert sum(heard) == 7 and len(heard) == workers
+
+
 def test_an_interrupt_stops_every_child_still_running(monkeypatch: pytest.MonkeyPatch) -> None:
     stopped: list[bool] = []
     release = threading.Event()

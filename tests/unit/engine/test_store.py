@@ -153,7 +153,10 @@ def test_write_is_temp_fsync_rename_fsync_folder(tmp_path: Path, monkeypatch: py
     assert [c[0] for c in calls] == ["fsync", "replace", "fsync"]
     assert calls[0][1] == "file" and calls[2][1] == "folder"
     assert calls[1][1].startswith(".quest-tmp-quest.json-")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json", "quest.json.lock"]
+    # The lock out of sight, in a folder git ignores by itself.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".quest", "quest.json"]
+    assert sorted(p.name for p in (tmp_path / ".quest").iterdir()) == [".gitignore", "quest.json.lock"]
+    assert (tmp_path / ".quest" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
 def test_failed_write_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,6 +217,31 @@ def test_read_only_file_is_refused_untouched(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+@pytest.fixture
+def immutable(tmp_path: Path) -> Any:
+    """A ratchet file with the immutable attribute (`chattr +i`, root on a file system with
+    attributes); cleared after the test."""
+    path = tmp_path / "quest.json"
+    path.write_text(dumps(sample_ratchet()))
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"chattr +i is not possible here: {done.stderr.decode(errors='replace')}")
+    yield path
+    subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_an_immutable_file_is_named_so_with_the_command_that_clears_it(immutable: Path) -> None:
+    before = immutable.read_bytes()
+    assert immutable.stat().st_mode & 0o200  # writable by its mode: chmod is not the fix
+    with pytest.raises(RatchetFileError) as caught:
+        RatchetStore(immutable).update(lambda r: setattr(r, "active", None))
+    assert str(caught.value) == (
+        f"{immutable}: is immutable: a file attribute forbids changing it, whatever its mode "
+        f"(clear it with `sudo chattr -i {immutable}` to record results)"
+    )
+    assert immutable.read_bytes() == before
+
+
 def test_folder_as_ratchet_file(tmp_path: Path) -> None:
     (tmp_path / "quest.json").mkdir()
     ratchet_store = RatchetStore(tmp_path / "quest.json")
@@ -261,7 +289,9 @@ def test_lock_held_by_a_live_process_times_out_naming_the_lock(tmp_path: Path) -
     finally:
         holder.kill()
         holder.wait()
-    assert str(info.value).startswith(f"{path}.lock: could not take the ratchet file's lock")
+    assert str(info.value).startswith(
+        f"{tmp_path}/.quest/quest.json.lock: could not take the ratchet file's lock"
+    )
     assert "within 0.5s" in str(info.value)
     assert "--quest-lock-timeout" in str(info.value)
     assert 0.5 <= waited < 3
@@ -274,7 +304,7 @@ def test_lock_of_a_killed_process_is_free_at_once(tmp_path: Path) -> None:
     holder = hold_lock(RatchetStore(path).lock_path)
     holder.kill()  # SIGKILL: no cleanup runs; the kernel drops its flock
     holder.wait()
-    assert (tmp_path / "quest.json.lock").exists()
+    assert (tmp_path / ".quest" / "quest.json.lock").exists()
     # Free at once, not after a wait: a lock still held would make this attempt
     # without waiting fail (no timing: a loaded machine made a 1 s bound flaky).
     probe = FileLock(str(RatchetStore(path).lock_path), timeout=0)
@@ -410,7 +440,8 @@ def test_claim_refuses_a_second_judge_of_the_same_quest(tmp_path: Path) -> None:
         holder.kill()  # the kernel drops a killed process's claims
         holder.wait()
     RatchetStore(path).claim("src/pkg/calc.py::sign")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["quest.json.judging.lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".quest"]
+    assert (tmp_path / ".quest" / "quest.json.judging.lock").is_file()
 
 
 def test_update_that_records_nothing_creates_no_file(tmp_path: Path) -> None:
@@ -434,7 +465,7 @@ def test_lock_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(RatchetFileError) as info:
         RatchetStore(tmp_path / "quest.json").update(lambda r: None)
     assert str(info.value) == (
-        f"{tmp_path}/quest.json.lock: the lock file cannot be created: Permission denied "
+        f"{tmp_path}/.quest/quest.json.lock: the lock file cannot be created: Permission denied "
         "(make the ratchet file's folder writable)"
     )
 
@@ -465,7 +496,7 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         RatchetStore(path).load()
     assert (
         str(info.value)
-        == f"{path}: cannot be read: Permission denied (make it readable (chmod u+r))"
+        == f"{path}: cannot be read: Permission denied (make it readable with chmod u+r)"
     )
 
 

@@ -166,9 +166,9 @@ def test_late_and_unreadable_data_are_left_out_with_a_note_naming_the_test(
     assert arcs_of(data, "t.py::test_late", str(src / "signmod.py")) == set()
     assert arcs_of(data, "t.py::test_torn", str(src / "signmod.py")) == set()
     assert children.notes == [
-        "t.py::test_late: 1 process(es) it started wrote their coverage data after the test "
+        "t.py::test_late: 1 process it started wrote their coverage data after the test "
         "ended; what they executed counts for no test",
-        "t.py::test_torn: the coverage data of 1 process(es) it started is missing, partial "
+        "t.py::test_torn: the coverage data of 1 process it started is missing, partial "
         "or unreadable; left out",
     ]
     assert read_arcs(str(root / "missing")) is None

@@ -25,6 +25,8 @@ def root(tmp_path: Path) -> Path:
     ("tool", "arguments", "args"),
     [
         ("quest_next", {}, ["--quest", "next", "--quest-format", "json"]),
+        ("quest_scan", {}, ["--quest", "scan", "--quest-format", "json"]),
+        ("quest_scan", {"paths": ["tests/unit"]}, ["--quest", "scan", "--quest-format", "json", "tests/unit"]),
         (
             "quest_next",
             {"quest_id": "src/a.py::f", "since": "origin/main"},
@@ -79,6 +81,9 @@ def test_each_tool_runs_one_fixed_command(root: Path, tool: str, arguments: dict
         ("quest_check", {"paths": ["../x"]}, "outside the project root"),
         ("quest_check", {"paths": ["tests/missing.py"]}, "does not exist under the project root"),
         ("quest_check", {"paths": ["-p"]}, "may not start with '-'"),
+        ("quest_scan", {"quest_source": ["src"]}, "quest_scan takes paths; not quest_source"),
+        ("quest_scan", {"paths": ["../x"]}, "outside the project root"),
+        ("quest_scan", {"paths": ["--quest-accept=a.py::f"]}, "may not start with '-'"),
     ],
 )
 def test_bad_arguments_are_refused(root: Path, tool: str, arguments: dict[str, object], message: str) -> None:

@@ -16,7 +16,7 @@ import anyio
 from pytest_quest.mcp.server import QuestTools, build_server, run_child, tool_result
 
 
-def test_the_server_lists_four_tools_and_the_status_resource(tmp_path: Path) -> None:
+def test_the_server_lists_five_tools_and_the_status_resource(tmp_path: Path) -> None:
     server = build_server(QuestTools(tmp_path, "python"), version="1")
 
     async def listed() -> tuple[list[str], list[str], dict[str, object]]:
@@ -26,9 +26,25 @@ def test_the_server_lists_four_tools_and_the_status_resource(tmp_path: Path) -> 
         return [t.name for t in tools], [str(r.uri) for r in resources], schema
 
     names, uris, schema = anyio.run(listed)
-    assert sorted(names) == ["quest_check", "quest_next", "quest_status", "quest_submit"]
+    assert sorted(names) == ["quest_check", "quest_next", "quest_scan", "quest_status", "quest_submit"]
     assert uris == ["quest://status"]
     assert set(schema["properties"]) == {"since", "require_pass", "paths"}  # type: ignore[call-overload]
+
+
+def test_every_parameter_of_every_tool_is_described(tmp_path: Path) -> None:
+    """An agent reads the input schema only: each parameter says what it takes."""
+    server = build_server(QuestTools(tmp_path, "python"), version="1")
+    tools = anyio.run(server.list_tools)
+    parameters = {
+        (tool.name, name): spec
+        for tool in tools
+        for name, spec in tool.input_schema["properties"].items()
+    }
+    assert len(parameters) == 10
+    undescribed = [key for key, spec in parameters.items() if len(spec.get("description", "")) < 20]
+    assert not undescribed, undescribed
+    scan = next(tool for tool in tools if tool.name == "quest_scan")
+    assert set(scan.input_schema["properties"]) == {"paths"}
 
 
 def test_a_refused_argument_is_an_error_result_without_running_pytest(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
-from pytest_quest.core.ratchet import check_ratchet
+from pytest_quest.core.ratchet import CheckReport, check_ratchet
 from pytest_quest.core.run import CollectionError
 from pytest_quest.report import ci
 
@@ -194,11 +194,17 @@ def test_escaped_messages_stay_on_one_line_and_round_trip(message: str) -> None:
 
 def test_step_summary_and_unwritable_file(tmp_path: Path) -> None:
     base = ratchet(quest("a", 1, 3))
-    report = check_ratchet(base, [facts("a", 1, 3, missing=[2]), facts("b", 5, 6)])
+    report = check_ratchet(base, [facts("a", 1, 3, missing=[2, 3]), facts("b", 5, 6)])
     outcome = ci.check_outcome(report, base, False, {"t::bad|x": "failed"})
     text = ci.step_summary(outcome)
     assert text.startswith("## pytest-quest check failed\n")
-    assert f"| `{FILE}::a` | 2026-01-02T03:04:05Z | `{FILE}:2` | line 2 not covered" in text
+    # The quest and its date once, its facts under it.
+    assert (
+        f"- `{FILE}::a`: PASS since 2026-01-02T03:04:05Z\n"
+        f"  - `{FILE}:2`: line 2 not covered\n"
+        f"  - `{FILE}:3`: line 3 not covered\n"
+    ) in text
+    assert text.count("2026-01-02T03:04:05Z") == 1
     assert "### Untracked functions\n" in text
     assert "- `t::bad|x`" in text  # a code span in a list, not a table: the pipe is harmless
     target = tmp_path / "summary.md"
@@ -213,3 +219,32 @@ def test_in_github_actions() -> None:
     assert ci.in_github_actions({"GITHUB_ACTIONS": "true"})
     assert not ci.in_github_actions({"GITHUB_ACTIONS": "false"})
     assert not ci.in_github_actions({})
+
+
+def test_many_functions_changed_since_pass_take_one_line_and_json_keeps_them_all() -> None:
+    changed = [f"{FILE}::f{number}" for number in range(95)]
+    outcome = ci.check_outcome(CheckReport(changed=changed, checked=95), ratchet(), False, {})
+    lines = [line for line in outcome.lines if "changed since PASS" in line]
+    assert lines == [
+        "changed since PASS, still fully covered: 95 functions: "
+        + "; ".join(changed[:5])
+        + "; and 90 more (--quest-format json lists them all)"
+    ]
+    assert outcome.data["changed"] == changed
+    one = ci.check_outcome(CheckReport(changed=changed[:1], checked=1), ratchet(), False, {})
+    assert f"changed since PASS, still fully covered: 1 function: {FILE}::f0" in one.lines
+
+
+def test_a_regressions_facts_are_listed_under_it_without_repeating_it() -> None:
+    base = ratchet(quest("a", 1, 3))
+    report = check_ratchet(base, [facts("a", 1, 3, missing=[2, 3])])
+    lines = ci.check_outcome(report, base, False, {}).lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("REGRESSION"))
+    assert lines[start : start + 3] == [
+        f"REGRESSION {FILE}::a (PASS since 2026-01-02T03:04:05Z)",
+        f"  {FILE}:2: line 2 not covered",
+        f"  {FILE}:3: line 3 not covered",
+    ]
+    # A CI annotation stands alone: it still names the quest and its date.
+    annotations = ci.workflow_annotations(report, strict=False)
+    assert all(f"[{FILE}::a, PASS since 2026-01-02T03:04:05Z]" in a for a in annotations)

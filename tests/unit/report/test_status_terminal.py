@@ -97,6 +97,17 @@ def test_the_ascii_progress_bar_shows_settled_and_unsettled_parts() -> None:
     assert bar == "[" + "#" * 21 + "-" * 9 + "] 25/35 settled (71%)"
 
 
+def test_without_colour_the_progress_bar_still_shows_both_parts() -> None:
+    """``--color=no`` on a terminal: no colour tells the parts apart, the glyphs do."""
+    text = status_text(ratchet(), 3, markup=False, width=60, ascii=False)
+    bar = next(line for line in text.splitlines() if "settled" in line)
+    assert bar == "[" + "█" * 21 + "░" * 9 + "] 25/35 settled (71%)"
+    none_settled = Ratchet(quests={k: q for k, q in ratchet().quests.items() if q.state is State.TODO})
+    text = status_text(none_settled, 3, markup=False, width=60, ascii=False)
+    bar = next(line for line in text.splitlines() if "settled" in line)
+    assert bar == "[" + "░" * 30 + "] 0/10 settled (0%)"
+
+
 def rich_table(ratchet: Ratchet, markup: bool, width: int, ascii: bool) -> str:
     """The per-file table as rich alone draws it (every row), the reference of the fast rows."""
     from rich.table import Table

@@ -117,7 +117,7 @@ def test_no_discrepancy_spellings(none: str) -> None:
         (CLEAN.replace("verified-clean", "verified-with-corrections"), "no discrepancy listed"),
         (
             CLEAN.replace("none", "- a.py:1 `x` wrong"),
-            "status verified-clean but 1 discrepancies",
+            "status verified-clean but 1 discrepancy listed",
         ),
         ("The tests are fine.", "no <status> block and no JSON"),
         ("", "no <status> block and no JSON"),
