@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from pytest_quest.app.shard import ShardRun
 from pytest_quest.engine.measure import coverage_settings, quiet_coverage
+from pytest_quest.engine.testfiles import digest_test_files
+from pytest_quest.plugin.invocation import search_for_tests
 
 if TYPE_CHECKING:
     from pytest_quest.plugin.session import QuestSession
@@ -27,6 +29,11 @@ def shard_run(session: QuestSession) -> ShardRun:
         only_files=only if only is not None else measurer.only_files(),
         notes=list(getattr(measurer, "notes", [])),
         errors=dict(session.errors),
+        # The whole project's test files (testpaths, else the rootdir), not the job's
+        # arguments: every shard of one tree records the same set.
+        test_digests=digest_test_files(
+            search_for_tests(session.config, use_args=False), session.rootdir
+        ),
     )
 
 
