@@ -17,17 +17,18 @@ import pytest
 
 from pytest_quest.app.audit import audit
 from pytest_quest.app.check import check
-from pytest_quest.app.context import Context, RunData, Terminal, resolve_sources
+from pytest_quest.app.context import Context, Inputs, RunData, Terminal, resolve_sources
 from pytest_quest.app.dispute import submit_or_dispute
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import accept, exclude, reopen
 from pytest_quest.app.policy import change_policy
+from pytest_quest.app.preflight import preflight
 from pytest_quest.app.scan import scan
 from pytest_quest.app.shard import combine, shard_out
 from pytest_quest.app.status import status
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport, failed_tests, passed_tests
 from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
@@ -50,6 +51,8 @@ from pytest_quest.report.escape import github_json
 from pytest_quest.report.json import Output, dumps
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
+# The commands whose inputs are checked before the suite runs (app/preflight.py).
+PREFLIGHT_COMMANDS = ("scan", "check", "audit")
 
 USE_CASES: dict[str, Callable[[Context], Output]] = {
     "scan": scan,
@@ -136,20 +139,36 @@ class QuestSession:
         self.worker_dir: str | None = None
         self.worker_id = ""
         self._workers_dir: str | None = None
+        # What the command read before its tests (app/preflight.py), or why it refused to run them.
+        self.inputs: Inputs | None = None
+        self.refused: QuestError | None = None
 
     # -- pytest hooks --
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # Inputs are checked once, by the process that answers (not by xdist's workers).
+        if self.options.command not in PREFLIGHT_COMMANDS or self.is_worker():
+            return
+        try:
+            self.inputs = preflight(self.context())
+        except QuestError as exc:
+            self.refused = exc  # answered in pytest_sessionfinish; no test runs
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool | None:
-        if self.options.command in RUNNING_COMMANDS:
+        if self.options.command in RUNNING_COMMANDS and self.refused is None:
             return None
         return True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
-        if self.options.command in RUNNING_COMMANDS:
+        if self.options.command in RUNNING_COMMANDS and self.refused is None:
             return None
         return True
+
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
@@ -185,6 +204,8 @@ class QuestSession:
             combine_workers(self.measurer, self._workers_dir)
 
         def run() -> Output:
+            if self.refused is not None:
+                raise self.refused
             # pytest also says INTERRUPTED after collection errors; those are the
             # commands' to report (scan: usage error, the gate's child: FAIL).
             if session.exitstatus == pytest.ExitCode.INTERRUPTED and not self.collection_errors:
@@ -279,6 +300,7 @@ class QuestSession:
             # Only read after a collection error (pytest-cov's object may be gone).
             measured_roots=self.measured_roots() if self.collection_errors else [],
             analyze=self.measure_source if self.measurer is not None else None,
+            inputs=self.inputs,
         )
         return build_context(
             self.config,
