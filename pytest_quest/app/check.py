@@ -7,7 +7,7 @@ from pytest_quest.app.export import export_target, where_written, write_export
 from pytest_quest.app.policy import weaker_lines, weaker_passes
 from pytest_quest.app.preflight import check_inputs, no_tests_ran
 from pytest_quest.app.rejudge import rejudge
-from pytest_quest.app.since import not_pass, since_data, since_line
+from pytest_quest.app.since import changed_lines, not_pass, since_data, since_line
 from pytest_quest.core.ratchet import check_ratchet
 from pytest_quest.core.seal import forged_passes
 from pytest_quest.report import ci
@@ -38,7 +38,8 @@ def check(ctx: Context) -> Output:
         ci.add_rejudge(outcome, rejudged)
         if changes is not None:
             regressed = {r.quest.id for r in report.regressions}
-            failing = not_pass(changes, ratchet, regressed)
+            lines, notes = changed_lines(changes, source)
+            failing = not_pass(changes, ratchet, regressed) + lines
             ci.add_since(
                 outcome,
                 {
@@ -48,6 +49,8 @@ def check(ctx: Context) -> Output:
                 },
                 since_line(changes, ratchet),
             )
+            outcome.data["since"]["notes"] = notes
+            outcome.lines[-1:-1] = [f"  note: {note}" for note in notes]
         add_forged(outcome, forged_passes(ratchet))
         if in_actions:
             commands = ci.workflow_annotations(report, ctx.options.strict)

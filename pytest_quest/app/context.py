@@ -78,6 +78,9 @@ class RunData:
     analyze: Callable[[], MeasuredSource] | None = None
     # What the command read before the tests ran (None: read it now, as combine does).
     inputs: Inputs | None = None
+    # Tests the selection left out (``-k``, ``-m``, ``--deselect``): with none run, the
+    # run is refused rather than read as a suite that covers nothing (app/preflight.py).
+    deselected: int = 0
 
 
 class PersonTerminal(Protocol):

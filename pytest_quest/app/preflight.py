@@ -5,9 +5,9 @@ cannot be read, a shard folder or export target that cannot be written: each
 is a usage error (exit 4) found before the suite runs, not after it.  What was
 read is kept for the command (`Inputs`), so nothing is read twice.
 
-And a measuring command whose run ran no test (``-k`` matching nothing, an
-empty suite) says so and exits as pytest does for no tests (5), recording
-nothing: a check of no tests would report every PASS as regressed.
+And a measuring command whose selection ran no test (``-k`` matching nothing)
+says so and exits as pytest does for no tests (5), recording nothing: a check
+of no tests would report every PASS as regressed.
 """
 
 from __future__ import annotations
@@ -76,14 +76,20 @@ def audit_inputs(ctx: Context) -> Inputs:
 
 
 def no_tests_ran(ctx: Context) -> Output | None:
-    """The answer of a measuring command whose run ran no test, or None when tests ran."""
+    """The answer of a measuring command whose selection ran no test, or None.
+
+    An empty suite is not refused: a project without tests yet is scanned
+    (every function a quest), and a check of one holds its PASS entries to it.
+    A selection that left out every test (``-k`` matching none) would be read
+    as a suite that covers nothing.
+    """
     run = ctx.run
-    if run.outcomes or run.collection_errors:
+    if run.outcomes or run.collection_errors or not run.deselected:
         return None
     command = ctx.options.command
     message = (
-        f"no tests ran: the {command} measured nothing and recorded nothing "
-        "(check the test selection: -k, -m, the paths given)"
+        f"no tests ran: the selection left out all {run.deselected} tests; the {command} "
+        "measured nothing and recorded nothing (check -k, -m, --deselect)"
     )
     return Output(
         {"ok": False, "tests": 0, "error": message}, [message], EXIT_NO_TESTS

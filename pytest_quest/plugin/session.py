@@ -142,6 +142,7 @@ class QuestSession:
         # What the command read before its tests (app/preflight.py), or why it refused to run them.
         self.inputs: Inputs | None = None
         self.refused: QuestError | None = None
+        self.deselected = 0
 
     # -- pytest hooks --
 
@@ -186,6 +187,9 @@ class QuestSession:
         self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
         if report.failed and report.nodeid not in self.errors:
             self.errors[report.nodeid] = error_summary(report)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += len(items)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -301,6 +305,7 @@ class QuestSession:
             measured_roots=self.measured_roots() if self.collection_errors else [],
             analyze=self.measure_source if self.measurer is not None else None,
             inputs=self.inputs,
+            deselected=self.deselected,
         )
         return build_context(
             self.config,
