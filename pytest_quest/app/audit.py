@@ -10,7 +10,7 @@ from typing import Any
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.deep_checks import fill_mutation_evidence
 from pytest_quest.app.policy import passed_since, since_time
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.app.preflight import audit_inputs
 from pytest_quest.core.gate import (
     Evidence,
     step_mutants,
@@ -19,7 +19,7 @@ from pytest_quest.core.gate import (
     step_unverified,
     unwitnessed_record,
 )
-from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
 from pytest_quest.core.run import RunReport
 from pytest_quest.engine.mutation import MutationReport, Target
 from pytest_quest.engine.mutation_pool import run_mutation_checks_across
@@ -34,6 +34,8 @@ class AuditFinding:
     problem: str = ""
     mutants: int = 0
     seconds: float = 0.0
+    # Mutants survived (the gate's FAIL); otherwise the check could not confirm.
+    survived: bool = False
 
 
 @dataclass
@@ -56,12 +58,8 @@ def audit(ctx: Context) -> Output:
     immutable); CI that wants to fail on findings reads ``findings`` from the
     JSON output.
     """
-    if not ctx.options.mutants:
-        raise QuestUsageError(
-            "audit is the mutation check, and --quest-mutants is off: drop "
-            "--quest-mutants off (or the quest_mutants ini option) to audit"
-        )
-    ratchet = load_ratchet(ctx)
+    inputs = ctx.run.inputs or audit_inputs(ctx)
+    ratchet = inputs.ratchet or load_ratchet(ctx)
     source = measured(ctx)
     report = audit_functions(ctx, ratchet, source.functions, source.line_tests)
     data = {
@@ -71,6 +69,7 @@ def audit(ctx: Context) -> Output:
                 "id": finding.id,
                 "facts": [fact.to_dict() for fact in finding.facts],
                 "problem": finding.problem,
+                "survived": finding.survived,
                 "mutants": finding.mutants,
                 "seconds": finding.seconds,
             }
@@ -82,12 +81,31 @@ def audit(ctx: Context) -> Output:
         "counts": ratchet.counts(),
         "remaining": ratchet.remaining,
     }
+    lines = audit_lines(report)
+    return Output(data, lines, 0)
+
+
+def audit_lines(report: AuditReport) -> list[str]:
+    """The survivors first, one line each, then every finding's facts, then what was skipped."""
+    survived = [f for f in report.findings if f.survived]
+    unconfirmed = [f for f in report.findings if not f.survived]
     lines = [
-        (
-            f"audit: {counted(len(report.audited), 'PASS function')} checked, "
-            f"{len(report.findings)} run without being checked (or could not be confirmed)"
-        )
+        f"audit: {counted(len(report.audited), 'PASS function')} checked, "
+        f"{len(survived)} run without being checked, {len(unconfirmed)} could not be confirmed"
     ]
+    for finding in survived:
+        at = _survivor_lines(finding)
+        where = ", ".join(str(line) for line in at)
+        lines.append(
+            f"  survived: {finding.id}: {counted(len(finding.facts), 'mutant')} at "
+            f"{'line' if len(at) == 1 else 'lines'} {where}"
+        )
+    for finding in unconfirmed:
+        first = finding.facts[0].message if finding.facts else finding.problem
+        more = f" (and {len(finding.facts) - 1} more)" if len(finding.facts) > 1 else ""
+        lines.append(f"  could not confirm: {finding.id}: {first}{more}")
+    if report.findings:
+        lines.append("details:")
     for finding in report.findings:
         lines.append(f"  {finding.id}:")
         lines += [f"    {fact.text()}" for fact in finding.facts]
@@ -100,7 +118,15 @@ def audit(ctx: Context) -> Output:
     for quest_id, why in sorted(report.skipped.items()):
         lines.append(f"  skipped {quest_id}: {why}")
     lines.append("the audit changes no state: PASS quests stay PASS")
-    return Output(data, lines, 0)
+    return lines
+
+
+def _survivor_lines(finding: AuditFinding) -> list[int]:
+    """The lines of `finding`'s surviving mutants, from its facts' ``path:line`` fields."""
+    found = {
+        int(line) for line in (f.field.rpartition(":")[2] for f in finding.facts) if line.isdigit()
+    }
+    return sorted(found)
 
 
 def audit_functions(
@@ -173,6 +199,7 @@ def audit_functions(
                     problem=evidence.mutation_problem,
                     mutants=len(result.mutants),
                     seconds=round(result.duration, 3),
+                    survived=decided.verdict is Verdict.FAIL,
                 )
             )
     return report
@@ -226,4 +253,4 @@ def _span(by_line: dict[int, set[str]], function: FunctionFacts) -> dict[int, se
     return {line: tests for line, tests in by_line.items() if function.first <= line <= function.last}
 
 
-__all__ = ["AuditFinding", "AuditReport", "audit", "audit_functions"]
+__all__ = ["AuditFinding", "AuditReport", "audit", "audit_functions", "audit_lines"]

@@ -5,19 +5,25 @@ from __future__ import annotations
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.export import export_target, where_written, write_export
 from pytest_quest.app.policy import weaker_lines, weaker_passes
-from pytest_quest.app.rejudge import load_base, rejudge
-from pytest_quest.app.since import load_changes, not_pass, since_data, since_line
+from pytest_quest.app.preflight import check_inputs, no_tests_ran
+from pytest_quest.app.rejudge import rejudge
+from pytest_quest.app.since import changed_lines, not_pass, since_data, since_line
 from pytest_quest.core.ratchet import check_ratchet
+from pytest_quest.core.seal import forged_passes
 from pytest_quest.report import ci
 from pytest_quest.report.json import Output
 
 
 def check(ctx: Context) -> Output:
     """Fail (exit 1) on a regression of a PASS quest; annotations and summary under GitHub Actions."""
-    ratchet = load_ratchet(ctx)
-    # Read before any test result is used: a base that cannot be read is a usage error.
-    base = load_base(ctx)
-    changes = load_changes(ctx)
+    # Read before the tests ran (plugin/session.py), or now (combine): a ratchet file,
+    # base or ref that cannot be read is a usage error before any result is used.
+    inputs = ctx.run.inputs or check_inputs(ctx)
+    ratchet = inputs.ratchet or load_ratchet(ctx)
+    base, changes = inputs.base, inputs.changes
+    nothing = no_tests_ran(ctx)
+    if nothing is not None:
+        return nothing
     export = export_target(ctx) if ctx.options.export_to else None
     errors = ctx.run.collection_errors
     in_actions = ci.in_github_actions(ctx.environ)
@@ -32,7 +38,8 @@ def check(ctx: Context) -> Output:
         ci.add_rejudge(outcome, rejudged)
         if changes is not None:
             regressed = {r.quest.id for r in report.regressions}
-            failing = not_pass(changes, ratchet, regressed)
+            lines, notes = changed_lines(changes, source)
+            failing = not_pass(changes, ratchet, regressed) + lines
             ci.add_since(
                 outcome,
                 {
@@ -42,6 +49,9 @@ def check(ctx: Context) -> Output:
                 },
                 since_line(changes, ratchet),
             )
+            outcome.data["since"]["notes"] = notes
+            outcome.lines[-1:-1] = [f"  note: {note}" for note in notes]
+        add_forged(outcome, forged_passes(ratchet))
         if in_actions:
             commands = ci.workflow_annotations(report, ctx.options.strict)
             commands += ci.rejudge_annotations(rejudged)
@@ -69,4 +79,21 @@ def check(ctx: Context) -> Output:
     return Output(outcome.data, outcome.lines, outcome.exitcode, stderr)
 
 
-__all__ = ["check"]
+def add_forged(outcome: ci.CheckOutcome, forged: dict[str, str]) -> None:
+    """PASS entries no judged submit, scan or person wrote fail the check (exit 1), by id."""
+    outcome.data["forged"] = [{"id": qid, "why": why} for qid, why in forged.items()]
+    if not forged:
+        return
+    last = outcome.lines[-1] if outcome.lines else ""
+    verdict = outcome.lines.pop() if last.startswith("check: ") else ""
+    outcome.lines.append(
+        f"{len(forged)} PASS not written by pytest-quest's gate, a scan or a person (forged):"
+    )
+    outcome.lines += [f"  FORGED {qid}: {why}" for qid, why in forged.items()]
+    outcome.data["ok"] = False
+    outcome.exitcode = max(outcome.exitcode, ci.EXIT_FAILED)
+    if verdict:
+        outcome.lines.append("check: FAILED")
+
+
+__all__ = ["add_forged", "check"]

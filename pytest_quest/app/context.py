@@ -22,6 +22,8 @@ from pytest_quest.report.progress import Steps, no_steps
 from pytest_quest.report.text import summarised
 
 if TYPE_CHECKING:
+    from pytest_quest.engine.base import Base
+    from pytest_quest.engine.changes import Changes
     from pytest_quest.engine.measure import MeasuredSource
     from pytest_quest.verify.adapters import Verifier
 
@@ -53,6 +55,15 @@ class ChildSetup:
 
 
 @dataclass
+class Inputs:
+    """What a measuring command read and checked before its tests ran (app/preflight.py)."""
+
+    ratchet: Ratchet | None = None
+    base: Base | None = None
+    changes: Changes | None = None
+
+
+@dataclass
 class RunData:
     """What this process's own test run left (the measuring commands: scan, check, audit)."""
 
@@ -66,6 +77,11 @@ class RunData:
     measured_roots: list[str] = field(default_factory=list)
     # Analyses the measurement (what passing tests executed); called once, when needed.
     analyze: Callable[[], MeasuredSource] | None = None
+    # What the command read before the tests ran (None: read it now, as combine does).
+    inputs: Inputs | None = None
+    # Tests the selection left out (``-k``, ``-m``, ``--deselect``): with none run, the
+    # run is refused rather than read as a suite that covers nothing (app/preflight.py).
+    deselected: int = 0
 
 
 class PersonTerminal(Protocol):
@@ -206,6 +222,7 @@ def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
 __all__ = [
     "ChildSetup",
     "Context",
+    "Inputs",
     "PersonTerminal",
     "RunData",
     "Terminal",

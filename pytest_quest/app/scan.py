@@ -7,6 +7,7 @@ from typing import Any
 
 from pytest_quest.app.context import Context, measured, now_utc
 from pytest_quest.app.policy import ensure_policy
+from pytest_quest.app.preflight import no_tests_ran
 from pytest_quest.core.model import FunctionFacts, Ratchet, State
 from pytest_quest.core.ratchet import ScanReport, merge_scan
 from pytest_quest.core.seal import config_digest, seal_issued
@@ -19,6 +20,9 @@ from pytest_quest.report.json import Output
 
 def scan(ctx: Context) -> Output:
     """Record every function of the measured source as a quest or a PASS baseline."""
+    nothing = no_tests_ran(ctx)
+    if nothing is not None:
+        return nothing
     source = measured(ctx)
     # With the conftest and configuration files as they are now: what the
     # submission adds to them is judged against this (engine/submitted.py).

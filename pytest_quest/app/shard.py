@@ -25,10 +25,11 @@ from pytest_quest.app.context import Context, RunData, refuse_collection_errors,
 from pytest_quest.app.scan import scan
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.run import FAILED
-from pytest_quest.core.shard import Shard, changed_sources, check_fits, merge
+from pytest_quest.core.shard import Shard, changed_sources, check_fits, check_same_tree, merge
 from pytest_quest.engine import shard as shards
 from pytest_quest.engine.measure import MeasuredSource, analyze, coverage_settings, quiet_coverage
 from pytest_quest.engine.source import relpath
+from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.ci import EXIT_INTERRUPTED
 from pytest_quest.report.json import Output
@@ -47,6 +48,8 @@ class ShardRun:
     only_files: list[str] | None = None
     notes: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
+    # Every test file of the project (not only the job's part), for combine to compare.
+    test_digests: dict[str, str] = field(default_factory=dict)
 
 
 def _relative(paths: list[Any], rootdir: Path) -> list[str]:
@@ -76,6 +79,8 @@ def shard_out(ctx: Context, run: ShardRun) -> Output:
         collection_errors=list(ctx.run.collection_errors),
         notes=list(run.notes),
         only_files=run.only_files,
+        commit=shards.head_commit(ctx.rootdir),
+        test_digests=dict(run.test_digests),
     )
     shards.write_shard(folder, shard, run.data_filename, ctx.rootdir)
     where = _name(folder, ctx)
@@ -143,6 +148,11 @@ def combine(ctx: Context) -> Output:
                 environment=shards.environment(),
                 rootdir_hint=hint,
             )
+        check_same_tree(
+            read,
+            commit=shards.head_commit(ctx.rootdir),
+            tests=digest_test_files(ctx.tests, ctx.rootdir),
+        )
         merged = merge(read)
         changed_sources(merged, shards.source_digests(ctx.rootdir, sorted(merged.source_digests)))
 

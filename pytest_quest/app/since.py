@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 from pytest_quest.app.context import Context
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Fact, Ratchet, State
+from pytest_quest.core.runtime_code import BUILT, LAMBDA, PARTIAL
 
 if TYPE_CHECKING:
     from pytest_quest.engine.changes import Changes
+    from pytest_quest.engine.measure import MeasuredSource
 
 # engine.base and engine.changes (git) are imported when a ref is in force: `status` and
 # `next` without one do not pay for them at start-up.
@@ -138,7 +140,86 @@ def not_pass(changes: Changes, ratchet: Ratchet, regressed: set[str]) -> list[di
     return found
 
 
+def changed_lines(
+    changes: Changes, source: MeasuredSource
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The changed lines no quest and no run vouches for, one item per file; and notes.
+
+    A changed line inside a ``def`` is its function's (`not_pass`).  Any other
+    changed executable line must have run: a plain statement at module or
+    class level at all (at import), a lambda bound there by a passing test
+    (its body runs when called, not at import).  Code built at run time
+    (``exec``, ``compile``, ``types.FunctionType``) is never measured: each
+    such line is a fact.  A ``functools.partial`` bound there calls a measured
+    function: a note, not a fact.
+    """
+    items: list[dict[str, Any]] = []
+    notes: list[str] = []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for function in source.functions:
+        spans.setdefault(function.file, []).append((function.first, function.last))
+    for info in changes.changed.values():
+        spans.setdefault(info.file, []).append((info.first, info.last))
+    # Never the ratchet's recorded spans: a function moved since its scan would
+    # cover module-level lines added above it.
+    for rel, lines in sorted(changes.lines.items()):
+        runtime = changes.runtime.get(rel, {})
+        statements = source.statements.get(rel)
+        measured = statements is not None
+        if statements is None:  # no test imported the file: its statements as parsed
+            statements = changes.statements.get(rel, frozenset())
+        tested = source.tested_lines.get(rel, frozenset())
+        ran = source.ran_lines.get(rel, frozenset())
+        facts: list[Fact] = []
+        for line in sorted(lines):
+            kind, what = runtime.get(line, ("", ""))
+            in_def = any(first <= line <= last for first, last in spans.get(rel, ()))
+            executable = line in statements or bool(kind)
+            if not executable or (in_def and kind != BUILT):
+                continue
+            where = f"{rel}:{line}"
+            if kind == PARTIAL:
+                notes.append(f"{where}: {what}: the function it calls is judged by its own quest")
+                continue
+            if kind == BUILT:
+                actual = f"{what}: coverage.py never measures it; write it as a def"
+            elif kind == LAMBDA and line not in tested:
+                actual = f"{what}, not called by any passing test"
+            elif not measured:
+                actual = "in a file no test imports"
+            elif not kind and line not in ran:
+                actual = "never executed"
+            else:
+                continue
+            facts.append(
+                Fact(
+                    check="since.changed_line",
+                    field=where,
+                    expected=f"changed since {changes.ref}: run by a passing test",
+                    actual=actual,
+                    message=f"changed line not covered: {actual}",
+                )
+            )
+        if not measured and facts:
+            facts = facts[:1]  # the whole file is unmeasured: one fact says it
+        if facts:
+            numbers = [int(f.field.rpartition(":")[2]) for f in facts]
+            items.append(
+                {
+                    "id": rel,
+                    "file": rel,
+                    "qualname": "(changed lines outside any def)",
+                    "lines": [min(numbers), max(numbers)],
+                    "state": "not covered",
+                    "new": False,
+                    "facts": [fact.to_dict() for fact in facts],
+                }
+            )
+    return items, notes
+
+
 __all__ = [
+    "changed_lines",
     "load_changes",
     "narrowed",
     "not_pass",

@@ -6,11 +6,12 @@ from typing import Any
 
 from pytest_quest.app.context import Context, keep_view, load_ratchet
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
+from pytest_quest.core.seal import forged_passes
 from pytest_quest.core.view import StatusView, weaker_passes
 from pytest_quest.engine import view_cache
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
-from pytest_quest.report.text import weaker_lines
+from pytest_quest.report.text import forged_lines, weaker_lines
 
 
 def status(ctx: Context) -> Output:
@@ -44,12 +45,13 @@ def status(ctx: Context) -> Output:
         ],
         "policy": ratchet.policy.to_dict() if ratchet.policy is not None else None,
         "weaker_policy_passes": found,
+        "forged": forged_passes(ratchet),
     }
     lines = []
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         lines.append(since_line(changes, ratchet))
-    return Output(data, lines + weaker_lines(found))
+    return Output(data, lines + weaker_lines(found) + forged_lines(data["forged"]))
 
 
 def _kept_view(ctx: Context) -> tuple[StatusView, str | None] | None:
@@ -72,6 +74,7 @@ def _data(view: StatusView, active: str | None) -> dict[str, Any]:
         "quests": [],
         "policy": view.policy,
         "weaker_policy_passes": view.weaker,
+        "forged": view.forged,
     }
 
 
@@ -83,7 +86,8 @@ def _text(ctx: Context, view: StatusView, active: str | None) -> Output:
         ctx.terminal.width,
         ascii=ctx.terminal.ascii,
     )
-    return Output(_data(view, active), table.splitlines() + weaker_lines(view.weaker))
+    lines = table.splitlines() + weaker_lines(view.weaker) + forged_lines(view.forged)
+    return Output(_data(view, active), lines)
 
 
 __all__ = ["status"]

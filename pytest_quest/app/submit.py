@@ -223,9 +223,13 @@ def judge_quest(
     changed = changed_files(ratchet.test_files, test_files)
     selection = sorted(set(changed))
     changed_set = set(changed)
+    if any(event.action == "reopen" for event in quest.history):
+        # A person reopened it: its covering tests are the list of an earlier scan, and a
+        # test added since (then rescanned) is in none of them: every test file runs.
+        selection = sorted(test_files)
     for nodeid in quest.covering_tests:
         path = nodeid.split("::")[0]
-        if path not in changed_set and path in test_files:
+        if path not in changed_set and path in test_files and path not in selection:
             selection.append(nodeid)
     run, source = run_selection(ctx, selection, quest)
     refuse_uncollected(run, changed)

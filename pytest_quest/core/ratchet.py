@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from pytest_quest.core.gate import coverage_facts
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
-from pytest_quest.core.seal import seal_issued
+from pytest_quest.core.seal import seal_issued, seal_pass
 from pytest_quest.core.states import keep_gate_facts
 
 
@@ -123,6 +123,8 @@ def merge_scan(
                 continue
             quest = new_quest(facts, now)
             seal_issued(quest)
+            if quest.state is State.PASS:
+                seal_pass(quest, "scan")
             ratchet.quests[qid] = quest
             (report.added_pass if quest.state is State.PASS else report.added).append(qid)
         else:

@@ -6,10 +6,16 @@ import hashlib
 import json
 from typing import Any
 
-from pytest_quest.core.model import Fact, Quest, Verdict
+from pytest_quest.core.model import Fact, Quest, Ratchet, State, Verdict
 from pytest_quest.core.policy import GatePolicy
 
 SEAL_KEY = "issued_seal"
+
+#: The key, in a quest's ``extra``, of the seal of how it became PASS ("" on a quest not PASS).
+PASS_SEAL_KEY = "pass_seal"
+#: How a quest may become PASS: the gate (a judged submit), a scan's baseline, a person's
+#: accept, or already PASS when the file was first written with PASS seals.
+PASS_WAYS = ("submit", "scan", "accept", "legacy")
 
 
 def issued_seal(quest: Quest) -> str:
@@ -94,12 +100,98 @@ def seal_facts(quest: Quest) -> list[tuple[Verdict, Fact]]:
     ]
 
 
+def pass_seal(quest: Quest, way: str) -> str:
+    """``WAY:DIGEST``: the seal of `quest`'s PASS as recorded, written when it became PASS.
+
+    Covers what a PASS claims (identity, the code's fingerprint, when, the
+    covering tests and the counts the gate measured), not its
+    place in the file (a rescan moves it).  Like the issued seal it has no
+    secret: it makes a PASS written outside pytest-quest's own transitions
+    visible, it does not stop someone who recomputes it; ``check --quest-base``
+    re-judges those (docs/gate.md).
+    """
+    body = {
+        "id": quest.id,
+        "fingerprint": quest.fingerprint,
+        "passed_at": quest.passed_at,
+        "covering_tests": sorted(quest.covering_tests),
+        "statements": quest.statements,
+        "branches": quest.branches,
+        "way": way,
+    }
+    text = json.dumps(body, sort_keys=True)
+    digest = hashlib.sha256(("pytest-quest-pass/1\n" + text).encode()).hexdigest()[:32]
+    return f"{way}:sha256:{digest}"
+
+
+def seal_pass(quest: Quest, way: str) -> None:
+    """Seal `quest`'s PASS, reached the `way` given (one of `PASS_WAYS`)."""
+    quest.extra[PASS_SEAL_KEY] = pass_seal(quest, way)
+
+
+def sealed_file(ratchet: Ratchet) -> bool:
+    """Whether the file records PASS seals (some quest carries the key)."""
+    return any(PASS_SEAL_KEY in quest.extra for quest in ratchet.quests.values())
+
+
+def mark_seals(ratchet: Ratchet, *, legacy: bool) -> bool:
+    """Before a locked write: each quest not PASS records that it has no PASS (an empty seal).
+
+    `legacy`: the file as read held no PASS seal yet (written by a version
+    before them); its PASS entries are sealed as found (``legacy``), trusted as
+    they were.  From then on a PASS without its seal was written by something
+    else than pytest-quest's own transitions.  Returns whether anything changed.
+    """
+    changed = False
+    for quest in ratchet.quests.values():
+        if quest.state is not State.PASS:
+            if quest.extra.get(PASS_SEAL_KEY) != "":
+                quest.extra[PASS_SEAL_KEY] = ""
+                changed = True
+        elif legacy and PASS_SEAL_KEY not in quest.extra:
+            seal_pass(quest, "legacy")
+            changed = True
+    return changed
+
+
+def forged_passes(ratchet: Ratchet) -> dict[str, str]:
+    """PASS entries no pytest-quest transition wrote (id -> why), in id order.
+
+    A file with no PASS seal at all (never written by a version that seals)
+    has none to check: its PASS entries are taken as before (`mark_seals`
+    seals them at its next write).
+    """
+    if not sealed_file(ratchet):
+        return {}
+    found: dict[str, str] = {}
+    for qid in sorted(ratchet.quests):
+        quest = ratchet.quests[qid]
+        if quest.state is not State.PASS:
+            continue
+        recorded = quest.extra.get(PASS_SEAL_KEY)
+        way = recorded.partition(":")[0] if isinstance(recorded, str) else ""
+        if recorded is None:
+            found[qid] = "PASS with no seal: not written by a judged submit, a scan or a person"
+        elif recorded == "":
+            found[qid] = "PASS where its seal says it never passed (edited from TODO)"
+        elif way not in PASS_WAYS or recorded != pass_seal(quest, way):
+            found[qid] = "PASS entry differs from its seal (edited since it passed)"
+    return found
+
+
 __all__ = [
+    "PASS_SEAL_KEY",
+    "PASS_WAYS",
     "SEAL_KEY",
     "config_digest",
     "digest_parts",
+    "forged_passes",
     "issued_seal",
+    "mark_seals",
+    "pass_seal",
     "policy_digest_part",
     "seal_facts",
     "seal_issued",
+    "seal_pass",
+    "sealed_file",
 ]

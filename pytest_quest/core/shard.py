@@ -22,7 +22,7 @@ from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.grammar import file_problem
 from pytest_quest.core.run import FAILED, CollectionError, failed_tests, passed_tests
 
-SHARD_FORMAT = "pytest-quest-shard/1"
+SHARD_FORMAT = "pytest-quest-shard/2"
 KINDS = ("scan", "check")
 MANIFEST = "manifest.json"
 DATA = "coverage.db"
@@ -49,6 +49,10 @@ class Shard:
     source_digests: dict[str, str] = field(default_factory=dict)
     # The files to analyze (pytest-cov's data may hold more than the sources), or None: all.
     only_files: list[str] | None = None
+    # The tree the job ran in: its commit ("" outside git) and every test file
+    # of the project (relative to the rootdir -> digest), not only the job's part.
+    commit: str = ""
+    test_digests: dict[str, str] = field(default_factory=dict)
     where: str = ""
 
 
@@ -101,6 +105,8 @@ def manifest_of(shard: Shard) -> dict[str, Any]:
         "notes": list(shard.notes),
         "source_digests": dict(sorted(shard.source_digests.items())),
         "only_files": None if shard.only_files is None else sorted(shard.only_files),
+        "commit": shard.commit,
+        "test_digests": dict(sorted(shard.test_digests.items())),
         "data": {"file": DATA, "digest": shard.data_digest},
     }
     manifest["digest"] = digest_bytes(_canonical(manifest))
@@ -195,6 +201,11 @@ def read_manifest(data: Any, where: str) -> Shard:
         problem = file_problem(name)
         if problem:
             raise fields.fail(f"source_digests[{name!r}]", problem)
+    tests = fields.text_map("test_digests")
+    for name in tests:
+        problem = file_problem(name)
+        if problem:
+            raise fields.fail(f"test_digests[{name!r}]", problem)
     only = data.get("only_files")
     return Shard(
         kind=str(data["kind"]),
@@ -209,6 +220,8 @@ def read_manifest(data: Any, where: str) -> Shard:
         notes=fields.texts("notes"),
         source_digests=digests,
         only_files=None if only is None else fields.texts("only_files"),
+        commit=fields.get("commit", str),
+        test_digests=tests,
         where=where,
     )
 
@@ -260,6 +273,63 @@ def check_fits(
         raise QuestUsageError(
             f"{where} was measured with other coverage settings ({difference}): "
             "use one coverage configuration for every shard and the combine" + rootdir_hint
+        )
+
+
+def _file_difference(
+    there: Mapping[str, str], here: Mapping[str, str], named: tuple[str, str]
+) -> str:
+    """The first file whose digest differs between two sets of test files, said in words."""
+    for name in sorted(set(there) | set(here)):
+        before, now = there.get(name), here.get(name)
+        if before == now:
+            continue
+        if now is None:
+            return f"{name} is in {named[0]}, not in {named[1]}"
+        if before is None:
+            return f"{name} is in {named[1]}, not in {named[0]}"
+        return f"{name} differs between {named[0]} and {named[1]}"
+    return ""
+
+
+def check_same_tree(shards: list[Shard], *, commit: str, tests: Mapping[str, str]) -> None:
+    """A usage error naming the difference unless every shard describes this checkout.
+
+    The shards must have been made at one commit with the same test files, and
+    those must be this checkout's (`commit`, "" outside git; `tests`: its test
+    files' digests).  A shard made before a test was deleted or changed would
+    otherwise count what that test covered then.
+    """
+    first = shards[0]
+    for shard in shards[1:]:
+        if shard.commit != first.commit:
+            raise QuestUsageError(
+                f"shards {first.where} and {shard.where} were made at different commits "
+                f"({first.commit[:12] or 'outside git'} and {shard.commit[:12] or 'outside git'}): "
+                "make every shard from the same commit"
+            )
+        difference = _file_difference(
+            first.test_digests, shard.test_digests, (f"shard {first.where}", f"shard {shard.where}")
+        )
+        if difference:
+            raise QuestUsageError(
+                f"shards {first.where} and {shard.where} were made with different test files "
+                f"({difference}): make every shard from the same tree"
+            )
+    if first.commit != commit:
+        raise QuestUsageError(
+            f"shard {first.where} was made at commit {first.commit[:12] or '(outside git)'}, "
+            f"this checkout is at {commit[:12] or '(outside git)'}: run the combine in a "
+            "checkout of the commit the shards were made from"
+        )
+    difference = _file_difference(
+        first.test_digests, tests, (f"shard {first.where}", "this checkout")
+    )
+    if difference:
+        raise QuestUsageError(
+            f"shard {first.where} was made with other test files than this checkout's "
+            f"({difference}): what a deleted or changed test covered would count; make the "
+            "shards again from this tree"
         )
 
 
@@ -348,6 +418,7 @@ __all__ = [
     "Shard",
     "changed_sources",
     "check_fits",
+    "check_same_tree",
     "digest_bytes",
     "manifest_of",
     "merge",

@@ -9,7 +9,7 @@ from pytest_quest.core.environment import BEGUN_KEY, STREAK_KEY
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Event, Fact, FunctionFacts, Quest, Ratchet, State, Verdict
-from pytest_quest.core.seal import seal_issued
+from pytest_quest.core.seal import seal_issued, seal_pass
 
 
 def ensure_submittable(quest: Quest) -> None:
@@ -45,6 +45,7 @@ def apply_verdict(quest: Quest, result: GateResult, max_tries: int, now: str) ->
         quest.passed_at = now
         quest.missing_lines = []
         quest.missing_branches = []
+        seal_pass(quest, "submit")  # again by `record_pass_facts`, with what the gate measured
     elif result.verdict is Verdict.REVIEW:
         quest.state = State.REVIEW
     else:
@@ -62,6 +63,7 @@ def record_pass_facts(quest: Quest, current: FunctionFacts) -> None:
     quest.statements = current.statements
     quest.branches = current.branches
     quest.covering_tests = list(current.covering_tests)
+    seal_pass(quest, "submit")
 
 
 def _person_event(
@@ -131,6 +133,7 @@ def accept(
     quest.missing_branches = []
     if not quest.covering_tests:
         quest.covering_tests = ["(accepted by a person)"]
+    seal_pass(quest, "accept")
     quest.history.append(_person_event("accept", by, now, reason, fingerprint))
 
 

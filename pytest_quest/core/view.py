@@ -56,6 +56,8 @@ class StatusView:
     # PASS quests obtained under a weaker policy than the ratchet's (`weaker_passes`).
     weaker: list[dict[str, Any]] = field(default_factory=list)
     policy: dict[str, Any] | None = None
+    # PASS entries no judged submit, scan or person wrote (core/seal.py `forged_passes`).
+    forged: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -13,11 +13,14 @@ plus what is not committed yet: staged, unstaged and untracked files.
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.runtime_code import runtime_lines, statement_lines
 from pytest_quest.engine.base import commit_of, git, refuse_option, show_at, toplevel
 from pytest_quest.engine.source import FunctionInfo, source_functions
 
@@ -32,6 +35,13 @@ class Changes:
     commit: str  # the merge base compared against
     changed: dict[str, FunctionInfo] = field(default_factory=dict)
     new: frozenset[str] = frozenset()  # ids of functions absent at the ref
+    # Per source file (relative to the rootdir), the lines added or changed since the ref,
+    # and what each line holds that no quest covers (core/runtime_code.py): the
+    # changed-lines rule of ``--quest-require-pass`` (app/since.py).
+    lines: dict[str, frozenset[int]] = field(default_factory=dict)
+    runtime: dict[str, dict[int, tuple[str, str]]] = field(default_factory=dict)
+    # Per source file, the lines a statement starts on (for a file no test imported).
+    statements: dict[str, frozenset[int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return {"ref": self.ref, "commit": self.commit, "changed": sorted(self.changed)}
@@ -94,6 +104,10 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
             moved_from |= {(info.qualname, info.fingerprint) for info in at_ref(touched)}
     changes: dict[str, FunctionInfo] = {}
     new: set[str] = set()
+    hunks = _changed_lines(commit, top, pathspecs)
+    lines: dict[str, frozenset[int]] = {}
+    runtime: dict[str, dict[int, tuple[str, str]]] = {}
+    statements: dict[str, frozenset[int]] = {}
     for path, old_path in sorted(renamed_from.items()):
         absolute = top / path
         if absolute.suffix != ".py" or not _under(absolute, roots) or not absolute.is_file():
@@ -102,12 +116,64 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
             rel = absolute.relative_to(root).as_posix()
         except ValueError:
             continue  # a source outside the rootdir is named as scan names it: skipped here
-        now = _functions(absolute.read_bytes(), rel)
+        data = absolute.read_bytes()
+        now = _functions(data, rel)
         before = at_ref(old_path) if old_path else []
         found, fresh = compare(now, before, moved_from)
         changes.update((info.quest_id, info) for info in found)
         new |= fresh
-    return Changes(ref=ref, commit=commit, changed=changes, new=frozenset(new))
+        text = data.decode("utf-8", errors="replace")
+        # A new (or untracked) file is changed throughout; git names no hunk of an untracked one.
+        in_hunks = hunks.get(path, set()) if old_path else None
+        lines[rel] = frozenset(
+            in_hunks if in_hunks is not None else range(1, text.count("\n") + 2)
+        )
+        runtime[rel] = runtime_lines(text)
+        statements[rel] = statement_lines(text)
+    return Changes(
+        ref=ref,
+        commit=commit,
+        changed=changes,
+        new=frozenset(new),
+        lines=lines,
+        runtime=runtime,
+        statements=statements,
+    )
+
+
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def _changed_lines(commit: str, top: Path, pathspecs: list[str]) -> dict[str, set[int]]:
+    """Per file (path now, relative to the work tree's top), the lines added or changed."""
+    out = git(
+        ["diff", "-U0", "-M", "--no-ext-diff", "--no-color", "--no-prefix", commit, "--", *pathspecs],
+        top,
+        OPTION,
+    )
+    if out.returncode != 0:
+        message = out.stderr.decode(errors="replace").strip()
+        raise QuestUsageError(f"{OPTION}: git diff against {commit[:12]} failed: {message}")
+    found: dict[str, set[int]] = {}
+    current: set[int] | None = None
+    for row in out.stdout.split(b"\n"):
+        if row.startswith(b"+++ "):
+            name = row[4:].decode(errors="surrogateescape")
+            current = None if name == "/dev/null" else found.setdefault(_unquoted(name), set())
+        elif row.startswith(b"@@ ") and current is not None:
+            match = _HUNK.match(row)
+            if match:
+                start, count = int(match.group(1)), int(match.group(2) or b"1")
+                current.update(range(start, start + count))
+    return found
+
+
+def _unquoted(name: str) -> str:
+    """A path as git's diff header writes it, unquoted (git quotes names with odd bytes)."""
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        raw = codecs.escape_decode(name[1:-1].encode("utf-8", errors="surrogateescape"))[0]
+        return raw.decode("utf-8", errors="surrogateescape")
+    return name
 
 
 def _diff(

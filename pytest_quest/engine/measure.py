@@ -86,6 +86,11 @@ class MeasuredSource:
     notes: list[str] = field(default_factory=list)
     # Per measured file (relative path), per line, the passing tests that ran it.
     line_tests: dict[str, dict[int, set[str]]] = field(default_factory=dict)
+    # Per measured file: its executable lines (coverage.py's statements), those passing
+    # tests ran, and those anything ran (import too): the changed-lines rule (app/since.py).
+    statements: dict[str, frozenset[int]] = field(default_factory=dict)
+    tested_lines: dict[str, frozenset[int]] = field(default_factory=dict)
+    ran_lines: dict[str, frozenset[int]] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, FunctionFacts]:
         return {facts.quest_id: facts for facts in self.functions}
@@ -323,7 +328,11 @@ def analyze(
         data = cov.get_data()
         # Relative names (``relative_files``) are of the folder coverage.py started in.
         folder = relative_directory()
-        measured = sorted({measured_name(name, folder) for name in data.measured_files()})
+        # One file may be stored under two names (relative and absolute): both are read.
+        stored: dict[str, list[str]] = {}
+        for name in data.measured_files():
+            stored.setdefault(measured_name(name, folder), []).append(name)
+        measured = sorted(stored)
     wanted = set(only_files) if only_files is not None else None
     arcs_by_file, tests_by_file = passing_arcs(data.data_filename(), passed, folder=folder)
     failing_by_file = failing_arcs(data.data_filename(), failed or set(), folder=folder)
@@ -341,8 +350,6 @@ def analyze(
         source = read_source(Path(filename))
         functions = source_functions(rel, source)
         result.files.append(rel)
-        if not functions:
-            continue
         reporter = PythonFileReporter(filename, cov)
         clean = CoverageData(no_disk=True)
         clean.add_arcs({filename: arcs_by_file.get(filename, set())})
@@ -353,6 +360,14 @@ def analyze(
                 )
             except Exception as exc:  # coverage raises NotPython and friends
                 raise MeasurementError(f"{rel}: coverage.py could not analyze it: {exc}") from exc
+            ran = {line for name in stored[filename] for line in data.lines(name) or ()}
+        result.statements[rel] = frozenset(analysis.statements)
+        result.tested_lines[rel] = frozenset(
+            line for arc in arcs_by_file.get(filename, ()) for line in arc if line > 0
+        )
+        result.ran_lines[rel] = frozenset(ran) | result.tested_lines[rel]
+        if not functions:
+            continue
         narrower = AnalysisNarrower(analysis)
         narrower.add_regions(function.lines for function in functions)
         line_tests = tests_by_file.get(filename, {})

@@ -56,12 +56,16 @@ class MutationReport:
     phases: dict[str, float] = field(default_factory=dict)
 
     def unstable(self, first: dict[str, str] | None = None) -> list[str]:
-        """Tests whose outcome differs between runs (`first`: an earlier run's outcomes)."""
+        """Tests whose outcome differs between runs (`first`: an earlier run's outcomes).
+
+        Only outcomes observed count: a test absent from a run (not selected,
+        not collected there) is no outcome, and never makes a test flaky.
+        """
         runs = list(self.runs)
         names = sorted(set().union(*runs)) if runs else []
         found = []
         for name in names:
-            seen = {run.get(name, "missing") for run in runs}
+            seen = {run[name] for run in runs if name in run}
             if first is not None and name in first:
                 seen.add(first[name])
             if len(seen) > 1:

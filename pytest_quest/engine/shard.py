@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import sqlite3
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +39,21 @@ def environment() -> dict[str, str]:
 
     python = f"{platform.python_implementation()} {'.'.join(platform.python_version_tuple()[:2])}"
     return {"python": python, "coverage": coverage.__version__}
+
+
+def head_commit(rootdir: Path) -> str:
+    """The commit checked out at `rootdir`; "" outside a git work tree (or without git)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            cwd=rootdir,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.decode(errors="replace").strip() if out.returncode == 0 else ""
 
 
 def file_digest(path: Path) -> str | None:
@@ -209,6 +225,7 @@ __all__ = [
     "combine_data",
     "combining_measurer",
     "environment",
+    "head_commit",
     "prepare_folder",
     "read_shard",
     "source_digests",

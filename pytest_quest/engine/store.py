@@ -26,6 +26,7 @@ if sys.platform != "win32":
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Ratchet
+from pytest_quest.core.seal import mark_seals, sealed_file
 from pytest_quest.engine.store_help import (
     file_stamp,
     files_outside,
@@ -166,6 +167,7 @@ class RatchetStore:
                 ratchet = (
                     self._vetted(loads(base, str(self.path))) if base is not None else Ratchet()
                 )
+            legacy = not sealed_file(ratchet)
             result = change(ratchet)
             if base is None and ratchet == Ratchet():
                 # Nothing to record (say, the file was deleted under a `next`):
@@ -173,6 +175,10 @@ class RatchetStore:
                 return result
             try:
                 after = dump_bytes(ratchet)
+                # A write marks the PASS seals (core/seal.py); a change that changes nothing
+                # is still no write.
+                if after != before and mark_seals(ratchet, legacy=legacy):
+                    after = dump_bytes(ratchet)
             except ValueError as exc:  # NaN or Infinity: not JSON, never written
                 raise RatchetFileError(
                     str(self.path),

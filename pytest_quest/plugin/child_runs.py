@@ -127,11 +127,28 @@ class _Logged:
         self.reports.append(report)
 
 
+# A doctest's namespace as collected, by node id: doctest's runner clears it
+# after each run (``clear_globs``), so a second run of the same item would fail
+# with a NameError that no code under test caused.
+_DOCTEST_NAMESPACES: dict[str, dict[str, Any]] = {}
+
+
+def fresh_doctest(item: pytest.Item) -> None:
+    """Give a doctest item the namespace it had when collected, before each of its runs."""
+    namespace = getattr(getattr(item, "dtest", None), "globs", None)
+    if not isinstance(namespace, dict):
+        return
+    saved = _DOCTEST_NAMESPACES.setdefault(item.nodeid, dict(namespace))
+    namespace.clear()
+    namespace.update(saved)
+
+
 def run_item(item: pytest.Item) -> list[pytest.TestReport]:
     """The test's reports, then its failed subtests' (one fails the test, as in pytest; a
     skipped subtest does not make the test skipped)."""
     for cache in CACHES:
         cache.cache_clear()
+    fresh_doctest(item)
 
     logged = _Logged()
     item.config.pluginmanager.register(logged)
@@ -208,6 +225,7 @@ __all__ = [
     "Baseline",
     "MutantTimeout",
     "again_on_ast_race",
+    "fresh_doctest",
     "outcome_of",
     "quiet_hypothesis",
     "run_item",

@@ -17,22 +17,24 @@ import pytest
 
 from pytest_quest.app.audit import audit
 from pytest_quest.app.check import check
-from pytest_quest.app.context import Context, RunData, Terminal, resolve_sources
+from pytest_quest.app.context import Context, Inputs, RunData, Terminal, resolve_sources
 from pytest_quest.app.dispute import submit_or_dispute
 from pytest_quest.app.export import export
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import accept, exclude, reopen
 from pytest_quest.app.policy import change_policy
+from pytest_quest.app.preflight import preflight
 from pytest_quest.app.scan import scan
 from pytest_quest.app.shard import combine, shard_out
 from pytest_quest.app.status import status
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport, failed_tests, passed_tests
 from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.invocation import (
     answered,
@@ -41,6 +43,7 @@ from pytest_quest.plugin.invocation import (
     progress_steps,
     reporter_terminal,
     safe_lines,
+    search_for_tests,
 )
 from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
 from pytest_quest.plugin.quiet import is_quiet
@@ -51,6 +54,8 @@ from pytest_quest.report.escape import github_json
 from pytest_quest.report.json import Output, dumps
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
+# The commands whose inputs are checked before the suite runs (app/preflight.py).
+PREFLIGHT_COMMANDS = ("scan", "check", "audit")
 
 USE_CASES: dict[str, Callable[[Context], Output]] = {
     "scan": scan,
@@ -138,20 +143,37 @@ class QuestSession:
         self.worker_dir: str | None = None
         self.worker_id = ""
         self._workers_dir: str | None = None
+        # What the command read before its tests (app/preflight.py), or why it refused to run them.
+        self.inputs: Inputs | None = None
+        self.refused: QuestError | None = None
+        self.deselected = 0
 
     # -- pytest hooks --
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # Inputs are checked once, by the process that answers (not by xdist's workers).
+        if self.options.command not in PREFLIGHT_COMMANDS or self.is_worker():
+            return
+        try:
+            self.inputs = preflight(self.context())
+        except QuestError as exc:
+            self.refused = exc  # answered in pytest_sessionfinish; no test runs
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool | None:
-        if self.options.command in RUNNING_COMMANDS:
+        if self.options.command in RUNNING_COMMANDS and self.refused is None:
             return None
         return True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
-        if self.options.command in RUNNING_COMMANDS:
+        if self.options.command in RUNNING_COMMANDS and self.refused is None:
             return None
         return True
+
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
@@ -169,6 +191,9 @@ class QuestSession:
         self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
         if report.failed and report.nodeid not in self.errors:
             self.errors[report.nodeid] = error_summary(report)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += len(items)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -189,6 +214,8 @@ class QuestSession:
             combine_workers(self.measurer, self._workers_dir)
 
         def run() -> Output:
+            if self.refused is not None:
+                raise self.refused
             # pytest also says INTERRUPTED after collection errors; those are the
             # commands' to report (scan: usage error, the gate's child: FAIL).
             if session.exitstatus == pytest.ExitCode.INTERRUPTED and not self.collection_errors:
@@ -274,6 +301,9 @@ class QuestSession:
                 measured_roots=self.measured_roots(),
                 only_files=self.config.getoption("quest_measure_only", default=None),
                 errors=self.errors,
+                test_digests=digest_test_files(
+                    search_for_tests(self.config, use_args=False), self.rootdir
+                ),
             )
             return shard_out(self.context(), run)
         use_case = USE_CASES.get(command or "")
@@ -290,6 +320,8 @@ class QuestSession:
             # Only read after a collection error (pytest-cov's object may be gone).
             measured_roots=self.measured_roots() if self.collection_errors else [],
             analyze=self.measure_source if self.measurer is not None else None,
+            inputs=self.inputs,
+            deselected=self.deselected,
         )
         return build_context(
             self.config,

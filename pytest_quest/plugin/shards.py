@@ -15,10 +15,13 @@ def shard_run(
     measured_roots: list[str],
     only_files: list[str] | None,
     errors: dict[str, str],
+    test_digests: dict[str, str],
 ) -> ShardRun:
     """The job's coverage data file (saved, xdist workers' combined in), settings and notes.
 
-    `only_files` is ``--quest-measure-only`` as given (None: the measurer's own).
+    `only_files` is ``--quest-measure-only`` as given (None: the measurer's own);
+    `test_digests` the whole project's test files (testpaths, else the rootdir), not the
+    job's arguments: every shard of one tree records the same set.
     """
     if measurer is None:  # pragma: no cover - scan and check always measure
         return ShardRun(data_filename=None, config={}, errors=dict(errors))
@@ -32,6 +35,7 @@ def shard_run(
         only_files=only_files if only_files is not None else measurer.only_files(),
         notes=list(getattr(measurer, "notes", [])),
         errors=dict(errors),
+        test_digests=test_digests,
     )
 
 

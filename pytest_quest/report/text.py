@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State, arc_text
+from pytest_quest.core.seal import forged_passes
 from pytest_quest.core.view import (
     MAX_TRIES,
     SECTIONS,
@@ -158,6 +159,7 @@ def status_view(ratchet: Ratchet) -> StatusView:
         sections={title: "\n".join(lines[title]) for *_, title in SECTIONS if title in lines},
         weaker=weaker_passes(ratchet),
         policy=ratchet.policy.to_dict() if ratchet.policy is not None else None,
+        forged=forged_passes(ratchet),
     )
 
 
@@ -384,6 +386,16 @@ def _narrow_rows(files: dict[str, dict[str, int]], width: int) -> list[str]:
             f"{counts} ({sum(row.values())})", width, initial_indent="  ", subsequent_indent="  "
         )
     return lines
+
+
+def forged_lines(forged: dict[str, str]) -> list[str]:
+    """The PASS entries no judged submit, scan or person wrote, one line each."""
+    if not forged:
+        return []
+    return [
+        f"{len(forged)} PASS not written by pytest-quest's gate, a scan or a person (forged):",
+        *(f"  FORGED {qid}: {why}" for qid, why in forged.items()),
+    ]
 
 
 def weaker_lines(found: list[dict[str, Any]]) -> list[str]:

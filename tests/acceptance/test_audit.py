@@ -85,7 +85,7 @@ def test_audit_text_output_and_mutants_off(audited: Project) -> None:
     completed = run_pytest(audited.path, "--quest", "audit")
     stdout = completed.stdout.str()
     assert completed.ret == 0
-    assert "audit: 2 PASS functions checked, 1 run without being checked" in (stdout)
+    assert "audit: 2 PASS functions checked, 1 run without being checked" in stdout
     assert "src/pkg/audited.py:11: mutant survived: `return 'neg'`" not in stdout
     assert 'src/pkg/audited.py:11: mutant survived: `return "neg"`' in stdout
     code, data, _ = run_quest(audited.path, "--quest", "audit", "--quest-mutants", "off")
@@ -110,3 +110,65 @@ def test_audit_across_workers_finds_the_same(audited: Project) -> None:
         (f["id"], f["facts"], f["mutants"]) for f in one["findings"]
     ]
     assert set(two["timing"]["phases"]) >= {"baseline", "plan", "probe", "killed", "survived"}
+
+
+DOCTESTED = '''
+def add(a, b):
+    """
+    >>> add(1, 2)
+    3
+    """
+    return a + b
+'''
+
+PARAMETRIZED = """
+import pytest
+from pkg.doctested import add
+
+@pytest.mark.parametrize("a, b, total", [(1, 2, 3), (0, 0, 0), ("x", "y", "xy")])
+def test_add(a, b, total):
+    assert add(a, b) == total
+"""
+
+DOCTEST_PYPROJECT = """\
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+testpaths = ["tests", "src"]
+addopts = "--doctest-modules"
+quest_source = ["src/pkg"]
+
+[tool.coverage.run]
+branch = true
+source = ["src/pkg"]
+"""
+
+
+def test_audit_runs_doctests_and_parametrized_cases_again_without_calling_them_flaky(
+    tmp_path: Path,
+) -> None:
+    """A doctest run twice in the mutation child has its namespace back each time: it
+    passes in both runs, as it does in two plain runs, and kills the mutants it detects."""
+    project = Project(tmp_path / "project", DOCTEST_PYPROJECT)
+    project.source("doctested", DOCTESTED)
+    project.test("test_doctested", PARAMETRIZED)
+    code, data, stderr = run_quest(project.path, "--quest", "scan")
+    assert code == 0 and data["added_pass"] == [qid("doctested", "add")], stderr
+    code, data, stderr = run_quest(project.path, "--quest", "audit")
+    assert code == 0, stderr
+    assert data["audited"] == [qid("doctested", "add")]
+    assert data["findings"] == [], data["findings"]
+
+
+def test_audit_text_leads_with_one_line_per_survivor(audited: Project) -> None:
+    completed = run_pytest(audited.path, "--quest", "audit")
+    assert completed.ret == 0
+    lines = completed.stdout.lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("audit: "))
+    assert lines[start] == (
+        "audit: 2 PASS functions checked, 1 run without being checked, "
+        "0 could not be confirmed"
+    )
+    assert lines[start + 1] == (
+        f"  survived: {qid('audited', 'unchecked')}: 4 mutants at lines 9, 10, 11"
+    )
+    assert lines[start + 2] == "details:"

@@ -150,3 +150,18 @@ def test_bad_person_actions_exit_4_and_write_nothing(project: Project, done_temp
         assert result.ret == 4, args
         assert message in result.stdout.str() + result.stderr.str(), args
         assert (project.path / "quest.json").read_bytes() == before, args
+
+
+def test_a_reopened_quest_is_judged_with_tests_added_before_its_reopen(
+    project: Project, done_template: Project
+) -> None:
+    """A test committed (and rescanned) after the quest was settled is in no covering
+    list the scan kept for it: the submit after a reopen still runs it."""
+    project.fill_from(done_template)
+    project.test("test_sign", TEST_SIGN)
+    result, _ = project.run_json("--quest", "scan")
+    assert result.ret == 0
+    ret, data, _ = as_person(project, "--quest-reopen", SIGN)
+    assert ret == 0, data
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert data.get("verdict") == "PASS", data

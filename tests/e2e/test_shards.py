@@ -84,7 +84,12 @@ def comparable(path: Path) -> dict[str, Any]:
     quests = {}
     for qid, entry in view["quests"].items():
         kept = {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at")}
-        kept["extra"] = {k: v for k, v in entry.get("extra", {}).items() if k != "issued_seal"}
+        # The seals cover the issue and pass times (the clock).
+        kept["extra"] = {
+            k: v
+            for k, v in entry.get("extra", {}).items()
+            if k not in ("issued_seal", "pass_seal")
+        }
         quests[qid] = kept
     return {
         "quests": quests,

@@ -95,7 +95,18 @@ class CalcProject:
                     statements=len(info.lines), branches=len(arcs), covering_tests=tests, **missing
                 )
             )
-        return MeasuredSource(functions=functions, files=["src/pkg/calc.py"], config=dict(CONFIG))
+        rel = "src/pkg/calc.py"
+        spans = [(range(f.first, f.last + 1), bool(f.covering_tests)) for f in functions]
+        every = frozenset(line for span, _ in spans for line in span)
+        tested = frozenset(line for span, covered in spans if covered for line in span)
+        return MeasuredSource(
+            functions=functions,
+            files=[rel],
+            config=dict(CONFIG),
+            statements={rel: every},
+            tested_lines={rel: tested},
+            ran_lines={rel: every},
+        )
 
     def scan(self, covered: dict[str, list[str]] | None = None) -> dict[str, Any]:
         """Scan as a run of the tests covering `covered` (default: test_double covers double)."""

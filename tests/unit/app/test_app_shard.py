@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from app_calc import CLAMP, DOUBLE, SIGN, CalcProject
 
+from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.app.check import check
 from pytest_quest.app.context import RunData
 from pytest_quest.app.scan import scan
@@ -101,6 +102,7 @@ class Job:
             config=coverage_settings(cov, self.project.root),
             measured_roots=[str(self.project.root / "src" / "pkg")],
             errors={"tests/test_sign.py::test_negative": "AssertionError"},
+            test_digests=digest_test_files(self.project.context("scan").tests, self.project.root),
         )
 
 
@@ -109,7 +111,9 @@ def quests(project: CalcProject) -> dict[str, Any]:
     found = {}
     for qid, entry in view["quests"].items():
         kept = {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at")}
-        kept["extra"] = {k: v for k, v in entry["extra"].items() if k != "issued_seal"}
+        kept["extra"] = {
+            k: v for k, v in entry["extra"].items() if k not in ("issued_seal", "pass_seal")
+        }
         found[qid] = kept
     header = {k: v for k, v in view.items() if k not in ("quests", "scanned_at")}
     return {"quests": found, "header": header}

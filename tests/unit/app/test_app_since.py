@@ -116,7 +116,8 @@ def test_check_require_pass_passes_when_every_changed_function_is_pass(repo: Cal
 def test_a_regressed_pass_is_not_pass_and_github_gets_annotations(repo: CalcProject) -> None:
     repo.write_source(CALC.replace("return x * 2", "return 2 * x"))
     source = repo.measured({})  # no passing test covers double any more
-    run = RunData(outcomes={}, analyze=lambda: source)
+    ran = {"tests/test_other.py::test_other": "passed"}
+    run = RunData(outcomes=ran, analyze=lambda: source)
     environ = {"GITHUB_ACTIONS": "true", "GITHUB_BASE_REF": "main"}
     git(repo.root, "update-ref", "refs/remotes/origin/main", "HEAD")
     ctx = repo.context("check", run=run, require_pass=True, format="text")

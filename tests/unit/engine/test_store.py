@@ -17,6 +17,7 @@ from filelock import FileLock
 
 from pytest_quest.core.errors import LockTimeoutError, QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
+from pytest_quest.core.seal import mark_seals
 from pytest_quest.engine import codec, layout, store
 from pytest_quest.engine.codec import SCHEMA_VERSION, dumps, loads
 from pytest_quest.engine.store import RatchetStore
@@ -144,7 +145,7 @@ def test_write_is_temp_fsync_rename_fsync_folder(tmp_path: Path, monkeypatch: py
     def replace(src: str, dst: str) -> None:
         calls.append(("replace", Path(src).name))
         assert Path(src).parent == Path(dst).parent == tmp_path
-        assert Path(src).read_text() == dumps(sample_ratchet())
+        assert Path(src).read_text() == dumps(sealed(sample_ratchet()))
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "fsync", fsync)
@@ -362,7 +363,7 @@ def test_migration_machinery_upgrades_an_old_file(tmp_path: Path, monkeypatch: p
     ratchet_store.update(lambda r: None)  # re-reads (migrating again), writes v2
     assert json.loads(path.read_text())["schema"] == 2
     assert seen == [1, 1]
-    assert ratchet_store.load() == sample_ratchet()
+    assert ratchet_store.load() == sealed(sample_ratchet())
     assert seen == [1, 1]  # a v2 file is not migrated again
 
 
@@ -623,3 +624,9 @@ def test_update_reads_again_when_the_file_changed_before_the_lock(tmp_path: Path
     seen: list[str] = []
     RatchetStore(path).update(lambda r: seen.append(r.scanned_at))
     assert seen == ["2026-02-02T00:00:00Z"]
+
+
+def sealed(ratchet: Ratchet) -> Ratchet:
+    """`ratchet` as its first write stores it: PASS seals marked (core/seal.py `mark_seals`)."""
+    mark_seals(ratchet, legacy=True)
+    return ratchet
