@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,6 +186,16 @@ def parse_text(value: object, what: str) -> str:
     return text
 
 
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})")
+
+
+def parse_quest_id(value: object) -> str:
+    """A quest id; one copied from a console that shows what its encoding lacks as a
+    backslash escape (``gr\\xfc\\xdf``) is read back as the id it shows: an id holds
+    no backslash of its own (core/grammar.py), so an escape there is never literal."""
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1)[1:], 16)), parse_text(value, "quest id"))
+
+
 def check_since_option(command: str | None, since: str | None, require_pass: bool) -> None:
     """Usage errors for ``--quest-since``/``--quest-require-pass`` on a command they do not fit."""
     if require_pass and command != "check":
@@ -232,6 +243,7 @@ __all__ = [
     "parse_choice",
     "parse_count",
     "parse_seconds",
+    "parse_quest_id",
     "parse_text",
     "suggest_quest_ids",
 ]

@@ -482,7 +482,7 @@ def parsed(text: str | bytes, path: str = "quest.json") -> Any:
             path,
             f"duplicate key {exc.key!r}{codec_help.second_occurrence(text, exc.key)}: a quest id or a "
             "field appears twice in one object",
-            "keep one of the two entries (restore it from version control if unsure)",
+            "keep one of the two entries, or restore it from version control if unsure",
         ) from None
     except (ValueError, RecursionError) as exc:
         where = ""

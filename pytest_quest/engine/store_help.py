@@ -218,7 +218,7 @@ def unwritable(path: Path) -> RatchetFileError | None:
     return RatchetFileError(
         str(path),
         "cannot be written by this user",
-        "give this user write access to it (its owner or group) to record results",
+        "give this user write access to it, as its owner or through its group, to record results",
     )
 
 

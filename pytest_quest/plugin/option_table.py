@@ -17,6 +17,7 @@ from pytest_quest.app.options import (
     VERIFY_MODES,
     parse_choice,
     parse_count,
+    parse_quest_id,
     parse_seconds,
     parse_text,
 )
@@ -122,7 +123,7 @@ _OPTIONS: list[_Option] = [
     _option(
         "--quest-id",
         ini_type="string",
-        parse=partial(parse_text, what="quest id"),
+        parse=parse_quest_id,
         metavar="ID",
         help="act on this quest instead of the active one (next, submit)",
     ),

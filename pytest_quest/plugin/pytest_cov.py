@@ -48,9 +48,11 @@ def use_tracing_core() -> None:
     ``COVERAGE_CORE`` wins over ``[run] core``, so a project configured for
     the sys.monitoring core (which records a line for the first test only)
     still measures per test; xdist workers inherit it. Only the core changes:
-    what is measured, and pytest-cov's report, stay the same.
+    what is measured, and pytest-cov's report, stay the same. A tracing core
+    chosen already (``COVERAGE_CORE=pytrace``) is kept.
     """
-    os.environ["COVERAGE_CORE"] = tracing_core()
+    if os.environ.get("COVERAGE_CORE") not in ("ctrace", "pytrace"):
+        os.environ["COVERAGE_CORE"] = tracing_core()
 
 
 def borrow_pytest_cov(config: pytest.Config, sources: list[Path]) -> BorrowedCoverage:

@@ -41,3 +41,9 @@ def test_text_output_escapes_what_the_console_cannot_write(
     shown = project.run("--quest", "next").stdout.str()
     assert "quest src/pkg/greet.py::gr\\xfc\\xdfe" in shown
     assert 'return "caf\\xe9 \\u2713"' in shown
+    # The id as shown, copied from the suggested submit command, names the quest.
+    submit = next(line for line in shown.splitlines() if "submit: pytest --quest submit" in line)
+    copied = submit.split("--quest-id ", 1)[1].strip("'")
+    result, data = project.run_json("--quest", "next", "--quest-id", copied)
+    assert result.ret == 0, result.stderr.str()
+    assert data["quest"]["id"] == "src/pkg/greet.py::grüße"

@@ -18,6 +18,7 @@ from pytest_quest.app.options import (
     MAX_SECONDS,
     parse_choice,
     parse_count,
+    parse_quest_id,
     parse_seconds,
     parse_text,
 )
@@ -127,6 +128,14 @@ def test_text_is_not_empty_and_holds_no_nul(value: str, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_text(value, "quest id")
     assert str(caught.value) == message
+
+
+def test_a_quest_id_copied_from_an_ascii_console_is_read_back() -> None:
+    assert parse_quest_id("src/a.py::gr\\xfc\\xdf") == "src/a.py::grüß"
+    assert parse_quest_id("src/a.py::caf\\u00e9.\\U0001d4b3") == "src/a.py::café.𝒳"
+    assert parse_quest_id("src/a.py::plain") == "src/a.py::plain"
+    with pytest.raises(ValueError, match="expected a quest id"):
+        parse_quest_id(" ")
 
 
 def test_text_is_kept_as_given() -> None:

@@ -77,3 +77,20 @@ def test_no_message_counts_a_placeholder_in_a_fixed_plural() -> None:
         if re.search(r"\{\} (functions|quests|tests|files|lines|questions|answers|verifiers)\b", text)
     ]
     assert not fixed, "count with core.words.counted instead:\n" + "\n".join(fixed)
+
+
+def test_no_fix_of_a_ratchet_file_error_nests_parentheses() -> None:
+    """`RatchetFileError` shows its fix in parentheses: a fix holding its own would nest them."""
+    nested = []
+    for path in sorted((paths.ROOT / "pytest_quest").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", "")) == "RatchetFileError"
+                and len(node.args) >= 3
+            ):
+                continue
+            for part in ast.walk(node.args[2]):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str) and "(" in part.value:
+                    nested.append(f"{path.relative_to(paths.ROOT)}:{node.lineno}: {part.value!r}")
+    assert not nested, "\n".join(nested)
