@@ -93,6 +93,8 @@ class CallObserver:
         # arguments cannot be copied is not kept.
         self.keep = keep
         self.kept: list[dict[str, Any]] = []
+        #: Calls whose arguments could not be copied (not kept).
+        self.uncopied = 0
         self.usable = True
         self._previous: Any = None
         self._tracer = self._global  # one bound method: compared by identity on exit
@@ -165,8 +167,8 @@ class CallObserver:
         names = code.co_varnames[: _parameter_count(code)]
         try:
             self.kept.append(copy.deepcopy({name: local[name] for name in names if name in local}))
-        except Exception:  # a lock, a file, a project's __deepcopy__: not kept
-            pass
+        except Exception:  # a generator, a lock, a file, a project's __deepcopy__: not kept
+            self.uncopied += 1
 
     def _ended(self, args: str, value: Any, state: dict[str, Any]) -> None:
         exception = state["exception"]

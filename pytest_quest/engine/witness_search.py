@@ -456,7 +456,9 @@ def _like(value: Any, st: Any, depth: int) -> Any:
     if isinstance(value, bool):
         return st.booleans()
     if isinstance(value, int):
-        return st.integers()
+        # Near the recorded value and near zero first (a boundary, a step of 2), then any.
+        near = max(8, 2 * abs(value)) if abs(value) < 10**6 else 8
+        return st.integers(-near, near) | st.integers()
     if isinstance(value, float):
         return st.floats(allow_nan=False)
     if isinstance(value, str):

@@ -421,6 +421,8 @@ def _mutant(
             kept = watch.kept.get(witness.nodeid)
             if kept is None:
                 why = "the function's calls could not be observed"
+            elif not kept and watch.uncopied.get(witness.nodeid):
+                why = "the arguments of its calls could not be copied (an iterator, a lock, a file)"
             elif not kept:
                 why = "no call of the function by a covering test was seen in this process"
         entry["search"] = searched(watch, witness, None if why else live, why)

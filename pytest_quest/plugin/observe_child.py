@@ -49,8 +49,10 @@ class Watch:
         self.run = run
         # The original's two runs per test, made once for all the function's survivors.
         self._originals: dict[str, tuple[list[Call] | None, list[Call] | None]] = {}
-        # The arguments of the original's calls per test, deep-copied as given.
+        # The arguments of the original's calls per test, deep-copied as given,
+        # and how many calls' arguments could not be copied.
         self.kept: dict[str, list[dict[str, Any]]] = {}
+        self.uncopied: dict[str, int] = {}
 
     @functools.cached_property
     def where(self) -> tuple[str, int] | None:
@@ -74,6 +76,7 @@ class Watch:
             return None
         if keep:
             self.kept[item.nodeid] = observer.kept
+            self.uncopied[item.nodeid] = observer.uncopied
         return observer.calls
 
     def original(self, item: pytest.Item) -> tuple[list[Call] | None, list[Call] | None]:
