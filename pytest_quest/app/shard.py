@@ -25,7 +25,14 @@ from pytest_quest.app.context import Context, RunData, refuse_collection_errors,
 from pytest_quest.app.scan import scan
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.run import FAILED
-from pytest_quest.core.shard import Shard, changed_sources, check_fits, check_same_tree, merge
+from pytest_quest.core.shard import (
+    Shard,
+    changed_sources,
+    check_fits,
+    check_same_tree,
+    check_tests_present,
+    merge,
+)
 from pytest_quest.engine import shard as shards
 from pytest_quest.engine.measure import MeasuredSource, analyze, coverage_settings, quiet_coverage
 from pytest_quest.engine.source import relpath
@@ -153,6 +160,8 @@ def combine(ctx: Context) -> Output:
             commit=shards.head_commit(ctx.rootdir),
             tests=digest_test_files(ctx.tests, ctx.rootdir),
         )
+        named = {nodeid.split("::")[0] for shard in read for nodeid in shard.outcomes}
+        check_tests_present(read, {name for name in named if (ctx.rootdir / name).is_file()})
         merged = merge(read)
         changed_sources(merged, shards.source_digests(ctx.rootdir, sorted(merged.source_digests)))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -333,6 +333,23 @@ def check_same_tree(shards: list[Shard], *, commit: str, tests: Mapping[str, str
         )
 
 
+def check_tests_present(shards: list[Shard], present: Collection[str]) -> None:
+    """A usage error naming a test a shard ran whose file is not in this checkout.
+
+    `present`: the files (relative to the rootdir) of the shards' node ids that
+    exist here.  A shard whose manifest was re-sealed with this checkout's test
+    digests still names the tests it ran: one from a deleted file cannot count.
+    """
+    for shard in shards:
+        for nodeid in sorted(shard.outcomes):
+            path = nodeid.split("::")[0]
+            if path not in present:
+                raise QuestUsageError(
+                    f"shard {shard.where} ran {nodeid}, whose file {path} is not in this "
+                    "checkout: make the shards again from this tree"
+                )
+
+
 def merge(shards: list[Shard]) -> MergedRun:
     """The run of the whole suite the shards' runs add up to (shards already checked to fit).
 
@@ -419,6 +436,7 @@ __all__ = [
     "changed_sources",
     "check_fits",
     "check_same_tree",
+    "check_tests_present",
     "digest_bytes",
     "manifest_of",
     "merge",

@@ -8,12 +8,14 @@ stand in for a test that is gone.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_quest.core.shard import MANIFEST, manifest_of, read_manifest
 from tests.support.gitrepo import commit_all, init_repo
 from tests.support.projects import DOUBLE, SIGN, TEST_DOUBLE, TEST_SIGN, Project, calc_project
 
@@ -91,3 +93,24 @@ def test_shards_of_another_commit_than_the_checkout_are_refused(project: Project
     result, data = project.run_json("--quest", "combine", "shard-1")
     assert result.ret == 4, data
     assert "was made at commit" in data["error"] and "this checkout is at" in data["error"]
+
+
+def test_a_shard_resealed_with_this_checkouts_test_digests_still_names_its_deleted_test(
+    project: Project,
+) -> None:
+    """The digests are no signature: a manifest re-sealed with the checkout's test digests
+    passes the tree check, and the tests it ran still name a file that is gone."""
+    assert shard(project, "shard-1", "tests/test_sign.py")[0] == 0
+    (project.path / "tests" / "test_sign.py").unlink()
+    assert shard(project, "shard-2", "tests/test_double.py")[0] == 0
+    now = read_manifest(json.loads((project.path / "shard-2" / MANIFEST).read_text()), "2")
+    path = project.path / "shard-1" / MANIFEST
+    stale = read_manifest(json.loads(path.read_text()), "1")
+    stale.test_digests = now.test_digests
+    path.write_text(json.dumps(manifest_of(stale), indent=1, sort_keys=True))
+    result, data = project.run_json("--quest", "combine", "shard-1", "shard-2")
+    assert result.ret == 4, data
+    assert (
+        "shard shard-1 ran tests/test_sign.py::test_sign, whose file tests/test_sign.py "
+        "is not in this checkout" in data["error"]
+    )
