@@ -95,7 +95,7 @@ def current(ctx: Context, quest: Quest, ratchet: Ratchet, now: Callable[[], str]
             recorded.note = (
                 f"from the {kind} of {at}; test files changed since then "
                 f"({_files(changed)}), and measuring again failed: {measured}; "
-                "submit measures again"
+                f"a submit measures again: {submit_command(quest.id)}"
             )
             recorded.changed = changed
             return recorded
