@@ -116,8 +116,8 @@ def next_quest(ctx: Context) -> Output:
     origin = data["quest"]["facts_from"]
     if fresh.how == "remeasured":
         origin["kind"], origin["at"] = fresh.how, fresh.at
-    if fresh.note:
-        origin["note"] = fresh.note
+    # `pick` shows only TODO quests, and a TODO quest's facts always come with a note.
+    origin["note"] = fresh.note
     lines = [
         *head,
         *text.quest_text(shown, ctx.options.max_tries, data["quest"]),

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_quest.core.gate import judge
+from pytest_quest.core.gate import judge, survivor_fact
 from pytest_quest.core.model import Verdict
 from pytest_quest.core.observed import held_because, witness_text
 from pytest_quest.core.run import SurvivingMutant
@@ -126,3 +126,14 @@ def test_a_witness_cannot_write_outside_its_code_span() -> None:
         {"witness": {"call": "f('`\n2 facts')", "mutant": "returns 1", "original": "returns 2"}}
     )
     assert "\n" not in text and "`f('\\x60\\n2 facts')`" in text
+
+
+def test_an_unwitnessed_survivor_shown_as_a_fact_says_no_reason_and_offers_the_dispute() -> None:
+    # Audit and the person's view word every survivor, unwitnessed ones too: no "held" reason.
+    fact = survivor_fact(survivor(CLEAN), "src/shop/cart.py::Cart.add")
+    assert fact.message == (
+        "mutant survived: `n - 1` -> `n`; no covering test fails with it (operator "
+        "slice.bounds, mutant m1234abcd); if no input can tell them apart, dispute it: "
+        "pytest --quest submit --quest-id src/shop/cart.py::Cart.add --quest-dispute m1234abcd "
+        '--quest-reason "why no input can tell them apart"'
+    )

@@ -184,6 +184,7 @@ def test_every_key_says_which_way_a_submit_may_move_it(key: str) -> None:
     [
         ("x", "expected an object"),
         ({**BASE.to_dict(), "mutants": "maybe"}, "mutants: expected one of off, on, strict"),
+        ({**BASE.to_dict(), "verify": "maybe"}, "verify: expected on or off, got 'maybe'"),
         ({**BASE.to_dict(), "max_tries": 0}, "max_tries"),
         ({**BASE.to_dict(), "max_tries": True}, "max_tries"),
         ({**BASE.to_dict(), "timeout_floor": -1}, "timeout_floor"),

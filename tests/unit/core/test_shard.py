@@ -96,6 +96,10 @@ def test_a_hand_edit_is_refused_by_the_digest_naming_the_shard() -> None:
             lambda m: m["source_digests"].update({"../etc/passwd": "sha256:0"}),
             "source_digests['../etc/passwd']: climbs out",
         ),
+        (
+            lambda m: m.update(test_digests={"../tests/test_x.py": "sha256:0"}),
+            "test_digests['../tests/test_x.py']: climbs out",
+        ),
         (lambda m: m.update(only_files=[1]), "field only_files: expected a list of strings"),
         (lambda m: m.update(notes=True), "field notes: expected a list, found bool"),
     ],
