@@ -10,6 +10,7 @@ from typing import Any
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.deep_checks import fill_mutation_evidence
 from pytest_quest.app.policy import passed_since, since_time
+from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import (
     Evidence,
@@ -58,6 +59,7 @@ def audit(ctx: Context) -> Output:
             "--quest-mutants off (or the quest_mutants ini option) to audit"
         )
     ratchet = load_ratchet(ctx)
+    enter_sandbox(ctx, ratchet.policy)
     source = measured(ctx)
     report = audit_functions(ctx, ratchet, source.functions, source.line_tests)
     data = {

@@ -19,6 +19,7 @@ from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.environment import begin_submit, outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.core.environment import with_signal_attempts
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
@@ -28,6 +29,7 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
 from pytest_quest.core.states import apply_verdict, ensure_submittable, record_pass_facts
 from pytest_quest.core.tamper import find_tamper_signs
+from pytest_quest.engine import sandbox
 from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.mutation import MutationReport
@@ -138,6 +140,8 @@ def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
     ctx.options = with_policy(
         ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir
     )
+    # No sandbox where the policy requires one: exit 4 before anything is recorded.
+    enter_sandbox(ctx, ctx.options.policy)
     quest_id = ctx.options.quest_id
     if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
         raise QuestUsageError(
@@ -390,6 +394,7 @@ def record(
             return State.TODO, fresh
         assert target is not None
         ensure_policy(fresh, ctx.options, ctx.rootdir)
+        target.sandbox = sandbox.active_name()
         cause = outside_cause(judgement.run, judgement.result, judgement.mutation)
         if cause[0]:
             state, judgement.result, judgement.environment = record_outside_failure(

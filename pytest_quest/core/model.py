@@ -245,6 +245,9 @@ class Quest:
     config_digest: str | None = None
     #: The lines coverage's partial-branch patterns matched at issue, stripped (sealed).
     partial_lines: list[str] | None = None
+    #: Which kernel sandbox the last judgement ran in (engine/sandbox.py:
+    #: ``bwrap``, ``landlock``, or ``none`` for unsandboxed).
+    sandbox: str | None = None
     #: Anything else recorded in ``extra``, kept as found.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -290,6 +293,7 @@ EXTRA_FIELDS = (
     "passed_policy",
     "config_digest",
     "partial_lines",
+    "sandbox",
 )
 
 

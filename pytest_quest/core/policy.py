@@ -34,11 +34,21 @@ KEYS = (
     "sources",
     "environment_failures",
     "subprocesses",
+    "sandbox",
 )
+
+#: The values of the ``sandbox`` key: judge only inside a kernel sandbox, or without one.
+SANDBOX_REQUIRED, SANDBOX_OFF = "required", "off"
+SANDBOX_VALUES = (SANDBOX_REQUIRED, SANDBOX_OFF)
 
 #: Keys added after policies were first recorded, with the value a policy without them has.
 #: (as `to_dict` writes them).
-LATER_KEYS: dict[str, Any] = {"environment_failures": 3, "subprocesses": "on"}
+LATER_KEYS: dict[str, Any] = {
+    "environment_failures": 3,
+    "subprocesses": "on",
+    # A policy recorded before judged runs were sandboxed judges as it did: unsandboxed.
+    "sandbox": SANDBOX_OFF,
+}
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,10 @@ class GatePolicy:
     environment_failures: int = 3
     #: Measure the processes the tests start and apply mutants there (issue 19).
     subprocesses: bool = True
+    #: Judge only inside a kernel sandbox (engine/sandbox.py): ``required`` or
+    #: ``off`` (unsandboxed; the judge's own detection only).  A scan records
+    #: ``required`` where a sandbox starts.
+    sandbox: str = SANDBOX_OFF
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +90,7 @@ class GatePolicy:
             "sources": list(self.sources),
             "environment_failures": self.environment_failures,
             "subprocesses": "on" if self.subprocesses else "off",
+            "sandbox": self.sandbox,
         }
 
     def shown(self, key: str) -> str:
@@ -171,6 +186,10 @@ def parse_value(key: str, value: Any) -> Any:
         return names
     if key == "sources":
         return _names(key, value)
+    if key == "sandbox":
+        if value not in SANDBOX_VALUES:
+            raise PolicyError(f"{key}: expected required or off, got {value!r}")
+        return value
     if key in ("max_tries", "stability_reruns", "environment_failures"):
         return _int(key, value, low=0 if key == "stability_reruns" else 1)
     if key == "timeout_floor":
@@ -220,7 +239,7 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
     floor (a gate run stopped sooner has less to show), fewer stability reruns,
     verification off when on, a higher verification threshold (or the majority
     instead of a number), different sources (other code is judged), more
-    environment failures in a row before REVIEW.
+    environment failures in a row before REVIEW, no sandbox when one is required.
     """
     found = []
     if recorded.mutants and not requested.mutants:
@@ -250,6 +269,8 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("environment_failures")
     if recorded.subprocesses and not requested.subprocesses:
         found.append("subprocesses")
+    if recorded.sandbox == SANDBOX_REQUIRED and requested.sandbox != SANDBOX_REQUIRED:
+        found.append("sandbox")
     return found
 
 
@@ -300,6 +321,9 @@ __all__ = [
     "LATER_KEYS",
     "OPERATORS",
     "POLICY_ACTION",
+    "SANDBOX_OFF",
+    "SANDBOX_REQUIRED",
+    "SANDBOX_VALUES",
     "GatePolicy",
     "PolicyError",
     "change",

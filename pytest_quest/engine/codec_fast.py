@@ -126,6 +126,7 @@ EXTRA_TYPES: dict[str, tuple[type, ...]] = {
     "passed_policy": (str,),
     "config_digest": (str,),
     "partial_lines": (list,),
+    "sandbox": (str,),
 }
 _MUTABLE = (dict, list)
 # Fields of `Quest` whose class gives their default (TODO, 0, "", False): set when not.
