@@ -140,8 +140,7 @@ def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
     ctx.options = with_policy(
         ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir
     )
-    # No sandbox where the policy requires one: exit 4 before anything is recorded.
-    enter_sandbox(ctx, ctx.options.policy)
+    enter_sandbox(ctx, ctx.options.policy)  # none where one is required: exit 4, nothing recorded
     quest_id = ctx.options.quest_id
     if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
         raise QuestUsageError(

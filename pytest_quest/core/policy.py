@@ -93,6 +93,17 @@ class GatePolicy:
             "sandbox": self.sandbox,
         }
 
+    def stored(self) -> dict[str, Any]:
+        """`to_dict` as the ratchet file stores it: ``sandbox`` left out while ``off``.
+
+        A file written before the key existed reads as ``off`` (`LATER_KEYS`)
+        and is written back byte for byte.
+        """
+        data = self.to_dict()
+        if data["sandbox"] == LATER_KEYS["sandbox"]:
+            del data["sandbox"]
+        return data
+
     def shown(self, key: str) -> str:
         """One value as a message quotes it (``mutants=on``)."""
         value: Any = self.to_dict()[key]
