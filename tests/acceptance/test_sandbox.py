@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.acceptance.test_hostile_s25 import LEVEL, SIGN, SOURCE
-from tests.support.attacks import attack_fixtures, scanned_copy, submit
+from tests.support.attacks import attack_fixtures, checks, scanned_copy, submit
 from tests.support.projects import Project, scanned_template
 from tests.support.runner import run_quest
 
@@ -40,7 +40,15 @@ NO_ASSERT = """
 
 
 def write_test(root: Path, source: str, name: str = "test_attack.py") -> None:
-    (root / "tests" / name).write_text(textwrap.dedent(source))
+    text = textwrap.dedent(source)
+    compile(text, name, "exec")  # an attack that does not even collect proves nothing
+    (root / "tests" / name).write_text(text)
+
+
+def judged(data: dict[str, object]) -> str:
+    """The verdict of a submit whose tests were collected (an attack that is not, proves nothing)."""
+    assert "collection.error" not in checks(data), data  # type: ignore[arg-type]
+    return str(data["verdict"])
 
 
 def forced(monkeypatch: pytest.MonkeyPatch, engines: str) -> None:
@@ -69,8 +77,9 @@ ORACLE = SITE / "_pq_sandbox_oracle.py"
 OWN_PTH = SITE / "_pq_sandbox_attack.pth"
 
 # The plugin the planted start-up code loads in every later pytest: after each
-# test it compares the live `sign` with the one on disk and fails the test when
-# they differ, so every mutant is "killed" by a test that checks nothing.
+# test it compares the live `sign` with its answers saved when it was planted
+# (`ANSWERS`, the original's) and fails the test when they differ, so every
+# mutant is "killed" by a test that checks nothing.
 ORACLE_SOURCE = '''
 import pytest
 
@@ -81,11 +90,8 @@ def pytest_runtest_call(item):
         import pkg.calc as live
     except ImportError:
         return
-    namespace = {}
-    with open(live.__file__) as handle:
-        exec(compile(handle.read(), live.__file__, "exec"), namespace)
-    for x in (-3, -1, 0, 1, 4):
-        if live.sign(x) != namespace["sign"](x):
+    for x, answer in ANSWERS.items():
+        if live.sign(x) != answer:
             outcome.force_exception(AssertionError("the planted oracle"))
             return
 '''
@@ -96,13 +102,24 @@ PLANT = f"""
     HACK = {str(HACK)!r}
     ORACLE = {str(ORACLE)!r}
     OWN_PTH = {str(OWN_PTH)!r}
-    LINE = "\\nimport os; os.environ.setdefault('PYTEST_PLUGINS', '_pq_sandbox_oracle')\\n"
+    # Only in the gate's children (their command line has the channel): the judge
+    # itself refuses to start with a plugin variable set.
+    START = (
+        "import os; open('/proc/self/cmdline', 'rb').read().count(b'--quest-channel')"
+        " and os.environ.setdefault('PYTEST_PLUGINS', '_pq_sandbox_oracle')\\n"
+    )
+    LINE = "\\n" + START
+
+    ORACLE_SOURCE = {ORACLE_SOURCE!r}
 
     def test_plant():
+        from pkg.calc import sign
+
+        answers = {{x: sign(x) for x in (-3, -1, 0, 1, 4)}}
         for write in (
-            lambda: open(ORACLE, "w").write({ORACLE_SOURCE!r}),
+            lambda: open(ORACLE, "w").write(ORACLE_SOURCE + f"ANSWERS = {{answers!r}}\\n"),
             lambda: open(HACK, "a").write(LINE) if os.path.exists(HACK) else None,
-            lambda: open(OWN_PTH, "w").write("import os; os.environ.setdefault('PYTEST_PLUGINS', '_pq_sandbox_oracle')\\n"),
+            lambda: open(OWN_PTH, "w").write(START),
         ):
             try:
                 write()
@@ -136,7 +153,7 @@ def test_start_up_code_planted_in_the_environment_does_not_reach_the_next_judgem
     (scanned / "tests" / "test_level_plant.py").unlink()
     write_test(scanned, NO_ASSERT)
     second = submit(scanned, SIGN)
-    assert second["verdict"] != "PASS", second["quest"]["facts"]
+    assert judged(second) != "PASS", second["quest"]["facts"]
     assert second["sandbox"] == engine
 
 
@@ -145,8 +162,12 @@ def test_start_up_code_planted_in_the_environment_does_not_reach_the_next_judgem
 CACHE_SNAPSHOT = Path.home() / ".cache" / "pq-sandbox-attack" / "sign.json"
 
 
-def snapshot_test(path: str) -> str:
-    """A test of `sign` against a snapshot of its own answers at `path`, written by rename."""
+def snapshot_test(path: str, *, failing: bool = False) -> str:
+    """A test of `sign` against a snapshot of its own answers at `path`, written by rename.
+
+    `failing`: with a second test that fails (the submission that plants the snapshot).
+    """
+    fails = "\n        def test_fails():\n            assert False\n" if failing else ""
     return f"""
         import json, os, tempfile
         from pkg.calc import sign
@@ -167,7 +188,7 @@ def snapshot_test(path: str) -> str:
                 os.replace(temporary, SNAPSHOT)
             except OSError:
                 pass
-    """
+        {fails}"""
 
 
 @pytest.fixture
@@ -183,11 +204,11 @@ def test_a_snapshot_renamed_into_the_user_cache_does_not_reach_a_later_submit(
     # Without a sandbox: the snapshot written during one submit (of another quest,
     # whose test then fails) was, in the next, a file made before the submission,
     # and every mutant differed from it: PASS.
-    write_test(scanned, snapshot_test(str(CACHE_SNAPSHOT)) + "\n    def test_fails():\n        assert False\n")
+    write_test(scanned, snapshot_test(str(CACHE_SNAPSHOT), failing=True))
     submit(scanned, LEVEL)
     assert not CACHE_SNAPSHOT.exists()
     data = submit(scanned, SIGN)
-    assert data["verdict"] != "PASS", data["quest"]["facts"]
+    assert judged(data) != "PASS", data["quest"]["facts"]
 
 
 def test_a_snapshot_renamed_into_the_project_does_not_reach_a_later_submit(
@@ -197,11 +218,11 @@ def test_a_snapshot_renamed_into_the_project_does_not_reach_a_later_submit(
     # docs/sandbox.md): what one submit writes in the project is gone for the next.
     forced(monkeypatch, "bwrap")
     snapshot = scanned / "tests" / "snapshots" / "sign.json"
-    write_test(scanned, snapshot_test(str(snapshot)) + "\n    def test_fails():\n        assert False\n")
+    write_test(scanned, snapshot_test(str(snapshot), failing=True))
     submit(scanned, LEVEL)
     assert not snapshot.exists()
     data = submit(scanned, SIGN)
-    assert data["verdict"] != "PASS", data["quest"]["facts"]
+    assert judged(data) != "PASS", data["quest"]["facts"]
 
 
 def test_a_snapshot_renamed_into_place_within_one_submit_is_not_pass(
@@ -213,10 +234,10 @@ def test_a_snapshot_renamed_into_place_within_one_submit_is_not_pass(
     snapshot = scanned / "tests" / "snapshots" / "sign.json"
     write_test(scanned, snapshot_test(str(snapshot)))
     data = submit(scanned, SIGN)
-    assert data["verdict"] in ("FAIL", "REVIEW"), data["quest"]["facts"]
+    assert judged(data) in ("FAIL", "REVIEW"), data["quest"]["facts"]
 
 
-# --- the judge out of reach -------------------------------------------------------
+# --- the judge out of reach (never pid 1: unsandboxed, it is the machine's init) ------------
 
 # Kills, from a program the test starts (no audit hook sees it), every process
 # above the gate's own pytest up to the judge: the reaping shim and the judge.
@@ -250,11 +271,10 @@ SIGNAL_THE_JUDGE = f"""
 
     def test_sign():
         subprocess.run([sys.executable, "-c", {KILL_THE_JUDGE!r}])
-        for target in (os.getppid(), 1):
-            try:
-                os.kill(target, signal.SIGTERM)
-            except OSError:
-                pass
+        try:
+            os.kill(os.getppid(), signal.SIGTERM)
+        except OSError:
+            pass
         try:
             os.killpg(os.getpgid(os.getppid()), signal.SIGTERM)
         except OSError:
@@ -274,7 +294,7 @@ def test_a_test_that_signals_the_judge_and_its_shim_leaves_the_judge_to_give_a_v
     forced(monkeypatch, "bwrap")
     write_test(scanned, SIGNAL_THE_JUDGE)
     data = submit(scanned, SIGN)
-    assert data["verdict"] == "FAIL", data
+    assert judged(data) == "FAIL", data
     assert data["sandbox"] == "bwrap"
 
 
