@@ -9,6 +9,9 @@ Each round then submits the demo's test for ``Cart.add`` in a fresh copy of
 each, side by side: unsandboxed, in bwrap, in Landlock (forced through
 ``PYTEST_QUEST_SANDBOX_ENGINES``), in that order, and prints every wall time
 and the medians with each engine's difference to the unsandboxed submit.
+First it times what each engine adds to one process start (a submit starts
+two gate children and the fresh runs inherit their sandbox): ``python -c
+pass`` 20 times plain, in bwrap, in Landlock, confined like a gate child.
 """
 
 from __future__ import annotations
@@ -61,6 +64,41 @@ def submit(python: str, template: Path, work: Path, engines: str) -> tuple[float
     return wall, str(data.get("verdict")), str(data.get("sandbox"))
 
 
+def start_cost(python: str, folder: Path, times: int = 20) -> None:
+    """Median wall of `times` starts of ``python -c pass`` per engine, printed."""
+    import os
+    import subprocess
+    import time
+
+    from pytest_quest.engine import sandbox
+
+    project, scratch = folder / "start-project", folder / "start-scratch"
+    project.mkdir()
+    scratch.mkdir()
+    confined = sandbox.Confinement(project=project, scratch=scratch)
+    wrappers: dict[str, sandbox.Sandbox | None] = {"plain": None}
+    binary = sandbox.bwrap_path()
+    if binary is not None:
+        wrappers["bwrap"] = sandbox.Bubblewrap(binary)
+    if sandbox.landlock_abi() >= 1:
+        wrappers["landlock"] = sandbox.Landlock(sandbox.landlock_abi())
+    print(f"one start of `python -c pass`, median of {times}:")
+    base = 0.0
+    for label, engine in wrappers.items():
+        command = [python, "-c", "pass"]
+        if engine is not None:
+            command = engine.wrap(command, confined)
+        walls = []
+        for _ in range(times):
+            started = time.perf_counter()
+            subprocess.run(command, check=True, cwd=project, env=dict(os.environ))
+            walls.append(time.perf_counter() - started)
+        middle = statistics.median(walls) * 1000
+        base = base or middle
+        print(f"  {label:12} {middle:6.1f} ms  ({middle - base:+.1f} ms)")
+    print()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--python", default=sys.executable)
@@ -69,6 +107,7 @@ def main() -> int:
     walls: dict[str, list[float]] = {label: [] for label, _, _ in SETUPS}
     with tempfile.TemporaryDirectory(prefix="sandbox-cost-") as name:
         folder = Path(name)
+        start_cost(args.python, folder)
         templates = {
             "off": scanned(args.python, folder, ""),
             "required": scanned(args.python, folder, None),

@@ -44,6 +44,7 @@ def status(ctx: Context) -> Output:
         ],
         "policy": ratchet.policy.to_dict() if ratchet.policy is not None else None,
         "weaker_policy_passes": found,
+        "judged_in": text.judged_in(ratchet),
     }
     lines = []
     if changes is not None:
@@ -72,6 +73,7 @@ def _data(view: StatusView, active: str | None) -> dict[str, Any]:
         "quests": [],
         "policy": view.policy,
         "weaker_policy_passes": view.weaker,
+        "judged_in": view.judged_in,
     }
 
 

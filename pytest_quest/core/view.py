@@ -41,6 +41,9 @@ class StatusView:
     # PASS quests obtained under a weaker policy than the ratchet's (`weaker_passes`).
     weaker: list[dict[str, Any]] = field(default_factory=list)
     policy: dict[str, Any] | None = None
+    # Judged quests by the sandbox of their last judgement (engine/sandbox.py; "none":
+    # unsandboxed), sorted by name.
+    judged_in: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass

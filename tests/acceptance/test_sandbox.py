@@ -21,7 +21,7 @@ import pytest
 from tests.acceptance.test_hostile_s25 import LEVEL, SIGN, SOURCE
 from tests.support.attacks import attack_fixtures, checks, scanned_copy, submit
 from tests.support.projects import Project, scanned_template
-from tests.support.runner import run_quest
+from tests.support.runner import run_pytest, run_quest
 
 pytestmark = pytest.mark.slow
 
@@ -365,6 +365,8 @@ def test_honest_tests_that_write_files_start_processes_and_pools_pass(
     assert data["verdict"] == "PASS", data["quest"]["facts"]
     assert data["sandbox"] == engine
     assert data["quest"]["extra"]["sandbox"] == engine
+    _, status, _ = run_quest(scanned, "--quest", "status")
+    assert status["judged_in"] == {engine: 1}
     if engine == "bwrap":
         assert not (scanned / "written_in_the_project.txt").exists()  # the layer is thrown away
 
@@ -445,3 +447,6 @@ def test_sandbox_off_judges_unsandboxed_and_every_verdict_says_so(
     by_id = {quest["id"]: quest for quest in status["quests"]}
     assert by_id[SIGN]["extra"]["sandbox"] == "none"
     assert "sandbox" not in by_id[LEVEL].get("extra", {})  # never judged
+    assert status["judged_in"] == {"none": 1}
+    result = run_pytest(root, "--quest", "status")
+    assert "last judged: unsandboxed 1" in result.stdout.str()
