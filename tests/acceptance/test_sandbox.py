@@ -450,3 +450,13 @@ def test_sandbox_off_judges_unsandboxed_and_every_verdict_says_so(
     assert status["judged_in"] == {"none": 1}
     result = run_pytest(root, "--quest", "status")
     assert "last judged: unsandboxed 1" in result.stdout.str()
+
+
+def test_an_audit_where_the_required_sandbox_cannot_start_refuses_too(
+    scanned: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The audit's mutation children are judged runs like a submit's.
+    forced(monkeypatch, "")
+    code, data, stderr = run_quest(scanned, "--quest", "audit")
+    assert code == 4, (data, stderr)
+    assert "no sandbox starts here" in stderr + str(data)
