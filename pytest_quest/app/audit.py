@@ -11,6 +11,8 @@ from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.deep_checks import fill_mutation_evidence
 from pytest_quest.app.policy import passed_since, since_time
 from pytest_quest.app.preflight import audit_inputs
+from pytest_quest.app.sandbox import enter_sandbox
+from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import (
     Evidence,
     step_mutants,
@@ -58,8 +60,14 @@ def audit(ctx: Context) -> Output:
     immutable); CI that wants to fail on findings reads ``findings`` from the
     JSON output.
     """
+    if not ctx.options.mutants:
+        raise QuestUsageError(
+            "audit is the mutation check, and --quest-mutants is off: drop "
+            "--quest-mutants off (or the quest_mutants ini option) to audit"
+        )
     inputs = ctx.run.inputs or audit_inputs(ctx)
     ratchet = inputs.ratchet or load_ratchet(ctx)
+    enter_sandbox(ctx, ratchet.policy)
     source = measured(ctx)
     report = audit_functions(ctx, ratchet, source.functions, source.line_tests)
     data = {

@@ -11,6 +11,7 @@ from pathlib import Path
 from pytest_quest.app.context import Context, load_ratchet
 from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.person import require_person
+from pytest_quest.app.sandbox import available
 from pytest_quest.core import policy as gate_policy
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet, State
@@ -52,6 +53,7 @@ def options_policy(options: QuestOptions, rootdir: Path) -> GatePolicy:
         verify=options.verify == "on",
         verify_threshold=options.verify_threshold,
         sources=tuple(sorted({_relative(path, rootdir) for path in options.sources})),
+        sandbox=available(),
     )
 
 

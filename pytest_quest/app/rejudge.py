@@ -12,6 +12,7 @@ from pathlib import Path
 from pytest_quest.app.context import Context
 from pytest_quest.app.deep_checks import fill_mutation_evidence, l1_checks
 from pytest_quest.app.policy import given_keys
+from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.app.submit import gather_evidence
 from pytest_quest.core.gate import Evidence, GateResult, judge
 from pytest_quest.core.model import Ratchet, Verdict
@@ -87,6 +88,8 @@ def rejudge(ctx: Context, base: Base, ratchet: Ratchet, source: MeasuredSource) 
     """Re-judge every PASS of `ratchet` new or changed since `base`; changes nothing."""
     started = time.monotonic()
     policy = base_policy(base.ratchet, ctx)
+    # The base's policy: the branch's copy of the file may have been edited.
+    enter_sandbox(ctx, base.ratchet.policy)
     before = base.ratchet if base.found else None
     actions = person_actions_since(ratchet, before) + policy_changes_since(ratchet, before)
     actions.sort(key=lambda action: (action.at, action.quest_id))

@@ -46,6 +46,7 @@ def status(ctx: Context) -> Output:
         "policy": ratchet.policy.to_dict() if ratchet.policy is not None else None,
         "weaker_policy_passes": found,
         "forged": forged_passes(ratchet),
+        "judged_in": text.judged_in(ratchet),
     }
     lines = []
     if changes is not None:
@@ -75,6 +76,7 @@ def _data(view: StatusView, active: str | None) -> dict[str, Any]:
         "policy": view.policy,
         "weaker_policy_passes": view.weaker,
         "forged": view.forged,
+        "judged_in": view.judged_in,
     }
 
 

@@ -30,6 +30,7 @@ from pytest_quest.app.submit_checks import (
     unreached_sign_files,
     with_tamper_signs,
 )
+from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.core.environment import with_signal_attempts
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
@@ -38,6 +39,7 @@ from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
 from pytest_quest.core.states import apply_verdict, ensure_submittable, kept_fail, record_pass_facts
+from pytest_quest.engine import sandbox
 from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.mutation import MutationReport
@@ -156,6 +158,7 @@ def claim_quest(ctx: Context) -> tuple[Quest, Ratchet, list[Verifier]]:
     ctx.options = with_policy(
         ctx.options, submit_policy(ctx.options, ratchet, ctx.rootdir), ctx.rootdir
     )
+    enter_sandbox(ctx, ctx.options.policy)  # none where one is required: exit 4, nothing recorded
     quest_id = ctx.options.quest_id
     if not quest_id and not (ratchet.active and ratchet.active in ratchet.quests):
         raise QuestUsageError(
@@ -437,6 +440,7 @@ def record(
             return State.TODO, fresh
         assert target is not None
         ensure_policy(fresh, ctx.options, ctx.rootdir)
+        target.sandbox = sandbox.active_name()
         cause = outside_cause(judgement.run, judgement.result, judgement.mutation)
         if cause[0]:
             state, judgement.result, judgement.environment = record_outside_failure(

@@ -9,6 +9,7 @@ from pytest_quest.core.environment import ENVIRONMENT_EXIT
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Ratchet, State
 from pytest_quest.core.words import counted
+from pytest_quest.engine import sandbox
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
 
@@ -44,6 +45,8 @@ def said(
         "counts": ratchet.counts(),
         "quest": quest_json(judged, ratchet, max_tries=max_tries, rootdir=ctx.rootdir),
         "next_quest": None,
+        # The kernel sandbox the judged runs started in ("none": unsandboxed).
+        "sandbox": sandbox.active_name(),
     }
     if environment is not None:
         data["environment"] = environment
@@ -64,6 +67,7 @@ def said(
             headline += ": no try left, the quest is closed; nothing remains to do for it"
         lines = [headline]
         lines += text.facts_text(result.facts)
+    lines.append(sandbox_line(sandbox.active_name()))
     nxt = ratchet.quests.get(ratchet.active) if ratchet.active else None
     if state.terminal and nxt is not None:
         data["next_quest"] = quest_json(nxt, ratchet, max_tries=max_tries, rootdir=ctx.rootdir)
@@ -80,4 +84,14 @@ def said(
     return Output(data, lines, exitcode)
 
 
-__all__ = ["NO_VERDICT", "said"]
+def sandbox_line(engine: str) -> str:
+    """What the submit says of the sandbox its judged runs started in."""
+    if engine == sandbox.UNSANDBOXED:
+        return (
+            "judged unsandboxed (policy sandbox=off): only the judge's own detection "
+            "stood between the tests and the judge"
+        )
+    return f"judged in the {engine} sandbox"
+
+
+__all__ = ["NO_VERDICT", "said", "sandbox_line"]

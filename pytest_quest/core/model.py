@@ -249,6 +249,9 @@ class Quest:
     #: effect of the function compared (``core/gate.py`` `unwitnessed_record`): not
     #: held against the tests, listed by status, export and audit.
     unwitnessed: list[dict[str, Any]] | None = None
+    #: Which kernel sandbox the last judgement ran in (engine/sandbox.py:
+    #: ``bwrap``, ``landlock``, or ``none`` for unsandboxed).
+    sandbox: str | None = None
     #: Anything else recorded in ``extra``, kept as found.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -295,6 +298,7 @@ EXTRA_FIELDS = (
     "config_digest",
     "partial_lines",
     "unwitnessed",
+    "sandbox",
 )
 
 

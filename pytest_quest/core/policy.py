@@ -41,11 +41,21 @@ KEYS = (
     "sources",
     "environment_failures",
     "subprocesses",
+    "sandbox",
 )
+
+#: The values of the ``sandbox`` key: judge only inside a kernel sandbox, or without one.
+SANDBOX_REQUIRED, SANDBOX_OFF = "required", "off"
+SANDBOX_VALUES = (SANDBOX_REQUIRED, SANDBOX_OFF)
 
 #: Keys added after policies were first recorded, with the value a policy without them has.
 #: (as `to_dict` writes them).
-LATER_KEYS: dict[str, Any] = {"environment_failures": 3, "subprocesses": "on"}
+LATER_KEYS: dict[str, Any] = {
+    "environment_failures": 3,
+    "subprocesses": "on",
+    # A policy recorded before judged runs were sandboxed judges as it did: unsandboxed.
+    "sandbox": SANDBOX_OFF,
+}
 
 
 @dataclass(frozen=True)
@@ -71,6 +81,10 @@ class GatePolicy:
     environment_failures: int = 3
     #: Measure the processes the tests start and apply mutants there (issue 19).
     subprocesses: bool = True
+    #: Judge only inside a kernel sandbox (engine/sandbox.py): ``required`` or
+    #: ``off`` (unsandboxed; the judge's own detection only).  A scan records
+    #: ``required`` where a sandbox starts.
+    sandbox: str = SANDBOX_OFF
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,7 +98,19 @@ class GatePolicy:
             "sources": list(self.sources),
             "environment_failures": self.environment_failures,
             "subprocesses": "on" if self.subprocesses else "off",
+            "sandbox": self.sandbox,
         }
+
+    def stored(self) -> dict[str, Any]:
+        """`to_dict` as the ratchet file stores it: ``sandbox`` left out while ``off``.
+
+        A file written before the key existed reads as ``off`` (`LATER_KEYS`)
+        and is written back byte for byte.
+        """
+        data = self.to_dict()
+        if data["sandbox"] == LATER_KEYS["sandbox"]:
+            del data["sandbox"]
+        return data
 
     def shown(self, key: str) -> str:
         """One value as a message quotes it (``mutants=on``)."""
@@ -194,6 +220,10 @@ def parse_value(key: str, value: Any) -> Any:
         return names
     if key == "sources":
         return _names(key, value)
+    if key == "sandbox":
+        if value not in SANDBOX_VALUES:
+            raise PolicyError(f"{key}: expected required or off, got {value!r}")
+        return value
     if key in ("max_tries", "stability_reruns", "environment_failures"):
         return _int(key, value, low=0 if key == "stability_reruns" else 1)
     if key == "timeout_floor":
@@ -243,7 +273,7 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
     floor (a gate run stopped sooner has less to show), fewer stability reruns,
     verification off when on, a higher verification threshold (or the majority
     instead of a number), different sources (other code is judged), more
-    environment failures in a row before REVIEW.
+    environment failures in a row before REVIEW, no sandbox when one is required.
     """
     found = []
     if MUTANT_RULES.index(requested.mutants) < MUTANT_RULES.index(recorded.mutants):
@@ -273,6 +303,8 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
         found.append("environment_failures")
     if recorded.subprocesses and not requested.subprocesses:
         found.append("subprocesses")
+    if recorded.sandbox == SANDBOX_REQUIRED and requested.sandbox != SANDBOX_REQUIRED:
+        found.append("sandbox")
     return found
 
 
@@ -304,7 +336,7 @@ def effective(
 
 #: Which way a submit may move each key: the rest weakens the recorded policy.
 _ONLY = {
-    "mutants": "a submit can only turn the mutation check on (--quest-mutants on)",
+    "mutants": "a submit can only make the mutation check stricter (--quest-mutants on, then strict)",
     "operators": "a submit can only add mutation operators",
     "max_tries": "a submit can only lower the tries a quest allows (--quest-max-tries)",
     "timeout_floor": "a submit can only raise the timeout of a gate run (--quest-timeout)",
@@ -315,6 +347,7 @@ _ONLY = {
     "sources": "a submit cannot judge other code than the recorded sources (--quest-source)",
     "environment_failures": "a submit can only lower the environment failures before REVIEW",
     "subprocesses": "a submit can only keep measuring the processes the tests start",
+    "sandbox": "a submit can only keep the judged runs in the kernel sandbox",
 }
 
 
@@ -341,6 +374,9 @@ __all__ = [
     "MUTANT_RULES",
     "OPERATORS",
     "POLICY_ACTION",
+    "SANDBOX_OFF",
+    "SANDBOX_REQUIRED",
+    "SANDBOX_VALUES",
     "GatePolicy",
     "PolicyError",
     "change",

@@ -58,6 +58,9 @@ class StatusView:
     policy: dict[str, Any] | None = None
     # PASS entries no judged submit, scan or person wrote (core/seal.py `forged_passes`).
     forged: dict[str, str] = field(default_factory=dict)
+    # Judged quests by the sandbox of their last judgement (engine/sandbox.py; "none":
+    # unsandboxed), sorted by name.
+    judged_in: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass

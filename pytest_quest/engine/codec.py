@@ -65,7 +65,7 @@ def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
     }
     # Written once known: a file from before policies were recorded stays as it was.
     if ratchet.policy is not None:
-        data["policy"] = ratchet.policy.to_dict()
+        data["policy"] = ratchet.policy.stored()
     if ratchet.policy_history:
         data["policy_history"] = ratchet.policy_history
     return data

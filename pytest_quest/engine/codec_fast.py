@@ -127,6 +127,7 @@ EXTRA_TYPES: dict[str, tuple[type, ...]] = {
     "config_digest": (str,),
     "partial_lines": (list,),
     "unwitnessed": (list,),
+    "sandbox": (str,),
 }
 _MUTABLE = (dict, list)
 # Fields of `Quest` whose class gives their default (TODO, 0, "", False): set when not.

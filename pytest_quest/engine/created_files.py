@@ -27,6 +27,8 @@ from typing import Any
 # The judge names the file where each file created by a judged process leaves a line.
 CREATED_ENV = "PYTEST_QUEST_CREATED"
 
+# Audit events whose second argument is a name they create (os.replace raises "os.rename").
+_MADE_BY_NAME = frozenset({"os.rename", "os.link", "os.symlink"})
 _WRITE = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 
@@ -81,11 +83,19 @@ class CreatedFiles:
             )
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
-        if event != "open" or self._busy or len(args) < 3:
+        if self._busy:
+            return
+        if event == "open" and len(args) >= 3:
+            seen = args[:3]
+        elif event in _MADE_BY_NAME and len(args) >= 2:
+            # A snapshot written beside and renamed (os.replace) or linked into
+            # place creates its name just as an open does.
+            seen = (args[1], "w", None)
+        else:
             return
         self._busy = True
         try:
-            self._seen(*args[:3])
+            self._seen(*seen)
         except Exception:  # a hook must not break the test it watches
             pass
         finally:

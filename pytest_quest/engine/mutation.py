@@ -281,7 +281,7 @@ def _run_checks(
         ),
         cwd=cwd,
         timeout=timeout,
-        prefix="pytest-quest-mutants-",
+        bound=(remote_dir,),
     )
     duration, received = ran.duration, ran.received
     if ran.returncode is None:

@@ -87,6 +87,7 @@ def child_env() -> dict[str, str]:
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_QUEST_JUDGE", None)  # the judge's handover is the judge's only
     env.pop("PYTEST_XDIST_WORKER", None)  # a gate child is never an xdist worker itself
+    env.pop("PYTEST_QUEST_SANDBOX_ENGINES", None)  # the judge's choice of sandbox, its own
     return env
 
 

@@ -18,7 +18,10 @@ from typing import Any
 from pytest_quest.core.environment import environment_cause
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.core.run import CollectionError, RunReport
+from pytest_quest.engine import sandbox
 from pytest_quest.engine.channel import JudgeChannel, Received
+from pytest_quest.engine.created_files import CREATED_ENV
+from pytest_quest.engine.gate_signals import SIGNALS_ENV
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.processes import child_env, run_in_own_session
 
@@ -121,6 +124,9 @@ class ChannelRun:
 
 #: Where a gate child makes its temporary data folder (the judge's work folder for it).
 DATA_PARENT_ENV = "PYTEST_QUEST_DATA_PARENT"
+#: The variables naming the files a judged process writes its refusals in
+#: (engine/guard.py's REFUSED_ENV, signals, created files): bound into a sandbox.
+JUDGED_LOGS = ("PYTEST_QUEST_REFUSED", SIGNALS_ENV, CREATED_ENV)
 
 
 def run_over_channel(
@@ -129,16 +135,21 @@ def run_over_channel(
     *,
     cwd: Path,
     timeout: float,
-    prefix: str,
+    bound: tuple[str, ...] = (),
 ) -> ChannelRun:
     """Run the gate child `command(channel argument)` in its own session, its channel open.
 
     The child gets `handshake` over a fresh judge channel (engine/channel.py),
     the gate child's environment and at most `timeout` seconds; its output
-    goes to a log in a temporary folder named with `prefix`.
+    goes to a log in a temporary folder.  In this judgement's sandbox
+    (engine/sandbox.py) when it has one: `cwd` is the project it may write in
+    (its writes vanish with the run where the engine can), `bound` the
+    folders the judge reads back, writable inside.
     """
-    with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+    # Named alike for every role: the folder's name is seen by the tests (DATA_PARENT_ENV).
+    with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
         channel = JudgeChannel(handshake)
+        scratch = sandbox.scratch_folder()
         try:
             argv = command(channel.argument)
             log_path = Path(workdir) / "output.txt"
@@ -147,6 +158,20 @@ def run_over_channel(
             # The child's coverage data folder goes in here: removed with it even
             # when the child is killed (a timeout, SIGTERM to the judge).
             env[DATA_PARENT_ENV] = workdir
+            engine = sandbox.active()
+            if engine is not None and engine.contains_signals:
+                # No signal leaves the sandbox: the judged need no watch on theirs
+                # (engine/gate_signals.py), which refuses a pool's own SIGTERMs too.
+                env.pop(SIGNALS_ENV, None)
+            if engine is not None:
+                # The judge's logs of what the judged tried (engine/guard.py) are written inside.
+                logs = [env.get(name, "") for name in JUDGED_LOGS]
+                kept = (workdir, *bound, *logs)
+                confined = sandbox.confinement(
+                    cwd, scratch, tuple(Path(path) for path in kept if path)
+                )
+                argv = engine.wrap(argv, confined)
+                env = engine.environment(env, confined)
             returncode = run_in_own_session(
                 argv,
                 cwd=cwd,
@@ -160,6 +185,7 @@ def run_over_channel(
             received = channel.receive()
         finally:
             channel.close()
+            sandbox.remove(scratch)
         duration = time.monotonic() - started
         output = log_path.read_text(encoding="utf-8", errors="replace")
     return ChannelRun(returncode, received, output, duration)
@@ -228,7 +254,7 @@ def _run_measuring(
         ),
         cwd=cwd,
         timeout=timeout,
-        prefix="pytest-quest-gate-",
+        bound=(str(handshake.get("children_dir") or ""),),
     )
 
 

@@ -160,7 +160,23 @@ def status_view(ratchet: Ratchet) -> StatusView:
         weaker=weaker_passes(ratchet),
         policy=ratchet.policy.to_dict() if ratchet.policy is not None else None,
         forged=forged_passes(ratchet),
+        judged_in=judged_in(ratchet),
     )
+
+
+def judged_in(ratchet: Ratchet) -> dict[str, int]:
+    """How many quests each sandbox judged last ("none": unsandboxed), by name."""
+    found = Counter(q.sandbox for q in ratchet.quests.values() if q.sandbox is not None)
+    return {name: found[name] for name in sorted(found)}
+
+
+def judged_in_line(judged: dict[str, int]) -> str:
+    """The status line naming the sandbox each judged quest's last verdict came from."""
+    parts = [
+        f"{'unsandboxed' if name == 'none' else 'in ' + name} {number}"
+        for name, number in judged.items()
+    ]
+    return "last judged: " + ", ".join(parts)
 
 
 def status_text(
@@ -237,6 +253,8 @@ def draw_status(
             # quest cost 1 ms each (7 s for 4,000 REVIEW/DONE quests); the
             # terminal wraps a long line as rich would.
             out.raw(body.replace(MAX_TRIES, tries) + "\n")
+    if view.judged_in:
+        out.line(judged_in_line(view.judged_in))
     return out.buffer.getvalue().rstrip("\n")
 
 

@@ -38,7 +38,13 @@ SELF_COVERAGE = frozenset({"COVERAGE_PROCESS_CONFIG", "COVERAGE_COVERAGE", SELF_
 # Settings a test may give a child on purpose (monkeypatch.setenv): passed on, and
 # removed from the outer environment before each test (tests/conftest.py), so a
 # child sees only what its test set.
-SETTINGS = ("PYTEST_QUEST_VERIFY", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY")
+SETTINGS = (
+    "PYTEST_QUEST_VERIFY",
+    "GITHUB_ACTIONS",
+    "GITHUB_STEP_SUMMARY",
+    # Which sandbox engines the judge may start (engine/sandbox.py): a test forces one.
+    "PYTEST_QUEST_SANDBOX_ENGINES",
+)
 
 # The child loads only pytest-quest (no hypothesis, xdist or pytest-cov: importing
 # them is most of a child's start-up) and writes no cache.  The gate's own

@@ -41,6 +41,7 @@ policies = st.builds(
         lambda x: tuple(sorted(x))
     ),
     subprocesses=st.booleans(),
+    sandbox=st.sampled_from(["required", "off"]),
 )
 
 
@@ -221,3 +222,20 @@ def test_operators_default_all_or_a_list_of_known_names() -> None:
     assert parse_compact(opted.compact()) == opted
     with pytest.raises(PolicyError, match="unknown operator"):
         change(BASE, [("operators", "nope")])
+
+
+def test_sandbox_off_is_weaker_than_required_and_a_record_without_it_is_off() -> None:
+    required = replace(BASE, sandbox="required")
+    off = replace(BASE, sandbox="off")
+    assert weaker_keys(required, off) == ["sandbox"]
+    assert weaker_keys(off, required) == []
+    older = {key: value for key, value in required.to_dict().items() if key != "sandbox"}
+    assert from_dict(older).sandbox == "off"  # a record from before the key: judged unsandboxed
+    assert "sandbox" not in off.stored() and required.stored()["sandbox"] == "required"
+    assert from_dict(off.stored()) == off and from_dict(required.stored()) == required
+    assert off.digest() == replace(off, sandbox="off").digest() != required.digest()
+    assert parse_value("sandbox", "required") == "required"
+    with pytest.raises(PolicyError, match="sandbox: expected required or off"):
+        parse_value("sandbox", "on")
+    with pytest.raises(QuestUsageError, match="sandbox=required"):
+        effective(required, off, {"sandbox"})

@@ -55,3 +55,20 @@ def test_a_broken_log_breaks_no_test(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv(CREATED_ENV, str(tmp_path / "log"))
     monkeypatch.setattr(created_files, "_CREATED", [watch])
     assert track_created() is watch
+
+
+def test_a_name_made_by_rename_or_link_is_created_like_an_open(tmp_path: Path) -> None:
+    # A snapshot written beside and renamed into place (os.replace raises "os.rename").
+    log = tmp_path / "created.log"
+    log.write_text("")
+    watch = CreatedFiles(str(log))
+    renamed, linked, existing = tmp_path / "golden.json", tmp_path / "linked", tmp_path / "old"
+    existing.write_text("x")
+    watch.hook("os.rename", (str(tmp_path / "tmp123"), str(renamed), None, None))
+    watch.hook("os.link", (str(tmp_path / "tmp456"), str(linked), None, None, True))
+    watch.hook("os.rename", (str(tmp_path / "tmp789"), str(existing), None, None))  # not new
+    assert log.read_text().splitlines() == [os.path.realpath(renamed), os.path.realpath(linked)]
+    renamed.write_text("{}")
+    watch.begin("t::golden")
+    watch.hook("open", (str(renamed), "r", 0))
+    assert "golden.json" in watch.found["t::golden"]

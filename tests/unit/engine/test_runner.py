@@ -70,7 +70,7 @@ def child(tmp_path: Path) -> Callable[..., Callable[[str], list[str]]]:
 
 def test_a_child_gets_the_handshake_and_its_output_is_kept(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path) -> None:
     ran = runner.run_over_channel(
-        {"role": "measure", "n": 1}, child("echo"), cwd=tmp_path, timeout=60, prefix="t-"
+        {"role": "measure", "n": 1}, child("echo"), cwd=tmp_path, timeout=60
     )
     assert ran.returncode == 3
     assert ran.received.payload == {"echo": {"role": "measure", "n": 1}}
@@ -80,7 +80,7 @@ def test_a_child_gets_the_handshake_and_its_output_is_kept(child: Callable[..., 
 
 
 def test_a_child_over_its_time_is_stopped(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path) -> None:
-    ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=0.5, prefix="t-")
+    ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=0.5)
     assert ran.returncode is None
     assert ran.received.payload is None
     assert 0.5 <= ran.duration < 30
@@ -89,7 +89,7 @@ def test_a_child_over_its_time_is_stopped(child: Callable[..., Callable[[str], l
 def test_a_child_that_reported_and_hangs_is_stopped_and_its_report_stands(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # e.g. a test's multiprocessing pool whose finalizer deadlocks at exit, after the report.
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
-    ran = runner.run_over_channel({}, child("send-hang"), cwd=tmp_path, timeout=20, prefix="t-")
+    ran = runner.run_over_channel({}, child("send-hang"), cwd=tmp_path, timeout=20)
     assert ran.returncode is not None
     assert ran.received.payload == {"sent": True}
     assert ran.duration < 15
@@ -98,7 +98,7 @@ def test_a_child_that_reported_and_hangs_is_stopped_and_its_report_stands(child:
 
 def test_a_child_that_reported_then_wrote_more_before_it_was_stopped_is_tampered(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
-    ran = runner.run_over_channel({}, child("send-more-hang"), cwd=tmp_path, timeout=20, prefix="t-")
+    ran = runner.run_over_channel({}, child("send-more-hang"), cwd=tmp_path, timeout=20)
     assert ran.received.payload is None
     assert ran.received.tampered == "4 extra bytes after the message"
     assert ran.duration < 15
@@ -108,14 +108,14 @@ def test_a_whole_frame_forged_without_the_nonce_then_a_hang_is_tampered_not_beli
     # My attack on the grace: a test writes a whole frame early and keeps the run going
     # past it, so that its own report is the only one when the child is stopped.
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
-    ran = runner.run_over_channel({}, child("forge-hang"), cwd=tmp_path, timeout=20, prefix="t-")
+    ran = runner.run_over_channel({}, child("forge-hang"), cwd=tmp_path, timeout=20)
     assert ran.received.payload is None
     assert ran.received.tampered == "a message with the wrong nonce"
 
 
 def test_a_child_with_no_whole_report_still_gets_its_whole_time(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.1)
-    ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=2, prefix="t-")
+    ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=2)
     assert ran.returncode is None
     assert ran.duration >= 2
 
