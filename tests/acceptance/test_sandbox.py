@@ -371,10 +371,6 @@ def test_honest_tests_that_write_files_start_processes_and_pools_pass(
         assert not (scanned / "written_in_the_project.txt").exists()  # the layer is thrown away
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the text patterns of core/tamper_python.py make a signal handler REVIEW",
-)
 def test_an_honest_test_that_saves_and_restores_a_signal_handler_passes(
     scanned: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
