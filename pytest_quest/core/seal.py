@@ -158,7 +158,7 @@ def forged_passes(ratchet: Ratchet) -> dict[str, str]:
     """PASS entries no pytest-quest transition wrote (id -> why), in id order.
 
     A file with no PASS seal at all (never written by a version that seals)
-    has none to check: its PASS entries are taken as before (`mark_seals`
+    has none to check: its PASS entries are taken as they are (`mark_seals`
     seals them at its next write).
     """
     if not sealed_file(ratchet):

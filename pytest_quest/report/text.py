@@ -331,7 +331,7 @@ def _file_table(
     One rich row costs about a millisecond (1,250 files: over a second); a
     row of plain cells is the same line as rich draws it, checked against the
     row rich drew.  Any cell rich might read otherwise (markup, wide or
-    control characters) and any mismatch: rich draws every row, as before.
+    control characters) and any mismatch: rich draws every row.
     """
     plain = len(rows) > 1 and all(
         cell.isascii() and cell.isprintable() and "[" not in cell for row in rows for cell in row
