@@ -24,7 +24,7 @@ def issued_seal(quest: Quest) -> str:
     Covers the identity (id, file, qualname), the fingerprint of the code
     and the excluded lines (by offset, so the function may move) and the
     issue time.  No secret: it makes a hand edit of these fields visible, it
-    does not stop someone who recomputes it (see docs/gate.md).
+    does not stop someone who recomputes it (see docs/judge.md).
     """
     body = {
         "id": quest.id,
@@ -108,7 +108,7 @@ def pass_seal(quest: Quest, way: str) -> str:
     place in the file (a rescan moves it).  Like the issued seal it has no
     secret: it makes a PASS written outside pytest-quest's own transitions
     visible, it does not stop someone who recomputes it; ``check --quest-base``
-    re-judges those (docs/gate.md).
+    re-judges those (docs/judge.md).
     """
     body = {
         "id": quest.id,
