@@ -253,10 +253,6 @@ class VerdictGuard:
             _write_back(self.path, start)
         return self.facts
 
-    def restore_entry(self, fresh: Ratchet) -> None:
-        """`repair`, as an `update` change."""
-        self.repair(fresh)
-
     def _fact(self, reasons: list[str]) -> Fact:
         changed = ", ".join(self.changed) or "no entry"
         why = "; ".join(reasons)

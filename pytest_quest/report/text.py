@@ -415,7 +415,3 @@ def excluded_text(quest: Quest) -> list[str]:
         said = f"by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}"
         lines.append(f"    {visible(said)}")
     return lines
-
-
-def arcs_text(arcs: list[tuple[int, int]]) -> str:
-    return ", ".join(arc_text(arc) for arc in arcs)
