@@ -13,7 +13,10 @@ configuration runs once per round, rounds alternate the configurations, and
 the table gives medians, with ratios to pytest-cov (``--cov --cov-branch``,
 its default terminal report) measured side by side in the same rounds.
 Wall time is the target's measure; CPU time (user + system of the child and
-its children) is printed beside it because the machine is shared.
+its children) is printed beside it because the machine is shared.  A target
+resting on a run that did not complete (an exit status other than 0, or 1
+for a submit judged FAIL) says FAILED RUN instead of MET or MISSED, and the
+script then exits 1.
 """
 
 from __future__ import annotations
@@ -51,12 +54,33 @@ REAL: dict[str, dict[str, Any]] = {
 }
 
 
+#: What a target says when a run it rests on did not complete: its figures say nothing.
+FAILED = "FAILED RUN"
+
+
 @dataclass
 class Sample:
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     rss_kb: list[int] = field(default_factory=list)
     codes: list[int] = field(default_factory=list)
+    #: The exit statuses of a run that did what it was timed for: 0, and for a
+    #: submit judged FAIL, 1 (README: a verdict, not an error).
+    ok: frozenset[int] = frozenset({0})
+
+
+def failed_runs(*samples: Sample) -> str:
+    """The exit statuses of the runs among `samples` that did not complete (empty: none)."""
+    bad = sorted({code for s in samples for code in s.codes if code not in s.ok})
+    return ",".join(str(code) for code in bad)
+
+
+def verdict(value: float, limit: float, *samples: Sample) -> str:
+    """MET or MISSED for `value` against `limit`; FAILED RUN when a run it rests on failed."""
+    bad = failed_runs(*samples)
+    if bad:
+        return f"{FAILED} (exit {bad}): not judged"
+    return "MET" if value <= limit else "MISSED"
 
 
 def log(message: str) -> None:
@@ -350,7 +374,11 @@ def measure_suite(
                     [*pytest, "--quest", "submit", "--quest-id", qid, "--quest-file", str(submit_file), *flags],
                 )
             )
-    samples = {label: Sample() for label, _ in configs}
+    # A submit judged FAIL (the benchmark's new test covers little) exits 1: a verdict.
+    samples = {
+        label: Sample(ok=frozenset({0, 1}) if "submit" in label else frozenset({0}))
+        for label, _ in configs
+    }
     for round_number in range(repeats):
         for label, command in configs:
             if "scan" in label:
@@ -372,7 +400,7 @@ def measure_suite(
                 f"[{name} round {round_number + 1}/{repeats}] {label}: {wall:.2f}s wall, {cpu:.2f}s cpu, "
                 f"{rss / 1024:.0f} MB, exit {code}"
             )
-            if code not in (0, 1):
+            if code not in sample.ok:
                 log(text[-2000:])
     if new_test.exists():
         new_test.unlink()
@@ -484,8 +512,11 @@ def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, S
             "from the ratchet's extra fields)"
         )
     on, off = samples[configs[1][0]], samples[configs[0][0]]
+    bad = failed_runs(on, off)
     notes.append(
-        f"- mutants: submit with mutants on - off: {med(on.wall) - med(off.wall):.2f} s wall, "
+        f"- mutants: submit with mutants on - off: {FAILED} (exit {bad}): not measured"
+        if bad
+        else f"- mutants: submit with mutants on - off: {med(on.wall) - med(off.wall):.2f} s wall, "
         f"{med(on.cpu) - med(off.cpu):.2f} s CPU"
     )
     return [(label, samples[label]) for label, _ in configs], notes
@@ -550,28 +581,29 @@ def verdicts(suite: str, rows: list[tuple[str, Sample]]) -> list[str]:
     med = statistics.median
     out = []
 
-    def line(target: str, value: float, limit: float, what: str) -> None:
+    def line(target: str, value: float, limit: float, what: str, *samples: Sample) -> None:
         out.append(
-            f"- {suite}: {target}: {value:.2f} (target <= {limit}) {'MET' if value <= limit else 'MISSED'} [{what}]"
+            f"- {suite}: {target}: {value:.2f} (target <= {limit}) "
+            f"{verdict(value, limit, cov, *samples)} [{what}]"
         )
 
     for label in ("--quest scan", "--quest check"):
-        line(f"{label} wall / pytest-cov", med(data[label].wall) / med(cov.wall), 1.10, "wall")
-        line(f"{label} CPU / pytest-cov", med(data[label].cpu) / med(cov.cpu), 1.10, "cpu")
-    line(
-        "scan peak RSS / pytest-cov",
-        med(data["--quest scan"].rss_kb) / med(cov.rss_kb),
-        1.2,
-        "memory",
-    )
+        s = data[label]
+        line(f"{label} wall / pytest-cov", med(s.wall) / med(cov.wall), 1.10, "wall", s)
+        line(f"{label} CPU / pytest-cov", med(s.cpu) / med(cov.cpu), 1.10, "cpu", s)
+    scan = data["--quest scan"]
+    line("scan peak RSS / pytest-cov", med(scan.rss_kb) / med(cov.rss_kb), 1.2, "memory", scan)
     for label, s in rows:
         if label.startswith("--quest submit") and label.endswith("off"):
-            line("submit wall / full pytest-cov run", med(s.wall) / med(cov.wall), 0.10, "wall")
+            line("submit wall / full pytest-cov run", med(s.wall) / med(cov.wall), 0.10, "wall", s)
     on = [s for label, s in rows if label.startswith("--quest submit") and label.endswith(" on")]
     off = [s for label, s in rows if label.startswith("--quest submit") and label.endswith("off")]
     if on and off:
+        bad = failed_runs(on[0], off[0])
         out.append(
-            f"- {suite}: submit mutants on - off: {med(on[0].wall) - med(off[0].wall):.2f} s wall"
+            f"- {suite}: submit mutants on - off: {FAILED} (exit {bad}): not measured"
+            if bad
+            else f"- {suite}: submit mutants on - off: {med(on[0].wall) - med(off[0].wall):.2f} s wall"
         )
     return out
 
@@ -645,11 +677,12 @@ def main() -> int:
     report += table(f"status on {args.status_quests} quests", rows, "pytest --version")
     med = statistics.median
     data = dict(rows)
-    ratio = med(data[f"--quest-status ({args.status_quests} quests)"].wall) / med(
-        data["pytest --version"].wall
-    )
+    status = data[f"--quest-status ({args.status_quests} quests)"]
+    version = data["pytest --version"]
+    ratio = med(status.wall) / med(version.wall)
     targets.append(
-        f"- status wall / pytest --version: {ratio:.2f} (target <= 1.3) {'MET' if ratio <= 1.3 else 'MISSED'}"
+        f"- status wall / pytest --version: {ratio:.2f} (target <= 1.3) "
+        f"{verdict(ratio, 1.3, status, version)}"
     )
     timing = store_timing(py, SUITES / f"status-{args.status_quests}" / "quest.json", 7)
     report.append(
@@ -661,11 +694,14 @@ def main() -> int:
         f"{'MET' if timing['update_ms'] <= 100 else 'MISSED'}"
     )
     report += ["", "targets:", *targets]
+    failed = [target for target in targets if FAILED in target]
+    if failed:
+        report += ["", f"{FAILED}: {len(failed)} target(s) rest on runs that did not complete"]
     text = "\n".join(report)
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

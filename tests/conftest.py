@@ -61,7 +61,7 @@ def _children_temp_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pa
     """The processes the tests start keep their temporary files in this run's basetemp.
 
     A gate child or judge killed with SIGKILL leaves its temporary folders
-    (docs/gate.md): here they go with pytest's old basetemps, not into /tmp.
+    (docs/judge.md): here they go with pytest's old basetemps, not into /tmp.
     This covers what module and session fixtures start; `children_tmpdir` gives
     each test a folder of its own.
     """

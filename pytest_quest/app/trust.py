@@ -1,6 +1,6 @@
 """Cross-checks of the mutation child's report: what it could not show was tried is REVIEW, not PASS.
 
-docs/gate.md ("Evidence the tests cannot rewrite") lists each fact and its limits.
+docs/judge.md ("Evidence the tests cannot rewrite") lists each fact and its limits.
 """
 
 from __future__ import annotations

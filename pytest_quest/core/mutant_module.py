@@ -12,7 +12,7 @@ the same code.  That is checked for each function, once, before it is
 relied on: the function compiled from that module and from the whole module
 must give the same marshalled code (bytecode, names, constants, line table,
 qualified name).  Where it does not, every mutant is compiled from the whole
-module, as before.
+module.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Planning the mutants of one function: which small changes, where, and the mutated AST.
 
 Pure and deterministic (stdlib only); the operators are in core/operators.py,
-docs/gate.md (step 4) says why these and what each costs in false alarms.
+docs/gate.md (step 4) says why these; their false alarms are measured in
+benchmarks/research/2026-12-gate-research.md.
 """
 
 from __future__ import annotations

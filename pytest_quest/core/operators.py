@@ -124,7 +124,7 @@ def _extreme(function: ast.AST, lines: list[str], generator: bool) -> Iterator[C
         or (isinstance(rest[0], ast.Return) and is_none(rest[0].value))
     )
     # `return False` (0, ''): `return.changed` makes it truthy already; None
-    # instead differs in identity only (issue 13: boltons' `sep_func`,
+    # instead differs in identity only (boltons' `sep_func`,
     # dateutil's `tzutc.is_ambiguous`, their results only tested for truth).
     trivial = trivial or returns_falsy_constant(function)
     if rest and not trivial:

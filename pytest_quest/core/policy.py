@@ -79,7 +79,7 @@ class GatePolicy:
     #: Runs in a row that cannot complete for reasons outside the submission
     #: (core/environment.py) before the quest is REVIEW.
     environment_failures: int = 3
-    #: Measure the processes the tests start and apply mutants there (issue 19).
+    #: Measure the processes the tests start and apply mutants there.
     subprocesses: bool = True
     #: Judge only inside a kernel sandbox (engine/sandbox.py): ``required`` or
     #: ``off`` (unsandboxed; the judge's own detection only).  A scan records

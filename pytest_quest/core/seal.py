@@ -24,7 +24,7 @@ def issued_seal(quest: Quest) -> str:
     Covers the identity (id, file, qualname), the fingerprint of the code
     and the excluded lines (by offset, so the function may move) and the
     issue time.  No secret: it makes a hand edit of these fields visible, it
-    does not stop someone who recomputes it (see docs/gate.md).
+    does not stop someone who recomputes it (see docs/judge.md).
     """
     body = {
         "id": quest.id,
@@ -108,7 +108,7 @@ def pass_seal(quest: Quest, way: str) -> str:
     place in the file (a rescan moves it).  Like the issued seal it has no
     secret: it makes a PASS written outside pytest-quest's own transitions
     visible, it does not stop someone who recomputes it; ``check --quest-base``
-    re-judges those (docs/gate.md).
+    re-judges those (docs/judge.md).
     """
     body = {
         "id": quest.id,
@@ -158,7 +158,7 @@ def forged_passes(ratchet: Ratchet) -> dict[str, str]:
     """PASS entries no pytest-quest transition wrote (id -> why), in id order.
 
     A file with no PASS seal at all (never written by a version that seals)
-    has none to check: its PASS entries are taken as before (`mark_seals`
+    has none to check: its PASS entries are taken as they are (`mark_seals`
     seals them at its next write).
     """
     if not sealed_file(ratchet):

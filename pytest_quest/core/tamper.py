@@ -6,7 +6,7 @@ the judge, its evidence or its verdict (a trace hook, code-object surgery, an
 `Finding` naming file, line and construct; the gate turns them into REVIEW
 facts (`tamper.<kind>`). Only lines the submission added or changed are judged:
 what the project already had is not the submission's doing. The limits of
-each kind are in docs/gate.md ("Tamper signs").
+each kind are in docs/judge.md ("Tamper signs").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The judge's channel to a child pytest: a nonce in on one pipe, one framed JSON message out on another.
 
-docs/gate.md ("The evidence channel") says what it defends against and what it cannot.
+docs/judge.md ("Evidence the tests cannot rewrite") says what it defends against and what it cannot.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ long integers inside ``extra``) are checked on the decoded Structs.
 Anything it does not accept, `read` hands back as None and the caller runs
 the field-by-field reader (``engine/codec.py``): it accepts what this path
 would not (a hand-indented file, a version-1 file, a default written out)
-and names the field of every defect, with the same messages as before.
+and names the field of every defect, with the messages it always gives.
 
 A quest read here keeps its Struct (``_s``): its lists are decoded on first
 use (as ``engine/codec_lazy.py`` does), and the writer

@@ -132,7 +132,7 @@ class VerdictGuard:
     since the snapshot chain from the snapshot's content to the current one
     (core/journal.py); otherwise every entry that differs from the snapshot
     is put back and the verdict is REVIEW (``guard.ratchet_written``) naming
-    the entries.  What the journal proves and does not: docs/gate.md.
+    the entries.  What the journal proves and does not: docs/judge.md.
     """
 
     def __init__(self, path: Path, quest_id: str, store: RatchetStore | None = None) -> None:
@@ -252,10 +252,6 @@ class VerdictGuard:
         if start is not None:
             _write_back(self.path, start)
         return self.facts
-
-    def restore_entry(self, fresh: Ratchet) -> None:
-        """`repair`, as an `update` change."""
-        self.repair(fresh)
 
     def _fact(self, reasons: list[str]) -> Fact:
         changed = ", ".join(self.changed) or "no entry"

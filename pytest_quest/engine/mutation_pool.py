@@ -64,7 +64,7 @@ def run_mutation_checks_across(
     `timeout` is per function (each child gets it times its share); `done` is
     told how many functions each child finished, when it does.  With
     one worker, or in the clean judge (which kills whatever its children
-    leave after each run, a sibling too), it is one child as before.
+    leave after each run, a sibling too), it is one child running every target.
     Interrupted (Ctrl-C), every child still running is stopped.
     """
     if workers <= 1 or len(targets) <= 1 or judging():

@@ -1,7 +1,7 @@
 """What a function returned or raised, call by call, while one test ran (the mutation child).
 
 A surviving mutant's fact says what the mutant made the function do where
-the original did otherwise (issue 13): the child runs the test that reached
+the original did otherwise: the child runs the test that reached
 the mutant once more with the mutant and once with the original, under a
 `CallObserver`, and `first_difference` pairs the calls.  Only what can be
 told for sure is kept: a call that left by an exception after a handler or

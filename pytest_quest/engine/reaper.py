@@ -11,7 +11,7 @@ subreaper too (`become_subreaper`), and kills what is left under it after
 each run (`kill_descendants`), in case the tests kill the shim itself.
 
 Where ``prctl`` is missing (not Linux), the shim still kills the child's
-process group, which leaves a detached process alive: docs/gate.md says so.
+process group, which leaves a detached process alive: docs/judge.md says so.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Measuring the processes the tests start: one private folder per test, folded in at the end.
 
 What is measured across processes, how it is attributed and its limits:
-docs/gate.md, "Across processes".
+docs/judge.md, "Across processes".
 
 While measuring, the environment of the measuring process points
 coverage.py's start-up hook (the ``a1_coverage.pth`` file coverage.py

@@ -8,7 +8,7 @@ quest.  The ``active`` line (line 2, the one `next` rewrites alone) is left
 out of the hash: a `next` keeps the view, and the line is checked on its own
 (`active_line`).  Anything else (another file, a view of another version of
 pytest-quest, a view that cannot be read or decoded) is a miss, and the
-command reads the whole file as before.
+command reads the whole file.
 
 The view is a copy of what a validated read or a write produced, for showing
 only: no verdict and no other command reads it.  What it does not prove:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,6 @@ class ToolResult:
     data: dict[str, Any]
     exitcode: int
     error: bool = False
-    stderr_tail: list[str] = field(default_factory=list)
 
 
 def _text(name: str, value: object, *, dash: bool = False) -> str:
@@ -152,7 +151,7 @@ def invocation(tool: str, arguments: dict[str, Any], root: Path) -> Invocation:
 
 def result_of(command: str, completed: subprocess.CompletedProcess[bytes]) -> ToolResult:
     """The JSON object the command printed; an error object of the same shape when there is none."""
-    stderr = completed.stderr.decode("utf-8", errors="replace").splitlines()[-20:]
+    stderr = completed.stderr.decode("utf-8", errors="replace").splitlines()[-5:]
     try:
         data = json.loads(completed.stdout.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -160,10 +159,10 @@ def result_of(command: str, completed: subprocess.CompletedProcess[bytes]) -> To
     if not isinstance(data, dict):
         message = (
             f"pytest exited {completed.returncode} without printing one JSON object; "
-            "its stderr ends with: " + " | ".join(stderr[-5:])
+            "its stderr ends with: " + " | ".join(stderr)
         )
-        return ToolResult(error_object(command, message), completed.returncode, True, stderr)
-    return ToolResult(data, completed.returncode, "error" in data, stderr)
+        return ToolResult(error_object(command, message), completed.returncode, True)
+    return ToolResult(data, completed.returncode, "error" in data)
 
 
 def error_object(command: str | None, message: str) -> dict[str, Any]:

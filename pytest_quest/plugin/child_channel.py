@@ -1,6 +1,6 @@
 """A gate child's end of the judge's channel: instructions read once, early; one message sent, then closed.
 
-The nonce stays in this module's memory only; docs/gate.md says what that does and does not stop.
+The nonce stays in this module's memory only; docs/judge.md says what that does and does not stop.
 """
 
 from __future__ import annotations

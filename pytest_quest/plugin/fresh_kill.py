@@ -21,13 +21,13 @@ The fresh process reports over a channel of its own (engine/channel.py,
 role ``fresh``), like a gate child: its outcomes and which tests reached
 the mutant.  Limits: it needs the processes the tests start to be measured
 (coverage.py's start-up hook, the ``subprocesses`` policy on); without it
-nothing is confirmed, as before, and a fresh run where the mutant was not
+nothing is confirmed, and a fresh run where the mutant was not
 applied (no start-up hook in that environment) says nothing either.  A
 kill by a mutant that ran away (past its time budget, or at the memory cap:
 ``RUNAWAY``) holds when the test runs away there too (stopped at its budget)
-or fails; before, such kills were never confirmed, and a saved oracle that
-looped on a wrong value instead of failing (``while f(x) != EXPECTED[x]:
-pass``) had every kill taken on trust.  A test that tells the
+or fails; unconfirmed, such kills would let a saved oracle that loops on
+a wrong value instead of failing (``while f(x) != EXPECTED[x]: pass``)
+have every kill taken on trust.  A test that tells the
 fresh process from the gate's children can fail there on purpose: one
 started afresh (no run held, or one held came too late) has the mutation
 child as its parent; a held one (`Parked`, the shim as its parent) is

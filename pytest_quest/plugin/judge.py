@@ -1,6 +1,6 @@
 """The clean judge: ``submit`` hands over to a pytest process that loads no project code.
 
-See docs/gate.md, "The trust boundary": what runs where, how it is enforced, its limits.
+See docs/judge.md, "The trust boundary": what runs where, how it is enforced, its limits.
 """
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def run_judge(early_config: pytest.Config) -> tuple[int, str, str]:
     """Run the clean judge as a child of an in-process ``pytest.main()`` caller.
 
     Returns its exit status, stdout and stderr, for the caller to relay.
-    The caller's own process is outside the trust boundary (docs/gate.md).
+    The caller's own process is outside the trust boundary (docs/judge.md).
     """
     args = [str(a) for a in early_config.invocation_params.args]
     command = judge_args(judge_options(early_config, args))

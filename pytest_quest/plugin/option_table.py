@@ -22,7 +22,7 @@ from pytest_quest.app.options import (
     parse_text,
 )
 
-# pytest 8.4 types "int" and "float" ini values; before, they stay strings
+# pytest 8.4 types "int" and "float" ini values; older versions keep them strings
 # (parse_count and parse_seconds read both).
 _TYPED = tuple(int(part) for part in pytest.version_tuple[:2]) >= (8, 4)
 _INT = "int" if _TYPED else "string"

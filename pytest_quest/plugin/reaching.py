@@ -5,7 +5,7 @@ it (one coverage context per test).  A test that never ran the statement a
 mutant changes cannot run the mutant (everything before it is the original
 code), so only the tests that ran that statement are tried against it.
 Without that knowledge for the statement (no line data, a measurement by
-pytest-cov, a line coverage did not see): every stable test, as before.
+pytest-cov, a line coverage did not see): every stable test is tried.
 """
 
 from __future__ import annotations

@@ -349,7 +349,7 @@ def _file_table(
     One rich row costs about a millisecond (1,250 files: over a second); a
     row of plain cells is the same line as rich draws it, checked against the
     row rich drew.  Any cell rich might read otherwise (markup, wide or
-    control characters) and any mismatch: rich draws every row, as before.
+    control characters) and any mismatch: rich draws every row.
     """
     plain = len(rows) > 1 and all(
         cell.isascii() and cell.isprintable() and "[" not in cell for row in rows for cell in row
@@ -433,7 +433,3 @@ def excluded_text(quest: Quest) -> list[str]:
         said = f"by {event.by or '?'} at {event.at}: {event.reason or '(no reason)'}"
         lines.append(f"    {visible(said)}")
     return lines
-
-
-def arcs_text(arcs: list[tuple[int, int]]) -> str:
-    return ", ".join(arc_text(arc) for arc in arcs)

@@ -1,4 +1,4 @@
-"""Reading a verifier command's output in chunks, up to a cap (issue 16).
+"""Reading a verifier command's output in chunks, up to a cap.
 
 A verifier is a program pytest-quest did not write: what it prints is read in
 chunks of 64 KB and kept up to a cap, never read whole, so a flood of output

@@ -1,4 +1,4 @@
-"""The verifiers' view on a disputed mutant (issue 13): one fact added to the dispute's REVIEW.
+"""The verifiers' view on a disputed mutant: one fact added to the dispute's REVIEW.
 
 With verification on, a dispute that ends REVIEW (no test of the suite
 kills the mutant nor sees it do otherwise) is shown to every verifier: the

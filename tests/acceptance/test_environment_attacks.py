@@ -1,4 +1,4 @@
-"""Attacks on "environment failures are not verdicts" (issue 14, item 2): written first.
+"""Attacks on "environment failures are not verdicts": written first.
 
 A submitter gains from turning a FAIL into "no verdict, try again": no try is
 spent.  The judged tests here kill their own gate child when a mutant is in

@@ -1,4 +1,4 @@
-"""A gate child killed from outside is no verdict (issue 14, item 2).
+"""A gate child killed from outside is no verdict.
 
 The submitted test writes its process id to a file, then sleeps; this test
 kills that process (the gate's child pytest: the measuring child, or the

@@ -1,4 +1,4 @@
-"""Issue 14's "done means": a scripted agent that follows only `next`'s JSON brings
+"""Done means: a scripted agent that follows only `next`'s JSON brings
 at least 20 quests of a project we did not write to PASS (semver 3.1.2, vendored
 in tests/acceptance/projects/semver), and it never parses text.
 """

@@ -1,4 +1,4 @@
-"""Issue 13: loose tests a lazy writer produces end FAIL naming a surviving mutant; disputes.
+"""Loose tests a lazy writer produces end FAIL naming a surviving mutant; disputes.
 
 On a copy of example_project whose pricing, text and shipping tests are removed (so
 their functions are quests to do), six loose-test styles are submitted, one
@@ -30,7 +30,7 @@ WORKERS = 3
 STRICT = ("--quest-mutants", "strict")
 ID = re.compile(r"mutant (m[0-9a-f]{8})\)")
 
-# quest -> loose test module (the style of issue 13 it shows)
+# quest -> loose test module (the loose style it shows)
 LOOSE: dict[str, tuple[str, str]] = {
     # 1. ordering-only assertions: any prices in the same order pass.
     "src/shop/shipping.py::shipping_cost": (

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.acceptance.test_hostile_s25 import LEVEL, SIGN, SOURCE
+from tests.support.attacks import CALC_SOURCE as SOURCE
+from tests.support.attacks import LEVEL, SIGN
 from tests.support.attacks import attack_fixtures, checks, scanned_copy, submit
 from tests.support.projects import Project, scanned_template
 from tests.support.runner import run_pytest, run_quest

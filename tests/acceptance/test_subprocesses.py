@@ -1,4 +1,4 @@
-"""Issue 19: tests that reach the code only in other processes count, per test.
+"""Tests that reach the code only in other processes count, per test.
 
 A small src-layout CLI project whose tests run it through ``python -m``, its
 console script installed in a virtualenv of its own, a ``multiprocessing``

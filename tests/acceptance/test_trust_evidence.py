@@ -1,6 +1,6 @@
 """Attacks on the children's evidence: forged reports, swaps that miss, runs told apart.
 
-Each submission here got PASS before the judge's channel and the reach checks;
+Each submission here gets PASS from a gate without the judge's channel and the reach checks;
 each must end FAIL or REVIEW, with no other quest's entry in quest.json changed.
 """
 

@@ -270,7 +270,7 @@ def test_a_signalled_submit_records_nothing_and_leaves_nothing(
         assert process.returncode == 2, out
         assert b"no verdict was recorded" in out, out
         # Handled as Ctrl-C: the judge removed its temporary folders (after SIGKILL
-        # nothing can, docs/gate.md: they stay in this test's TMPDIR).
+        # nothing can, docs/judge.md: they stay in this test's TMPDIR).
         assert sorted(p.name for p in children_tmpdir.glob("pytest-quest-*")) == []
     deadline = time.monotonic() + 10
     leftovers = pids_in(pids) + gate_children

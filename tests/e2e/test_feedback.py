@@ -1,4 +1,4 @@
-"""Feedback an agent can act on (issue 14): one scanned project, copied per test.
+"""Feedback an agent can act on: one scanned project, copied per test.
 
 Item 1: a submit whose new test fails names that test and its error before
 any coverage fact, and says which lines only failing tests reached.

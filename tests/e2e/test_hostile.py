@@ -1,4 +1,4 @@
-"""Issue 16: hostile or careless input in, safe output out, through real pytest processes.
+"""Hostile or careless input in, safe output out, through real pytest processes.
 
 Each test is an attack first: a forged ratchet file, a special file in its
 place, a link out of the project.  What it must get: exit 4, one ``ERROR:``

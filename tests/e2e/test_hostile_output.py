@@ -1,6 +1,6 @@
-"""Issue 16: names and messages from strangers through every command and format.
+"""Names and messages from strangers through every command and format.
 
-The ratchet file now refuses hostile ids (tests/e2e/test_store_corruption.py),
+The ratchet file refuses hostile ids (tests/e2e/test_store_corruption.py),
 so what still reaches the output is what passes the grammar but is dangerous
 in a medium (``_under_score_`` and ``*`` for Markdown, a 400-character name)
 and what tests say: parametrize ids such as ``[::error file=X::Y]`` and
@@ -189,7 +189,7 @@ def test_check_under_github_actions(judged: Project, monkeypatch: pytest.MonkeyP
     broken.unlink()
     summary.unlink()
     (Path(judged.path) / "tests" / "test_long.py").unlink()  # the long-named PASS regresses
-    result = judged.run(  # outside the rootdir: needs force (issue 16)
+    result = judged.run(  # outside the rootdir: needs force
         "--quest", "check", "--tb=no", "-rN", f"--quest-export-to={tmp_path / 'c.md'}",
         "--quest-export-force",
     )  # fmt: skip

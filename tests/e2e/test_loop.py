@@ -804,9 +804,9 @@ class SignTests(TestCase):
 
 
 def test_a_mutant_failing_only_a_subtest_is_killed(project: Project, calc_template: Project) -> None:
-    # The mutation child ran each test with runtestprotocol, whose reports hold
-    # the test's own only: a subtest's failure (logged to the hook alone) went
-    # unseen and every mutant "survived" (session 28: more-itertools' suite).
+    # runtestprotocol's reports hold the test's own only: a subtest's failure
+    # is logged to the hook alone, so a mutation child reading the reports
+    # would miss it and every mutant would "survive" (as on more-itertools' suite).
     project.fill_from(calc_template)
     project.test("test_sign", SIGN_SUBTEST)
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)

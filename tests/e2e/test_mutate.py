@@ -610,7 +610,7 @@ def test_verdict_guard_restores_the_judged_entry(tmp_path: Path) -> None:
     store.path.write_text(json.dumps(data))
     facts = guard.inspect()
     assert [f.check for f in facts] == ["guard.ratchet_written"]
-    store.update(guard.restore_entry)
+    store.update(guard.repair)
     assert store.load().quests[quest.id].state is State.TODO
 
 

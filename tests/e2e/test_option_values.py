@@ -1,4 +1,4 @@
-"""Issue 16's option rows, end to end: each bad value is exit 4 naming the option, nothing else.
+"""Bad option values, end to end: each is exit 4 naming the option, nothing else.
 
 No traceback, the ratchet file's bytes unchanged, one JSON object under
 ``--quest-format json``, no child process started (a usage error comes

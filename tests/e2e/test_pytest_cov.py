@@ -180,7 +180,7 @@ def test_sign_positive_in_a_child_failing():
 
 @pytest.mark.children_measured
 def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc: Project) -> None:
-    # Issue 19: with --cov, the processes the tests start are still measured
+    # With --cov, the processes the tests start are still measured
     # for the test that started them (a failing test's for nothing), and the
     # user's `patch = subprocess` neither doubles nor steals their data.
     (calc.path / "pyproject.toml").write_text(

@@ -2,7 +2,7 @@
 
 Also: pytest's exit status for positional paths that do not exist and for a
 scan whose tests fail, counted nouns, long error lists summarised, and a
-rescan naming the PASS functions that regressed (issue 14, items 7 and 8).
+rescan naming the PASS functions that regressed.
 """
 
 from __future__ import annotations

@@ -221,7 +221,7 @@ CORRUPTIONS: dict[str, tuple[bytes, str]] = {
         r"active: names 'src/pkg/calc.py::gone', which is not a quest",
     ),
     "quests-not-object": (edit(set_in(("quests",), [])), "quests: expected an object, found list"),
-    # issue 16: what a stranger may write into the file
+    # What a stranger may write into the file
     "file-absolute": (
         edit(moved("/etc/passwd")),
         r"quests\['/etc/passwd::sign'\]\.file: an absolute path",

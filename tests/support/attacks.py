@@ -17,6 +17,25 @@ from tests.support.projects import Project, scanned_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import run_quest
 
+# A module with two quests: the attacks judge `sign`; `level` is a bystander.
+CALC_SOURCE = """\
+def level(x):
+    if x > 10:
+        return "high"
+    return "low"
+
+
+def sign(x):
+    if x > 0:
+        return "positive"
+    if x < 0:
+        return "negative"
+    return "zero"
+"""
+
+LEVEL = "src/pkg/calc.py::level"
+SIGN = "src/pkg/calc.py::sign"
+
 
 def attack_template(
     factory: pytest.TempPathFactory, module: str, source: str

@@ -5,7 +5,7 @@ the self-coverage variables when ``PYTEST_QUEST_SELFCOV=1`` (run-tests.sh): then
 coverage.py's subprocess measurement follows the child and the gate's children.
 Every process a test starts makes its temporary files in a folder of this run's
 pytest basetemp (``TMPDIR``, one folder per test: `private_tmpdir`, tests/conftest.py),
-never in the system's: what a judge killed with SIGKILL leaves there (docs/gate.md)
+never in the system's: what a judge killed with SIGKILL leaves there (docs/judge.md)
 goes with pytest's old basetemps instead of piling up in /tmp.
 """
 

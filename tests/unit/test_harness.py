@@ -20,7 +20,7 @@ ASK = "import tempfile; print(tempfile.mkdtemp(prefix='pytest-quest-probe-'))"
 def test_a_childs_temporary_files_go_to_this_tests_folder(
     children_tmpdir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Not /tmp: what a killed judge leaves (docs/gate.md) must not pile up there."""
+    """Not /tmp: what a killed judge leaves (docs/judge.md) must not pile up there."""
     for env in (child_environ(), None):  # through the runner, and inherited by a bare Popen
         made = subprocess.run(
             [sys.executable, "-c", ASK], env=env, capture_output=True, text=True, check=True

@@ -1,4 +1,4 @@
-"""The session keeps the first lines of each failed test's error (issue 14, item 1)."""
+"""The session keeps the first lines of each failed test's error."""
 
 from __future__ import annotations
 

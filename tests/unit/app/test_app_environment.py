@@ -1,4 +1,4 @@
-"""`submit` when the run could not complete for a reason outside the submission (issue 14, item 2)."""
+"""`submit` when the run could not complete for a reason outside the submission."""
 
 from __future__ import annotations
 

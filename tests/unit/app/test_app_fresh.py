@@ -1,4 +1,4 @@
-"""Fresh facts in `next` (issue 14, item 5): where they come from, and the gate's last facts
+"""Fresh facts in `next`: where they come from, and the gate's last facts
 kept over a rescan."""
 
 from __future__ import annotations

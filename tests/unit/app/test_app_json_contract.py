@@ -1,4 +1,4 @@
-"""Unambiguous JSON (issue 14, item 3): `remaining` and `done` in every next/submit object,
+"""Unambiguous JSON: `remaining` and `done` in every next/submit object,
 and `next --quest-id` says that it changed the active quest."""
 
 from __future__ import annotations

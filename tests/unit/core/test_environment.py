@@ -1,4 +1,4 @@
-"""Environment failures are not verdicts (issue 14, item 2): the cause, the streak, the limit."""
+"""Environment failures are not verdicts: the cause, the streak, the limit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fresh facts (issue 14, item 5): a rescan keeps a TODO quest's last gate facts, and the
+"""Fresh facts: a rescan keeps a TODO quest's last gate facts, and the
 facts a quest shows say where they come from."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Gate facts an agent can act on (issue 14, item 1): failing tests named first, with their
+"""Gate facts an agent can act on: failing tests named first, with their
 error, and coverage facts that say which lines only failing tests reached."""
 
 from __future__ import annotations

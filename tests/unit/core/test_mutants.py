@@ -377,7 +377,7 @@ def _returns_none_planned(source: str, line: int) -> bool:
 
 def test_return_none_before_a_lone_falsy_return_is_not_planned() -> None:
     # boltons' split_iter `def sep_func(x): return False` then `if sep_func(s):`, dateutil's
-    # tzutc.is_ambiguous (issue 13): None for False differs in identity only, and
+    # tzutc.is_ambiguous: None for False differs in identity only, and
     # return.changed makes the value truthy already.
     source = """
     def split(src, sep, stop):
@@ -525,7 +525,7 @@ def test_every_mutant_of_a_generator_compiles(kind: str, mark: bool) -> None:
 
 
 def test_a_slice_probe_keeps_its_bounds_and_an_index_probe_its_key() -> None:
-    # more-itertools' divide (issue 13): `iterable[:0]` only asks whether the
+    # more-itertools' divide: `iterable[:0]` only asks whether the
     # object can be sliced; `[:None]` or `[:1]` asks the same.
     source = """
     def f(iterable, d):
@@ -546,7 +546,7 @@ def test_a_slice_probe_keeps_its_bounds_and_an_index_probe_its_key() -> None:
 
 
 def test_a_join_is_not_removed_for_its_removal_only_makes_a_race() -> None:
-    # more-itertools' callback_iter._reader (issue 13): `q.join()` of a queue
+    # more-itertools' callback_iter._reader: `q.join()` of a queue
     # whose every item was marked done returns at once.
     source = """
     def f(q, worker, items):
@@ -560,7 +560,7 @@ def test_a_join_is_not_removed_for_its_removal_only_makes_a_race() -> None:
 
 
 def test_a_formatted_logging_or_warning_message_is_not_a_constant_to_change() -> None:
-    # dateutil's `warnings.warn("... %s" % name)` (issue 13): the message's
+    # dateutil's `warnings.warn("... %s" % name)`: the message's
     # text, formatted or joined, is as quiet as a plain one; its numbers and
     # the code around it are still changed.
     source = """
@@ -576,7 +576,7 @@ def test_a_formatted_logging_or_warning_message_is_not_a_constant_to_change() ->
 
 
 def test_the_maxlen_of_a_deque_thrown_away_or_read_at_its_end_is_kept() -> None:
-    # more-itertools' consume and last (issue 13): `deque(it, maxlen=0)`
+    # more-itertools' consume and last: `deque(it, maxlen=0)`
     # consumes `it` whatever the maxlen; `deque(it, maxlen=1)[-1]` is the
     # last item for any maxlen.  A deque read otherwise, or at an index
     # beyond its maxlen, still has its maxlen changed.

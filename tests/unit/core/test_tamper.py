@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pytest_quest.core.tamper import KINDS, Finding, SubmittedFile, _Changes, find_tamper_signs
 
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "gate.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "judge.md"
 
 CASES: dict[str, list[str]] = {
     "internals": [

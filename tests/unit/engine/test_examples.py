@@ -1,4 +1,4 @@
-"""The example test shown with a quest (issue 14, item 4): its own covering test, else a test of
+"""The example test shown with a quest: its own covering test, else a test of
 the nearest function in the same class or module, else a skeleton; never a test written since
 the scan for another quest while something else exists."""
 

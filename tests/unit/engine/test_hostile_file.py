@@ -1,4 +1,4 @@
-"""The ratchet file as data from a stranger (issue 16): grammar, numbers, special files, paths.
+"""The ratchet file as data from a stranger: grammar, numbers, special files, paths.
 
 Attacks first: each test forges what a hostile or careless hand could put in
 or in place of ``quest.json``, and expects a `RatchetFileError` naming the field

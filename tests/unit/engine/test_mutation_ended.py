@@ -1,4 +1,4 @@
-"""A mutation child that sent no report: a crash is REVIEW, a kill from outside no verdict (issue 14)."""
+"""A mutation child that sent no report: a crash is REVIEW, a kill from outside no verdict."""
 
 from __future__ import annotations
 

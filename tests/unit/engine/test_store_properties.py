@@ -60,7 +60,7 @@ def quests(draw: st.DrawFn) -> Quest:
         passed_at=draw(st.text(min_size=1, max_size=8)) if passed else draw(texts),
         baseline=draw(st.booleans()),
         history=draw(st.lists(events, max_size=2)),
-        # Integers of at most 15 digits: the reader refuses longer ones (issue 16).
+        # Integers of at most 15 digits: the reader refuses longer ones.
         extra=draw(
             st.dictionaries(texts, st.integers(-(10**15) + 1, 10**15 - 1) | texts, max_size=2)
         ),

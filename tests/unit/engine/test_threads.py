@@ -1,4 +1,4 @@
-"""The thread fence (issue 14, item 6): threads older than the running test write elsewhere."""
+"""The thread fence: threads older than the running test write elsewhere."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def test_each_killing_test_is_confirmed_once_with_its_first_failure_else_its_fir
     ]
     assert killers(mutants) == {1: ["t::a"], 3: ["t::b"], 4: ["t::slow"]}
     # A test whose every kill ran away (past its budget, at the memory cap) is confirmed too:
-    # a saved oracle that loops on a wrong value instead of failing is no longer taken on trust.
+    # a saved oracle that loops on a wrong value instead of failing is not taken on trust.
     runaway = [killed(0, "t::loop", how="timeout"), killed(1, "t::big", how="memory")]
     assert killers([*runaway, killed(2, "t::loop", how="timeout")]) == {
         0: ["t::loop"],

@@ -1,4 +1,4 @@
-"""Escaping per medium (issue 16), attacked with the hostile names of the issue first.
+"""Escaping per medium, attacked first with hostile names (a GitHub command, a table pipe, a tag, control bytes).
 
 Each medium's parser is simulated by what matters to it: the GitHub runner
 reads ``::cmd::`` at a line's start (after blanks) and ``##[cmd]`` anywhere;

@@ -2,7 +2,7 @@
 
 `report/text.py` writes a line, the per-file table and the titles itself
 when the output is ASCII and rich would change nothing; these tests draw the
-same ratchets both ways (`_PLAIN` off: rich draws everything, as before) and
+same ratchets both ways (`_PLAIN` off: rich draws everything) and
 compare, names and widths chosen by Hypothesis, hostile ones included.
 """
 

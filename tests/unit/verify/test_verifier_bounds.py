@@ -1,8 +1,8 @@
-"""Verifiers are bounded (issue 16): output capped and read in chunks, a missing program refused.
+"""Verifiers are bounded: output capped and read in chunks, a missing program refused.
 
-Attacks first: a verifier that prints 100 MB (it used to be read whole: the
-judge's RSS rose by ~400 MB), one that never closes its output, and a verifier
-command naming a program that does not exist (it used to be REVIEW, exit 0).
+Attacks first: a verifier that prints 100 MB (read whole, it raises the
+judge's RSS by ~400 MB), one that never closes its output, and a verifier
+command naming a program that does not exist (refused, not REVIEW with exit 0).
 """
 
 from __future__ import annotations

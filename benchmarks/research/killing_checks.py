@@ -1,6 +1,6 @@
-r"""Killing checks for surviving boltons mutants (docs/gate.md, false FAILs).
+r"""Killing checks for surviving boltons mutants (the false FAILs of 2026-12-gate-research.md).
 
-    python benchmarks/killing_checks.py /path/to/boltons
+    python benchmarks/research/killing_checks.py /path/to/boltons
 
 Each check is a plain test of the function's behaviour, run on the
 original module and on a copy with one planned mutant applied

@@ -1,10 +1,10 @@
-r"""Killing checks for surviving more-itertools mutants (docs/gate.md, false FAILs).
+r"""Killing checks for surviving more-itertools mutants (the false FAILs of 2026-12-gate-research.md).
 
-    python benchmarks/killing_checks_more_itertools.py /path/to/more_itertools-11.2.1 [WORD...]
+    python benchmarks/research/killing_checks_more_itertools.py /path/to/more_itertools-11.2.1 [WORD...]
 
 (WORDs: only the checks of the quest ids containing one of them.)
 
-As benchmarks/killing_checks_dateutil.py (whose `mutant_module` it uses):
+As benchmarks/research/killing_checks_dateutil.py (whose `mutant_module` it uses):
 each check runs on the original module and on a copy with one planned
 mutant applied; the same result on both marks a false FAIL's mutant.
 """

@@ -1,13 +1,13 @@
-r"""Killing checks for surviving python-dateutil mutants (docs/gate.md, false FAILs).
+r"""Killing checks for surviving python-dateutil mutants (the false FAILs of 2026-12-gate-research.md).
 
-    python benchmarks/killing_checks_dateutil.py /path/to/python-dateutil-4.0.0
+    python benchmarks/research/killing_checks_dateutil.py /path/to/python-dateutil-4.0.0
 
-As benchmarks/killing_checks.py does for boltons: each check is a plain
+As benchmarks/research/killing_checks.py does for boltons: each check is a plain
 test of the function's behaviour, run on the original module and on a copy
 with one planned mutant (by its id) applied; a different result means the
 mutant is killable.  These are the survivors of dateutil 4.0.0's baseline
 (session 28) that are not plainly killable by reading them; the checks that
-give the same result on both are the false FAILs (docs/gate.md says why).
+give the same result on both are the false FAILs (2026-12-gate-research.md says why).
 """
 
 from __future__ import annotations
