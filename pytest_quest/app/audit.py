@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet, measured
-from pytest_quest.app.deep_checks import fill_mutation_evidence
+from pytest_quest.app.deep_checks import clean_search_path, fill_mutation_evidence
 from pytest_quest.app.policy import passed_since, since_time
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import (
@@ -157,6 +157,7 @@ def audit_functions(
         mutants=True,
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
+        search_path=clean_search_path(ctx),
     )
     phases: dict[str, float] = {}
     for result in results:

@@ -27,6 +27,7 @@ from pytest_quest.core.mutants import (
 )
 from pytest_quest.engine.created_files import CreatedFiles, track_created
 from pytest_quest.engine.own_copy import CopyWatch, copy_watch
+from pytest_quest.engine.seeds import encode
 from pytest_quest.engine.swap import (
     CodeSwap,
     LiveIndex,
@@ -424,6 +425,10 @@ def _mutant(
             elif not kept:
                 why = "no call of the function by a covering test was seen in this process"
         entry["search"] = searched(watch, witness, None if why else live, why)
+        if not why and live is not None and "witness" not in entry["search"]:
+            # Hints for the judge's own search in a clean process (engine/clean_search.py).
+            entry["seeds"] = encode(watch.kept.get(witness.nodeid))
+            entry["module"] = str(getattr(live[0], "__module__", "") or "")
         if phases is not None:
             phases["search"] = phases.get("search", 0.0) + time.monotonic() - searching
     if not applied and not reached:
