@@ -79,6 +79,11 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     setattr(builtins, CHANGED, changed_value)
     setattr(builtins, REACHED, lambda value=None: value)
     roots = [os.path.realpath(str(r)) for r in spec["roots"]]
+    try:
+        # Imported before any search starts: its import is not taken from a search's seconds.
+        import hypothesis.strategies  # noqa: F401
+    except ImportError:  # pragma: no cover - a runtime dependency
+        pass
     return {"functions": [_function(function, roots) for function in spec["functions"]]}
 
 
