@@ -425,10 +425,7 @@ def _mutant(
             elif not kept:
                 why = "no call of the function by a covering test was seen in this process"
         entry["search"] = searched(watch, witness, None if why else live, why)
-        if not why and live is not None and "witness" not in entry["search"]:
-            # Hints for the judge's own search in a clean process (engine/clean_search.py).
-            entry["seeds"] = encode(watch.kept.get(witness.nodeid))
-            entry["module"] = str(getattr(live[0], "__module__", "") or "")
+        _hints(entry, None if why else live, watch.kept.get(witness.nodeid))
         if phases is not None:
             phases["search"] = phases.get("search", 0.0) + time.monotonic() - searching
     if not applied and not reached:
@@ -445,6 +442,16 @@ def _mutant(
     entry["reached_by"] = sorted(reached)
     entry["seconds"] = round(time.monotonic() - began, 4)
     return entry
+
+
+def _hints(entry: dict[str, Any], live: tuple[Any, Any] | None, kept: Any) -> None:
+    """The calls and module name the judge's own search may start from (engine/clean_search.py).
+
+    Hints only: the judge imports, checks and searches in a clean process.
+    """
+    if live is not None and "witness" not in entry["search"]:
+        entry["seeds"] = encode(kept)
+        entry["module"] = str(getattr(live[0], "__module__", "") or "")
 
 
 def _cost(slot: int | None, mutants: list[Mutant], reaching: Reaching, stable: list[pytest.Item],
