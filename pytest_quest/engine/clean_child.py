@@ -79,12 +79,29 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     setattr(builtins, CHANGED, changed_value)
     setattr(builtins, REACHED, lambda value=None: value)
     roots = [os.path.realpath(str(r)) for r in spec["roots"]]
-    try:
-        # Imported before any search starts: its import is not taken from a search's seconds.
-        import hypothesis.strategies  # noqa: F401
-    except ImportError:  # pragma: no cover - a runtime dependency
-        pass
+    _warm()
     return {"functions": [_function(function, roots) for function in spec["functions"]]}
+
+
+def _warm() -> None:
+    """Hypothesis imported and its strategies drawn from once, before any search starts:
+    what a first draw costs (the text strategy's character tables) is not taken from
+    the first search's seconds."""
+    try:
+        from hypothesis import HealthCheck, Phase, find, settings
+        from hypothesis import strategies as st
+        from hypothesis.errors import HypothesisException
+    except ImportError:  # pragma: no cover - a runtime dependency
+        return
+    kinds = st.one_of(st.integers(), st.floats(), st.text(), st.binary(), st.lists(st.integers()))
+    chosen = settings(
+        database=None, derandomize=True, max_examples=5, deadline=None,
+        phases=(Phase.generate,), suppress_health_check=list(HealthCheck),
+    )  # fmt: skip
+    try:
+        find(kinds, lambda value: False, settings=chosen)
+    except HypothesisException:
+        pass  # nothing to find: only the draws were wanted
 
 
 def _function(function: dict[str, Any], roots: list[str]) -> dict[str, dict[str, Any]]:
