@@ -13,7 +13,6 @@ draws values of its own besides the tests' seeds.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -45,6 +44,41 @@ def test_bulk():
     bulk_price(100, 20)
     bulk_price(100, 1)
     discounted(100, 10)
+"""
+
+# The child's search silenced, and the seeds it hands the judge replaced by a pickle
+# that runs a command when unpickled: the clean search reads seeds as data only.
+HOSTILE_SEEDS = """\
+import base64
+import pickle
+
+from cells import bulk_price
+
+
+class _Runs:
+    def __reduce__(self):
+        return (getattr(__import__("o" + "s"), "sys" + "tem"), ("touch MARKER",))
+
+
+def _up():
+    seeds = [base64.b64encode(pickle.dumps({"price": _Runs(), "quantity": 1})).decode()]
+    try:
+        raise KeyError
+    except KeyError as e:
+        fr = e.__traceback__.tb_frame
+    while fr is not None:
+        g = getattr(fr, "f_" + "globals")
+        if "searched" in g and "observed" in g:
+            g["observed"] = lambda *a, **k: None
+            g["searched"] = lambda *a, **k: {"calls": 5, "escapes": "", "problem": ""}
+            g["encode"] = lambda *a, **k: seeds
+        fr = getattr(fr, "f_" + "back")
+
+
+def test_bulk():
+    _up()
+    bulk_price(100, 20)
+    bulk_price(100, 1)
 """
 
 # A test that mocks the helper (its own calls show no difference), and the
@@ -104,15 +138,17 @@ def test_b_numbers():
 
 @pytest.mark.parametrize(
     "tests",
-    [FRAME_GLOBALS, SEARCH_REPLACED, LEFT_PATCHED, RAISING_SEEDS],
-    ids=["frame-globals", "search-replaced", "left-patched", "raising-seeds"],
+    [FRAME_GLOBALS, SEARCH_REPLACED, LEFT_PATCHED, RAISING_SEEDS, HOSTILE_SEEDS],
+    ids=["frame-globals", "search-replaced", "left-patched", "raising-seeds", "hostile-seeds"],
 )
 def test_a_search_the_tests_can_reach_cannot_make_a_survivor_unwitnessed(
     cells: Path,  # noqa: F811
     tests: str,
 ) -> None:
-    (cells / "tests" / "test_bulk.py").write_text(textwrap.dedent(tests))
+    marker = cells.parent / "ran-from-a-seed"
+    (cells / "tests" / "test_bulk.py").write_text(tests.replace("MARKER", str(marker)))
     code, data, stderr = run_quest(cells, "--quest", "submit", "--quest-id", BULK)
+    assert not marker.exists()
     assert (code, data["verdict"], data["step"]) == (1, "FAIL", "4-mutants"), (
         data["quest"].get("facts"),
         stderr,
