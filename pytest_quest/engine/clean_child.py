@@ -25,11 +25,12 @@ import os
 import sys
 import tempfile
 import types
+from collections.abc import Callable
 from typing import Any
 
 from pytest_quest.core.mutant_ast import CHANGED, REACHED, parsed
 from pytest_quest.core.mutant_module import FunctionTrees
-from pytest_quest.core.mutants import changed_value, find_function, plan_mutants
+from pytest_quest.core.mutants import Mutant, changed_value, find_function, plan_mutants
 from pytest_quest.engine.channel import frame, parse_unchecked
 from pytest_quest.engine.seeds import decode
 from pytest_quest.engine.source import fingerprint_node
@@ -128,31 +129,41 @@ def _function(function: dict[str, Any], roots: list[str]) -> dict[str, dict[str,
 
     results = {}
     for job in jobs:
-        mutant = plan.get(str(job["id"]))
-        if mutant is None or (mutant.line, mutant.original, mutant.mutated) != (
-            job.get("line"), job.get("original"), job.get("mutated")
-        ):
-            results[str(job["id"])] = _problem("the mutant is not one of the judge's plan")
-            continue
-        compiled = compile(
-            trees.mutant(mutant.index, mark=False), live.__code__.co_filename, "exec",
-            dont_inherit=True,
-        )  # fmt: skip
-        code = _find_code(compiled, key)
-        if code is None or code.co_freevars != live.__code__.co_freevars:
-            results[str(job["id"])] = _problem("the mutant could not be built on its own")
-            continue
-        seeds = _fitting(decode(job.get("seeds"), project), live.__code__)
-        kept = seeds + _own_calls(live.__code__, seeds)
-        outcome = search(Target(live, live.__code__, code, kept))
-        record = outcome.record()
-        if "witness" not in record and not record["problem"] and outcome.returned < 1:
-            record["problem"] = (
-                "no call could be tried: the function raised on every call "
-                f"({record['calls']} tried)"
-            )
-        results[str(job["id"])] = record
+        try:
+            results[str(job["id"])] = _job(job, plan, trees, live, key, project)
+        except Exception as exc:  # one survivor's search failing holds that survivor only
+            results[str(job["id"])] = _problem(f"the search failed: {type(exc).__name__}: {exc}"[:200])
     return results
+
+
+def _job(
+    job: dict[str, Any],
+    plan: dict[str, Mutant],
+    trees: FunctionTrees,
+    live: types.FunctionType,
+    key: tuple[str, int],
+    project: Callable[[str], bool],
+) -> dict[str, Any]:
+    """The search record of one survivor (`job`: what the mutation child said of it)."""
+    mutant = plan.get(str(job["id"]))
+    if mutant is None or (mutant.line, mutant.original, mutant.mutated) != (
+        job.get("line"), job.get("original"), job.get("mutated")
+    ):
+        return _problem("the mutant is not one of the judge's plan")
+    filename = live.__code__.co_filename
+    compiled = compile(trees.mutant(mutant.index, mark=False), filename, "exec", dont_inherit=True)
+    code = _find_code(compiled, key)
+    if code is None or code.co_freevars != live.__code__.co_freevars:
+        return _problem("the mutant could not be built on its own")
+    seeds = _fitting(decode(job.get("seeds"), project), live.__code__)
+    kept = seeds + _own_calls(live.__code__, seeds)
+    outcome = search(Target(live, live.__code__, code, kept))
+    record = outcome.record()
+    if "witness" not in record and not record["problem"] and outcome.returned < 1:
+        record["problem"] = (
+            f"no call could be tried: the function raised on every call ({record['calls']} tried)"
+        )
+    return record
 
 
 def _problem(why: str) -> dict[str, Any]:
@@ -228,7 +239,9 @@ def _fitting(calls: list[dict[str, Any]], code: types.CodeType) -> list[dict[str
 def _own_calls(code: types.CodeType, seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Calls with `OWN_VALUES` for every parameter (`self` or `cls` taken from a seed)."""
     names = _parameters(code)
-    receiver = names[0] if names and names[0] in ("self", "cls") else ""
+    if not names:
+        return [{}]
+    receiver = names[0] if names[0] in ("self", "cls") else ""
     if receiver and not seeds:
         return []  # no object to call a method on
     varargs = code.co_argcount + code.co_kwonlyargcount if code.co_flags & 0x04 else -1

@@ -253,7 +253,9 @@ def _run_checks(
     search_path: SearchPath | None = None,
 ) -> list[MutationReport]:
     # The functions as they stand before the judged tests run (the clean search checks them).
-    before: list[Judged | None] = [judged(t.file, t.start, t.operators) for t in targets]
+    before: list[Judged | None] = [
+        judged(t.file, t.start, t.operators) if mutants else None for t in targets
+    ]
     handshake = {
         "role": "check",
         "mutants": mutants,
