@@ -62,10 +62,11 @@ def clean_search_path(ctx: Context) -> SearchPath:
     folder (the interpreter's own path follows); and the source folders, whose
     modules a seed's classes may come from.  Never what the mutation child reports.
     """
-    sources = [Path(s).resolve() for s in ctx.options.sources] or [ctx.rootdir.resolve()]
+    sources = [Path(s).resolve() for s in ctx.options.sources]
     path = [*ctx.child.pythonpath, str(ctx.rootdir.resolve())]
     path += [str(source.parent) for source in sources]
-    return SearchPath(tuple(dict.fromkeys(path)), tuple(str(source) for source in sources))
+    roots = sources or [ctx.rootdir.resolve()]
+    return SearchPath(tuple(dict.fromkeys(path)), tuple(str(root) for root in roots))
 
 
 def planned_operators(ctx: Context) -> tuple[str, ...] | None:
