@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from pytest_quest.app.deep_checks import clean_search_path
-from tests.unit.app.app_calc import CalcProject
+from app_calc import CalcProject
 
 
 def test_the_ini_pythonpath_the_rootdir_and_the_sources_parents_in_that_order(
