@@ -22,6 +22,7 @@ import gc
 import importlib
 import marshal
 import os
+import secrets
 import sys
 import tempfile
 import types
@@ -74,8 +75,11 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     path = [str(p) for p in spec["path"]]
     # sys.path[0] is the folder `-m` ran from: the judge's path replaces it.
     sys.path[:] = [*path, *(p for p in sys.path[1:] if p not in path)]
-    # Bytecode the tests may have written next to the source is never read.
-    sys.pycache_prefix = tempfile.mkdtemp(prefix="pytest-quest-search-pycache-")
+    # Bytecode the tests may have written next to the source is never read: the caches
+    # are looked for in a folder no one made (a random name), and none is written.
+    sys.pycache_prefix = os.path.join(
+        tempfile.gettempdir(), f"pytest-quest-no-bytecode-{secrets.token_hex(8)}"
+    )
     sys.dont_write_bytecode = True
     setattr(builtins, CHANGED, changed_value)
     setattr(builtins, REACHED, lambda value=None: value)
