@@ -170,3 +170,22 @@ def test_module_names_come_from_the_judge_s_path_only(tmp_path: Path) -> None:
     names = module_names(str(file), [str(tmp_path), str(tmp_path / "src")])
     assert names == ["shop.pricing", "src.shop.pricing"]
     assert module_names(str(file), [str(tmp_path / "other")]) == []
+
+
+def test_a_method_is_searched_on_the_object_a_test_gave_and_held_without_one(
+    project: Any, tmp_path: Path
+) -> None:
+    file = tmp_path / "src" / "seedproject.py"
+    start = PROJECT.splitlines().index("    def total(self):") + 1
+    function = judged(file, start, None)
+    given = _survivor(
+        PROJECT, start, start + 1, dict(CLEAN), "body.return_none",
+        seeds=encode([{"self": project.Cart([1, 2])}]), module="seedproject",
+    )  # fmt: skip
+    # No object to call the method on: nothing the search may invent.
+    bare = _survivor(PROJECT, start, start + 1, dict(CLEAN), "return.changed", module="seedproject")
+    src = [str(tmp_path / "src")]
+    search_cleanly([(function, [given, bare])], path=src, roots=src, cwd=tmp_path, timeout=60)
+    assert "witness" in given["search"], given["search"]
+    assert given["search"]["witness"]["call"] == "Cart.total() on {'items': [1, 2]}"
+    assert "witness" not in bare["search"] and bare["search"]["problem"], bare["search"]
