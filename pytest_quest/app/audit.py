@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet, measured
-from pytest_quest.app.deep_checks import fill_mutation_evidence
+from pytest_quest.app.deep_checks import clean_search_path, fill_mutation_evidence
 from pytest_quest.app.policy import passed_since, since_time
 from pytest_quest.app.preflight import audit_inputs
 from pytest_quest.app.sandbox import enter_sandbox
@@ -245,6 +245,7 @@ def _audit_children(
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
         done=done,
+        search_path=clean_search_path(ctx),
     )
 
 

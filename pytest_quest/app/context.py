@@ -52,6 +52,9 @@ class ChildSetup:
     has_cov: bool = False
     # Children that may run at once (xdist's ``-n``: audit checks its functions across them).
     workers: int = 1
+    # The ini file's ``pythonpath`` folders, absolute: where the clean witness search
+    # imports the code under test from (with the rootdir and the sources' parents).
+    pythonpath: tuple[str, ...] = ()
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from pytest_quest.app.context import Context
@@ -12,6 +13,7 @@ from pytest_quest.core.model import Fact, FunctionFacts, Verdict
 from pytest_quest.core.observed import held_because, observed_text, witness_text
 from pytest_quest.core.run import SurvivingMutant
 from pytest_quest.core.seal import seal_facts
+from pytest_quest.engine.clean_search import SearchPath
 from pytest_quest.engine.mutation import MutationReport, run_mutation_check
 
 
@@ -49,7 +51,22 @@ def check_function(
             for line, tests in (line_tests or {}).items()
             if function.first <= line <= function.last
         },
+        search_path=clean_search_path(ctx),
     )
+
+
+def clean_search_path(ctx: Context) -> SearchPath:
+    """Where the clean witness search imports the code under test from, as the judge sees it.
+
+    The ini file's ``pythonpath``, the rootdir and the parent of each source
+    folder (the interpreter's own path follows); and the source folders, whose
+    modules a seed's classes may come from.  Never what the mutation child reports.
+    """
+    sources = [Path(s).resolve() for s in ctx.options.sources]
+    path = [*ctx.child.pythonpath, str(ctx.rootdir.resolve())]
+    path += [str(source.parent) for source in sources]
+    roots = sources or [ctx.rootdir.resolve()]
+    return SearchPath(tuple(dict.fromkeys(path)), tuple(str(root) for root in roots))
 
 
 def planned_operators(ctx: Context) -> tuple[str, ...] | None:
@@ -216,6 +233,7 @@ def l1_checks(ctx: Context, evidence: Evidence) -> list[tuple[Verdict, Fact]]:
 __all__ = [
     "check_function",
     "child_l1_checks",
+    "clean_search_path",
     "deep_checks",
     "fill_mutation_evidence",
     "l1_checks",

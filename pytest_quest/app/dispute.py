@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_quest.app.context import Context
-from pytest_quest.app.deep_checks import planned_operators
+from pytest_quest.app.deep_checks import clean_search_path, planned_operators
 from pytest_quest.app.submit import Judgement, judge_quest, run_selection, submit
 from pytest_quest.core import dispute
 from pytest_quest.core.errors import QuestUsageError
@@ -325,6 +325,7 @@ def whole_suite(
         operators=planned_operators(ctx),
         only=ids,
         subprocesses=ctx.options.policy.subprocesses if ctx.options.policy is not None else True,
+        search_path=clean_search_path(ctx),
     )
     if judgement.mutation_seconds is not None:
         judgement.mutation_seconds = round(judgement.mutation_seconds + report.duration, 3)

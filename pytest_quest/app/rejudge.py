@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_quest.app.context import Context
-from pytest_quest.app.deep_checks import fill_mutation_evidence, l1_checks
+from pytest_quest.app.deep_checks import clean_search_path, fill_mutation_evidence, l1_checks
 from pytest_quest.app.policy import given_keys
 from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.app.submit import gather_evidence
@@ -159,6 +159,7 @@ def _deep_checks(
         mutants=policy.mutants,
         has_xdist=ctx.child.has_xdist,
         has_cov=ctx.child.has_cov,
+        search_path=clean_search_path(ctx),
     )
     for (_, evidence), result in zip(runnable, results):
         evidence.mutants_rule = policy.rule

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.environment import environment_cause
+from pytest_quest.engine.clean_search import Judged, SearchPath, judged, search_cleanly
 from pytest_quest.engine.runner import CHILD_PLUGIN, REWRITE_WARNING, ChannelRun, run_over_channel
 
 
@@ -167,6 +168,7 @@ def run_mutation_check(
     only: tuple[str, ...] | None = None,
     subprocesses: bool = True,
     line_tests: dict[int, set[str]] | None = None,
+    search_path: SearchPath | None = None,
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
 
@@ -187,6 +189,7 @@ def run_mutation_check(
         has_cov=has_cov,
         l1=l1,
         subprocesses=subprocesses,
+        search_path=search_path,
     )[0]
 
 
@@ -203,6 +206,7 @@ def run_mutation_checks(
     has_cov: bool = False,
     l1: dict[str, Any] | None = None,
     subprocesses: bool = True,
+    search_path: SearchPath | None = None,
 ) -> list[MutationReport]:
     """`run_mutation_check` for several functions in ONE child process, one report each.
 
@@ -211,6 +215,8 @@ def run_mutation_checks(
     leaves every report ``completed=False`` with the problem stated.  With
     `l1` (the evidence the project's ``pytest_quest_l1_check`` hooks get),
     the child calls them too: they live in the project's code, never in the judge.
+    `search_path` (default: the rootdir for both): where the clean witness
+    search imports the code under test from (engine/clean_search.py).
     """
 
     def failed(problem: str, duration: float) -> list[MutationReport]:
@@ -226,7 +232,8 @@ def run_mutation_checks(
     try:
         return _run_checks(targets, nodeids, remote_dir, failed, rootdir=rootdir,
             inifile=inifile, timeout=timeout, cwd=cwd, plugin_args=plugin_args,
-            mutants=mutants, has_xdist=has_xdist, has_cov=has_cov, l1=l1)  # fmt: skip
+            mutants=mutants, has_xdist=has_xdist, has_cov=has_cov, l1=l1,
+            search_path=search_path)  # fmt: skip
     finally:
         if remote_dir:
             shutil.rmtree(remote_dir, ignore_errors=True)
@@ -247,7 +254,12 @@ def _run_checks(
     has_xdist: bool,
     has_cov: bool,
     l1: dict[str, Any] | None,
+    search_path: SearchPath | None = None,
 ) -> list[MutationReport]:
+    # The functions as they stand before the judged tests run (the clean search checks them).
+    before: list[Judged | None] = [
+        judged(t.file, t.start, t.operators) if mutants else None for t in targets
+    ]
     handshake = {
         "role": "check",
         "mutants": mutants,
@@ -303,6 +315,18 @@ def _run_checks(
         for report in reports:
             report.tampered = f"a message of the wrong shape ({exc})"
         return reports
+    if mutants:
+        # The child's "no witness found" is never taken: the judge searches again, cleanly.
+        seconds = search_cleanly(
+            [(function, report.mutants) for function, report in zip(before, reports)],
+            path=list(search_path.path if search_path else ()) or [str(rootdir)],
+            roots=list(search_path.roots if search_path else ()) or [str(rootdir)],
+            cwd=cwd,
+            timeout=timeout,
+        )
+        if seconds and reports:
+            # One process for all the functions: its time counted once.
+            reports[0].phases["clean_search"] = seconds
     if l1 is not None:
         l1_results = received.payload.get("l1")
         answers = received.payload.get("answers")

@@ -136,6 +136,8 @@ class Search:
     #: The arguments whose whole state (private attributes, an iterator's position)
     #: the mutant left otherwise on some call, where nothing public differed ("" when none).
     hidden: str = ""
+    #: Calls on which the original returned (or yielded) rather than raised.
+    returned: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -203,6 +205,7 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
         return False
     original, again = ran
     assert original is not None and again is not None
+    found.returned += original.call.ended != "raises"
     if original.globals or again.globals:
         # The function itself changes its module's state: what a later call sees of
         # it is not compared, so no difference found here is a verdict.
@@ -410,6 +413,7 @@ def _hypothesis(target: Target, found: Search, deadline: float, examples: int) -
             found.calls += probe.calls
             return True
         found.calls += probe.calls
+        found.returned += probe.returned
         found.escapes = found.escapes or probe.escapes
         found.hidden = found.hidden or probe.hidden
         return False

@@ -5,6 +5,7 @@ child like it, its terminal, and the Context built from them (plugin/session.py,
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -160,7 +161,21 @@ def child_setup(config: pytest.Config) -> ChildSetup:
         has_xdist=given.has_xdist if given else xdist_loaded(config.pluginmanager),
         has_cov=given.has_cov if given else pytest_cov_loaded(config.pluginmanager),
         workers=1 if given else _workers(config),
+        pythonpath=_pythonpath(config),
     )
+
+
+def _pythonpath(config: pytest.Config) -> tuple[str, ...]:
+    """The ini file's ``pythonpath`` entries, absolute (none when the option is unknown)."""
+    try:
+        given = config.getini("pythonpath")
+    except ValueError:  # pytest's python_path plugin not loaded: read as the ini has it
+        raw = config.inicfg.get("pythonpath") if config.inipath else None
+        if raw is None or config.inipath is None:
+            return ()
+        parts = shlex.split(raw) if isinstance(raw, str) else [str(p) for p in raw]
+        given = [Path(str(config.inipath)).parent / part for part in parts]
+    return tuple(str(Path(str(p)).resolve()) for p in given or ())
 
 
 def _workers(config: pytest.Config) -> int:

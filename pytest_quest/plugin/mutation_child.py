@@ -27,6 +27,7 @@ from pytest_quest.core.mutants import (
 )
 from pytest_quest.engine.created_files import CreatedFiles, track_created
 from pytest_quest.engine.own_copy import CopyWatch, copy_watch
+from pytest_quest.engine.seeds import encode
 from pytest_quest.engine.swap import (
     CodeSwap,
     LiveIndex,
@@ -426,6 +427,7 @@ def _mutant(
             elif not kept:
                 why = "no call of the function by a covering test was seen in this process"
         entry["search"] = searched(watch, witness, None if why else live, why)
+        _hints(entry, None if why else live, watch.kept.get(witness.nodeid))
         if phases is not None:
             phases["search"] = phases.get("search", 0.0) + time.monotonic() - searching
     if not applied and not reached:
@@ -442,6 +444,16 @@ def _mutant(
     entry["reached_by"] = sorted(reached)
     entry["seconds"] = round(time.monotonic() - began, 4)
     return entry
+
+
+def _hints(entry: dict[str, Any], live: tuple[Any, Any] | None, kept: Any) -> None:
+    """The calls and module name the judge's own search may start from (engine/clean_search.py).
+
+    Hints only: the judge imports, checks and searches in a clean process.
+    """
+    if live is not None and "witness" not in entry["search"]:
+        entry["seeds"] = encode(kept)
+        entry["module"] = str(getattr(live[0], "__module__", "") or "")
 
 
 def _cost(slot: int | None, mutants: list[Mutant], reaching: Reaching, stable: list[pytest.Item],
