@@ -110,6 +110,7 @@ def audit_lines(report: AuditReport) -> list[str]:
         )
     for finding in unconfirmed:
         first = finding.facts[0].message if finding.facts else finding.problem
+        first = first.removeprefix("could not confirm: ")
         more = f" (and {len(finding.facts) - 1} more)" if len(finding.facts) > 1 else ""
         lines.append(f"  could not confirm: {finding.id}: {first}{more}")
     if report.findings:

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.model import Fact, Quest, Ratchet, State
+from pytest_quest.core.seal import mark_seals
 from pytest_quest.engine.codec import dumps, loads
 from pytest_quest.engine.store import RatchetStore
 
@@ -154,7 +155,9 @@ def test_sigkill_at_random_instants_leaves_old_or_new_file(tmp_path: Path) -> No
         # (renamed, not yet reported).  Nothing older, nothing mixed.
         assert on_disk in (acknowledged, acknowledged + 1)
         if on_disk not in texts:
-            texts[on_disk] = dumps(generation(on_disk)).encode()
+            written = generation(on_disk)
+            mark_seals(written, legacy=False)  # as the store writes it (core/seal.py)
+            texts[on_disk] = dumps(written).encode()
         assert raw == texts[on_disk]
         # A kill between creating the temporary file and renaming it leaves
         # that file behind (at most one: each writer cleans before writing).
