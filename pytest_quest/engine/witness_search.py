@@ -21,18 +21,18 @@ function: a random input must not delete a file.
 
 from __future__ import annotations
 
-import copy
 import io
 import signal
 import sys
 import time
 from contextlib import redirect_stderr, redirect_stdout
+from copy import deepcopy  # bound here: a test that patches copy.deepcopy changes nothing
 from dataclasses import dataclass, field
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 from typing import Any
 
 from pytest_quest.engine.memory_cap import capped
-from pytest_quest.engine.observe import Call, first_difference, shown, state
+from pytest_quest.engine.observe import Call, first_difference, shown, state, whole_state
 from pytest_quest.engine.witness_strategies import calls_strategy
 
 #: Examples Hypothesis draws per survivor, and seconds the search may take: the
@@ -247,7 +247,7 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome 
     """How one call with a fresh copy of `arguments` ended (None: it ran too long)."""
     function = target.function
     try:
-        given = copy.deepcopy(arguments)
+        given = deepcopy(arguments)
     except Exception:
         return None
     positional, keywords = _split(function.__code__, given)
@@ -284,39 +284,6 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome 
     after_globals = _globals(function) if target.watched_globals else {}
     hidden = tuple((name, whole_state(value)) for name, value in held)
     return Outcome(Call("", ended, shown_value, after), _changed(before, after_globals), hidden)
-
-
-def whole_state(value: Any, depth: int = 4) -> str:
-    """`value`'s whole state as text: private attributes too, an iterator's position
-    (``__reduce_ex__``), containers item by item; bounded in depth and items."""
-    seen: set[int] = set()
-
-    def walk(item: Any, level: int) -> str:
-        if isinstance(item, (int, float, complex, str, bytes, bool, type(None))):
-            return repr(item)[:200]
-        if level == 0 or id(item) in seen:
-            return f"<{type(item).__name__}>"
-        seen.add(id(item))
-        try:
-            if isinstance(item, dict):
-                parts = [f"{walk(k, level - 1)}: {walk(v, level - 1)}" for k, v in list(item.items())[:50]]
-                return "{" + ", ".join(parts) + "}"
-            if isinstance(item, (list, tuple, set, frozenset)):
-                items = sorted(map(repr, item))[:50] if isinstance(item, (set, frozenset)) else item
-                return "[" + ", ".join(walk(v, level - 1) for v in list(items)[:50]) + "]"
-            if isinstance(item, (type, ModuleType, FunctionType, BuiltinFunctionType)):
-                return f"<{getattr(item, '__qualname__', type(item).__name__)}>"
-            attributes = getattr(item, "__dict__", None)
-            if isinstance(attributes, dict):
-                return f"{type(item).__name__}{walk(attributes, level)}"
-            reduced = item.__reduce_ex__(4)
-            if isinstance(reduced, tuple):
-                return f"{type(item).__name__}{walk(list(reduced[1:3]), level - 1)}"
-        except Exception:  # a project's __reduce_ex__ or __dict__ may raise anything
-            pass
-        return f"<{type(item).__name__}>"
-
-    return walk(value, depth)
 
 
 def _alarm(signum: int, frame: Any) -> None:
