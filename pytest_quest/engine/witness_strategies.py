@@ -11,7 +11,9 @@ from typing import Any
 
 
 def calls_strategy(kept: list[dict[str, Any]], st: Any) -> Any:
-    """Calls like the recorded ones: one of them, or each argument varied by its kind."""
+    """Calls like the recorded ones: one of them, one of them with one argument varied
+    (arguments that go together, a step and a length, stay as the test gave them),
+    or every argument varied by its kind."""
     names = list(kept[0])
     if any(list(call) != names for call in kept):
         return st.sampled_from(kept)
@@ -25,7 +27,15 @@ def calls_strategy(kept: list[dict[str, Any]], st: Any) -> Any:
                 kinds.setdefault(type(value), value)
             options += [s for s in (_like(v, st, 3) for v in kinds.values()) if s is not None]
         per_name[name] = st.one_of(options)
-    return st.one_of(st.sampled_from(kept), st.fixed_dictionaries(per_name))
+    varied = [name for name in names if name not in ("self", "cls")]
+    one_varied = [
+        st.fixed_dictionaries(
+            {key: per_name[key] if key == name else st.just(call[key]) for key in names}
+        )
+        for call in kept[:8]
+        for name in varied
+    ]
+    return st.one_of(st.sampled_from(kept), *one_varied, st.fixed_dictionaries(per_name))
 
 
 def _like(value: Any, st: Any, depth: int) -> Any:
