@@ -11,15 +11,15 @@ else: nothing observed, nothing said.
 
 from __future__ import annotations
 
-import copy
 import dis
 import functools
 import os
 import re
 import reprlib
 import sys
+from copy import deepcopy  # bound here: a test that patches copy.deepcopy changes nothing
 from dataclasses import dataclass
-from types import CodeType, FrameType
+from types import BuiltinFunctionType, CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
 #: Calls recorded per run, and characters per shown value.
@@ -165,9 +165,17 @@ class CallObserver:
         code = frame.f_code
         local = frame.f_locals
         names = code.co_varnames[: _parameter_count(code)]
+        given = {name: local[name] for name in names if name in local}
         try:
-            self.kept.append(copy.deepcopy({name: local[name] for name in names if name in local}))
+            copied = deepcopy(given)
+            # A copy must be the value as given, private state too: a `__deepcopy__`
+            # that hands back something else would have the search call junk.
+            faithful = all(whole_state(copied[name]) == whole_state(given[name]) for name in given)
         except Exception:  # a generator, a lock, a file, a project's __deepcopy__: not kept
+            faithful = False
+        if faithful:
+            self.kept.append(copied)
+        else:
             self.uncopied += 1
 
     def _ended(self, args: str, value: Any, state: dict[str, Any]) -> None:
@@ -187,6 +195,39 @@ def _first_yield(code: CodeType) -> int:
         if instruction.opname == "YIELD_VALUE":
             return instruction.offset
     return sys.maxsize
+
+
+def whole_state(value: Any, depth: int = 4) -> str:
+    """`value`'s whole state as text: private attributes too, an iterator's position
+    (``__reduce_ex__``), containers item by item; bounded in depth and items."""
+    seen: set[int] = set()
+
+    def walk(item: Any, level: int) -> str:
+        if isinstance(item, (int, float, complex, str, bytes, bool, type(None))):
+            return repr(item)[:200]
+        if level == 0 or id(item) in seen:
+            return f"<{type(item).__name__}>"
+        seen.add(id(item))
+        try:
+            if isinstance(item, dict):
+                parts = [f"{walk(k, level - 1)}: {walk(v, level - 1)}" for k, v in list(item.items())[:50]]
+                return "{" + ", ".join(parts) + "}"
+            if isinstance(item, (list, tuple, set, frozenset)):
+                items = sorted(map(repr, item))[:50] if isinstance(item, (set, frozenset)) else item
+                return "[" + ", ".join(walk(v, level - 1) for v in list(items)[:50]) + "]"
+            if isinstance(item, (type, ModuleType, FunctionType, BuiltinFunctionType)):
+                return f"<{getattr(item, '__qualname__', type(item).__name__)}>"
+            attributes = getattr(item, "__dict__", None)
+            if isinstance(attributes, dict):
+                return f"{type(item).__name__}{walk(attributes, level)}"
+            reduced = item.__reduce_ex__(4)
+            if isinstance(reduced, tuple):
+                return f"{type(item).__name__}{walk(list(reduced[1:3]), level - 1)}"
+        except Exception:  # a project's __reduce_ex__ or __dict__ may raise anything
+            pass
+        return f"<{type(item).__name__}>"
+
+    return walk(value, depth)
 
 
 def _parameter_count(code: CodeType) -> int:
@@ -308,4 +349,5 @@ __all__ = [
     "first_difference",
     "shown",
     "state",
+    "whole_state",
 ]

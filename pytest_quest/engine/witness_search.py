@@ -21,22 +21,25 @@ function: a random input must not delete a file.
 
 from __future__ import annotations
 
-import copy
 import io
 import signal
 import sys
 import time
 from contextlib import redirect_stderr, redirect_stdout
+from copy import deepcopy  # bound here: a test that patches copy.deepcopy changes nothing
 from dataclasses import dataclass, field
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 from typing import Any
 
 from pytest_quest.engine.memory_cap import capped
-from pytest_quest.engine.observe import Call, first_difference, shown, state
+from pytest_quest.engine.observe import Call, first_difference, shown, state, whole_state
+from pytest_quest.engine.witness_strategies import calls_strategy
 
-#: Examples Hypothesis draws per survivor, and seconds the search may take.
+#: Examples Hypothesis draws per survivor, and seconds the search may take: the
+#: examples bound it (the same witness on every run); the seconds are a safety net
+#: for a slow function, far above what 100 examples take on a loaded machine.
 MAX_EXAMPLES = 100
-SECONDS = 3.0
+SECONDS = 10.0
 #: Seconds one call may take before the candidate is dropped (a mutant that loops; one
 #: that allocates without end meets the memory cap, one that recurses without end the
 #: recursion limit: dropped too).
@@ -247,7 +250,7 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome 
     """How one call with a fresh copy of `arguments` ended (None: it ran too long)."""
     function = target.function
     try:
-        given = copy.deepcopy(arguments)
+        given = deepcopy(arguments)
     except Exception:
         return None
     positional, keywords = _split(function.__code__, given)
@@ -284,39 +287,6 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome 
     after_globals = _globals(function) if target.watched_globals else {}
     hidden = tuple((name, whole_state(value)) for name, value in held)
     return Outcome(Call("", ended, shown_value, after), _changed(before, after_globals), hidden)
-
-
-def whole_state(value: Any, depth: int = 4) -> str:
-    """`value`'s whole state as text: private attributes too, an iterator's position
-    (``__reduce_ex__``), containers item by item; bounded in depth and items."""
-    seen: set[int] = set()
-
-    def walk(item: Any, level: int) -> str:
-        if isinstance(item, (int, float, complex, str, bytes, bool, type(None))):
-            return repr(item)[:200]
-        if level == 0 or id(item) in seen:
-            return f"<{type(item).__name__}>"
-        seen.add(id(item))
-        try:
-            if isinstance(item, dict):
-                parts = [f"{walk(k, level - 1)}: {walk(v, level - 1)}" for k, v in list(item.items())[:50]]
-                return "{" + ", ".join(parts) + "}"
-            if isinstance(item, (list, tuple, set, frozenset)):
-                items = sorted(map(repr, item))[:50] if isinstance(item, (set, frozenset)) else item
-                return "[" + ", ".join(walk(v, level - 1) for v in list(items)[:50]) + "]"
-            if isinstance(item, (type, ModuleType, FunctionType, BuiltinFunctionType)):
-                return f"<{getattr(item, '__qualname__', type(item).__name__)}>"
-            attributes = getattr(item, "__dict__", None)
-            if isinstance(attributes, dict):
-                return f"{type(item).__name__}{walk(attributes, level)}"
-            reduced = item.__reduce_ex__(4)
-            if isinstance(reduced, tuple):
-                return f"{type(item).__name__}{walk(list(reduced[1:3]), level - 1)}"
-        except Exception:  # a project's __reduce_ex__ or __dict__ may raise anything
-            pass
-        return f"<{type(item).__name__}>"
-
-    return walk(value, depth)
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -398,7 +368,7 @@ def _hypothesis(target: Target, found: Search, deadline: float, examples: int) -
         from hypothesis.errors import HypothesisException
     except ImportError:  # pragma: no cover - a runtime dependency
         return
-    calls = _calls_strategy(target.kept, st)
+    calls = calls_strategy(target.kept, st)
     if calls is None:
         return
     witnessed: list[dict[str, Any]] = []
@@ -434,85 +404,6 @@ def _hypothesis(target: Target, found: Search, deadline: float, examples: int) -
         found.notes.append(f"{type(exc).__name__}: {exc}"[:200])
     if witnessed and found.witness is not None:
         found.witness["call"] = call_text(target, witnessed[-1])
-
-
-def _calls_strategy(kept: list[dict[str, Any]], st: Any) -> Any:
-    """Calls like the recorded ones: one of them, or each argument varied by its kind."""
-    names = list(kept[0])
-    if any(list(call) != names for call in kept):
-        return st.sampled_from(kept)
-    per_name = {}
-    for name in names:
-        values = [call[name] for call in kept]
-        options = [st.sampled_from(values)]
-        if name not in ("self", "cls"):
-            kinds: dict[type, Any] = {}
-            for value in values:
-                kinds.setdefault(type(value), value)
-            options += [s for s in (_like(v, st, 3) for v in kinds.values()) if s is not None]
-        per_name[name] = st.one_of(options)
-    return st.one_of(st.sampled_from(kept), st.fixed_dictionaries(per_name))
-
-
-def _like(value: Any, st: Any, depth: int) -> Any:
-    """A strategy for values of `value`'s kind and shape (None: only the value itself)."""
-    # By isinstance: a test's own subclass of int or str is varied as an int or a str.
-    if isinstance(value, bool):
-        return st.booleans()
-    if isinstance(value, int):
-        # Near the recorded value and near zero first (a boundary, a step of 2), then any.
-        near = max(8, 2 * abs(value)) if abs(value) < 10**6 else 8
-        return st.integers(-near, near) | st.integers()
-    if isinstance(value, float):
-        return st.floats(allow_nan=False)
-    if isinstance(value, str):
-        return st.text(max_size=max(8, 2 * len(value)))
-    if isinstance(value, bytes):
-        return st.binary(max_size=max(8, 2 * len(value)))
-    if value is None:
-        return st.none()
-    if isinstance(value, slice):
-        bound = st.none() | st.integers(-12, 12)
-        return st.builds(slice, bound, bound, st.none() | st.integers(-3, 3).filter(bool))
-    kind = type(value)
-    if depth == 0:
-        return None
-    if kind in (list, tuple, set, frozenset):
-        items = list(value)
-        element = _elements(items, st, depth)
-        if kind is tuple:
-            parts = [_like(item, st, depth - 1) or st.just(item) for item in items]
-            return st.tuples(*parts) if parts else st.just(())
-        if element is None:
-            return None
-        size = max(4, len(items) + 2)
-        if kind is list:
-            return st.lists(element, max_size=size)
-        maker = st.sets if kind is set else st.frozensets
-        return maker(element, max_size=size)
-    if kind is dict:
-        keys = _elements(list(value), st, depth)
-        values = _elements(list(value.values()), st, depth)
-        if keys is None or values is None:
-            return None
-        return st.dictionaries(keys, values, max_size=max(4, len(value) + 2))
-    return None
-
-
-def _elements(items: list[Any], st: Any, depth: int) -> Any:
-    if not items:
-        return None
-    kinds: dict[type, Any] = {}
-    for item in items:
-        kinds.setdefault(type(item), item)
-    options = [s for s in (_like(v, st, depth - 1) for v in kinds.values()) if s is not None]
-    try:
-        options.append(st.sampled_from(items))
-    except Exception:
-        pass
-    return st.one_of(options)
-
-
 
 
 __all__ = ["CALL_SECONDS", "MAX_EXAMPLES", "SECONDS", "Search", "Target", "call_text", "search"]

@@ -46,7 +46,7 @@ from pytest_quest.plugin.child_runs import (
 from pytest_quest.plugin.child_start import REMOTE
 from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
 from pytest_quest.plugin.fresh_kill import FreshRecorder, unconfirmed_kills
-from pytest_quest.plugin.observe_child import Watch, observed, searched
+from pytest_quest.plugin.observe_child import Watch, live_function, observed, searched
 from pytest_quest.plugin.reaching import Reaching
 
 
@@ -227,14 +227,6 @@ class MutationChild:
             left.stop()
 
 
-def _live(swap: CodeSwap) -> tuple[Any, Any] | None:
-    """The function object the mutant is in now, and the mutant's code (None: nested)."""
-    if len(swap.keys) != 1 or not swap.swapped:
-        return None
-    function = swap.swapped[0][0]
-    return function, function.__code__
-
-
 class _Reach:
     """Which test ran the swapped-in code: the mark functions the mutated code calls.
 
@@ -399,7 +391,7 @@ def _mutant(
             watched = time.monotonic()
             if witness is not None and applied:
                 with_mutant = watch.calls(witness)
-                live = _live(swap)
+                live = live_function(swap)
     finally:
         swap.restore()
     if witness is not None and with_mutant:
@@ -411,23 +403,9 @@ def _mutant(
     if witness is not None and "observed" not in entry:
         # No call of the tests tells them apart: the witness search (engine/witness_search.py).
         searching = time.monotonic()
-        why = ""
-        if not applied:
-            why = "the mutant ran only in processes the tests started"
-        elif live is None:
-            why = "a nested function is not called on its own"
-        else:
-            if witness.nodeid not in watch.kept:
-                watch.original(witness)
-            kept = watch.kept.get(witness.nodeid)
-            if kept is None:
-                why = "the function's calls could not be observed"
-            elif not kept and watch.uncopied.get(witness.nodeid):
-                why = "the arguments of its calls could not be copied (an iterator, a lock, a file)"
-            elif not kept:
-                why = "no call of the function by a covering test was seen in this process"
-        entry["search"] = searched(watch, witness, None if why else live, why)
-        _hints(entry, None if why else live, watch.kept.get(witness.nodeid))
+        entry["search"] = searched(watch, witness, live if applied else None, bool(applied))
+        searchable = applied and not entry["search"].get("problem")
+        _hints(entry, live if searchable else None, watch.kept.get(witness.nodeid))
         if phases is not None:
             phases["search"] = phases.get("search", 0.0) + time.monotonic() - searching
     if not applied and not reached:

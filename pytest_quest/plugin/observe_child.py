@@ -21,6 +21,7 @@ import pytest
 from pytest_quest.core.mutant_ast import parsed
 from pytest_quest.core.mutants import find_function
 from pytest_quest.engine.observe import MAX_VALUE, Call, CallObserver, first_difference
+from pytest_quest.engine.swap import CodeSwap
 from pytest_quest.engine.witness_search import Target, search
 
 
@@ -94,20 +95,41 @@ class Watch:
         return found
 
 
+def live_function(swap: CodeSwap) -> tuple[FunctionType, CodeType] | None:
+    """The function object the mutant is in now, and the mutant's code (None: nested)."""
+    if len(swap.keys) != 1 or not swap.swapped:
+        return None
+    function = swap.swapped[0][0]
+    return function, function.__code__
+
+
 def searched(
-    watch: Watch, item: pytest.Item, live: tuple[FunctionType, CodeType] | None, why: str = ""
+    watch: Watch, item: pytest.Item, live: tuple[FunctionType, CodeType] | None, applied: bool
 ) -> dict[str, Any]:
     """The child's `search` fields for a survivor `item`'s calls do not tell apart.
 
     `live`: the function object the mutant was put in, and the mutant's code
-    (None when the function cannot be called on its own: `why` says so).
+    (None: nested, or `applied` nowhere in this process); the original is in
+    place again.  A survivor the search cannot look at says why (`problem`).
     """
-    if live is None:
-        return {"calls": 0, "escapes": "", "problem": why or "the function could not be called"}
+    why = ""
+    if not applied:
+        why = "the mutant ran only in processes the tests started"
+    elif live is None:
+        why = "a nested function is not called on its own"
+    else:
+        if item.nodeid not in watch.kept:
+            watch.original(item)
+        kept = watch.kept.get(item.nodeid)
+        if kept is None:
+            why = "the function's calls could not be observed"
+        elif not kept and watch.uncopied.get(item.nodeid):
+            why = "the arguments of its calls could not be copied (an iterator, a lock, a file)"
+        elif not kept:
+            why = "no call of the function by a covering test was seen in this process"
+    if why or live is None or kept is None:
+        return {"calls": 0, "escapes": "", "problem": why}
     function, mutant = live
-    kept = watch.kept.get(item.nodeid)
-    if kept is None:
-        return {"calls": 0, "escapes": "", "problem": "the function's calls could not be observed"}
     return search(Target(function, function.__code__, mutant, kept)).record()
 
 
@@ -126,4 +148,4 @@ def observed(
     return {"test": item.nodeid[: 2 * MAX_VALUE], **difference}
 
 
-__all__ = ["Watch", "observed", "searched", "target"]
+__all__ = ["Watch", "live_function", "observed", "searched", "target"]

@@ -294,3 +294,30 @@ def test_kept_arguments_are_copies_as_given_a_generators_once(tmp_path: Path) ->
     with CallObserver(path, "add", 36) as observer:
         cart.add("ink", given)
     assert observer.kept == []
+
+
+class _Junk:
+    """A value whose copy is another value: a test could hand the search junk this way."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Junk:
+        return _Junk(0)
+
+
+def test_an_argument_that_does_not_copy_as_itself_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import copy
+
+    namespace = load(tmp_path)
+    path = str(tmp_path / "mod.py")
+    with CallObserver(path, "get", 27, keep=True) as observer:
+        namespace["Box"]().get(_Junk(5))
+    assert observer.kept == [] and observer.uncopied == 1
+    # Patching copy.deepcopy (during the test, as a test could) copies nothing otherwise.
+    monkeypatch.setattr(copy, "deepcopy", lambda value, memo=None: {})
+    with CallObserver(path, "get", 27, keep=True) as observer:
+        namespace["Box"]().get([1])
+    assert [call["key"] for call in observer.kept] == [[1]]
