@@ -47,6 +47,10 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile(profiles.FAST)
 
 
+# Which sandbox engines a judge may start (engine/sandbox.py); empty: none.
+SANDBOX_ENGINES = "PYTEST_QUEST_SANDBOX_ENGINES"
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_inherited_settings() -> Iterator[None]:
     """Only what a test sets of SETTINGS reaches its child pytest (module templates too)."""
@@ -101,7 +105,16 @@ def _module_children_measurement(request: pytest.FixtureRequest) -> Iterator[Non
     with pytest.MonkeyPatch.context() as patch:
         if switch is not None:
             patch.setenv(SELF_COVERAGE_SWITCH, switch)
+        if request.node.get_closest_marker("unsandboxed") is not None:
+            patch.setenv(SANDBOX_ENGINES, "")
         yield
+
+
+@pytest.fixture(autouse=True)
+def _unsandboxed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked `unsandboxed`: its projects are scanned and judged where no sandbox starts."""
+    if request.node.get_closest_marker("unsandboxed") is not None:
+        monkeypatch.setenv(SANDBOX_ENGINES, "")
 
 
 @pytest.fixture

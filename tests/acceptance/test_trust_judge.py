@@ -28,6 +28,10 @@ def sign(x):
     return 1
 """
 SIGN_ID = "src/pkg/calc.py::sign"
+
+# The judge's own defenses (the reaping shim, signals to the judge) without a kernel
+# sandbox; in one, the judge is out of the tests' reach (tests/acceptance/test_sandbox.py).
+pytestmark = pytest.mark.unsandboxed
 # Runs the function, checks nothing: every mutant survives, the verdict is FAIL.
 WEAK_TEST = """\
 from pkg.calc import sign
