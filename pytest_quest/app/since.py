@@ -19,6 +19,7 @@ from pytest_quest.app.context import Context
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Fact, Ratchet, State
 from pytest_quest.core.runtime_code import BUILT, LAMBDA, PARTIAL
+from pytest_quest.core.words import counted
 
 if TYPE_CHECKING:
     from pytest_quest.engine.changes import Changes
@@ -86,8 +87,8 @@ def since_line(changes: Changes, ratchet: Ratchet) -> str:
         else ""
     )
     return (
-        f"since {changes.ref} ({changes.commit[:12]}): {len(changes.changed)} functions "
-        f"changed{note}"
+        f"since {changes.ref} ({changes.commit[:12]}): "
+        f"{counted(len(changes.changed), 'function')} changed{note}"
     )
 
 
@@ -107,7 +108,8 @@ def not_pass(changes: Changes, ratchet: Ratchet, regressed: set[str]) -> list[di
         elif quest.state is State.TODO:
             gaps = len(quest.missing_lines) + len(quest.missing_branches)
             actual = (
-                f"TODO ({gaps} lines and branches not covered, {quest.tries} tries): "
+                f"TODO ({counted(gaps, 'line or branch', 'lines and branches')} not covered, "
+                f"{counted(quest.tries, 'try', 'tries')}): "
                 f"`pytest --quest next --quest-id {qid}`"
             )
             if quest.fingerprint and quest.fingerprint != info.fingerprint:

@@ -66,13 +66,33 @@ def pytest_load_initial_conftests_core(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
 ) -> Generator[None, object, object]:
     """Before pytest-cov starts its tracer (in this hook, whatever the plugins' order): a core
-    that keeps per-test contexts, for a measuring quest command that borrows it."""
-    if _early_command(early_config) in ("scan", "check", "audit"):
+    that keeps per-test contexts, for a measuring quest command that borrows it; pytest-cov
+    switched off for a command that runs no test here (its empty measurement would warn
+    and its report, of an old data file under ``--cov-append``, bury the command's lines)."""
+    command = _early_command(early_config)
+    if command in ("scan", "check", "audit"):
         from pytest_quest.plugin.pytest_cov import pytest_cov_requested, use_tracing_core
 
         if pytest_cov_requested(early_config):
             use_tracing_core()
+    elif _runs_no_test_here(early_config, command):
+        # What --no-cov does: pytest-cov reads it from this namespace when it starts.
+        early_config.known_args_namespace.no_cov = True
     return (yield)
+
+
+def _runs_no_test_here(early_config: pytest.Config, command: str | None) -> bool:
+    """A quest command that runs no test in this process: a report, a merge, a person action.
+
+    ``submit`` is left out: its process becomes the judge (plugin/judge.py).
+    """
+    if command in ("status", "next", "export", "combine"):
+        return True
+    namespace = early_config.known_args_namespace
+    return command is None and any(
+        getattr(namespace, name, None)
+        for name in ("quest_status", "quest_reopen", "quest_accept", "quest_exclude", "quest_policy")
+    )
 
 
 @pytest.hookimpl(tryfirst=True)

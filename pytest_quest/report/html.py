@@ -149,7 +149,7 @@ def _quest(
     if quest.passed_at:
         out.append(f" · PASS since {_e(quest.passed_at)}")
     if quest.covering_tests:
-        out.append(f" · {len(quest.covering_tests)} covering tests")
+        out.append(f" · {counted(len(quest.covering_tests), 'covering test')}")
     if data.get("weaker_policy"):
         out.append(f" · passed under a weaker policy: {_e(data['weaker_policy'])}")
     out.append("</p>")

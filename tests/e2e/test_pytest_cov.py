@@ -202,3 +202,20 @@ def test_cov_measures_and_attributes_the_tests_processes_as_without_it(calc: Pro
     # pytest-cov's own report counts the children's lines too, as it would alone
     # (every test, failing ones included): nothing of calc.py is missing there.
     assert re.search(r"src/pkg/calc\.py\s+6\s+0\s", result.stderr.str()), result.stderr.str()
+
+
+def test_a_command_that_runs_no_test_leaves_pytest_cov_out(calc: Project) -> None:
+    # A project whose addopts hold --cov: a command that runs no test prints only its own
+    # lines, not pytest-cov's empty measurement and its report of an old data file.
+    assert calc.run("--quest", "scan").ret == 0
+    (calc.path / ".coverage").unlink(missing_ok=True)
+    result = calc.run(
+        "--quest", "export", "--quest-export-to", "report.md",
+        "--cov", "--cov-branch", "--cov-report=term", "--cov-append",
+    )
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == 0, output
+    assert "tests coverage" not in output
+    assert "No data was collected" not in output
+    assert not (calc.path / ".coverage").exists()
+    assert (calc.path / "report.md").read_text().startswith("#")

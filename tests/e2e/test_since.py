@@ -80,7 +80,7 @@ def test_a_pull_request_with_a_changed_function_not_pass_fails_with_facts(
     (fact,) = failing[UNTESTED]["facts"]
     assert fact["check"] == "since.require_pass" and fact["field"] == "src/pkg/calc.py:11"
     assert fact["expected"] == "PASS (changed since origin/main)"
-    assert fact["actual"].startswith("TODO (1 lines and branches not covered, 0 tries)")
+    assert fact["actual"].startswith("TODO (1 line or branch not covered, 0 tries)")
     (fact,) = failing[FRESH]["facts"]
     assert fact["expected"] == "PASS (new since origin/main)"
     # The ratchet itself is whole: every PASS was re-measured, and none regressed.

@@ -127,3 +127,15 @@ def test_the_setup_pages_show_both_pytest_tables_and_each_loads(
         pytester.makepyprojecttoml(snippet)
         config = pytester.parseconfig()
         assert config.getini("quest_source") == [pytester.path / "src" / "shop"], snippet
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_the_setup_pages_name_every_export_format(page: str) -> None:
+    from pytest_quest.report.export import FORMATS
+
+    text = (ROOT / page).read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if "--quest export" in line]
+    assert lines, f"{page} does not show --quest export"
+    named = "".join(lines)
+    missing = [suffix for suffix in FORMATS if suffix not in named]
+    assert not missing, f"{page}: the --quest export lines do not name {missing}"

@@ -50,7 +50,7 @@ def test_status_next_and_export_show_only_the_changed_function(repo: CalcProject
     assert output.data["since"]["new"] == [] and output.data["since"]["untracked"] == []
     assert (output.data["remaining"], output.data["counts"]["TODO"]) == (1, 1)
     assert output.lines[0].startswith("since main (") and output.lines[0].endswith(
-        "1 functions changed"
+        "1 function changed"
     )
     shown = next_quest(repo.context("next", since="main"))
     assert shown.data["quest"]["id"] == SIGN and shown.data["since"]["changed"] == [SIGN]
@@ -168,7 +168,7 @@ def test_the_untracked_note(repo: CalcProject, tmp_path: Path) -> None:
         "src/pkg/calc.py::triple"
     ]
     assert output.lines[0].endswith(
-        "1 functions changed; 1 not in the ratchet file (`pytest --quest scan` adds them)"
+        "1 function changed; 1 not in the ratchet file (`pytest --quest scan` adds them)"
     )
 
 

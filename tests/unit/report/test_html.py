@@ -136,6 +136,15 @@ def test_the_page_is_well_formed_with_totals_chart_files_and_quests() -> None:
     ]
 
 
+def test_covering_tests_are_counted_in_words() -> None:
+    # The PASS quest has one covering test; the TODO quest two.
+    r = ratchet()
+    r.quests["src/pkg/m.py::f"].covering_tests = ["tests/test_m.py::a", "tests/test_m.py::b"]
+    text = Page(render(r)).text()
+    assert "1 covering test" in text and "1 covering tests" not in text
+    assert "2 covering tests" in text
+
+
 def test_the_counts_are_in_the_totals_table() -> None:
     html = render()
     start = html.index('<table class="counts" id="totals">')
