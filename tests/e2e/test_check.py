@@ -272,7 +272,7 @@ def test_github_actions_annotations_and_summary(project: Project, scanned: Calla
     ]
     text = summary.read_text()
     assert text.startswith("earlier step\n## pytest-quest check failed\n")
-    assert "| `src/pkg/calc.py::sign` |" in text
+    assert "- `src/pkg/calc.py::sign`: PASS since " in text
     assert "`src/pkg/calc.py:8`" in text
 
     # JSON mode: stdout stays one JSON object; annotations go to stderr.

@@ -207,7 +207,7 @@ def help_text(tmp_path_factory: pytest.TempPathFactory) -> str:
     [
         "--quest={scan,next,submit,status,check,audit,export,combine}",
         "--quest-format={text,json}",
-        "--quest-mutants={on,off}",
+        "--quest-mutants={on,strict,off}",
         "--quest-verify={on,off,auto}",
         "--quest-max-tries=N",
         "--quest-verify-questions=N",
@@ -389,7 +389,7 @@ def bad(pytester: pytest.Pytester, *args: str, ini: str = "") -> str:
         (["--quest", "next", "--quest-format", "xml"], "argument --quest-format: unknown format 'xml' (choose from text, json)"),
         (["--quest-status", "--quest", "next"], "--quest-status cannot be combined with --quest next"),
         (["--quest", "next", "--quest-format", "jsn"], "argument --quest-format: unknown format 'jsn' (choose from text, json); did you mean json?"),
-        (["--quest", "next", "--quest-mutants", "of"], "argument --quest-mutants: unknown mode 'of' (choose from on, off); did you mean o"),
+        (["--quest", "next", "--quest-mutants", "of"], "argument --quest-mutants: unknown mode 'of' (choose from on, strict, off); did you mean off?"),
     ],
 )  # fmt: skip
 def test_bad_command_line_values_name_the_option_and_the_range(
