@@ -23,7 +23,11 @@ from pytest_quest.core.environment import ENVIRONMENT_EXIT, STREAK_KEY
 from tests.support.projects import SIGN, Project, calc_project, scanned_template
 from tests.support.runner import popen_pytest
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX signals")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX signals"),
+    # The judged processes' pids and files, seen from outside: the detection without a sandbox.
+    pytest.mark.unsandboxed,
+]
 
 SLEEPER = """\
 import os

@@ -28,7 +28,8 @@ from tests.support.attacks import (
 from tests.support.quests import ratchet_view
 from tests.support.runner import FAST, child_environ
 
-pytestmark = pytest.mark.slow
+# The judge's own detection, without a kernel sandbox (docs/sandbox.md covers the sandboxed path).
+pytestmark = [pytest.mark.slow, pytest.mark.unsandboxed]
 
 
 template, scanned = attack_fixtures(CALC_SOURCE)

@@ -16,6 +16,7 @@ from tests.support.attacks import (
     attack,
     attack_fixtures,
     checks,
+    rescanned_unsandboxed,
     scanned_copy,
 )
 from tests.support.projects import PYPROJECT, Project, scanned_template
@@ -252,7 +253,9 @@ def test_a_test_that_checks_the_code_identity_is_review(scanned: Path) -> None:
     assert "mutation.detects_run" in checks(data)
 
 
+@pytest.mark.unsandboxed  # what each child saw, written in the project and read from outside
 def test_the_children_carry_no_report_path_and_look_alike(scanned: Path) -> None:
+    rescanned_unsandboxed(scanned)
     # An honest submission (PASS): both children run and record what they see.
     (scanned / "argv").mkdir()
     data = attack(

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from pytest_quest.app.environment import interrupted_done
-from tests.support.projects import CALC, SIGN, Project, built_template, scanned_template
+from tests.support.projects import CALC, SIGN, Project, built_template, scanned_template, scanned_unsandboxed
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import popen_pytest
@@ -181,9 +181,11 @@ def processes_in(*folders: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", ["submit", "scan", "check"])
 @pytest.mark.children_measured
+@pytest.mark.unsandboxed  # the pid the test writes in the project, seen from outside
 def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
     scanned: Project, command: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    scanned_unsandboxed(scanned)
     temp = tmp_path_factory.mktemp("tmpdir")
     monkeypatch.setenv("TMPDIR", str(temp))
     project = Path(scanned.path)

@@ -23,7 +23,7 @@ import pytest
 from pytest_quest.app.environment import interrupted_done
 from pytest_quest.core.environment import BEGUN_KEY
 from tests.support.paths import DOCS
-from tests.support.projects import CALC, SIGN, Project, quest_files, scanned_template
+from tests.support.projects import CALC, SIGN, Project, quest_files, scanned_template, scanned_unsandboxed
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import child_environ, popen_pytest
@@ -307,7 +307,9 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("command", ["submit", "scan"])
+@pytest.mark.unsandboxed  # the pid the test writes in the project, seen from outside
 def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command: str) -> None:
+    scanned_unsandboxed(scanned)
     path = Path(scanned.path) / "quest.json"
     pid_file = Path(scanned.path) / "test-pid"
     scanned.test("test_sign", ENDLESS_TEST.format(pid_file=str(pid_file)))

@@ -28,7 +28,7 @@ from pytest_quest.verify.protocol import Finding, parse_reply
 from pytest_quest.verify.vote import Answer, excluded_by, recheck, vote
 from tests.support import paths
 from tests.support.paths import verifier_script as script
-from tests.support.projects import CALC, Project, built_template
+from tests.support.projects import CALC, Project, built_template, scanned_unsandboxed
 
 SOURCE = """\
 import functools
@@ -614,8 +614,9 @@ def test_e2e_verification_off_runs_no_verifier(project: Project, monkeypatch: py
 
 
 @pytest.mark.slow
+@pytest.mark.unsandboxed  # the child's marker file, read from outside (a sandbox throws it away)
 def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(project: Project, template: Project) -> None:
-    project.fill_from(template)
+    scanned_unsandboxed(project.fill_from(template))
     project.test(
         "conftest",
         """

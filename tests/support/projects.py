@@ -186,3 +186,16 @@ def scanned_template(
     result, data = project.run_json("--quest", "scan")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     return project, data
+
+
+def scanned_unsandboxed(project: Project) -> Project:
+    """`project` scanned again where no sandbox may start (a test marked `unsandboxed`).
+
+    A module's template is scanned once, with the sandbox the machine has, and its
+    policy records `sandbox=required`; a test of the judge's own detection (what a
+    test leaves in the project, its pid seen from outside) needs `sandbox=off`.
+    """
+    (project.path / "quest.json").unlink()
+    result = project.run("--quest", "scan")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    return project
