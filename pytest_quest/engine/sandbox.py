@@ -372,8 +372,14 @@ def active_name() -> str:
 
 
 def scratch_folder() -> Path:
-    """A new per-run scratch folder (removed by the caller with the run)."""
-    return Path(tempfile.mkdtemp(prefix="pytest-quest-scratch-"))
+    """A new per-run scratch folder (removed by the caller with the run).
+
+    It is the judged run's TMPDIR, so its path is kept short: a UNIX socket made
+    there (a multiprocessing forkserver, a test's own server) must fit in 107
+    bytes, and a TMPDIR deep in a CI's work folder would not leave room.
+    """
+    base = "/tmp" if os.access("/tmp", os.W_OK | os.X_OK) else None
+    return Path(tempfile.mkdtemp(prefix="pq-", dir=base))
 
 
 def remove(folder: Path) -> None:
