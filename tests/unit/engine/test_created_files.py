@@ -72,3 +72,15 @@ def test_a_name_made_by_rename_or_link_is_created_like_an_open(tmp_path: Path) -
     watch.begin("t::golden")
     watch.hook("open", (str(renamed), "r", 0))
     assert "golden.json" in watch.found["t::golden"]
+
+
+def test_the_opens_the_watch_makes_itself_are_not_watched(tmp_path: Path) -> None:
+    log = tmp_path / "created.log"
+    log.write_text("")
+    watch = CreatedFiles(str(log))
+    watch._busy = True  # inside the watch's own write of the log (an open of its own)
+    watch.hook("open", (str(tmp_path / "new.txt"), "w", 0))
+    assert log.read_text() == ""
+    watch._busy = False
+    watch.hook("open", (str(tmp_path / "new.txt"), "w", 0))
+    assert log.read_text() == f"{tmp_path / 'new.txt'}\n"

@@ -237,3 +237,89 @@ def test_the_mutation_child_that_did_not_end_well(child: Callable[..., Callable[
         "the mutation runner crashed (exit status 3): line one | line two | last words"
     )
     assert not any(r.tampered for r in slow + crashed)
+
+
+class _Recorder:
+    """A sandbox engine that confines nothing and records what it was asked to wrap."""
+
+    name = "recorder"
+
+    def __init__(self, contains_signals: bool) -> None:
+        self.contains_signals = contains_signals
+        self.confined: list[Any] = []
+
+    def wrap(self, command: list[str], confinement: Any) -> list[str]:
+        self.confined.append(confinement)
+        return command
+
+    def environment(self, env: dict[str, str], confinement: Any) -> dict[str, str]:
+        return {**env, "PQ_SANDBOXED": "1"}
+
+
+@pytest.mark.parametrize("contains_signals", [True, False])
+def test_a_sandboxed_child_is_wrapped_with_the_folders_the_judge_reads_back(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    contains_signals: bool,
+) -> None:
+    from pytest_quest.engine import sandbox
+    from pytest_quest.engine.gate_signals import SIGNALS_ENV
+
+    engine = _Recorder(contains_signals)
+    monkeypatch.setenv(SIGNALS_ENV, str(tmp_path / "signals.log"))
+    monkeypatch.setattr(sandbox, "_ACTIVE", [engine])
+    bound = tmp_path / "bound"
+    bound.mkdir()
+    ran = runner.run_over_channel(
+        {"n": 1}, child("echo"), cwd=tmp_path, timeout=60, bound=(str(bound),)
+    )
+    assert ran.received.payload == {"echo": {"n": 1}}
+    (confined,) = engine.confined
+    assert confined.project == tmp_path and bound in confined.bound
+    # The signal log is bound only where the engine lets signals out (it is then still watched).
+    assert (tmp_path / "signals.log" in confined.bound) is not contains_signals
+    assert not confined.scratch.exists()  # removed with the run
+
+
+def test_an_unsandboxed_child_is_started_as_given(
+    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_quest.engine import sandbox
+
+    monkeypatch.setattr(sandbox, "_ACTIVE", [None])
+    ran = runner.run_over_channel({"n": 2}, child("echo"), cwd=tmp_path, timeout=60)
+    assert ran.received.payload == {"echo": {"n": 2}}
+
+
+def test_the_clean_search_is_timed_once_for_every_function_of_the_child(
+    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searched: list[list[Any]] = []
+
+    def search_cleanly(pairs: list[Any], **_: Any) -> float:
+        searched.append(pairs)
+        return 1.25
+
+    monkeypatch.setattr(mutation, "search_cleanly", search_cleanly)
+    sent = {"functions": [_function_report("", 1.5), _function_report("", 2.0)]}
+    reports = _check(child("send", json.dumps(sent)), tmp_path, monkeypatch)
+    (pairs,) = searched
+    assert [mutants for _, mutants in pairs] == [[{"line": 3}], [{"line": 3}]]
+    assert reports[0].phases["clean_search"] == 1.25 and "clean_search" not in reports[1].phases
+
+
+def test_a_check_without_mutants_starts_no_clean_search(
+    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def search_cleanly(pairs: list[Any], **_: Any) -> float:
+        raise AssertionError("no mutant ran: nothing to search")
+
+    monkeypatch.setattr(mutation, "search_cleanly", search_cleanly)
+    monkeypatch.setattr(mutation, "mutation_command", lambda *a, channel, **k: child("send", json.dumps(
+        {"functions": [_function_report("", 1.5)]}))(channel))  # fmt: skip
+    (report,) = mutation.run_mutation_checks(
+        [mutation.Target(tmp_path / "m.py", 2, ("t.py::a",))],
+        rootdir=tmp_path, inifile=None, timeout=60, cwd=tmp_path, mutants=False,
+    )  # fmt: skip
+    assert report.completed and "clean_search" not in report.phases
