@@ -1,0 +1,19 @@
+"""Text renderings of status: branches and forged PASS entries."""
+
+from __future__ import annotations
+
+from pytest_quest.report.text import arcs_text, forged_lines
+
+
+def test_arcs_are_listed_with_exits_named() -> None:
+    assert arcs_text([(3, 5), (7, -1), (9, 4)]) == "3->5, 7->exit, 9->4"
+    assert arcs_text([]) == ""
+
+
+def test_forged_passes_are_counted_then_listed_one_a_line() -> None:
+    assert forged_lines({"m.py::f": "no seal", "m.py::g": "seal of other content"}) == [
+        "2 PASS not written by pytest-quest's gate, a scan or a person (forged):",
+        "  FORGED m.py::f: no seal",
+        "  FORGED m.py::g: seal of other content",
+    ]
+    assert forged_lines({}) == []
