@@ -20,6 +20,13 @@ for name in sys.argv[1:]:
         continue
     quest = data.get("quest") or {}
     tests = quest.get("covering_tests") or []
+    if len(tests) < (quest.get("covering_tests_total") or 0):
+        # The answer shows the first few; the ratchet file records them all.
+        # (node ids stored as indices into its `tests` table).
+        ratchet = json.load(open("quest.json"))
+        recorded = ratchet["quests"].get(quest.get("id"), {}).get("covering_tests") or []
+        if len(recorded) == quest["covering_tests_total"]:
+            tests = [ratchet["tests"][i] if isinstance(i, int) else i for i in recorded]
     if not data.get("verdict") or not tests:
         continue
     start = time.monotonic()
