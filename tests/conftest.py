@@ -70,7 +70,10 @@ def _children_temp_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pa
     each test a folder of its own.
     """
     tempfile.gettempdir()  # this process's own temporary files stay where they were
-    root = tmp_path_factory.mktemp("children-tmp", numbered=False)
+    # Found again, not made anew, when session fixtures are set up a second time in one
+    # process (the gate's mutation child tears them down after each test it runs).
+    root = tmp_path_factory.getbasetemp() / "children-tmp"
+    root.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(TEMP_VARIABLE, str(private_tmpdir(root, "session")))
         yield root

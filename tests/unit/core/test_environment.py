@@ -186,3 +186,11 @@ def test_a_clean_judge_run_as_a_child_and_killed_is_no_verdict() -> None:
     said = judge_killed(-signal.SIGKILL)
     assert said.startswith("the clean judge was killed by signal SIGKILL, not sent by the gate")
     assert "no verdict was recorded" in said
+
+
+def test_a_signal_is_named_by_its_number_or_shown_as_a_number() -> None:
+    from pytest_quest.core.environment import signal_name
+
+    assert signal_name(int(signal.SIGKILL)) == "SIGKILL"
+    assert signal_name(int(signal.SIGTERM)) == "SIGTERM"
+    assert signal_name(999) == "signal 999"

@@ -537,3 +537,59 @@ def test_a_failing_test_of_a_submitted_file_that_tests_the_function_is_fail() ->
     # A file the submission did not touch, or whose tests reach not the function: not this step's.
     assert judge(make_evidence(run=run, submitted=["tests/test_misc.py"])).verdict is Verdict.PASS
     assert judge(make_evidence(run=run)).verdict is Verdict.PASS
+
+
+# -- the sealed configuration and policy, and unverified mutants --------------------
+
+
+def test_a_configuration_sealed_as_now_or_unsealed_gives_no_fact() -> None:
+    from pytest_quest.core.gate import sealed_config_facts
+
+    same = "cfg:1111;pol:2222"
+    assert sealed_config_facts(make_evidence(sealed_config=same, config_digest_now=same)) == []
+    assert sealed_config_facts(make_evidence(sealed_config=None, config_digest_now=same)) == []
+    assert sealed_config_facts(make_evidence(sealed_config=same, config_digest_now="")) == []
+
+
+def test_a_changed_coverage_configuration_and_policy_are_each_a_fact() -> None:
+    from pytest_quest.core.gate import sealed_config_facts
+
+    evidence = make_evidence(sealed_config="cfg:1111;pol:2222", config_digest_now="cfg:3333;pol:4444")
+    assert sealed_config_facts(evidence) == [
+        Fact(
+            check="exclusion.config",
+            field=f"{FILE}::Cart.add:coverage_configuration",
+            expected="the coverage configuration sealed at issue (cfg:1111)",
+            actual="cfg:3333",
+            message="the coverage configuration differs from the copy sealed when the quest was issued",
+        ),
+        Fact(
+            check="exclusion.policy",
+            field=f"{FILE}::Cart.add:gate_policy",
+            expected="the gate policy sealed at issue (pol:2222)",
+            actual="pol:4444",
+            message=(
+                "the gate policy differs from the copy sealed when the quest was issued; only a "
+                "person changes the policy (pytest --quest-policy KEY=VALUE)"
+            ),
+        ),
+    ]
+
+
+def test_only_the_part_that_changed_is_a_fact() -> None:
+    from pytest_quest.core.gate import sealed_config_facts
+
+    policy = sealed_config_facts(make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:1;pol:5"))
+    assert [fact.check for fact in policy] == ["exclusion.policy"]
+    config = sealed_config_facts(make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:9;pol:2"))
+    assert [(fact.check, fact.actual) for fact in config] == [("exclusion.config", "cfg:9")]
+    gone = sealed_config_facts(make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:1"))
+    assert [(fact.check, fact.actual) for fact in gone] == [("exclusion.policy", "pol:None")]
+
+
+def test_unverified_mutants_are_review_with_their_facts() -> None:
+    from pytest_quest.core.gate import step_unverified
+
+    fact = Fact("mutation.unverified", f"{FILE}:41", "applied", "not reached")
+    assert step_unverified(make_evidence()) is None
+    assert step_unverified(make_evidence(unverified=[fact])) == GateResult(Verdict.REVIEW, [fact], "4-mutants")

@@ -424,3 +424,18 @@ def test_hand_edits_are_errors_naming_the_field(
 def test_invalid_json_is_an_error_with_its_position() -> None:
     with pytest.raises(RatchetFileError, match=r"quest.json: not valid JSON at line 1 column 2"):
         loads("{oops", "quest.json")
+
+
+@pytest.mark.parametrize(
+    ("fact", "text"),
+    [
+        (Fact("x.check", "", "e", "a", "the whole message"), "the whole message"),
+        (Fact("test.failed", "t.py::test_x", "e", "a", "failed: boom"), "t.py::test_x failed: boom"),
+        (Fact("coverage.branch", "src/a.py:41->44", "e", "a", "branch not taken"), "src/a.py:41: branch not taken"),
+        (Fact("coverage.branch", "src/a.py:41->exit", "e", "a", "m"), "src/a.py:41: m"),
+        (Fact("coverage.line", "src/a.py:41", "e", "a", "m"), "src/a.py:41: m"),
+        (Fact("coverage.line", "src/a.py:41", "run", "never"), "src/a.py:41: expected run, got never"),
+    ],
+)
+def test_a_fact_reads_as_one_line_at_its_place(fact: Fact, text: str) -> None:
+    assert fact.text() == text

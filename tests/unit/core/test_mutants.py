@@ -601,3 +601,67 @@ def test_the_maxlen_of_a_deque_thrown_away_or_read_at_its_end_is_kept() -> None:
         "d = deque(it, maxlen=1)[-3]",
         "e = deque(it, maxlen=4)",
     ]
+
+
+# -- the statements a function is looked for in, and compiled code compared --------
+
+
+def _kinds(nodes: Any) -> list[str]:
+    return [type(node).__name__ for node in nodes]
+
+
+def test_statements_are_those_whose_lines_hold_the_line_decorators_included() -> None:
+    import ast
+
+    from pytest_quest.core.mutants import _statements
+
+    tree = ast.parse("x = 1\n@dec\n\ndef f():\n    pass\nmatch x:\n    case 1:\n        pass\n    case 2:\n        pass\n")
+    assert _kinds(_statements(tree, 1)) == ["Assign"]
+    assert _kinds(_statements(tree, 2)) == ["FunctionDef"]
+    assert _kinds(_statements(tree, 3)) == ["FunctionDef"]
+    assert _kinds(_statements(tree, 5)) == ["FunctionDef"]
+    assert _kinds(_statements(tree, 6)) == ["Match"]
+    assert _kinds(_statements(tree, 11)) == []
+    # Match cases carry no line: each is looked into.
+    assert _kinds(_statements(tree.body[2], 99)) == ["match_case", "match_case"]
+
+
+def test_an_expression_with_a_body_holds_no_statement() -> None:
+    import ast
+
+    from pytest_quest.core.mutants import _statements
+
+    assert list(_statements(ast.parse("lambda: 1", mode="eval").body, 1)) == []
+    assert list(_statements(ast.parse("a if b else c", mode="eval").body, 1)) == []
+
+
+def test_what_is_not_a_node_in_a_body_is_skipped() -> None:
+    import ast
+
+    from pytest_quest.core.mutants import _statements
+
+    stmt = ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=4)
+    module = ast.Module(body=["not a node", stmt], type_ignores=[])  # type: ignore[list-item]
+    assert list(_statements(module, 1)) == [stmt]
+
+
+def test_a_statement_that_defines_no_function_compiles_to_no_code() -> None:
+    import ast
+
+    from pytest_quest.core.mutants import _standalone
+
+    assert _standalone(ast.parse("x = 1").body[0]) is None
+    code = _standalone(ast.parse("@dec\ndef f():\n    return 1").body[0])
+    assert code is not None and code.co_name == "f" and code.co_consts == (None, 1)
+
+
+def test_code_with_more_constants_is_not_the_same_code() -> None:
+    import ast
+
+    from pytest_quest.core.mutants import _same_code, _standalone
+
+    code = _standalone(ast.parse("def f():\n    return 1").body[0])
+    assert code is not None
+    assert _same_code(code, code.replace()) is True
+    assert _same_code(code, code.replace(co_consts=(*code.co_consts, 5))) is False
+    assert _same_code(code.replace(co_consts=(*code.co_consts, 5)), code) is False

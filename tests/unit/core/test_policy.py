@@ -239,3 +239,83 @@ def test_sandbox_off_is_weaker_than_required_and_a_record_without_it_is_off() ->
         parse_value("sandbox", "on")
     with pytest.raises(QuestUsageError, match="sandbox=required"):
         effective(required, off, {"sandbox"})
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(600, 600.0), ("2.5", 2.5), (" 30 ", 30.0), (0.25, 0.25)],
+)
+def test_a_timeout_floor_is_seconds_from_a_number_or_text(value: Any, expected: float) -> None:
+    parsed = parse_value("timeout_floor", value)
+    assert parsed == expected and type(parsed) is float
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (True, "timeout_floor: expected a number of seconds, got True"),
+        ("soon", "timeout_floor: expected a number of seconds, got 'soon'"),
+        ("0", "timeout_floor: expected a number of seconds above 0, got 0.0"),
+        (float("inf"), "timeout_floor: expected a number of seconds above 0, got inf"),
+        (float("nan"), "timeout_floor: expected a number of seconds above 0, got nan"),
+        ([1], "timeout_floor: expected a number of seconds above 0, got [1]"),
+    ],
+)
+def test_a_timeout_floor_that_is_not_seconds_above_zero_is_refused(value: Any, message: str) -> None:
+    with pytest.raises(PolicyError) as raised:
+        parse_value("timeout_floor", value)
+    assert str(raised.value) == message
+
+
+def test_sources_are_names_sorted_without_repeats_from_a_list_or_text() -> None:
+    assert parse_value("sources", " src , lib,,src ") == ("lib", "src")
+    assert parse_value("sources", ["b", "a", "b"]) == ("a", "b")
+    assert parse_value("sources", "") == ()
+
+
+@pytest.mark.parametrize("value", [3, ["src", ""], ["src", 1], None])
+def test_sources_that_are_not_a_list_of_names_are_refused(value: Any) -> None:
+    with pytest.raises(PolicyError) as raised:
+        parse_value("sources", value)
+    assert str(raised.value) == f"sources: expected a list of names, got {value!r}"
+
+
+def test_an_unknown_policy_key_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(PolicyError) as raised:
+        parse_value("colour", "red")
+    assert str(raised.value) == (
+        "unknown policy key 'colour' (known: mutants, operators, max_tries, timeout_floor, "
+        "stability_reruns, verify, verify_threshold, sources, environment_failures, subprocesses, sandbox)"
+    )
+
+
+def test_a_compact_policy_reads_back_every_value() -> None:
+    text = (
+        "mutants=strict;operators=(none);max_tries=5;timeout_floor=30;stability_reruns=2;"
+        "verify=on;verify_threshold=2;sources=lib,src"
+    )
+    assert parse_compact(text) == GatePolicy(
+        mutants="strict",
+        operators=(),
+        max_tries=5,
+        timeout_floor=30.0,
+        stability_reruns=2,
+        verify=True,
+        verify_threshold=2,
+        sources=("lib", "src"),
+        environment_failures=3,
+        subprocesses=True,
+    )
+
+
+@pytest.mark.parametrize("part", ["max_tries", "colour=red", ""])
+def test_a_compact_policy_with_a_part_that_is_no_key_is_refused(part: str) -> None:
+    with pytest.raises(PolicyError) as raised:
+        parse_compact(f"mutants=on;{part}")
+    assert str(raised.value) == f"not a compact policy: {part!r}"
+
+
+def test_a_compact_policy_missing_a_key_names_the_first_missing() -> None:
+    with pytest.raises(PolicyError) as raised:
+        parse_compact("mutants=on;operators=default;max_tries=3")
+    assert str(raised.value) == "timeout_floor: missing in compact policy"

@@ -221,3 +221,93 @@ def test_a_source_changed_since_the_shards_is_refused() -> None:
         changed_sources(merged, {"src/pkg/m.py": digest_bytes(b"new")})
     with pytest.raises(QuestUsageError, match=r"which is missing here"):
         changed_sources(merged, {"src/pkg/m.py": None})
+
+
+COMMIT = "0123456789abcdef0123"
+TESTS = {"tests/test_a.py": "sha256:a", "tests/test_b.py": "sha256:b"}
+
+
+def same_tree_error(shards: list[Shard], *, commit: str = COMMIT, tests: dict[str, str] | None = None) -> str:
+    from pytest_quest.core.shard import check_same_tree
+
+    with pytest.raises(QuestUsageError) as raised:
+        check_same_tree(shards, commit=commit, tests=TESTS if tests is None else tests)
+    return str(raised.value)
+
+
+def test_shards_of_this_commit_and_these_test_files_fit() -> None:
+    from pytest_quest.core.shard import check_same_tree
+
+    shards = [make(f"s/{n}", {}, commit=COMMIT, test_digests=dict(TESTS)) for n in (1, 2)]
+    check_same_tree(shards, commit=COMMIT, tests=dict(TESTS))  # no error
+
+
+def test_shards_made_at_different_commits_are_refused_naming_both() -> None:
+    shards = [
+        make("s/1", {}, commit=COMMIT, test_digests=dict(TESTS)),
+        make("s/2", {}, commit="", test_digests=dict(TESTS)),
+    ]
+    assert same_tree_error(shards) == (
+        "shards s/1 and s/2 were made at different commits (0123456789ab and outside git): "
+        "make every shard from the same commit"
+    )
+
+
+@pytest.mark.parametrize(
+    ("second", "difference"),
+    [
+        ({"tests/test_a.py": "sha256:a"}, "tests/test_b.py is in shard s/1, not in shard s/2"),
+        ({**TESTS, "tests/test_c.py": "sha256:c"}, "tests/test_c.py is in shard s/2, not in shard s/1"),
+        ({**TESTS, "tests/test_a.py": "sha256:x"}, "tests/test_a.py differs between shard s/1 and shard s/2"),
+    ],
+)
+def test_shards_made_with_different_test_files_name_the_first_difference(
+    second: dict[str, str], difference: str
+) -> None:
+    shards = [
+        make("s/1", {}, commit=COMMIT, test_digests=dict(TESTS)),
+        make("s/2", {}, commit=COMMIT, test_digests=second),
+    ]
+    assert same_tree_error(shards) == (
+        f"shards s/1 and s/2 were made with different test files ({difference}): "
+        "make every shard from the same tree"
+    )
+
+
+def test_shards_of_another_commit_than_the_checkout_are_refused() -> None:
+    shards = [make("s/1", {}, commit=COMMIT, test_digests=dict(TESTS))]
+    assert same_tree_error(shards, commit="") == (
+        "shard s/1 was made at commit 0123456789ab, this checkout is at (outside git): run the "
+        "combine in a checkout of the commit the shards were made from"
+    )
+    outside = [make("s/1", {}, commit="", test_digests=dict(TESTS))]
+    assert same_tree_error(outside, commit=COMMIT) == (
+        "shard s/1 was made at commit (outside git), this checkout is at 0123456789ab: run the "
+        "combine in a checkout of the commit the shards were made from"
+    )
+
+
+def test_shards_made_with_other_test_files_than_the_checkout_are_refused() -> None:
+    shards = [make("s/1", {}, commit=COMMIT, test_digests=dict(TESTS))]
+    here = {**TESTS, "tests/test_b.py": "sha256:changed"}
+    assert same_tree_error(shards, tests=here) == (
+        "shard s/1 was made with other test files than this checkout's (tests/test_b.py differs "
+        "between shard s/1 and this checkout): what a deleted or changed test covered would "
+        "count; make the shards again from this tree"
+    )
+
+
+def test_a_shard_that_ran_a_test_of_a_file_not_here_is_refused() -> None:
+    from pytest_quest.core.shard import check_tests_present
+
+    shards = [
+        make("s/1", {"tests/test_a.py::test_x": "passed"}),
+        make("s/2", {"tests/test_gone.py::test_y": "passed", "tests/test_a.py::test_z": "failed"}),
+    ]
+    check_tests_present(shards[:1], {"tests/test_a.py"})  # no error
+    with pytest.raises(QuestUsageError) as raised:
+        check_tests_present(shards, {"tests/test_a.py"})
+    assert str(raised.value) == (
+        "shard s/2 ran tests/test_gone.py::test_y, whose file tests/test_gone.py is not in this "
+        "checkout: make the shards again from this tree"
+    )

@@ -345,3 +345,40 @@ class QuestLoop(RuleBasedStateMachine):
 
 QuestLoop.TestCase.settings = settings(max_examples=examples(60), stateful_step_count=30, deadline=None)
 test_quest_loop = QuestLoop.TestCase
+
+
+def test_a_resubmit_of_what_the_last_fail_judged_is_refused_naming_that_fail() -> None:
+    from pytest_quest.core.states import kept_fail, unchanged_since_fail
+
+    quest = make_quest(
+        history=[
+            Event(at="2026-01-01T00:00:00Z", action="submit", verdict="FAIL"),
+            Event(at="2026-01-02T00:00:00Z", action="submit", verdict="FAIL"),
+            Event(at="2026-01-03T00:00:00Z", action="next"),
+        ]
+    )
+    kept_fail(quest, "sha256:judged")
+    assert unchanged_since_fail(quest, "sha256:judged") == (
+        "nothing changed since the last FAIL of src/pkg/m.py::f at 2026-01-02T00:00:00Z: its tests, "
+        "the code under test and the configuration are as judged then; change the tests, then "
+        "submit again (nothing was judged, no try spent)"
+    )
+    assert unchanged_since_fail(quest, "sha256:changed") is None
+
+
+def test_a_kept_fail_without_a_fail_event_names_no_time() -> None:
+    from pytest_quest.core.states import FAILED_DIGEST_KEY, unchanged_since_fail
+
+    quest = make_quest(extra={FAILED_DIGEST_KEY: "d"})
+    assert unchanged_since_fail(quest, "d") == (
+        "nothing changed since the last FAIL of src/pkg/m.py::f: its tests, the code under test and "
+        "the configuration are as judged then; change the tests, then submit again (nothing was "
+        "judged, no try spent)"
+    )
+
+
+def test_a_settled_quest_is_never_refused_as_unchanged() -> None:
+    from pytest_quest.core.states import FAILED_DIGEST_KEY, unchanged_since_fail
+
+    for state in (State.PASS, State.REVIEW, State.DONE):
+        assert unchanged_since_fail(make_quest(state, extra={FAILED_DIGEST_KEY: "d"}), "d") is None

@@ -233,3 +233,19 @@ def test_encodable_escapes_only_what_the_encoding_lacks() -> None:
     assert encodable('café ✓', "ascii") == "caf\\xe9 \\u2713"
     assert encodable('café ✓', "utf-8") == "café ✓"
     assert encodable("café", "no-such-codec") == "caf\\xe9"
+
+
+def test_encodable_escapes_only_what_the_encoding_cannot_write() -> None:
+    from pytest_quest.report.escape import encodable
+
+    assert encodable("\u2713 caf\u00e9", "latin-1") == "\\u2713 caf\u00e9"
+    assert encodable("\u2713 caf\u00e9", "utf-8") == "\u2713 caf\u00e9"
+    assert encodable("\u2713", None) == "\u2713"
+    assert encodable("\u2713", "") == "\u2713"
+    assert encodable("plain", "no-such-encoding") == "plain"
+
+
+def test_an_unknown_encoding_gets_ascii_escapes() -> None:
+    from pytest_quest.report.escape import encodable
+
+    assert encodable("\u2713 caf\u00e9", "no-such-encoding") == "\\u2713 caf\\xe9"
