@@ -102,6 +102,37 @@ def parse_unchecked(data: bytes) -> tuple[bytes, dict[str, Any]]:
     return split[0], payload
 
 
+def read_instructions(argument: str) -> tuple[int, bytes, dict[str, Any]]:
+    """The child's end: read the judge's one message from the descriptors `argument` names.
+
+    Returns the descriptor to answer on (no longer inherited by what the child
+    starts), the nonce and the instructions; ValueError if the message is malformed.
+    """
+    write_fd, read_fd = (int(part) for part in argument.split(","))
+    chunks = []
+    try:
+        while True:
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+    nonce, instructions = parse_unchecked(b"".join(chunks))
+    os.set_inheritable(write_fd, False)
+    return write_fd, nonce, instructions
+
+
+def answer(fd: int, nonce: bytes, payload: dict[str, Any]) -> None:
+    """The child's end: write its one message on `fd`, then close it."""
+    try:
+        view = memoryview(frame(nonce, payload))
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
 class JudgeChannel:
     """Two pipes to one child: `instructions` (with a fresh nonce) in, one message back.
 
@@ -225,7 +256,9 @@ __all__ = [
     "NONCE_BYTES",
     "JudgeChannel",
     "Received",
+    "answer",
     "frame",
     "parse",
     "parse_unchecked",
+    "read_instructions",
 ]

@@ -32,7 +32,7 @@ from typing import Any
 from pytest_quest.core.mutant_ast import CHANGED, REACHED, parsed
 from pytest_quest.core.mutant_module import FunctionTrees
 from pytest_quest.core.mutants import Mutant, changed_value, find_function, plan_mutants
-from pytest_quest.engine.channel import frame, parse_unchecked
+from pytest_quest.engine.channel import answer, read_instructions
 from pytest_quest.engine.seeds import decode
 from pytest_quest.engine.source import fingerprint_node
 from pytest_quest.engine.swap import _find_code, _key
@@ -48,25 +48,8 @@ class Refused(Exception):
 
 
 def main(argv: list[str]) -> int:
-    write_fd, read_fd = (int(part) for part in argv[1].split(","))
-    chunks = []
-    try:
-        while True:
-            chunk = os.read(read_fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_fd)
-    nonce, spec = parse_unchecked(b"".join(chunks))
-    os.set_inheritable(write_fd, False)
-    answer = run(spec)
-    view = memoryview(frame(nonce, answer))
-    try:
-        while view:
-            view = view[os.write(write_fd, view) :]
-    finally:
-        os.close(write_fd)
+    write_fd, nonce, spec = read_instructions(argv[1])
+    answer(write_fd, nonce, run(spec))
     return 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pytest_quest.engine.channel import frame, parse_unchecked
+from pytest_quest.engine.channel import answer, read_instructions
 
 _state: dict[str, Any] = {}
 
@@ -27,18 +27,7 @@ def open_channel(argument: str) -> dict[str, Any]:
         # the controller (plugin/xdist.py), which reports.
         _state["instructions"] = {"role": "measure"}
         return {"role": "measure"}
-    write_fd, read_fd = (int(part) for part in argument.split(","))
-    chunks = []
-    try:
-        while True:
-            chunk = os.read(read_fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_fd)
-    nonce, instructions = parse_unchecked(b"".join(chunks))
-    os.set_inheritable(write_fd, False)
+    write_fd, nonce, instructions = read_instructions(argument)
     _state.update(fd=write_fd, nonce=nonce, instructions=instructions)
     return dict(instructions)
 
@@ -57,12 +46,7 @@ def send(payload: dict[str, Any]) -> None:
     nonce = _state.pop("nonce", None)
     if fd is None or nonce is None:
         return
-    try:
-        view = memoryview(frame(nonce, payload))
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    answer(fd, nonce, payload)
 
 
 def close() -> None:
