@@ -13,38 +13,25 @@ from pathlib import Path
 import pytest
 
 from tests.support.attacks import (
+    CALC_SOURCE,
+    LEVEL,
+    SIGN,
     attack,
     attack_fixtures,
     checks,
-    rescanned_unsandboxed,
     scanned_copy,
 )
-from tests.support.projects import PYPROJECT, Project, scanned_template
+from tests.support.projects import PYPROJECT, Project, rescanned_unsandboxed, scanned_template
 from tests.support.runner import parse_json, run_pytest
 
 pytestmark = pytest.mark.slow
 
-SOURCE = """\
-def level(x):
-    if x > 10:
-        return "high"
-    return "low"
-
-
-def sign(x):
-    if x > 0:
-        return "positive"
-    if x < 0:
-        return "negative"
-    return "zero"
-
+# The attacks' calc module, and a function no attack judges.
+SOURCE = CALC_SOURCE + '''
 
 def double(x):
     return x * 2
-"""
-
-LEVEL = "src/pkg/calc.py::level"
-SIGN = "src/pkg/calc.py::sign"
+'''
 
 
 template, scanned = attack_fixtures(SOURCE)

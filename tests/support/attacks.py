@@ -110,11 +110,3 @@ __all__ = [
     "submit",
 ]
 
-
-def rescanned_unsandboxed(root: Path) -> Path:
-    """`root` scanned again where no sandbox may start (a test marked `unsandboxed`): its
-    policy then records `sandbox=off` (the module's template recorded the machine's)."""
-    (root / "quest.json").unlink()
-    code, _, stderr = run_quest(root, "--quest", "scan")
-    assert code == 0, stderr
-    return root

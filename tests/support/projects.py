@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.runner import parse_json, run_pytest
+from tests.support.runner import parse_json, run_pytest, run_quest
 
 PYPROJECT = """\
 [tool.pytest.ini_options]
@@ -195,7 +195,13 @@ def scanned_unsandboxed(project: Project) -> Project:
     policy records `sandbox=required`; a test of the judge's own detection (what a
     test leaves in the project, its pid seen from outside) needs `sandbox=off`.
     """
-    (project.path / "quest.json").unlink()
-    result = project.run("--quest", "scan")
-    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    rescanned_unsandboxed(project.path)
     return project
+
+
+def rescanned_unsandboxed(root: Path) -> Path:
+    """The project at `root` scanned again, its policy now the one where no sandbox starts."""
+    (root / "quest.json").unlink()
+    code, _, stderr = run_quest(root, "--quest", "scan")
+    assert code == 0, stderr
+    return root
