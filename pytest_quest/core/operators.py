@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from pytest_quest.core.mutant_ast import (
     CHANGED,
@@ -400,6 +401,95 @@ def _skip_constants(parent: ast.AST) -> bool:
     )
 
 
+@dataclass
+class _Marks:
+    """Ids of nodes whose changes mean something else than elsewhere in the body."""
+
+    raising: set[int] = field(default_factory=set)  # inside a `raise`
+    initial: set[int] = field(default_factory=set)  # constants a variable starts from
+    # Numbers handed to a method or a module's function (`c.most_common(1)`,
+    # `zlib.decompress(b, 16 + zlib.MAX_WBITS)`, `s.ljust(6, "0")[:6]`):
+    # library arguments whose neighbours often mean the same.
+    method_numbers: set[int] = field(default_factory=set)
+    annotations: set[int] = field(default_factory=set)
+    # A slice thrown away (`iterable[:0]` in a `try`) probes whether the object
+    # can be sliced, which other bounds answer alike (more-itertools' `divide`;
+    # an index, `d["key"]`, is still changed); so does an unread deque maxlen.
+    probes: set[int] = field(default_factory=set)
+    quiet: set[int] = field(default_factory=set)  # a logging or warnings message, formatted too
+
+
+def _mark_call(node: ast.Call, marks: _Marks) -> None:
+    arguments = [*node.args, *(k.value for k in node.keywords)]
+    if call_name(node) in _QUIET_CALLS:
+        marks.quiet.update(inside(*arguments))
+    if isinstance(node.func, ast.Attribute) or call_name(node) in _LIBRARY_CALLS:
+        marks.method_numbers.update(
+            i
+            for i, n in walk_ids(*arguments)
+            if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
+        )
+
+
+def _marks(function: ast.AST, nodes: list[tuple[ast.AST, ast.AST]]) -> _Marks:
+    marks = _Marks()
+    body = function.body  # type: ignore[attr-defined]
+    for node, _ in nodes:
+        marks.probes.update(map(id, unread_maxlen(node)))
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Subscript):
+            if isinstance(node.value.slice, ast.Slice):
+                marks.probes.update(inside(node.value.slice))
+        if isinstance(node, ast.Raise):
+            marks.raising.update(inside(node))
+        if isinstance(node, ast.AnnAssign):
+            marks.annotations.update(inside(node.annotation))
+        if isinstance(node, ast.Call):
+            _mark_call(node, marks)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node in body:
+            # A variable starting from zero or empty at the top of the body.
+            value = node.value
+            parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+            if all(isinstance(p, ast.Constant) and p.value in (0, "", b"") for p in parts):
+                marks.initial.update(id(part) for part in parts)
+    return marks
+
+
+_SIMPLE: tuple[tuple[type | tuple[type, ...], Callable[..., Iterator[Candidate]]], ...] = (
+    ((ast.If, ast.IfExp), lambda node, parent, lines: _conditions(node, lines)),
+    (ast.BinOp, _binop),
+    (ast.AugAssign, lambda node, parent, lines: _augassign(node, lines)),
+    (ast.Compare, _compare),
+    (ast.BoolOp, _boolop),
+    (ast.UnaryOp, _not),
+    (ast.Slice, lambda node, parent, lines: _slice(node, lines)),
+)
+
+
+def _node_candidates(
+    node: ast.AST, parent: ast.AST, lines: list[str], marks: _Marks
+) -> Iterator[Candidate]:
+    for kind, operator in _SIMPLE:
+        if isinstance(node, kind):
+            yield from operator(node, parent, lines)
+            return
+    if isinstance(node, ast.Constant) and not _skip_constants(parent):
+        if isinstance(parent, ast.Expr):
+            return  # a bare string statement (a comment in disguise)
+        yield from _constant(
+            node,
+            parent,
+            lines,
+            id(node) in marks.raising,
+            id(node) in marks.initial,
+            id(node) in marks.method_numbers,
+            id(node) in marks.quiet,
+        )
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        yield from _call_statement(node, parent, lines)
+    elif isinstance(node, ast.Raise):
+        yield from _raise(node, lines)
+
+
 def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     """Every change of `function` the known operators can make, in source order."""
     nodes = list(own_nodes(function))
@@ -407,82 +497,15 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
     yield from _extreme(function, lines, generator)
     start = body_start(function)
     docstring = function.body[0] if start else None  # type: ignore[attr-defined]
-    raising: set[int] = set()
-    initial: set[int] = set()  # constants a variable starts from
-    # Numbers handed to a method or a module's function (`c.most_common(1)`,
-    # `zlib.decompress(b, 16 + zlib.MAX_WBITS)`, `s.ljust(6, "0")[:6]`):
-    # library arguments whose neighbours often mean the same.
-    method_numbers: set[int] = set()
-    annotations: set[int] = set()
-    # A slice thrown away (`iterable[:0]` in a `try`) probes whether the object
-    # can be sliced, which other bounds answer alike (more-itertools' `divide`;
-    # an index, `d["key"]`, is still changed); so does an unread deque maxlen.
-    probes: set[int] = set()
-    quiet: set[int] = set()  # a logging or warnings message, formatted too
-    for node, _ in nodes:
-        probes.update(map(id, unread_maxlen(node)))
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Subscript):
-            if isinstance(node.value.slice, ast.Slice):
-                probes.update(inside(node.value.slice))
-        if isinstance(node, ast.Raise):
-            raising.update(inside(node))
-        if isinstance(node, ast.AnnAssign):
-            annotations.update(inside(node.annotation))
-        if isinstance(node, ast.Call):
-            arguments = [*node.args, *(k.value for k in node.keywords)]
-            if call_name(node) in _QUIET_CALLS:
-                quiet.update(inside(*arguments))
-            if isinstance(node.func, ast.Attribute) or call_name(node) in _LIBRARY_CALLS:
-                method_numbers.update(
-                    i
-                    for i, n in walk_ids(*arguments)
-                    if isinstance(n, ast.Constant) and isinstance(n.value, (int, float))
-                )
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node in function.body:  # type: ignore[attr-defined]
-            # A variable starting from zero or empty at the top of the body.
-            value = node.value
-            parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
-            if all(isinstance(p, ast.Constant) and p.value in (0, "", b"") for p in parts):
-                initial.update(id(part) for part in parts)
+    marks = _marks(function, nodes)
     for node, parent in nodes:
-        if node is docstring or id(node) in annotations or id(node) in probes:
+        if node is docstring or id(node) in marks.annotations or id(node) in marks.probes:
             continue
-        if isinstance(node, ast.Return) and not generator and not is_none(node.value):
-            yield _returns(node, lines)
-        elif isinstance(node, (ast.If, ast.IfExp)):
-            yield from _conditions(node, lines)
-        elif isinstance(node, ast.BinOp):
-            yield from _binop(node, parent, lines)
-        elif isinstance(node, ast.AugAssign):
-            yield from _augassign(node, lines)
-        elif isinstance(node, ast.Compare):
-            yield from _compare(node, parent, lines)
-        elif isinstance(node, ast.BoolOp):
-            yield from _boolop(node, parent, lines)
-        elif isinstance(node, ast.UnaryOp):
-            yield from _not(node, parent, lines)
-        elif isinstance(node, ast.Constant) and not _skip_constants(parent):
-            if isinstance(parent, ast.Expr):
-                continue  # a bare string statement (a comment in disguise)
-            yield from _constant(
-                node,
-                parent,
-                lines,
-                id(node) in raising,
-                id(node) in initial,
-                id(node) in method_numbers,
-                id(node) in quiet,
-            )
-        elif isinstance(node, ast.Slice):
-            yield from _slice(node, lines)
-        elif (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Call)
-            and node is not docstring
-        ):
-            yield from _call_statement(node, parent, lines)
-        elif isinstance(node, ast.Raise):
-            yield from _raise(node, lines)
+        if isinstance(node, ast.Return):
+            if not generator and not is_none(node.value):
+                yield _returns(node, lines)
+        else:
+            yield from _node_candidates(node, parent, lines, marks)
 
 
 __all__ = [
