@@ -46,7 +46,7 @@ from pytest_quest.engine.source import (
     new_partial_exclusions,
     read_source,
 )
-from pytest_quest.engine.startup_files import StartupFiles, with_startup_changes
+from pytest_quest.engine.startup_files import startup_watch, with_startup_changes
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report.json import Output
 from pytest_quest.verify.adapters import (
@@ -93,7 +93,7 @@ def submit(
             ctx, quest.id, result, State.REVIEW, ratchet, environment=environment
         )
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
-    startup = StartupFiles()  # nor plant code in the next judge (engine/startup_files.py)
+    startup = startup_watch()  # nor plant code in the next judge (engine/startup_files.py)
     try:
         # The judged cannot write the verdict (engine/guard.py), nor kill the gate.
         os.environ.update(guard.judged_env())
@@ -108,7 +108,7 @@ def submit(
         finally:
             for name in guard.judged_env():
                 os.environ.pop(name, None)
-            planted = startup.restore()
+            planted = startup.restore() if startup is not None else []
         judgement.digest = judged
         judgement.result = with_startup_changes(judgement.result, planted)
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())

@@ -82,6 +82,10 @@ class Sandbox(Protocol):
     name: str
     #: No signal from inside reaches a process outside (the judge, its shim).
     contains_signals: bool
+    #: The ratchet file, its locks and records and the environment are out of
+    #: the run's reach (read-only or hidden), and what it writes elsewhere is
+    #: gone with it: the judge's watches on those files have nothing to watch.
+    throwaway: bool
 
     def wrap(self, command: list[str], confinement: Confinement) -> list[str]:
         """`command` as a command that runs it confined by `confinement`."""
@@ -113,6 +117,7 @@ class Bubblewrap:
 
     name = BWRAP
     contains_signals = True  # a pid namespace: nothing outside it can be named
+    throwaway = True  # read-only binds over the overlays, the records hidden
 
     def __init__(self, binary: str) -> None:
         self.binary = binary
@@ -215,6 +220,9 @@ class Landlock:
         self.abi = abi
         # ABI 6 scopes signals to the sandbox's own processes.
         self.contains_signals = abi >= 6
+        # The project tree is granted whole (a ratchet file or environment in it too),
+        # and what a run writes stays.
+        self.throwaway = False
 
     def writable(self, confinement: Confinement) -> list[str]:
         """What the run may write: scratch, bound folders, devices, and the project.
