@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.attacks import CALC_SOURCE, SIGN, attack, attack_fixtures, checks
 from tests.support.projects import Project, scanned_template
+from tests.support.runner import run_quest
 
 pytestmark = pytest.mark.slow
 
@@ -145,3 +146,26 @@ def test_a_test_that_inspects_its_own_process_does_not_pass_unsandboxed(
     assert data["sandbox"] == "none", data
     found = judged(data)
     assert not stopped_by or stopped_by in found, found
+
+
+# Options added to the configuration after the scan, with a test that checks
+# nothing: each changes how the judged runs go, and the runs are judged.
+OPTIONS = {
+    "judge_plugins_off": "-p no:quest -p no:cov",
+    "stop_at_first_failure": "-x --maxfail=1",
+    "collect_nothing_else": "-o python_functions=check_*",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+def test_pytest_options_added_after_the_scan_do_not_make_a_pass(scanned: Path, name: str) -> None:
+    (scanned / "tests" / "test_attack.py").write_text(
+        "from pkg.calc import sign\n\n\ndef test_sign():\n    sign(5)\n    sign(-5)\n    sign(0)\n"
+    )
+    pyproject = scanned / "pyproject.toml"
+    text = pyproject.read_text()
+    assert 'testpaths = ["tests"]\n' in text
+    options = f'testpaths = ["tests"]\naddopts = "{OPTIONS[name]}"\n'
+    pyproject.write_text(text.replace('testpaths = ["tests"]\n', options))
+    _, data, stderr = run_quest(scanned, "--quest", "submit", "--quest-id", SIGN)
+    assert data.get("verdict") != "PASS", (data, stderr)
