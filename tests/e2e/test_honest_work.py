@@ -312,17 +312,22 @@ def test_a_test_s_own_timer_kills_no_mutant(
     assert all(check.startswith("mutation.") for check in _checks(data)), data
 
 
-# Honest tests of code that works with code objects, memory, the garbage collector
-# or the interpreter's exit: what such a test does is judged by running it.
+# Honest tests of code that works with code objects (a helper's: reading the code
+# of the function under judgement is measured, docs/judge.md), memory, the garbage
+# collector or the interpreter's exit: what such a test does is judged by running it.
 CODE_OBJECT_SIGN = """\
 from pkg.calc import sign
+
+
+def helper():
+    return 4
 
 
 def test_sign_and_a_code_object_with_one_more_constant():
     assert sign(-5) == -1
     assert sign(0) == 1
     assert sign(5) == 1
-    code = sign.__code__
+    code = helper.__code__
     other = code.replace(co_consts=(*code.co_consts, 5))
     assert other.co_consts[-1] == 5 and other != code
 """
