@@ -9,6 +9,7 @@ from typing import Any
 
 from pytest_quest.core.model import Fact, FunctionFacts
 from pytest_quest.engine.mutation import MutationReport
+from pytest_quest.engine.own_copy import CODE_READ
 
 
 def tampered_facts(report: MutationReport, quest_id: str) -> list[Fact]:
@@ -84,6 +85,21 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
             )
         )
     for nodeid, how in sorted(report.own_copy.items()):
+        if how.startswith(CODE_READ):
+            facts.append(
+                Fact(
+                    check="mutation.code_read",
+                    field=nodeid,
+                    expected="the test checks what the function does, not its code",
+                    actual=f"it {how} while judged",
+                    message=(
+                        f"could not confirm: {nodeid} {how} during the mutant runs; the code "
+                        "tells a mutant from the original, so a test that compares it kills "
+                        "every mutant without checking what the function does"
+                    ),
+                )
+            )
+            continue
         facts.append(
             Fact(
                 check="mutation.own_copy",
