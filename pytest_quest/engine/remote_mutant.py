@@ -223,6 +223,20 @@ def apply_again() -> bool:
     return True
 
 
+def first_in_line() -> None:
+    """The mutant's import hook put back ahead of every finder inserted since start-up.
+
+    pytest inserts its assertion rewriter at the head of ``sys.meta_path``
+    after the start-up hook ran; it loads every module of a package marked
+    for rewriting (each pytest plugin's package, names given to
+    ``pytest.register_assert_rewrite``) from its file: the original, never
+    the mutant.  Called before any conftest or test module is imported.
+    """
+    ours = [finder for finder in sys.meta_path if isinstance(finder, _Finder)]
+    if ours and sys.meta_path[: len(ours)] != ours:
+        sys.meta_path[:] = ours + [f for f in sys.meta_path if not isinstance(f, _Finder)]
+
+
 def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     mode = options.get("mode")
     if mode not in ("mutant", "probe"):
@@ -270,6 +284,7 @@ __all__ = [
     "RemoteMutants",
     "apply_again",
     "coverage_init",
+    "first_in_line",
     "rcfile_text",
     "read_record",
     "record_bytes",
