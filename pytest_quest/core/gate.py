@@ -17,6 +17,7 @@ from pytest_quest.core.model import (
     branch_fact,
     line_fact,
 )
+from pytest_quest.core.mutant_ast import change_text
 from pytest_quest.core.observed import possibly_equivalent
 from pytest_quest.core.run import RunReport, SurvivingMutant
 
@@ -375,7 +376,7 @@ def survivor_fact(mutant: SurvivingMutant, quest_id: str = "", *, strict: bool =
     one (`strict`: the policy holds every survivor), and the whole command
     line that disputes it.
     """
-    change = f"`{mutant.original}` -> `{mutant.mutated}`"
+    change = change_text(mutant.original, mutant.mutated)
     named = f"operator {mutant.operator}"
     dispute = ""
     if mutant.mutant_id:

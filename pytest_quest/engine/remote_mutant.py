@@ -237,6 +237,24 @@ def first_in_line() -> None:
         sys.meta_path[:] = ours + [f for f in sys.meta_path if not isinstance(f, _Finder)]
 
 
+def imported_before() -> str:
+    """The module of the mutant's file when it was imported without the mutant (else "").
+
+    A pytest plugin (or what it imports) loaded before any conftest: the
+    assertion rewriter loaded it from its file; the mutant cannot be in
+    place from the start in this process.
+    """
+    ours = [finder for finder in sys.meta_path if isinstance(finder, _Finder)]
+    for finder in ours:
+        for name, module in list(sys.modules.items()):
+            where = getattr(module, "__file__", None)
+            if not isinstance(where, str) or os.path.realpath(where) != finder.filename:
+                continue
+            if not isinstance(getattr(getattr(module, "__spec__", None), "loader", None), _Loader):
+                return name
+    return ""
+
+
 def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     mode = options.get("mode")
     if mode not in ("mutant", "probe"):
@@ -285,6 +303,7 @@ __all__ = [
     "apply_again",
     "coverage_init",
     "first_in_line",
+    "imported_before",
     "rcfile_text",
     "read_record",
     "record_bytes",

@@ -80,6 +80,7 @@ def begin(argument: str, config: pytest.Config, *, early: bool) -> None:
         if instructions.get("resume"):
             fresh_kill.resume_here()
         remote_mutant.first_in_line()
+        fresh_kill.IMPORTED_BEFORE[:] = [remote_mutant.imported_before()]
     if role == "check":
         protect_from_env()
         folder = instructions.get("remote_dir")

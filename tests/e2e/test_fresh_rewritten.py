@@ -70,3 +70,66 @@ def test_a_kill_of_a_module_pytest_rewrites_is_confirmed_and_a_saved_oracle_is_n
     assert check(tmp_path / "honest", HONEST).kill_unconfirmed == {}
     found = check(tmp_path / "saved", SAVED).kill_unconfirmed
     assert list(found) == ["tests/test_mod.py::test_double"], found
+
+
+def test_a_kill_another_covering_test_confirms_holds_for_a_doubtful_killer(tmp_path: Path) -> None:
+    # test_saved (faster: the mutants are tried with it first) kills every mutant with a
+    # value computed by the function; test_literal kills them with a written-out one and
+    # fails in the fresh run with each mutant in place: the kills hold.
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "mod.py").write_text(SOURCE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mod.py").write_text(
+        textwrap.dedent(
+            """
+            import time
+            from mod import double
+
+            EXPECTED = double(3)
+
+            def test_saved():
+                assert double(3) == EXPECTED
+
+            def test_literal():
+                time.sleep(0.05)
+                assert double(3) == 6
+            """
+        )
+    )
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    names = ["tests/test_mod.py::test_saved", "tests/test_mod.py::test_literal"]
+    report = run_mutation_check(
+        names, file=tmp_path / "mod.py", start=1, rootdir=tmp_path,
+        inifile=tmp_path / "pyproject.toml", timeout=120, cwd=tmp_path, seed="mod.py::double",
+    )  # fmt: skip
+    assert report.completed, report.problem
+    assert {m["killed_by"] for m in report.mutants} == {"tests/test_mod.py::test_saved"}
+    assert report.kill_unconfirmed == {}
+
+
+def test_a_module_a_plugin_imports_before_any_conftest_is_named_as_the_reason(
+    tmp_path: Path,
+) -> None:
+    # The plugin (named with -p) imports the judged module through the assertion
+    # rewriter: no fresh process can have the mutant in place from the start there.
+    # The kill is not confirmed, and the fact says why, not that the test is weak.
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "calc").mkdir()
+    (tmp_path / "calc" / "__init__.py").write_text("")
+    (tmp_path / "calc" / "mod.py").write_text(SOURCE)
+    (tmp_path / "plug.py").write_text(
+        'import pytest\n\npytest.register_assert_rewrite("calc")\nimport calc.mod  # noqa: E402\n'
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mod.py").write_text(
+        "from calc.mod import double\n\n\ndef test_double():\n    assert double(3) == 6\n"
+    )
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    report = run_mutation_check(
+        ["tests/test_mod.py::test_double"], file=tmp_path / "calc" / "mod.py", start=1,
+        rootdir=tmp_path, inifile=tmp_path / "pyproject.toml", timeout=120, cwd=tmp_path,
+        plugin_args=["-p", "plug"], seed="calc/mod.py::double",
+    )  # fmt: skip
+    assert report.completed, report.problem
+    why = report.kill_unconfirmed["tests/test_mod.py::test_double"]
+    assert "module calc.mod is imported there before any conftest" in why, why
