@@ -3,11 +3,13 @@ not ask for (benchmarks/dogfood/README.md lists what an agent met on this reposi
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from tests.support.projects import Project, calc_project, qid, scanned_template
+from tests.e2e.test_reliability import ENDLESS_TEST, interrupt_when_started
+from tests.support.projects import Project, calc_project, qid, scanned_template, scanned_unsandboxed
 
 SIGN = qid("calc", "sign")
 SIGN_WEAK = """\
@@ -40,3 +42,20 @@ def test_a_changed_return_is_shown_as_what_the_mutant_does(
         "another value of its kind returned in place of `-1` (operator return.changed"
     ), facts
     assert "pytest_quest_changed" not in str(data)
+
+
+@pytest.mark.unsandboxed  # the pid the test writes in the project, seen from outside
+def test_an_interrupted_submit_answers_verdict_none(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    # The prompt says: act on `verdict`, NONE meaning nothing was judged: submit again.
+    project.fill_from(calc_template[0])
+    scanned_unsandboxed(project)
+    pid_file = project.path / "test-pid"
+    project.test("test_sign", ENDLESS_TEST.format(pid_file=str(pid_file)))
+    _, out = interrupt_when_started(
+        project, pid_file, "--quest", "submit", "--quest-id", SIGN, "--quest-format", "json"
+    )
+    data = json.loads(out[out.index("{") :])
+    assert data["verdict"] == "NONE", data
+    assert "no try spent" in data["error"], data
