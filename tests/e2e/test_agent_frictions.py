@@ -59,3 +59,57 @@ def test_an_interrupted_submit_answers_verdict_none(
     data = json.loads(out[out.index("{") :])
     assert data["verdict"] == "NONE", data
     assert "no try spent" in data["error"], data
+
+
+SIGN_TESTS = """\
+from pkg.calc import sign
+
+
+def test_sign(workdir):
+    assert workdir.is_dir()
+    assert sign(-5) == -1
+    assert sign(5) == 1
+"""
+
+
+def test_a_session_fixture_is_set_up_once_per_run_as_pytest_does(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    # A session fixture that makes a folder of a fixed name fails when set up twice
+    # in one process; pytest sets it up once, and so must the gate's runs.
+    project.fill_from(calc_template[0])
+    (project.path / "tests" / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture(scope='session')\n"
+        "def workdir(tmp_path_factory):\n"
+        "    return tmp_path_factory.mktemp('work', numbered=False)\n"
+    )
+    project.test("test_sign", SIGN_TESTS)
+    _, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert data["verdict"] == "PASS", data["quest"]["facts"]
+
+
+def test_a_flaky_fact_shows_each_runs_outcome_and_error(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(calc_template[0])
+    project.test(
+        "test_sign",
+        """\
+        from pkg.calc import sign
+
+        RUNS = []
+
+
+        def test_sign():
+            RUNS.append(1)
+            assert sign(-5) == -1
+            assert sign(5) == 1
+            assert len(RUNS) == 1, "run again in the same process"
+        """,
+    )
+    _, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert data["verdict"] == "REVIEW", data
+    flaky = [f for f in data["quest"]["facts"] if f["check"] == "stability.flaky"]
+    assert flaky, data["quest"]["facts"]
+    assert flaky[0]["actual"].startswith("runs: passed, passed, failed (AssertionError: run again"), flaky
+    assert "run again in the same process" in flaky[0]["message"], flaky
