@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_reliability import ENDLESS_TEST, interrupt_when_started
-from tests.support.projects import Project, calc_project, qid, scanned_template, scanned_unsandboxed
+from tests.support.projects import SIGN, Project, calc_project, qid, scanned_template, scanned_unsandboxed
 
-SIGN = qid("calc", "sign")
+
 SIGN_WEAK = """\
 from pkg.calc import sign
 
@@ -113,3 +113,37 @@ def test_a_flaky_fact_shows_each_runs_outcome_and_error(
     assert flaky, data["quest"]["facts"]
     assert flaky[0]["actual"].startswith("runs: passed, passed, failed (AssertionError: run again"), flaky
     assert "run again in the same process" in flaky[0]["message"], flaky
+
+
+def test_next_passes_over_a_quest_whose_code_changed_since_it_was_issued(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    # Any submit of `sign` now is REVIEW (identity.changed): `next` offers the next quest,
+    # and says which it passed over and what a person does.
+    project.fill_from(calc_template[0])
+    project.source("other", "def neg(x):\n    return -x\n")
+    result = project.run("--quest", "scan")
+    assert result.ret == 0, result.stdout.str()
+    calc = project.path / "src" / "pkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("return -1", "return -2"))
+    _, data = project.run_json("--quest", "next")
+    assert data["quest"]["id"] == qid("other", "neg"), data
+    assert data["changed_since_issue"] == [SIGN]
+    assert (data["remaining"], data["done"]) == (2, False)
+    result, data = project.run_json("--quest", "next", "--quest-id", SIGN)
+    assert data["quest"]["id"] == SIGN
+    assert data["changed_since_issue"] == [SIGN]
+    out = project.run("--quest", "next", "--quest-id", SIGN).stdout.str()
+    assert f"note: {SIGN} was issued for code that changed since" in out, out
+    assert "pytest --quest-reopen ID" in out, out
+
+
+def test_next_is_done_for_an_agent_when_only_changed_quests_remain(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(calc_template[0])
+    calc = project.path / "src" / "pkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("return -1", "return -2"))
+    _, data = project.run_json("--quest", "next")
+    assert data["quest"] is None, data
+    assert (data["remaining"], data["done"], data["changed_since_issue"]) == (1, True, [SIGN])
