@@ -147,3 +147,19 @@ def test_next_is_done_for_an_agent_when_only_changed_quests_remain(
     _, data = project.run_json("--quest", "next")
     assert data["quest"] is None, data
     assert (data["remaining"], data["done"], data["changed_since_issue"]) == (1, True, [SIGN])
+
+
+def test_a_bare_submit_leaves_out_the_test_files_a_conftest_keeps_from_collection(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    # A vendored project under tests/ (not the agent's: its test cannot even be imported)
+    # is kept out by the conftest's collect_ignore, as a plain `pytest` keeps it out.
+    project.fill_from(calc_template[0])
+    vendored = project.path / "tests" / "vendored" / "tests"
+    vendored.mkdir(parents=True)
+    (vendored / "test_other.py").write_text("import not_installed_anywhere\n\n\ndef test_it():\n    pass\n")
+    (project.path / "tests" / "conftest.py").write_text('collect_ignore = ["vendored"]\n')
+    assert project.run("-p", "no:pytest_quest").ret == 0  # what pytest itself collects passes
+    project.test("test_sign", "from pkg.calc import sign\n\n\ndef test_sign():\n    assert sign(-5) == -1\n    assert sign(5) == 1\n")
+    result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
+    assert data.get("verdict") == "PASS", data
