@@ -62,9 +62,15 @@ def next_quest(ctx: Context) -> Output:
         recorded = None
     quest = pick(ratchet, ctx.options.quest_id)
     if quest is not None and quest.state.terminal:
+        active = ratchet.active
         raise QuestUsageError(
             f"quest {quest.id} is {quest.state.value} and cannot be worked on "
             "(PASS, REVIEW and DONE are settled)"
+            + (
+                f"; the active quest is still {active}, which a submit without --quest-id judges"
+                if active and active != quest.id
+                else ""
+            )
         )
     # A TODO quest issued for code that changed since: any submit of it is REVIEW
     # (identity.changed). Passed over (said), unless asked for by id (said too).

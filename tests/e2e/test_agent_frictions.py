@@ -163,3 +163,15 @@ def test_a_bare_submit_leaves_out_the_test_files_a_conftest_keeps_from_collectio
     project.test("test_sign", "from pkg.calc import sign\n\n\ndef test_sign():\n    assert sign(-5) == -1\n    assert sign(5) == 1\n")
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert data.get("verdict") == "PASS", data
+
+
+def test_a_refused_next_names_the_quest_a_plain_submit_would_judge(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(calc_template[0])
+    project.run_json("--quest", "next")  # sign is the active quest
+    result, data = project.run_json("--quest", "next", "--quest-id", qid("calc", "double"))
+    assert result.ret == 4, data
+    assert data["error"].endswith(
+        f"; the active quest is still {SIGN}, which a submit without --quest-id judges"
+    ), data
