@@ -293,7 +293,26 @@ def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
 
     setattr(builtins, REACHED, mark)
     setattr(builtins, CHANGED, changed)
+    if not isinstance(sys.meta_path, _FinderFirst):
+        sys.meta_path = _FinderFirst(sys.meta_path)
     sys.meta_path.insert(0, _Finder(filename, code))
+
+
+class _FinderFirst(list):  # type: ignore[type-arg]
+    """``sys.meta_path`` with the mutant's finder kept ahead of the finders inserted after it.
+
+    pytest inserts its assertion rewriter at the head once the interpreter
+    started; it loads every module of a package marked for rewriting (each
+    pytest plugin's package, the names given to ``pytest.register_assert_rewrite``)
+    from its file: the original, never the mutant, in every module a plugin
+    imports while pytest starts and every one a test imports later.
+    """
+
+    def insert(self, index: Any, item: Any) -> None:
+        ours = next((i for i, f in enumerate(self) if not isinstance(f, _Finder)), len(self))
+        if not isinstance(item, _Finder) and 0 <= index < ours:
+            index = ours
+        super().insert(index, item)
 
 
 __all__ = [

@@ -107,23 +107,14 @@ def test_a_kill_another_covering_test_confirms_holds_for_a_doubtful_killer(tmp_p
     assert report.kill_unconfirmed == {}
 
 
-def test_a_module_a_plugin_imports_before_any_conftest_is_named_as_the_reason(
-    tmp_path: Path,
-) -> None:
-    # The plugin (named with -p) imports the judged module through the assertion
-    # rewriter: no fresh process can have the mutant in place from the start there.
-    # The kill is not confirmed, and the fact says why, not that the test is weak.
+def plugin_project(tmp_path: Path, plugin: str, test: str) -> MutationReport:
     tmp_path.mkdir(exist_ok=True)
     (tmp_path / "calc").mkdir()
     (tmp_path / "calc" / "__init__.py").write_text("")
     (tmp_path / "calc" / "mod.py").write_text(SOURCE)
-    (tmp_path / "plug.py").write_text(
-        'import pytest\n\npytest.register_assert_rewrite("calc")\nimport calc.mod  # noqa: E402\n'
-    )
+    (tmp_path / "plug.py").write_text(plugin)
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_mod.py").write_text(
-        "from calc.mod import double\n\n\ndef test_double():\n    assert double(3) == 6\n"
-    )
+    (tmp_path / "tests" / "test_mod.py").write_text(textwrap.dedent(test))
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
     report = run_mutation_check(
         ["tests/test_mod.py::test_double"], file=tmp_path / "calc" / "mod.py", start=1,
@@ -131,5 +122,38 @@ def test_a_module_a_plugin_imports_before_any_conftest_is_named_as_the_reason(
         plugin_args=["-p", "plug"], seed="calc/mod.py::double",
     )  # fmt: skip
     assert report.completed, report.problem
-    why = report.kill_unconfirmed["tests/test_mod.py::test_double"]
-    assert "module calc.mod is imported there before any conftest" in why, why
+    assert report.survivors() == []
+    return report
+
+
+REWRITTEN_PLUGIN = 'import pytest\n\npytest.register_assert_rewrite("calc")\nimport calc.mod  # noqa: E402\n'
+
+
+def test_a_module_a_plugin_imports_while_pytest_starts_has_the_mutant_in_place(
+    tmp_path: Path,
+) -> None:
+    # The plugin (named with -p) imports the judged module through the assertion
+    # rewriter, before any conftest: the mutant is in place there too.
+    honest = "from calc.mod import double\n\n\ndef test_double():\n    assert double(3) == 6\n"
+    assert plugin_project(tmp_path / "honest", REWRITTEN_PLUGIN, honest).kill_unconfirmed == {}
+
+
+def test_a_saved_oracle_a_plugin_computes_while_pytest_starts_is_not_confirmed(
+    tmp_path: Path,
+) -> None:
+    plugin = REWRITTEN_PLUGIN + "EXPECTED = calc.mod.double(3)\n"
+    saved = """
+    import pytest
+    from calc.mod import double
+
+
+    @pytest.fixture
+    def expected(pytestconfig):
+        return pytestconfig.pluginmanager.get_plugin("plug").EXPECTED
+
+
+    def test_double(expected):
+        assert double(3) == expected
+    """
+    found = plugin_project(tmp_path / "saved", plugin, saved).kill_unconfirmed
+    assert list(found) == ["tests/test_mod.py::test_double"], found
