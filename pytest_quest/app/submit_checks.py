@@ -51,8 +51,9 @@ def refuse_uncollected(run: RunReport, submitted: list[str]) -> None:
     )
     said = "collection error" if len(errors) == 1 else f"{len(errors)} collection errors"
     raise NotCollected(
-        f"{said} in the submitted tests ({where}): fix it, then submit again; "
-        "nothing was judged, no try spent"
+        f"{said} in test files new or changed since the scan ({where}): fix it (files not "
+        "yours: a submit without test paths searches `testpaths`, name the folders the scan "
+        "was run with), then submit again; nothing was judged, no try spent"
     )
 
 
