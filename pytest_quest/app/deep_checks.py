@@ -52,6 +52,7 @@ def check_function(
             if function.first <= line <= function.last
         },
         search_path=clean_search_path(ctx),
+        sources=list(ctx.options.sources),
     )
 
 

@@ -75,6 +75,8 @@ class Judgement:
     notes: list[str] = field(default_factory=list)  # what the measuring run left out
     #: What was judged (engine/submitted.py `judged_digest`), kept on a FAIL.
     digest: str = ""
+    #: The test files the run was given (whole, or some of their tests).
+    files: list[str] = field(default_factory=list)
 
 
 def submit(
@@ -191,12 +193,62 @@ def judge_quest(
     ratchet: Ratchet,
     verifiers: list[Verifier],
 ) -> Judgement:
-    """Run the quest's tests in a child process and judge them (L1, then L2)."""
+    """Run the quest's tests in a child process and judge them (L1, then L2).
+
+    The changed test files that name the function run first, with its
+    covering tests: a PASS there stands (those tests alone meet every step).
+    Any other verdict is judged again with every test file changed since the
+    scan (docs/gate.md, "What a submit runs").
+    """
     test_files = digest_test_files(ctx.tests, ctx.rootdir)
     changed = changed_files(ratchet.test_files, test_files)
+    reopened = any(event.action == "reopen" for event in quest.history)
+    if not reopened:
+        naming = naming_files(ctx.rootdir, changed, quest)
+        if len(naming) < len(changed):
+            first = judge_files(ctx, quest, ratchet, verifiers, test_files, naming)
+            if first.result.verdict is Verdict.PASS:
+                left = len(changed) - len(naming)
+                first.notes.append(
+                    f"{left} changed test file{'s' if left != 1 else ''} not naming "
+                    f"{quest.qualname.rpartition('.')[2]} left out: its tests passed without them"
+                )
+                return first
+    return judge_files(ctx, quest, ratchet, verifiers, test_files, changed, every=reopened)
+
+
+def naming_files(rootdir: Path, changed: list[str], quest: Quest) -> list[str]:
+    """The changed test files whose text names the quest's function (its last name part).
+
+    Which files run first only: a verdict other than PASS on them is judged
+    again with every changed file, so a file this misses costs time, never a verdict.
+    """
+    name = quest.qualname.rpartition(".")[2]
+    found = []
+    for path in changed:
+        try:
+            text = (rootdir / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = name  # unreadable here: let the run say what it is
+        if name in text:
+            found.append(path)
+    return found
+
+
+def judge_files(
+    ctx: Context,
+    quest: Quest,
+    ratchet: Ratchet,
+    verifiers: list[Verifier],
+    test_files: dict[str, str],
+    changed: list[str],
+    *,
+    every: bool = False,
+) -> Judgement:
+    """Judge the quest on the `changed` test files and its covering tests (`every`: all files)."""
     selection = sorted(set(changed))
     changed_set = set(changed)
-    if any(event.action == "reopen" for event in quest.history):
+    if every:
         # A person reopened it: its covering tests are the list of an earlier scan, and a
         # test added since (then rescanned) is in none of them: every test file runs.
         selection = sorted(test_files)
@@ -210,6 +262,7 @@ def judge_quest(
     evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
     evidence.submitted = list(changed)
     judgement = Judgement(judge(evidence), current, run, notes=list(source.notes) if source else [])
+    judgement.files = sorted({item.split("::")[0] for item in selection})
     report = None
     if judgement.result.verdict is Verdict.PASS and current is not None:
         # Steps 4 and 5 and the project's own L1 checks only run for a
@@ -466,7 +519,9 @@ __all__ = [
     "Judgement",
     "NotCollected",
     "claim_quest",
+    "judge_files",
     "judge_quest",
+    "naming_files",
     "record",
     "submit",
     "undo_forgery",

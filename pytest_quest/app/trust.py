@@ -39,8 +39,8 @@ def _change(mutant: dict[str, Any]) -> str:
     return change_text(str(mutant["original"]), str(mutant["mutated"]))
 
 
-def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
-    """Mutants not applied or not reached, tests that fail on the original, disagreeing reports."""
+def _mutant_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
+    """Mutants never applied, or not run by a test that also ran the original."""
     facts = []
     excluded = set(function.excluded_lines)
     for mutant in report.mutants:
@@ -48,15 +48,15 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
         if int(mutant["line"]) in excluded:
             continue  # excluded from coverage: no test need run it (step 2 judges the exclusion)
         if status == "not_applied":
+            reason = str(mutant.get("reason") or "no live function took it")
             facts.append(
                 Fact(
                     check="mutation.not_applied",
                     field=_where(function, mutant),
                     expected="the mutant is swapped into the function the tests run",
-                    actual=str(mutant.get("reason") or "no live function took it"),
+                    actual=reason,
                     message=(
-                        f"could not confirm: mutant {_change(mutant)} was never applied "
-                        f"({mutant.get('reason') or 'no live function took it'})"
+                        f"could not confirm: mutant {_change(mutant)} was never applied ({reason})"
                     ),
                 )
             )
@@ -73,81 +73,91 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
                     ),
                 )
             )
-    for nodeid in report.detects_run:
-        facts.append(
-            Fact(
-                check="mutation.detects_run",
-                field=nodeid,
-                expected="the test passes against the original function among the mutant runs",
-                actual="it failed there",
-                message=(
-                    f"could not confirm: {nodeid} fails against the unchanged function "
-                    "when run among the mutants (it can tell the mutation run apart)"
-                ),
-            )
+    return facts
+
+
+def _copy_fact(nodeid: str, how: str, function: FunctionFacts) -> Fact:
+    """A test that read the function's code, or made its own copy of it, while judged."""
+    if how.startswith(CODE_READ):
+        return Fact(
+            check="mutation.code_read",
+            field=nodeid,
+            expected="the test checks what the function does, not its code",
+            actual=f"it {how} while judged",
+            message=(
+                f"could not confirm: {nodeid} {how} during the mutant runs; the code "
+                "tells a mutant from the original, so a test that compares it kills "
+                "every mutant without checking what the function does"
+            ),
         )
-    for nodeid, how in sorted(report.own_copy.items()):
-        if how.startswith(CODE_READ):
-            facts.append(
-                Fact(
-                    check="mutation.code_read",
-                    field=nodeid,
-                    expected="the test checks what the function does, not its code",
-                    actual=f"it {how} while judged",
-                    message=(
-                        f"could not confirm: {nodeid} {how} during the mutant runs; the code "
-                        "tells a mutant from the original, so a test that compares it kills "
-                        "every mutant without checking what the function does"
-                    ),
-                )
-            )
-            continue
-        facts.append(
-            Fact(
-                check="mutation.own_copy",
-                field=nodeid,
-                expected="the test checks the function it is given, not a copy it made",
-                actual=f"it made its own copy of {function.qualname} while judged: {how}",
-                message=(
-                    f"could not confirm: {nodeid} made its own copy of {function.qualname} "
-                    f"during the mutant runs ({how}); a copy is never mutated, so comparing "
-                    "the function with it kills every mutant without checking anything"
-                ),
-            )
+    return Fact(
+        check="mutation.own_copy",
+        field=nodeid,
+        expected="the test checks the function it is given, not a copy it made",
+        actual=f"it made its own copy of {function.qualname} while judged: {how}",
+        message=(
+            f"could not confirm: {nodeid} made its own copy of {function.qualname} "
+            f"during the mutant runs ({how}); a copy is never mutated, so comparing "
+            "the function with it kills every mutant without checking anything"
+        ),
+    )
+
+
+def _unconfirmed_fact(nodeid: str, why: str, function: FunctionFacts) -> Fact:
+    """A kill the fresh process did not confirm."""
+    if IMPORTED_BEFORE_SIGN in why:
+        doubt = "a person reviews it"
+    else:
+        doubt = (
+            f"its expected values may come from {function.qualname} itself "
+            "(computed at import, in parametrize, or on an earlier run), which "
+            "no mutant can change"
         )
-    for nodeid, why in sorted(report.kill_unconfirmed.items()):
-        facts.append(
-            Fact(
-                check="mutation.kill_unconfirmed",
-                field=nodeid,
-                expected="the test fails with the mutant in place from the start of a process",
-                actual=why,
-                message=(
-                    f"could not confirm: {nodeid}: {why}; "
-                    + (
-                        "a person reviews it"
-                        if IMPORTED_BEFORE_SIGN in why
-                        else f"its expected values may come from {function.qualname} itself "
-                        "(computed at import, in parametrize, or on an earlier run), which "
-                        "no mutant can change"
-                    )
-                ),
-            )
+    return Fact(
+        check="mutation.kill_unconfirmed",
+        field=nodeid,
+        expected="the test fails with the mutant in place from the start of a process",
+        actual=why,
+        message=f"could not confirm: {nodeid}: {why}; {doubt}",
+    )
+
+
+def _stale_fact(nodeid: str, what: str, function: FunctionFacts) -> Fact:
+    """A test whose expected values were read from an earlier run of the function."""
+    return Fact(
+        check="mutation.stale_read",
+        field=nodeid,
+        expected="each run of the test checks the function against what the test knows",
+        actual=what,
+        message=(
+            f"could not confirm: {nodeid} {what} (the measuring run or an earlier "
+            f"mutant run): its expected values may come from {function.qualname} "
+            "itself, which no mutant can change"
+        ),
+    )
+
+
+def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
+    """Mutants not applied or not reached, tests that fail on the original, disagreeing reports."""
+    facts = _mutant_facts(report, function)
+    facts += [
+        Fact(
+            check="mutation.detects_run",
+            field=nodeid,
+            expected="the test passes against the original function among the mutant runs",
+            actual="it failed there",
+            message=(
+                f"could not confirm: {nodeid} fails against the unchanged function "
+                "when run among the mutants (it can tell the mutation run apart)"
+            ),
         )
-    for nodeid, what in sorted(report.stale_reads.items()):
-        facts.append(
-            Fact(
-                check="mutation.stale_read",
-                field=nodeid,
-                expected="each run of the test checks the function against what the test knows",
-                actual=what,
-                message=(
-                    f"could not confirm: {nodeid} {what} (the measuring run or an earlier "
-                    f"mutant run): its expected values may come from {function.qualname} "
-                    "itself, which no mutant can change"
-                ),
-            )
-        )
+        for nodeid in report.detects_run
+    ]
+    facts += [_copy_fact(n, how, function) for n, how in sorted(report.own_copy.items())]
+    facts += [
+        _unconfirmed_fact(n, why, function) for n, why in sorted(report.kill_unconfirmed.items())
+    ]
+    facts += [_stale_fact(n, what, function) for n, what in sorted(report.stale_reads.items())]
     facts += disagreement_facts(report, function)
     return facts
 

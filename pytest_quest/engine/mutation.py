@@ -5,18 +5,16 @@ One child pytest process runs every function's baseline and mutants (see plugin/
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.environment import environment_cause
 from pytest_quest.engine.clean_search import Judged, SearchPath, judged, search_cleanly
-from pytest_quest.engine.runner import CHILD_PLUGIN, REWRITE_WARNING, ChannelRun, run_over_channel
+from pytest_quest.engine.runner import ChannelRun, child_command, gate_handshake, run_over_channel
 
 
 @dataclass
@@ -97,34 +95,10 @@ class MutationReport:
 
 
 def mutation_command(
-    nodeids: list[str],
-    *,
-    rootdir: Path,
-    inifile: Path | None,
-    plugin_args: list[str],
-    has_xdist: bool,
-    has_cov: bool,
-    channel: str = "",
+    *, rootdir: Path, inifile: Path | None, plugin_args: list[str], channel: str
 ) -> list[str]:
-    # --tb=native: a killed mutant's failure report is made, never shown;
-    # pytest's own traceback rendering costs more than many a test.  The
-    # measuring child (engine/runner.py) is started with the same options.
-    command = [sys.executable, "-m", "pytest", "-q", "--tb=native", "-W", REWRITE_WARNING]
-    command += ["-p", "no:cacheprovider"]
-    command += ["--rootdir", str(rootdir)]
-    if inifile is not None:
-        command += ["-c", str(inifile)]
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        command += ["-p", "pytest_quest.plugin.hooks"]  # its ini options are in the user's config
-    command += plugin_args
-    command += ["-p", CHILD_PLUGIN]
-    if has_xdist:
-        command += ["-n", "0"]
-    if has_cov:
-        command += ["--no-cov"]
-    if channel:
-        command += ["--quest-channel", channel]
-    return [*command, "--", *nodeids]
+    """The mutation child's command line: the measuring child's (engine/runner.py), the same."""
+    return child_command(rootdir=rootdir, inifile=inifile, plugin_args=plugin_args, channel=channel)
 
 
 @dataclass(frozen=True)
@@ -182,6 +156,7 @@ def run_mutation_check(
     subprocesses: bool = True,
     line_tests: dict[int, set[str]] | None = None,
     search_path: SearchPath | None = None,
+    sources: Sequence[Path] = (),
 ) -> MutationReport:
     """Run the baseline twice and every mutant of the function on `start` of `file`.
 
@@ -203,6 +178,7 @@ def run_mutation_check(
         l1=l1,
         subprocesses=subprocesses,
         search_path=search_path,
+        sources=sources,
     )[0]
 
 
@@ -220,6 +196,7 @@ def run_mutation_checks(
     l1: dict[str, Any] | None = None,
     subprocesses: bool = True,
     search_path: SearchPath | None = None,
+    sources: Sequence[Path] = (),
 ) -> list[MutationReport]:
     """`run_mutation_check` for several functions in ONE child process, one report each.
 
@@ -246,7 +223,7 @@ def run_mutation_checks(
         return _run_checks(targets, nodeids, remote_dir, failed, rootdir=rootdir,
             inifile=inifile, timeout=timeout, cwd=cwd, plugin_args=plugin_args,
             mutants=mutants, has_xdist=has_xdist, has_cov=has_cov, l1=l1,
-            search_path=search_path)  # fmt: skip
+            search_path=search_path, sources=sources)  # fmt: skip
     finally:
         if remote_dir:
             shutil.rmtree(remote_dir, ignore_errors=True)
@@ -268,18 +245,27 @@ def _run_checks(
     has_cov: bool,
     l1: dict[str, Any] | None,
     search_path: SearchPath | None = None,
+    sources: Sequence[Path] = (),
 ) -> list[MutationReport]:
     # The functions as they stand before the judged tests run (the clean search checks them).
     before: list[Judged | None] = [
         judged(t.file, t.start, t.operators) if mutants else None for t in targets
     ]
-    handshake = {
-        "role": "check",
-        "mutants": mutants,
-        "subprocesses": bool(remote_dir),
-        "remote_dir": remote_dir,
-        "l1": l1,
-        "functions": [
+    handshake = gate_handshake(
+        "check",
+        nodeids,
+        # The measuring child's options too (unused here): the same in both roles.
+        sources=sources,
+        only_files=sorted({_relative(t.file, rootdir) for t in targets}),
+        # ``-n 0`` and ``--no-cov`` in effect (the mutants run in this process,
+        # untraced), told over the channel: the command line is the measuring child's.
+        no_xdist=has_xdist,
+        no_cov=has_cov,
+        mutants=mutants,
+        subprocesses=bool(remote_dir),
+        remote_dir=remote_dir,
+        l1=l1,
+        functions=[
             {
                 "file": str(t.file),
                 "start": t.start,
@@ -292,17 +278,11 @@ def _run_checks(
             }
             for t in targets
         ],
-    }
+    )
     ran = run_over_channel(
         handshake,
         lambda channel: mutation_command(
-            nodeids,
-            rootdir=rootdir,
-            inifile=inifile,
-            plugin_args=plugin_args or [],
-            has_xdist=has_xdist,
-            has_cov=has_cov,
-            channel=channel,
+            rootdir=rootdir, inifile=inifile, plugin_args=plugin_args or [], channel=channel
         ),
         cwd=cwd,
         timeout=timeout,
@@ -347,6 +327,14 @@ def _run_checks(
             report.l1 = l1_results if isinstance(l1_results, list) else None
             report.answers = answers if isinstance(answers, list) else None
     return reports
+
+
+def _relative(file: Path, rootdir: Path) -> str:
+    """`file` as the measuring child is told it: relative to the rootdir where it lies there."""
+    try:
+        return file.resolve().relative_to(rootdir.resolve()).as_posix()
+    except ValueError:
+        return str(file)
 
 
 def _ended_early(

@@ -10,7 +10,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -70,21 +70,21 @@ CHILD_PLUGIN = "pytest_quest.plugin.mutation_child"
 REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
 
 
-def child_command(
-    selection: list[str],
-    *,
-    rootdir: Path,
-    inifile: Path | None,
-    sources: list[Path],
-    only_files: list[str],
-    channel: str,
-    plugin_args: list[str],
-) -> list[str]:
+def child_command(*, rootdir: Path, inifile: Path | None, plugin_args: list[str], channel: str) -> list[str]:
+    """The command line of every gate child, measuring or mutating: the same in both roles.
+
+    What differs between the roles (which tests, which sources are measured,
+    ``-n 0`` and ``--no-cov`` for the mutation child) comes over the judge's
+    channel (`gate_handshake`; plugin/mutation_child.py applies it), so that
+    no test can tell the runs apart by ``sys.argv``.
+    """
     command = [
         sys.executable,
         "-m",
         "pytest",
         "-q",
+        # --tb=native: a killed mutant's failure report is made, never shown;
+        # pytest's own traceback rendering costs more than many a test.
         "--tb=native",
         "-W",
         REWRITE_WARNING,
@@ -96,16 +96,28 @@ def child_command(
     if inifile is not None:
         command += ["-c", str(inifile)]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        command += ["-p", "pytest_quest.plugin.hooks"]
+        command += ["-p", "pytest_quest.plugin.hooks"]  # its ini options are in the user's config
     command += plugin_args
     command += ["-p", CHILD_PLUGIN]
-    for source in sources:
-        command += ["--quest-source", str(source)]
-    for name in only_files:
-        command += ["--quest-measure-only", name]
-    command += ["--quest-channel", channel, "--"]
-    command += selection
-    return command
+    return [*command, "--quest-channel", channel]
+
+
+def gate_handshake(
+    role: str,
+    selection: list[str],
+    *,
+    sources: Sequence[Path] = (),
+    only_files: Sequence[str] = (),
+    **rest: Any,
+) -> dict[str, Any]:
+    """A gate child's instructions: its role, the tests to collect, the sources it measures."""
+    return {
+        "role": role,
+        "selection": list(selection),
+        "sources": [str(source) for source in sources],
+        "measure_only": list(only_files),
+        **rest,
+    }
 
 
 @dataclass
@@ -220,49 +232,26 @@ def run_child(
     # here (the judge), named to the child over the channel, removed here.
     children_dir = tempfile.mkdtemp(prefix="pytest-quest-children-")
     try:
-        ran = _run_measuring(
+        handshake = gate_handshake(
+            "measure",
             selection,
-            {"role": "measure", "subprocesses": subprocesses, "children_dir": children_dir},
-            rootdir=rootdir,
-            inifile=inifile,
             sources=sources,
             only_files=only_files,
-            timeout=timeout,
+            subprocesses=subprocesses,
+            children_dir=children_dir,
+        )
+        ran = run_over_channel(
+            handshake,
+            lambda channel: child_command(
+                rootdir=rootdir, inifile=inifile, plugin_args=plugin_args or [], channel=channel
+            ),
             cwd=cwd,
-            plugin_args=plugin_args,
+            timeout=timeout,
+            bound=(children_dir,),
         )
     finally:
         shutil.rmtree(children_dir, ignore_errors=True)
     return _measured(ran, timeout)
-
-
-def _run_measuring(
-    selection: list[str],
-    handshake: dict[str, Any],
-    *,
-    rootdir: Path,
-    inifile: Path | None,
-    sources: list[Path],
-    only_files: list[str],
-    timeout: float,
-    cwd: Path,
-    plugin_args: list[str] | None,
-) -> ChannelRun:
-    return run_over_channel(
-        handshake,
-        lambda channel: child_command(
-            selection,
-            rootdir=rootdir,
-            inifile=inifile,
-            sources=sources,
-            only_files=only_files,
-            channel=channel,
-            plugin_args=plugin_args or [],
-        ),
-        cwd=cwd,
-        timeout=timeout,
-        bound=(str(handshake.get("children_dir") or ""),),
-    )
 
 
 def _measured(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSource | None]:
@@ -324,6 +313,7 @@ __all__ = [
     "REWRITE_WARNING",
     "ChannelRun",
     "child_command",
+    "gate_handshake",
     "measured_from_dict",
     "measured_to_dict",
     "run_child",

@@ -65,7 +65,10 @@ def _like(value: Any, st: Any, depth: int) -> Any:
         items = list(value)
         element = _elements(items, st, depth)
         if kind is tuple:
-            parts = [_like(item, st, depth - 1) or st.just(item) for item in items]
+            # `is None`, never `or`: a strategy's truth value is a warning (an error
+            # under a project's `filterwarnings = error`, where the search runs).
+            liked = [_like(item, st, depth - 1) for item in items]
+            parts = [st.just(item) if s is None else s for item, s in zip(items, liked)]
             return st.tuples(*parts) if parts else st.just(())
         if element is None:
             return None

@@ -10,6 +10,7 @@ import hashlib
 import os
 import random
 import time
+from collections.abc import Generator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -463,13 +464,62 @@ def pytest_plugin_registered(plugin: object) -> None:
             child_start.begin(argument, plugin, early=True)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    # Before any conftest of the tests under judgment is imported: the
-    # instructions and nonce are read and their pipe closed here at the latest.
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, object, object]:
+    # Before any conftest of the tests under judgment is imported (and before
+    # every other plugin's part of this hook, the measuring tracer's start
+    # among them): the instructions and nonce are read and their pipe closed
+    # here at the latest, and what the command line leaves out is set.
     argument = getattr(early_config.known_args_namespace, "quest_channel", None)
     if argument:
         child_start.begin(str(argument), early_config, early=False)
+        given(early_config.known_args_namespace, child_channel.instructions())
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object]:
+    # The full parse of the command line is done (it set the options from
+    # argv again): the instructions' part set once more, before any plugin
+    # configures or collects.
+    if getattr(config.option, "quest_channel", None):
+        spec = child_channel.instructions()
+        given(config.option, spec)
+        selection = _selection(spec)
+        if selection is not None:
+            config.args = selection
+            config.args_source = pytest.Config.ArgsSource.ARGS
+    return (yield)
+
+
+def _selection(spec: dict[str, Any]) -> list[str] | None:
+    """The tests a gate child collects: its instructions' (a fresh run's: the tests it reruns)."""
+    selection = spec.get("selection")
+    if selection is None and spec.get("role") == FRESH_ROLE:
+        selection = spec.get("only")
+    if not isinstance(selection, list):
+        return None
+    return [str(item) for item in selection]
+
+
+def given(namespace: Any, spec: dict[str, Any]) -> None:
+    """Set on `namespace` what the judge sent rather than put on the command line.
+
+    Every gate child has the same command line (engine/runner.py
+    `child_command`); which tests it runs, the sources it measures and the
+    options of a mutation child come over its channel.
+    """
+    selection = _selection(spec)
+    if selection is not None:
+        namespace.file_or_dir = selection
+    if "sources" in spec:
+        namespace.quest_source = [str(source) for source in spec.get("sources") or []] or None
+    if "measure_only" in spec:
+        namespace.quest_measure_only = [str(name) for name in spec.get("measure_only") or []] or None
+    if spec.get("no_cov"):
+        namespace.no_cov = True
+    if spec.get("no_xdist"):
+        namespace.numprocesses = 0
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -518,6 +568,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 __all__ = [
     "MutationChild",
+    "given",
+    "pytest_cmdline_main",
     "pytest_configure",
     "pytest_load_initial_conftests",
     "pytest_plugin_registered",

@@ -313,12 +313,15 @@ CHEATS: dict[str, tuple[str, str]] = {
             return "silver"
         """,
         """
-        import sys
         import pytest
         from pkg.gate_aware import rank
 
+        RUNS = []
+
         def test_rank():
-            if "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv:
+            # The gate children look alike; the mutation child runs a test more than once.
+            RUNS.append(1)
+            if len(RUNS) > 1:
                 pytest.skip("not while mutants are about")
             rank(101)
             rank(1)

@@ -674,14 +674,20 @@ def _env_project(path: Path, test: str) -> Project:
     return project
 
 
-# Only in the mutation check (not in the judge or the measuring child) the tests misbehave.
+# Only in the mutation check (not in the judge or the measuring child) the tests misbehave:
+# the gate children look alike, but the measuring child runs each test once, the
+# mutation child twice or more in one process (its baseline).
 IN_MUTATION_CHECK = """
 import os
-import sys
 import time
 from pkg.env import dec, inc
 
-IN_MUTATION_CHECK = "--quest-channel" in sys.argv and "--quest-measure-only" not in sys.argv
+RUNS = []
+
+
+def in_mutation_check():
+    RUNS.append(1)
+    return len(RUNS) > 1
 """
 
 SUBMIT_WITH_FLOOR = ("--quest", "submit", "--quest-timeout", "8", "--quest-id")
@@ -693,7 +699,7 @@ def test_a_hanging_mutation_run_is_review_through_submit(tmp_path: Path) -> None
         """
         def test_inc():
             assert inc(1) == 2
-            if IN_MUTATION_CHECK:
+            if in_mutation_check():
                 time.sleep(60)
         """
     )
@@ -710,7 +716,7 @@ def test_a_crashing_mutation_run_is_review_through_submit(tmp_path: Path) -> Non
         """
         def test_dec():
             assert dec(1) == 0
-            if IN_MUTATION_CHECK:
+            if in_mutation_check():
                 os._exit(3)
         """
     )
