@@ -1,6 +1,6 @@
-"""Writing the ratchet file back touching only what changed (quests read by ``codec_fast``).
+"""Writing the ratchet file back touching only what changed (quests read for writing).
 
-A quest read by `codec_fast.read` keeps its Struct, the `Origin` it was read
+A quest read by `codec.loads` from a file in the writer's form keeps its Struct, the `Origin` it was read
 from and a copy of its fields as read.  `render` writes every quest that is
 still as read as the bytes it was read from, re-encodes the others as
 ``layout.render`` does, and gives the very bytes read when nothing changed:
@@ -13,10 +13,10 @@ from typing import Any
 
 from pytest_quest.core.model import Quest, Ratchet
 from pytest_quest.engine import layout
-from pytest_quest.engine.codec_fast import _ENCODE, Origin, QuestS
+from pytest_quest.engine.codec import _ENCODE, Origin, QuestS
 
-# A quest id of a file `codec_fast.read` accepted is encoded so by the writer too
-# (`codec_fast._canonical` proved the file's own bytes are this encoding's).
+# A quest id of a file read for writing is encoded so by the writer too
+# (`codec._canonical` proved the file's own bytes are this encoding's).
 _KEY = _ENCODE.encode
 
 
@@ -24,14 +24,14 @@ def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -
     """The version-2 bytes of `ratchet`, the quests left as read written as the bytes read.
 
     `record(quest, index)` and `encode` make a changed quest's line as
-    ``layout.render`` does.  None when `ratchet` was not read by
-    `codec_fast.read`, or the tests table is renumbered: the caller renders
+    ``layout.render`` does.  None when `ratchet` was not read for
+    writing from a file in the writer's form, or the tests table is renumbered: the caller renders
     everything.  Nothing changed at all: the very bytes read.
     """
     origin: Origin | None = vars(ratchet).get("_origin")
     if origin is None:
         return None
-    names = origin.table
+    names = origin.names
     if ratchet.test_table != names:
         return None
     pristine = origin.pristine
