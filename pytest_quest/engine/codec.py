@@ -9,7 +9,7 @@ line, ASCII) is decoded by msgspec straight into the Structs; a command that
 writes also proves the text is in the writer's canonical form (the file
 without whitespace equals the encoding of what was decoded), which is what
 refuses a key written twice (a decoder keeps the last), and lets the writer
-reuse each untouched quest's bytes (``engine/codec_reuse.py``).  `status` and
+reuse each untouched quest's bytes (`render`).  `status` and
 `next` only show the file: they check its lines instead (one per field and
 per quest, which a quest written twice breaks).  Anything else (a
 hand-indented or version-1 file, and any defect) is parsed by the strict
@@ -210,8 +210,6 @@ def dumps(ratchet: Ratchet) -> str:
 
 def dump_bytes(ratchet: Ratchet) -> bytes:
     """`dumps` as bytes: the quests left as read are written as the bytes read."""
-    from pytest_quest.engine import codec_reuse
-
     with paused_gc():
         full = ratchet_to_dict(replace(ratchet, quests={}))
         del full["quests"]
@@ -220,7 +218,7 @@ def dump_bytes(ratchet: Ratchet) -> bytes:
             for key, value in full.items()
             if key not in layout.TOP_DEFAULTS or value != layout.TOP_DEFAULTS[key]
         }
-        reused = codec_reuse.render(ratchet, header, quest_record, _ENCODE_STD)
+        reused = render(ratchet, header, quest_record, _ENCODE_STD)
         if reused is not None:
             return reused
         used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
@@ -232,6 +230,108 @@ def dump_bytes(ratchet: Ratchet) -> bytes:
 
 
 _ENCODE_STD = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
+
+
+def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -> bytes | None:
+    """The version-2 bytes of `ratchet`, the quests left as read written as the bytes read.
+
+    A quest read for writing keeps its Struct, the `Origin` it was read from
+    and a copy of its fields as read: a quest still as read is written as the
+    bytes it was read from (a quest id is encoded as `_canonical` proved the
+    file encodes it), the others re-encoded; a verdict rewrites one line, a
+    no-op update writes nothing.
+
+    `record(quest, index)` and `encode` make a changed quest's line as
+    ``layout.render`` does.  None when `ratchet` was not read for
+    writing from a file in the writer's form, or the tests table is renumbered: the caller renders
+    everything.  Nothing changed at all: the very bytes read.
+    """
+    origin: Origin | None = vars(ratchet).get("_origin")
+    if origin is None:
+        return None
+    names = origin.names
+    if ratchet.test_table != names:
+        return None
+    pristine = origin.pristine
+    # A quest whose fields equal those read (its Struct and the table its lists wait in
+    # included) is encoded by the bytes read, whatever object it is.
+    changed: dict[str, Quest] = {
+        qid: quest
+        for qid, quest in ratchet.quests.items()
+        if (found := pristine.get(qid)) is None or quest.__dict__ != found
+    }
+    encoded = [b"{\n"] + [
+        f"{encode(key)}: {encode(header[key])},\n".encode() for key in sorted(header)
+    ]
+    encoded.append(b'"tests": ')
+    if not changed and len(ratchet.quests) == len(pristine):
+        # Nothing changed: the bytes read.  (Their table is kept: the writer never
+        # leaves more than a quarter of it unused, `layout.table_order`.)
+        if origin.data.startswith(b"".join(encoded)):
+            return origin.data
+    kept: dict[str, QuestS] = {
+        qid: pristine[qid]["_s"] for qid in ratchet.quests if qid not in changed
+    }
+    # `layout.table_order`, counted on the indexes: the table as read is kept (and new
+    # names appended) while at most a quarter of it is unused; else it is rebuilt.
+    if len(kept) == len(pristine):
+        used = set(origin.used())
+    else:
+        used = set().union(*(s.covering_tests for s in kept.values()))
+    position = origin.positions() if changed else {}
+    new_names: dict[str, None] = {}
+    for quest in changed.values():
+        for name in quest.covering_tests:
+            at = position.get(name)
+            if at is None:
+                new_names[name] = None
+            else:
+                used.add(at)
+    if names and len(names) - len(used) > layout.UNUSED_SHARE * len(names):
+        return None  # rebuilt sorted: every quest's indexes change
+    table = names + sorted(new_names)
+    raws = origin.raw()
+    index = position
+    if new_names:
+        index = {**position, **{name: len(names) + n for n, name in enumerate(sorted(new_names))}}
+    rows = [
+        _ENCODE.encode(qid) + b": " + raws[qid]
+        if qid in kept
+        else f"{encode(qid)}: {encode(record(changed[qid], index))}".encode()
+        for qid in sorted(ratchet.quests)
+    ]
+    # Bytes are reused as found only when laid out as this writer lays them out (one
+    # quest a line); a hand-indented file, read by its content, is written afresh.
+    if any(b"\n" in row for row in rows):
+        return None
+    added = "".join(f",\n{encode(name)}" for name in table[len(names) :])
+    if names and _one_a_line(origin.tests_raw, names):  # appended names: after the old ones
+        parts = [*encoded, origin.tests_raw[:-2], added.encode(), b'\n],\n"quests": {']
+    else:
+        listed = "".join(f"\n{encode(name)}," for name in table)[:-1] + "\n" if table else ""
+        parts = [*encoded, f'[{listed}],\n"quests": {{'.encode()]
+    if rows:
+        parts += [b"\n", b",\n".join(rows), b"\n"]
+    parts.append(b"}\n}\n")
+    ratchet.test_table = table
+    return b"".join(parts)
+
+
+def _one_a_line(raw: bytes, names: list[str]) -> bool:
+    """Whether `raw`, the tests table as read, is laid out one name a line and nothing else.
+
+    Its content is the table's (proven on reading); its whitespace is then only
+    that layout when it is as long as the compact encoding plus one newline
+    after ``[`` and each comma and before ``]``, all of them there.
+    """
+    if not names:
+        return raw == b"[]"
+    return (
+        len(raw) == len(_ENCODE.encode(names)) + len(names) + 1
+        and raw.count(b",\n") == len(names) - 1
+        and raw.startswith(b"[\n")
+        and raw.endswith(b"\n]")
+    )
 
 
 def dumps_v1(ratchet: Ratchet) -> str:
@@ -575,7 +675,7 @@ def _ratchet(
         del vars(ratchet)["test_table"]
         vars(ratchet)["_pending_table"] = names.get
     if origin is not None:
-        vars(ratchet)["_origin"] = origin  # what the writer reuses (engine/codec_reuse.py)
+        vars(ratchet)["_origin"] = origin  # what the writer reuses (`render`)
     return ratchet
 
 

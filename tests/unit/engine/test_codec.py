@@ -212,7 +212,9 @@ ATTACKS_NAMED = {
     'a key twice in extra': "duplicate key 'note' at line",
     'a key twice at the top': "duplicate key 'schema' at line",
     'a 16-digit count': "quests['src/pkg/m.py::C.f1'].statements: an integer of",
-    'a 16-digit integer in extra': "quests['src/pkg/m.py::C.f6'].extra.nested.deep[0]: an integer of",
+    "a 16-digit integer in extra": (
+        "quests['src/pkg/m.py::C.f6'].extra.nested.deep[0]: an integer of"
+    ),
     'a 16-digit integer in the configuration': 'coverage_config.run:source[0]: an integer of',
     'NaN': "quests['src/pkg/m.py::C.f6'].extra.nested.deep[1]: NaN is not",
     'Infinity': "quests['src/pkg/m.py::C.f6'].extra.nested.deep[1]: -Infinity is not",
@@ -227,7 +229,9 @@ ATTACKS_NAMED = {
     'lines out of order': "quests['src/pkg/m.py::C.f1'].lines: expected [first, last]",
     'line zero': "quests['src/pkg/m.py::C.f1'].lines: expected [first, last]",
     'three lines': "quests['src/pkg/m.py::C.f1'].lines: expected [first, last]",
-    'a test index out of range': "quests['src/pkg/m.py::C.f1'].covering_tests[1]: expected an index",
+    "a test index out of range": (
+        "quests['src/pkg/m.py::C.f1'].covering_tests[1]: expected an index"
+    ),
     'a negative test index': "quests['src/pkg/m.py::C.f1'].covering_tests[1]: expected an index",
     'a PASS without its date': "quests['src/pkg/m.py::C.f2'].passed_at: a PASS quest",
     'a PASS with a missing line': "quests['src/pkg/m.py::C.f2']: a PASS quest",

@@ -1,5 +1,4 @@
-"""Reading for `status` and `next` (``codec.loads(lazy=True)``): the same ratchet and refusals, lists
-on first use."""
+"""Reading for `status` and `next` (``codec.loads(lazy=True)``): same ratchet, same refusals."""
 
 from __future__ import annotations
 
