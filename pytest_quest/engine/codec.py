@@ -62,7 +62,7 @@ Int = Annotated[int, Meta(gt=-_BIG, lt=_BIG)]
 # -- the schema ---------------------------------------------------------------------
 
 
-class FactS(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class FactS(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     check: str
     field: str
     expected: str
@@ -70,7 +70,7 @@ class FactS(Struct, forbid_unknown_fields=True, omit_defaults=True):
     message: str = ""
 
 
-class EventS(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class EventS(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     at: str
     action: str
     verdict: str = ""
@@ -80,7 +80,7 @@ class EventS(Struct, forbid_unknown_fields=True, omit_defaults=True):
     fingerprint: str = ""
 
 
-class QuestS(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class QuestS(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     """A quest as version 2 stores it (``engine/records.py``): defaults left out."""
 
     file: str
@@ -146,8 +146,6 @@ EXTRA_TYPES: dict[str, tuple[type, ...]] = {
     "sandbox": (str,),
 }
 _TYPED_MUTABLE = tuple(key for key, kinds in EXTRA_TYPES.items() if set(kinds) & {dict, list})
-# Fields of `Quest` whose class gives their default (0, "", False): set when not.
-_DEFAULTED = ("tries", "statements", "branches", "issued_at", "passed_at", "baseline")
 # Dotted Python identifiers in ASCII; anything else is judged by `grammar.qualname_problem`.
 _QUALNAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII).fullmatch
 RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
@@ -784,7 +782,13 @@ def _quests(
                 f"id does not match file {file!r} and qualname {qualname!r} "
                 f"(expected {file}::{qualname}, or with @2, @3... for a twin)",
             )
-        if state is passed:
+        if state is passed and not (
+            s.passed_at
+            and s.fingerprint
+            and s.covering_tests
+            and not s.missing_lines
+            and not s.missing_branches
+        ):
             _pass_rules(qid, s, fail)
         if size is not None and s.covering_tests and max(s.covering_tests) >= size:
             _index_fault(qid, s.covering_tests, size, fail)
@@ -801,10 +805,18 @@ def _quests(
         # A field at its default is left to the class's (fewer to copy and compare).
         if state is not todo:
             fields["state"] = state
-        for name in _DEFAULTED:
-            value = getattr(s, name)
-            if value:
-                fields[name] = value
+        if s.tries:
+            fields["tries"] = s.tries
+        if s.statements:
+            fields["statements"] = s.statements
+        if s.branches:
+            fields["branches"] = s.branches
+        if s.issued_at:
+            fields["issued_at"] = s.issued_at
+        if s.passed_at:
+            fields["passed_at"] = s.passed_at
+        if s.baseline:
+            fields["baseline"] = True
         rest: dict[str, Any] = {}
         kept: dict[str, Any] = {}  # extra as read, and its typed fields: for the snapshot
         fields["extra"] = rest
@@ -839,7 +851,7 @@ def _quests(
 
 
 def _pass_rules(qid: str, s: QuestS, fail: _Fail) -> None:
-    """A PASS must carry what the gate saw when it passed."""
+    """The PASS rule `s` breaks, named: a PASS must carry what the gate saw when it passed."""
     where = f"quests[{qid!r}]"
     if not s.passed_at:
         raise fail(f"{where}.passed_at", "a PASS quest must record when it passed")
