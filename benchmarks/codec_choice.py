@@ -47,6 +47,7 @@ from ratchet_scale import BUILD  # noqa: E402
 from pytest_quest.core.model import Ratchet  # noqa: E402
 from pytest_quest.engine import codec  # noqa: E402
 from pytest_quest.engine.store import RatchetStore  # noqa: E402
+from pytest_quest.engine.store_help import paused_gc  # noqa: E402
 
 try:
     import orjson  # type: ignore[import-not-found, unused-ignore]  # optional, not in any extra
@@ -135,7 +136,7 @@ def measure(path: Path, rounds: int) -> dict[str, list[float]]:
             gc.collect()
             started = time.process_time()
             if name.startswith(("parse", "read")):
-                with codec.paused_gc():  # as `codec.loads` reads: no collector passes
+                with paused_gc():  # as `codec.loads` reads: no collector passes
                     result = run()
             else:
                 result = run()

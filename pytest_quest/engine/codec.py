@@ -31,13 +31,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import gc
 import json
 import math
 import re
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -51,6 +49,7 @@ from pytest_quest.core.policy import PolicyError
 from pytest_quest.core.policy import from_dict as policy_from_dict
 from pytest_quest.engine import layout
 from pytest_quest.engine.records import quest_record
+from pytest_quest.engine.store_help import paused_gc
 
 SCHEMA_VERSION = 2
 
@@ -337,22 +336,6 @@ def dumps_v1(ratchet: Ratchet) -> str:
     data = ratchet_to_dict(ratchet)
     data["schema"] = 1
     return json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n"
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic garbage collector off meanwhile (it was on: on again after).
-
-    Reading or writing 50,000 quests makes millions of objects and no cycle;
-    the collector's passes over them cost a third of the time.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 # -- reading ------------------------------------------------------------------------
@@ -1083,4 +1066,4 @@ def _where(data: Any, mark: _Refused, path: str) -> str | None:
 
 __all__ = ["EXTRA_TYPES", "MIGRATIONS", "SCHEMA_VERSION", "BadNumber", "DuplicateKey", "EventS"]
 __all__ += ["FactS", "HeadS", "Origin", "QuestS", "dump_bytes", "dumps", "dumps_v1", "loads"]
-__all__ += ["migrate", "paused_gc", "quest_to_dict", "ratchet_to_dict", "strict_parse", "view"]
+__all__ += ["migrate", "quest_to_dict", "ratchet_to_dict", "strict_parse", "view"]
