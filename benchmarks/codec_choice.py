@@ -1,4 +1,4 @@
-"""Which decoder reads the ratchet file: today's reader, orjson + typed checks, msgspec Structs.
+"""What reading and writing the ratchet file costs: parsers alone, the one reader's paths, writes.
 
     python benchmarks/codec_choice.py                      # 1k, 10k, 50k quests, 5 rounds
     python benchmarks/codec_choice.py --sizes 10000 --rounds 3
@@ -7,13 +7,13 @@ Builds the synthetic ratchets of ``ratchet_scale.py`` (same builder, written
 by this checkout) and, in this one process, times side by side in rounds
 (every variant once per round, CPU seconds, medians), on the same bytes:
 
-* parsing alone (the collector paused, as the reader pauses it): ``json.loads``, ``orjson.loads``, msgspec untyped, msgspec
-  typed (the Structs of ``engine/codec_fast.py``);
-* a whole validated read: the field-by-field reader (``strict_json.parse``
-  then ``codec._Validator``, what every read was before), orjson with the same
-  typed validation in Python (``orjson.loads`` then ``codec._Validator``: no
-  duplicate keys or long integers refused), and ``codec_fast.read`` (msgspec
-  Structs, the canonical-form proof and the rules no type says);
+* parsing alone (the collector paused, as the reader pauses it): ``json.loads``,
+  ``orjson.loads``, msgspec untyped, msgspec typed (the Structs of ``engine/codec.py``);
+* a whole validated read by ``engine/codec.py``: the strict parser's path (what
+  any other form and every defect go through: ``strict_parse``, then
+  ``msgspec.convert`` into the Structs), the path of a command that writes
+  (decoded straight into the Structs, the canonical form proved), and the path
+  of `status` and `next` (decoded, the lines counted);
 * writing: the full writer, the writer reusing untouched quests (nothing
   changed; one quest changed);
 * `RatchetStore.update` changing nothing after a load in the same process
@@ -45,8 +45,9 @@ sys.path.insert(0, str(HERE))
 from ratchet_scale import BUILD  # noqa: E402
 
 from pytest_quest.core.model import Ratchet  # noqa: E402
-from pytest_quest.engine import codec, codec_fast, codec_help, strict_json  # noqa: E402
+from pytest_quest.engine import codec  # noqa: E402
 from pytest_quest.engine.store import RatchetStore  # noqa: E402
+from pytest_quest.engine.store_help import paused_gc  # noqa: E402
 
 try:
     import orjson  # type: ignore[import-not-found, unused-ignore]  # optional, not in any extra
@@ -59,24 +60,24 @@ import msgspec  # noqa: E402
 
 
 def cold() -> None:
-    """Forget the last file read (codec_fast's same-bytes shortcut)."""
-    codec_fast._LAST.clear()
+    """Forget the last file read (the reader's same-bytes shortcut)."""
+    codec._LAST.clear()
 
 
 def variants(path: Path) -> dict[str, Callable[[], Any]]:
     data = path.read_bytes()
-    typed = msgspec.json.Decoder(codec_fast.HeadS)
+    typed = msgspec.json.Decoder(codec.HeadS)
     store = RatchetStore(path, lock_timeout=120)
 
     def full_reader() -> Any:
-        return codec._Validator(str(path)).ratchet(strict_json.parse(data.decode()))
-
-    def orjson_typed() -> Any:
-        return codec._Validator(str(path)).ratchet(orjson.loads(data))
+        return codec._checked(data, codec._Fail(str(path)))
 
     def fast() -> Any:
         cold()
-        return codec_fast.read(data)
+        return codec.loads(data)
+
+    def shown() -> Any:
+        return codec.loads(data, lazy=True)
 
     def dumps_full() -> float:
         ratchet = full_reader()
@@ -115,9 +116,9 @@ def variants(path: Path) -> dict[str, Callable[[], Any]]:
         "parse: orjson.loads": (lambda: orjson.loads(data)) if orjson else None,
         "parse: msgspec, untyped": lambda: msgspec.json.decode(data),
         "parse: msgspec, typed Structs": lambda: typed.decode(data),
-        "read: field by field (before)": full_reader,
-        "read: orjson + typed checks": orjson_typed if orjson else None,
-        "read: msgspec Structs (codec_fast)": fast,
+        "read: strict parser, then the Structs": full_reader,
+        "read: for writing (canonical form proved)": fast,
+        "read: for showing (lines counted)": shown,
         "write: full writer": dumps_full,
         "write: reuse, nothing changed": dumps_reuse(False),
         "write: reuse, one quest changed": dumps_reuse(True),
@@ -135,7 +136,7 @@ def measure(path: Path, rounds: int) -> dict[str, list[float]]:
             gc.collect()
             started = time.process_time()
             if name.startswith(("parse", "read")):
-                with codec_help.paused_gc():  # as `codec.loads` reads: no collector passes
+                with paused_gc():  # as `codec.loads` reads: no collector passes
                     result = run()
             else:
                 result = run()
@@ -210,7 +211,7 @@ def main() -> int:
         header = "| step | " + " | ".join(f"{size:,} quests" for size in sizes) + " |"
         print(header)
         print("|---|" + "---:|" * len(sizes))
-        base = "read: field by field (before)"
+        base = "read: strict parser, then the Structs"
         for name in results[sizes[0]]:
             cells = []
             for size in sizes:

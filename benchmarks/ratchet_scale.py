@@ -3,6 +3,7 @@
     python benchmarks/ratchet_scale.py                          # 1k, 10k, 50k quests, 3 rounds
     python benchmarks/ratchet_scale.py --sizes 1000,10000 --repeats 5
     python benchmarks/ratchet_scale.py --record                 # also append to results.md
+    python benchmarks/ratchet_scale.py --against OLD/bin/python  # two checkouts side by side
 
 For each size it builds, in a temporary folder, an otherwise empty project
 whose ``quest.json`` holds a synthetic ratchet of that many quests (written by
@@ -303,6 +304,33 @@ def verdicts(results: dict[int, dict[str, float]]) -> list[str]:
     return out
 
 
+def side_by_side(old: str, new: str, sizes: str, repeats: int) -> int:
+    """`measure` for `old` and `new` in turns (old, new, new, old: drift in the load evens
+    out), each size; the medians of both runs of each, and new / old."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"### {now}: {old} (old) against {new} (new), --repeats {repeats}, "
+          f"load average at start {os.getloadavg()[0]:.1f}\n")
+    with tempfile.TemporaryDirectory(prefix="quest-scale-") as tmp:
+        for size in (int(s) for s in sizes.split(",")):
+            runs: dict[str, list[dict[str, float]]] = {old: [], new: []}
+            for turn, python in enumerate((old, new, new, old)):
+                print(f"measuring {size} quests with {python}...", file=sys.stderr, flush=True)
+                runs[python].append(measure(python, size, repeats, Path(tmp) / f"q{size}-{turn}")[1])
+            print(f"#### {size:,} quests\n")
+            print("| figure | old | new | new / old |")
+            print("|---|---:|---:|---:|")
+            for label in runs[old][0]:
+                if label == "size_mb":
+                    continue
+                before = statistics.median(r[label] for r in runs[old])
+                after = statistics.median(r[label] for r in runs[new])
+                unit = "CPU s" if label.endswith("cpu") else "wall s"
+                print(f"| `{label}` ({unit}) | {before:.3f} | {after:.3f} | "
+                      f"{after / before if before else float('nan'):.2f} |")
+            print(f"\nload average at the end {os.getloadavg()[0]:.1f}\n")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--python", default=sys.executable)
@@ -311,9 +339,16 @@ def main() -> int:
     parser.add_argument(
         "--record", action="store_true", help=f"append the report to {RESULTS.name}"
     )
+    parser.add_argument(
+        "--against",
+        help="another interpreter (another checkout installed): measured in the same run, "
+        "alternating with --python size by size, and compared",
+    )
     args = parser.parse_args()
     if os.sep in args.python:
         args.python = os.path.abspath(args.python)
+    if args.against:
+        return side_by_side(args.against, args.python, args.sizes, args.repeats)
     sizes = [int(s) for s in args.sizes.split(",")]
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True

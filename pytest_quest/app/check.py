@@ -10,6 +10,7 @@ from pytest_quest.app.rejudge import rejudge
 from pytest_quest.app.since import changed_lines, not_pass, since_data, since_line
 from pytest_quest.core.ratchet import check_ratchet
 from pytest_quest.core.seal import forged_passes
+from pytest_quest.engine import outputs
 from pytest_quest.report import ci
 from pytest_quest.report.json import Output
 
@@ -67,7 +68,7 @@ def check(ctx: Context) -> Output:
     outcome.lines += weaker_lines(found)
     summary = ctx.environ.get("GITHUB_STEP_SUMMARY")
     if in_actions and summary:
-        problem = ci.append_step_summary(summary, ci.step_summary(outcome))
+        problem = outputs.append_step_summary(summary, ci.step_summary(outcome))
         if problem:
             outcome.lines.append(f"warning: {problem}")
     if export is not None and errors:

@@ -10,6 +10,7 @@ from pytest_quest.app.policy import weaker_passes
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
+from pytest_quest.engine import outputs
 from pytest_quest.engine.source import read_source
 from pytest_quest.report import export as formats
 from pytest_quest.report.html import render_html
@@ -46,7 +47,7 @@ def export_target(ctx: Context) -> tuple[Path, str]:
     """The file ``--quest-export-to`` names and its format; a usage error for one not to write."""
     assert ctx.options.export_to
     quest_file = ctx.options.quest_file
-    return formats.target(
+    return outputs.target(
         ctx.options.export_to,
         ctx.invocation_dir,
         ctx.options.export_force,
@@ -77,7 +78,7 @@ def write_export(
         text = render_html(ratchet, quests, regressions, sources, now_utc())
     else:
         text = formats.render(fmt, ratchet, quests, regressions, ctx.rootdir, now_utc())
-    formats.write(path, text)
+    outputs.write(path, text)
     return str(path)
 
 

@@ -16,10 +16,10 @@ from pytest_quest.core.model import Quest, Ratchet, State
 from pytest_quest.core.states import changed_since_issue
 from pytest_quest.core.view import NextView, StatusView
 from pytest_quest.core.words import counted
-from pytest_quest.engine import codec_view, view_cache
+from pytest_quest.engine import codec, view_cache
+from pytest_quest.engine.active import set_active
 from pytest_quest.engine.changes import Changes
 from pytest_quest.engine.source import read_source, source_functions
-from pytest_quest.engine.active import set_active
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
 
@@ -203,7 +203,7 @@ def _recorded(ratchet: Ratchet, more: NextView, data: bytes, path: str) -> set[s
     view, or (a view a read kept) found in the whole file, read lazily, now that they are needed."""
     places = more.recorded
     if places is None:
-        whole = codec_view.read(data, path)
+        whole = codec.view(data, path)
         places = view_cache.recorded_places(whole, data) if whole is not None else None
     if places is None:
         raise RatchetFileError(path, "the tests the scan recorded could not be read")
@@ -239,7 +239,7 @@ def _from_view(ctx: Context) -> tuple[Ratchet, StatusView, NextView] | None:
         else:
             return None  # nothing remains: the whole read says so (rare, and cheap then)
     part = view_cache.one_file(data, target, start)
-    ratchet = codec_view.read(part[0], str(ctx.store.path), table=part[1]) if part else None
+    ratchet = codec.view(part[0], str(ctx.store.path), table=part[1]) if part else None
     if ratchet is None or target not in ratchet.quests:
         return None
     ratchet.active = active

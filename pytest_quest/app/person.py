@@ -6,7 +6,6 @@ The guard, `require_person`, is the one place that decides a person is acting.
 from __future__ import annotations
 
 import getpass
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +14,7 @@ from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.core import states
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import FunctionFacts, Quest, Ratchet
+from pytest_quest.engine.base import user_name
 from pytest_quest.engine.source import facts_from_source
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
@@ -22,12 +22,7 @@ from pytest_quest.report.json import Output, quest_json
 
 def who() -> str:
     """The person acting: git's user.name, else the OS user."""
-    try:
-        name = subprocess.run(
-            ["git", "config", "user.name"], check=False, capture_output=True, text=True, timeout=5
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        name = ""
+    name = user_name()
     if name:
         return name
     try:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from pytest_quest.core.model import Ratchet, State
 from pytest_quest.core.policy import OPERATORS, GatePolicy, PolicyError
 from pytest_quest.core.seal import policy_digest_part, seal_issued
 from pytest_quest.core.view import weaker_passes
-from pytest_quest.engine.base import refuse_option
+from pytest_quest.engine.base import commit_date, refuse_option
 from pytest_quest.engine.source import relpath
 from pytest_quest.report.json import Output
 from pytest_quest.report.text import weaker_lines
@@ -126,24 +124,13 @@ def since_time(text: str, rootdir: Path) -> datetime:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         refuse_option(text, "--quest-since")  # `--output=FILE` would have git write a file
-        try:
-            out = subprocess.run(
-                ["git", "show", "-s", "--format=%cI", text, "--"],
-                cwd=rootdir,
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=False,
-                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-            )
-        except (OSError, subprocess.SubprocessError):
-            out = None
-        if out is None or out.returncode != 0 or not out.stdout.strip():
+        found = commit_date(text, rootdir)
+        if found is None:
             raise QuestUsageError(
                 f"--quest-since {text!r}: neither an ISO date (2026-12-01) nor a git ref "
                 "with a commit date"
             ) from None
-        when = datetime.fromisoformat(out.stdout.strip().splitlines()[0])
+        when = datetime.fromisoformat(found)
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
     return when

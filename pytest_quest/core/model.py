@@ -261,7 +261,7 @@ class Quest:
     if not TYPE_CHECKING:  # seen by mypy, any misspelt field would pass as Any
 
         def __getattr__(self, name: str) -> Any:
-            # A quest read lazily (engine/codec_lazy.py) decodes its lists on first use:
+            # A quest read lazily (engine/codec.py) decodes its lists on first use:
             # `_pending` puts `name` (and what is decoded with it) into the instance.
             pending = self.__dict__.get("_pending") if name in DECODED_ON_USE else None
             if pending is None:
@@ -283,7 +283,7 @@ class Quest:
 SORT_KEY = attrgetter("file", "first", "id")
 _STATE = attrgetter("state")
 
-#: The fields of `Quest` a lazy read leaves out until first used (engine/codec_lazy.py).
+#: The fields of `Quest` a lazy read leaves out until first used (engine/codec.py).
 DECODED_ON_USE = frozenset(
     {"missing_lines", "missing_branches", "excluded_lines", "covering_tests", "facts", "history"}
 )
@@ -324,7 +324,7 @@ class Ratchet:
     if not TYPE_CHECKING:  # seen by mypy, any misspelt field would pass as Any
 
         def __getattr__(self, name: str) -> Any:
-            # A ratchet read for showing (engine/codec_view.py) decodes its table on first use.
+            # A ratchet read for showing (engine/codec.py) decodes its table on first use.
             pending = self.__dict__.get("_pending_table") if name == "test_table" else None
             if pending is None:
                 raise AttributeError(f"'Ratchet' object has no attribute {name!r}")

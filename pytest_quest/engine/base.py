@@ -7,6 +7,7 @@ at a ref through the same few git calls.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,6 +41,39 @@ def _git(
 def git(args: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess[bytes]:
     """``git ARGS`` in `cwd`; a usage error naming the option `what` when git cannot run."""
     return _git(args, cwd, what)
+
+
+def user_name() -> str:
+    """git's ``user.name`` ("" when none is set or git cannot run)."""
+    try:
+        out = subprocess.run(
+            ["git", "config", "user.name"], check=False, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip()
+
+
+def commit_date(ref: str, cwd: Path) -> str | None:
+    """The commit date of `ref` (ISO 8601) in the repository at `cwd`; None when there is none.
+
+    `ref` must not start with ``-`` (the caller refuses it: ``--output=FILE`` would
+    have git write a file).
+    """
+    try:
+        out = subprocess.run(
+            ["git", "show", "-s", "--format=%cI", ref, "--"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = out.stdout.strip()
+    return found.splitlines()[0] if out.returncode == 0 and found else None
 
 
 def commit_of(ref: str, cwd: Path, what: str) -> str:
@@ -121,6 +155,7 @@ __all__ = [
     "Base",
     "base_from_file",
     "base_from_ref",
+    "commit_date",
     "commit_of",
     "default_ref",
     "git",
@@ -128,4 +163,5 @@ __all__ = [
     "refuse_option",
     "show_at",
     "toplevel",
+    "user_name",
 ]

@@ -1,31 +1,160 @@
-"""The ratchet file's JSON: quests and ratchets to and from dicts, validation, migration.
+"""The ratchet file (quest.json): its schema as msgspec Structs, its one reader, its writer.
 
-Version 2 is laid out one quest per line, sorted (``engine/layout.py``), so a
-diff in review shows exactly which quests changed; version 1 is still read.
+The Structs below are the file's schema: every command reads the file
+through them, and every defect is reported by one error path naming the
+file, the quest and the field (``quests['ID'].tries: must not be negative``).
+
+Reading (`loads`): a file as the writer lays it out (version 2, one quest a
+line, ASCII) is decoded by msgspec straight into the Structs; a command that
+writes also proves the text is in the writer's canonical form (the file
+without whitespace equals the encoding of what was decoded), which is what
+refuses a key written twice (a decoder keeps the last), and lets the writer
+reuse each untouched quest's bytes (`render`).  `status` and
+`next` only show the file: they check its lines instead (one per field and
+per quest, which a quest written twice breaks).  Anything else (a
+hand-indented or version-1 file, and any defect) is parsed by the strict
+parser (duplicate keys, ``NaN``, long integers refused, naming the path),
+migrated, and converted into the same Structs, msgspec's error translated to
+the field's name.  The rules no type says (lines in order, the PASS rules,
+names, the id, test indexes in range) are checked once, on the Structs.
+
+A quest keeps its Struct (``_s``): its lists are built on first use
+(`Quest.__getattr__`).
+
+Adding a field to a quest: give it a default in `QuestS`, a field in
+`core.model.Quest`, copy it in `_quests` (or keep it in ``extra``, typed by
+`EXTRA_TYPES`, which needs no change here), and write it in
+``engine/records.py`` (left out at its default) and `quest_to_dict`.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
+import math
+import re
+import weakref
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
 from pytest_quest.core import grammar
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State, branch_fact, line_fact
 from pytest_quest.core.policy import PolicyError
 from pytest_quest.core.policy import from_dict as policy_from_dict
-from pytest_quest.engine import codec_fast, codec_help, codec_reuse, layout, strict_json
+from pytest_quest.engine import layout
 from pytest_quest.engine.records import quest_record
+from pytest_quest.engine.store_help import paused_gc
 
 SCHEMA_VERSION = 2
 
+_BIG = 10**grammar.MAX_DIGITS  # an integer of more than MAX_DIGITS digits is refused
+Count = Annotated[int, Meta(ge=0, lt=_BIG)]
+Int = Annotated[int, Meta(gt=-_BIG, lt=_BIG)]
 
-# -- serialization -------------------------------------------------------------
+
+# -- the schema ---------------------------------------------------------------------
+
+
+class FactS(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    check: str
+    field: str
+    expected: str
+    actual: str
+    message: str = ""
+
+
+class EventS(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    at: str
+    action: str
+    verdict: str = ""
+    by: str = ""
+    note: str = ""
+    reason: str = ""
+    fingerprint: str = ""
+
+
+class QuestS(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """A quest as version 2 stores it (``engine/records.py``): defaults left out."""
+
+    file: str
+    qualname: str
+    lines: tuple[Int, Int]
+    fingerprint: str
+    state: State = State.TODO
+    tries: Count = 0
+    statements: Count = 0
+    branches: Count = 0
+    missing_lines: list[Int] = []
+    missing_branches: list[tuple[Int, Int]] = []
+    excluded_lines: list[Int] = []
+    covering_tests: list[Count] = []  # indexes into the file's `tests`
+    facts: list[FactS] | UnsetType = UNSET  # left out: derived from the missing lines and branches
+    issued_at: str = ""
+    passed_at: str = ""
+    baseline: bool = False
+    history: list[EventS] = []
+    extra: dict[str, Any] = {}
+
+
+class HeadS(Struct, forbid_unknown_fields=True, omit_defaults=True):
+    """The file's fields; `tests` is decoded on its own (`_Table`), `quests` always written."""
+
+    schema: int
+    tool: str | UnsetType = UNSET
+    active: str | None = None
+    scanned_at: str = ""
+    coverage_config: dict[str, Any] = {}
+    test_files: dict[str, str] = {}
+    excluded_functions: list[str] = []
+    removed: list[dict[str, str]] = []
+    policy: dict[str, Any] | UnsetType = UNSET
+    policy_history: list[dict[str, str]] = []
+    tests: Raw | UnsetType = UNSET
+    quests: dict[str, QuestS] | UnsetType = UNSET
+
+
+class _RawS(Struct):
+    """The file with each quest's text, and the tests table's, as found (for the writer)."""
+
+    tests: Raw
+    quests: dict[str, Raw]
+
+
+_DECODE = msgspec.json.Decoder(HeadS)
+_DECODE_RAW = msgspec.json.Decoder(_RawS)
+_TABLE = msgspec.json.Decoder(list[str])
+_ENCODE = msgspec.json.Encoder(order="sorted")
+
+# The typed fields of `Quest` kept in its ``extra`` object, with the JSON types each
+# takes.  A value of another type (a hand edit) stays in `Quest.extra` as found.
+EXTRA_TYPES: dict[str, tuple[type, ...]] = {
+    "issued_seal": (str,),
+    "last_run_seconds": (int, float),
+    "mutation_seconds": (int, float),
+    "verification": (dict,),
+    "passed_policy": (str,),
+    "config_digest": (str,),
+    "partial_lines": (list,),
+    "unwitnessed": (list,),
+    "sandbox": (str,),
+}
+_TYPED_MUTABLE = tuple(key for key, kinds in EXTRA_TYPES.items() if set(kinds) & {dict, list})
+# Dotted Python identifiers in ASCII; anything else is judged by `grammar.qualname_problem`.
+_QUALNAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII).fullmatch
+RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
+
+
+# -- writing ------------------------------------------------------------------------
 
 
 def quest_to_dict(quest: Quest) -> dict[str, Any]:
+    """Every field of `quest` (version 1's record, what `guard` and `dumps_v1` show)."""
     data: dict[str, Any] = {
         "file": quest.file,
         "qualname": quest.qualname,
@@ -77,31 +206,129 @@ def dumps(ratchet: Ratchet) -> str:
 
 
 def dump_bytes(ratchet: Ratchet) -> bytes:
-    """`dumps` as bytes: the quests left as read (``codec_fast``) are the bytes read."""
-    with codec_help.paused_gc():
-        return _dumps(ratchet)
+    """`dumps` as bytes: the quests left as read are written as the bytes read."""
+    with paused_gc():
+        full = ratchet_to_dict(replace(ratchet, quests={}))
+        del full["quests"]
+        header = {
+            key: value
+            for key, value in full.items()
+            if key not in layout.TOP_DEFAULTS or value != layout.TOP_DEFAULTS[key]
+        }
+        reused = render(ratchet, header, quest_record, _ENCODE_STD)
+        if reused is not None:
+            return reused
+        used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
+        table = layout.table_order(ratchet.test_table, used)
+        index = {name: position for position, name in enumerate(table)}
+        quests = {qid: quest_record(quest, index) for qid, quest in ratchet.quests.items()}
+        ratchet.test_table = table
+        return layout.render(header, table, quests).encode("utf-8")
 
 
-def _dumps(ratchet: Ratchet) -> bytes:
-    full = ratchet_to_dict(replace(ratchet, quests={}))
-    del full["quests"]
-    header = {
-        key: value
-        for key, value in full.items()
-        if key not in layout.TOP_DEFAULTS or value != layout.TOP_DEFAULTS[key]
+_ENCODE_STD = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
+
+
+def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -> bytes | None:
+    """The version-2 bytes of `ratchet`, the quests left as read written as the bytes read.
+
+    A quest read for writing keeps its Struct, the `Origin` it was read from
+    and a copy of its fields as read: a quest still as read is written as the
+    bytes it was read from (a quest id is encoded as `_canonical` proved the
+    file encodes it), the others re-encoded; a verdict rewrites one line, a
+    no-op update writes nothing.
+
+    `record(quest, index)` and `encode` make a changed quest's line as
+    ``layout.render`` does.  None when `ratchet` was not read for
+    writing from a file in the writer's form, or the tests table is renumbered: the caller renders
+    everything.  Nothing changed at all: the very bytes read.
+    """
+    origin: Origin | None = vars(ratchet).get("_origin")
+    if origin is None:
+        return None
+    names = origin.names
+    if ratchet.test_table != names:
+        return None
+    pristine = origin.pristine
+    # A quest whose fields equal those read (its Struct and the table its lists wait in
+    # included) is encoded by the bytes read, whatever object it is.
+    changed: dict[str, Quest] = {
+        qid: quest
+        for qid, quest in ratchet.quests.items()
+        if (found := pristine.get(qid)) is None or quest.__dict__ != found
     }
-    reused = codec_reuse.render(ratchet, header, quest_record, _ENCODE)
-    if reused is not None:
-        return reused
-    used = dict.fromkeys(name for q in ratchet.quests.values() for name in q.covering_tests)
-    table = layout.table_order(ratchet.test_table, used)
-    index = {name: position for position, name in enumerate(table)}
-    quests = {qid: quest_record(quest, index) for qid, quest in ratchet.quests.items()}
+    encoded = [b"{\n"] + [
+        f"{encode(key)}: {encode(header[key])},\n".encode() for key in sorted(header)
+    ]
+    encoded.append(b'"tests": ')
+    if not changed and len(ratchet.quests) == len(pristine):
+        # Nothing changed: the bytes read.  (Their table is kept: the writer never
+        # leaves more than a quarter of it unused, `layout.table_order`.)
+        if origin.data.startswith(b"".join(encoded)):
+            return origin.data
+    kept: dict[str, QuestS] = {
+        qid: pristine[qid]["_s"] for qid in ratchet.quests if qid not in changed
+    }
+    # `layout.table_order`, counted on the indexes: the table as read is kept (and new
+    # names appended) while at most a quarter of it is unused; else it is rebuilt.
+    if len(kept) == len(pristine):
+        used = set(origin.used())
+    else:
+        used = set().union(*(s.covering_tests for s in kept.values()))
+    position = origin.positions() if changed else {}
+    new_names: dict[str, None] = {}
+    for quest in changed.values():
+        for name in quest.covering_tests:
+            at = position.get(name)
+            if at is None:
+                new_names[name] = None
+            else:
+                used.add(at)
+    if names and len(names) - len(used) > layout.UNUSED_SHARE * len(names):
+        return None  # rebuilt sorted: every quest's indexes change
+    table = names + sorted(new_names)
+    raws = origin.raw()
+    index = position
+    if new_names:
+        index = {**position, **{name: len(names) + n for n, name in enumerate(sorted(new_names))}}
+    rows = [
+        _ENCODE.encode(qid) + b": " + raws[qid]
+        if qid in kept
+        else f"{encode(qid)}: {encode(record(changed[qid], index))}".encode()
+        for qid in sorted(ratchet.quests)
+    ]
+    # Bytes are reused as found only when laid out as this writer lays them out (one
+    # quest a line); a hand-indented file, read by its content, is written afresh.
+    if any(b"\n" in row for row in rows):
+        return None
+    added = "".join(f",\n{encode(name)}" for name in table[len(names) :])
+    if names and _one_a_line(origin.tests_raw, names):  # appended names: after the old ones
+        parts = [*encoded, origin.tests_raw[:-2], added.encode(), b'\n],\n"quests": {']
+    else:
+        listed = "".join(f"\n{encode(name)}," for name in table)[:-1] + "\n" if table else ""
+        parts = [*encoded, f'[{listed}],\n"quests": {{'.encode()]
+    if rows:
+        parts += [b"\n", b",\n".join(rows), b"\n"]
+    parts.append(b"}\n}\n")
     ratchet.test_table = table
-    return layout.render(header, table, quests).encode("utf-8")
+    return b"".join(parts)
 
 
-_ENCODE = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
+def _one_a_line(raw: bytes, names: list[str]) -> bool:
+    """Whether `raw`, the tests table as read, is laid out one name a line and nothing else.
+
+    Its content is the table's (proven on reading); its whitespace is then only
+    that layout when it is as long as the compact encoding plus one newline
+    after ``[`` and each comma and before ``]``, all of them there.
+    """
+    if not names:
+        return raw == b"[]"
+    return (
+        len(raw) == len(_ENCODE.encode(names)) + len(names) + 1
+        and raw.count(b",\n") == len(names) - 1
+        and raw.startswith(b"[\n")
+        and raw.endswith(b"\n]")
+    )
 
 
 def dumps_v1(ratchet: Ratchet) -> str:
@@ -111,307 +338,527 @@ def dumps_v1(ratchet: Ratchet) -> str:
     return json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
-# -- validation ----------------------------------------------------------------
+# -- reading ------------------------------------------------------------------------
 
 
-_MISSING = object()
-
-
-class _Validator:
-    """Reads a parsed ratchet file, raising `RatchetFileError` naming the field at fault."""
+class _Fail:
+    """Makes the `RatchetFileError` naming a field of the file at `path`."""
 
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def fail(self, where: str, problem: str, fix: str = "") -> RatchetFileError:
-        return RatchetFileError(
-            self.path,
-            f"{where}: {problem}",
-            fix or "restore it from version control, or delete it and run `pytest --quest scan`",
+    def __call__(self, where: str, problem: str, fix: str = RESTORE) -> RatchetFileError:
+        return RatchetFileError(self.path, f"{where}: {problem}", fix)
+
+
+class _Irregular(Exception):
+    """The file is not as the writer writes it: read it by the strict parser instead."""
+
+
+def loads(text: str | bytes, path: str = "quest.json", *, lazy: bool = False) -> Ratchet:
+    """The ratchet in `text`; `RatchetFileError` naming the field at fault on any defect.
+
+    `lazy`: for a command that only shows the file (no proof of the canonical
+    form, no copy kept for the writer; a defect in the tests table is named
+    when a quest's tests are first used).
+    """
+    with paused_gc():
+        found = _fast(text, path, lazy, None)
+        return found if found is not None else _checked(text, _Fail(path))
+
+
+def view(text: bytes, path: str, table: memoryview | None = None) -> Ratchet | None:
+    """`loads(text, lazy=True)` for a file as the writer lays it out; None for any other.
+
+    `table`: the tests table's text when `text` holds none of its own
+    (``view_cache.one_file``), decoded only when a quest's tests are used.
+    """
+    with paused_gc():
+        return _fast(text, path, True, table)
+
+
+# The last file read for writing, while a ratchet read from it lives: the same bytes read
+# again (a locked update after a load) are not decoded and checked again.
+_LAST: list[weakref.ref[Origin]] = []
+
+
+def _fast(text: str | bytes, path: str, lazy: bool, table: memoryview | None) -> Ratchet | None:
+    """The ratchet of a file as the writer lays it out (None: any other file, or a defect
+    the strict parser names better); the rules no type says raise, naming the field."""
+    last = _LAST[0]() if _LAST and not lazy else None
+    if last is not None and (text is last.data or text == last.data):
+        return _ratchet(last.doc, _copies(last), last.table.names or [], last)
+    if not text.isascii():  # the writer escapes every other character
+        return None
+    data = text if isinstance(text, bytes) else text.encode("ascii")
+    try:
+        doc = _DECODE.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    quests = doc.quests
+    if doc.schema != SCHEMA_VERSION or doc.tests is UNSET or quests is UNSET:
+        return None
+    fail = _Fail(path)
+    names = _Table(table if table is not None else doc.tests, fail)
+    try:
+        if lazy:
+            if not _laid_out(data, doc, quests):
+                return None
+            origin = None
+        else:
+            if not _canonical(data, doc, names.get(), quests):
+                return None
+            origin = Origin(data, doc, names)
+        built = _quests(quests, names, fail, origin)
+        ratchet = _ratchet(doc, built, names.names if origin else None, origin, fail, names)
+    except _Irregular:
+        return None
+    if origin is not None:
+        _LAST[:] = [weakref.ref(origin)]
+    return ratchet
+
+
+def _checked(text: str | bytes, fail: _Fail) -> Ratchet:
+    """The ratchet of any file the strict parser reads, every defect named."""
+    data = strict_parse_file(text, fail.path)
+    if not isinstance(data, dict):
+        raise fail("top level", "expected a JSON object")
+    if "schema" not in data:
+        raise fail("schema", "missing field")
+    schema = data["schema"]
+    if type(schema) is not int:
+        raise fail("schema", f"expected an integer, found {type(schema).__name__}")
+    if schema > SCHEMA_VERSION:
+        raise fail(
+            "schema",
+            f"version {schema} is newer than this pytest-quest understands ({SCHEMA_VERSION})",
+            "upgrade pytest-quest",
         )
+    data = migrate(data, schema, fail)
+    head = {key: value for key, value in data.items() if key not in ("tests", "quests")}
+    doc = _convert(head, HeadS, "", fail)
+    tests = _convert(data.get("tests", []), list[str], "tests", fail)
+    if "quests" not in data:
+        raise fail("quests", "missing field")
+    found = data["quests"]
+    if type(found) is not dict:
+        raise fail("quests", f"expected an object, found {type(found).__name__}")
+    names = _Table(None, fail, tests)
+    quests = {
+        qid: _convert(record, QuestS, f"quests[{qid!r}]", fail, tests)
+        for qid, record in found.items()
+    }
+    doc.quests = quests
+    return _ratchet(doc, _quests(quests, names, fail, None), tests, None, fail, names)
 
-    def get(self, obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-        # Fast path (10,000 quests are 200,000 calls): a value of exactly the
-        # wanted type passes every check below (a bool is never exactly int).
-        value = obj.get(key, _MISSING)
-        if type(value) is kind:
-            return value
-        field = f"{where}.{key}" if where else key
-        if key not in obj:
-            raise self.fail(field, "missing field")
-        value = obj[key]
-        expected = f"expected {codec_help.kind_name(kind)}"
-        # bool is an int subclass; never accept one where a number is meant.
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(field, expected)
-        if not isinstance(value, kind):
-            raise self.fail(field, f"{expected}, found {type(value).__name__}")
-        return value
 
-    def int_list(self, obj: dict[str, Any], key: str, where: str) -> list[int]:
-        values = self.get(obj, key, list, where)
-        if all(type(value) is int for value in values):
-            return list(values)
-        for index, value in enumerate(values):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise self.fail(f"{where}.{key}[{index}]", "expected an integer")
-        return list(values)
+def _convert(value: Any, kind: Any, where: str, fail: _Fail, tests: list[str] | None = None) -> Any:
+    """`value` (parsed JSON) as `kind`; a `RatchetFileError` naming the field when it is not."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        raise fail(*_named(str(exc), where, value, kind, tests or [])) from None
 
-    def str_list(self, obj: dict[str, Any], key: str, where: str) -> list[str]:
-        values = self.get(obj, key, list, where)
-        if all(type(value) is str for value in values):
-            return list(values)
-        for index, value in enumerate(values):
-            if not isinstance(value, str):
-                raise self.fail(f"{where}.{key}[{index}]", "expected a string")
-        return list(values)
 
-    def ids(self, obj: dict[str, Any], key: str) -> list[str]:
-        values = self.str_list(obj, key, "")
-        for index, value in enumerate(values):
-            if grammar.id_problem(value):
-                raise self.fail(f"{key}[{index}]", grammar.id_problem(value))
-        return values
+_KINDS = {
+    "int": "an integer",
+    "str": "a string",
+    "bool": "a boolean",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+    "float": "a number",
+}
+_FOUND = {"array": "list", "object": "dict", "null": "NoneType"}
 
-    def known_keys(self, obj: dict[str, Any], allowed: frozenset[str], where: str) -> None:
-        # A field this version does not know would be silently dropped by the
-        # next write: refuse it instead (a typo, or a file from a newer tool).
-        if allowed.issuperset(obj):
-            return
-        unknown = sorted(set(obj) - allowed)
-        raise self.fail(
-            f"{where}.{unknown[0]}" if where else unknown[0],
-            f"unknown field (known: {', '.join(sorted(allowed))})",
+
+def _named(message: str, where: str, value: Any, kind: Any, tests: list[str]) -> tuple[str, ...]:
+    """msgspec's `message` about `value` (read as `kind` at `where`): the field and problem."""
+    problem, _, at = message.partition(" - at `$")
+    at = at.rstrip("`")
+    field = (where + at) if where else at.lstrip(".")
+    if re.match(r"\.lines\b", at):
+        return f"{where}.lines", "expected [first, last] with 1 <= first <= last"
+    pair = re.match(r"\.missing_branches\[\d+\]", at)
+    if pair:
+        return f"{where}{pair.group()}", "expected a [from, to] pair"
+    index = re.match(r"\.covering_tests\[(\d+)\]", at)
+    if index:
+        entry = value["covering_tests"][int(index.group(1))]
+        return (
+            f"{where}{index.group()}",
+            f"expected an index into `tests` (0 to {len(tests) - 1}), "
+            f"found {json.dumps(entry)[:40]}",
+        )
+    entries = re.match(r"\.(removed|policy_history)\[\d+\]", at)
+    if entries:
+        return entries.group()[1:], "expected an object of strings"
+    if at == ".active":
+        return "active", "expected a quest id or null"
+    if at.startswith(".test_files[...]"):
+        name = next(k for k, v in value["test_files"].items() if type(v) is not str)
+        return f"test_files[{name!r}]", "expected a string"
+    words = re.match(r"Object (missing required|contains unknown) field `(\w+)`", problem)
+    if words:
+        named = f"{field}.{words.group(2)}" if field else words.group(2)
+        if words.group(1) == "missing required":
+            return named, "missing field"
+        struct = kind
+        if at:
+            struct = FactS if re.search(r"\.facts\[\d+\]$", at) else EventS
+        known = ", ".join(sorted(struct.__struct_fields__))
+        return (
+            named,
+            f"unknown field (known: {known})",
             "remove or rename it; if a newer pytest-quest wrote it, upgrade pytest-quest",
         )
+    if problem.startswith("Invalid enum value"):
+        allowed = ", ".join(state.value for state in State)
+        return field, f"unknown state {problem.split(' ', 3)[3]} (allowed: {allowed})"
+    if re.match(r"Expected `int` >= 0$", problem):
+        return field, "must not be negative"
+    types = re.match(r"Expected `([^`]*)`, got `(\w+)`", problem)
+    if types:
+        expected = " or ".join(_KINDS.get(name, name) for name in types.group(1).split(" | "))
+        found = _FOUND.get(types.group(2), types.group(2))
+        return field or "top level", f"expected {expected}, found {found}"
+    return field or "top level", problem[:1].lower() + problem[1:]
 
-    def optional_str(self, obj: dict[str, Any], key: str, where: str) -> str:
-        if key not in obj:
-            return ""
-        return str(self.get(obj, key, str, where))
 
-    def count(self, obj: dict[str, Any], key: str, where: str) -> int:
-        value: int = self.get(obj, key, int, where)
-        if value < 0:
-            raise self.fail(f"{where}.{key}", "must not be negative")
-        return value
+class _Table:
+    """The file's tests table, decoded from its text when first needed (a showing command)."""
 
-    def state_and_lines(self, data: dict[str, Any], where: str) -> tuple[State, list[int]]:
-        """A quest's state and its [first, last] lines, each checked."""
-        state_text = self.get(data, "state", str, where)
-        try:
-            state = State(state_text)
-        except ValueError:
-            allowed = ", ".join(s.value for s in State)
-            raise self.fail(f"{where}.state", f"unknown state {state_text!r} (allowed: {allowed})")
-        lines = self.int_list(data, "lines", where)
-        if len(lines) != 2 or lines[0] > lines[1] or lines[0] < 1:
-            raise self.fail(f"{where}.lines", "expected [first, last] with 1 <= first <= last")
-        return state, lines
+    __slots__ = ("fail", "names", "raw")
 
-    def quest_v2(self, qid: str, stored: Any, table: list[str]) -> Quest:
-        """A version-2 record: defaults filled in, test indexes resolved, facts derived."""
-        where = f"quests[{qid!r}]"
-        if not isinstance(stored, dict):
-            raise self.fail(where, "expected an object")
-        record, fault = layout.expand_quest(stored, table)
-        if fault:
-            raise self.fail(f"{where}.{fault[0]}", fault[1])
-        derive = "facts" not in record
-        if derive:
-            record["facts"] = []
-        quest = self.quest(qid, record)
-        if derive:
-            quest.facts = [line_fact(quest.file, line) for line in quest.missing_lines]
-            quest.facts += [branch_fact(quest.file, arc) for arc in quest.missing_branches]
-        return quest
+    def __init__(self, raw: Raw | memoryview | None, fail: _Fail, names: list[str] | None = None):
+        self.raw, self.fail = raw, fail
+        self.names: list[str] | None = None
+        if names is not None:
+            self.checked(names)
 
-    def quest(self, qid: str, data: Any) -> Quest:
-        where = f"quests[{qid!r}]"
-        if not isinstance(data, dict):
-            raise self.fail(where, "expected an object")
-        self.known_keys(data, _QUEST_KEYS, where)
-        state, lines = self.state_and_lines(data, where)
-        branches_raw = self.get(data, "missing_branches", list, where)
-        missing_branches: list[tuple[int, int]] = []
-        for index, arc in enumerate(branches_raw):
-            if (
-                not isinstance(arc, list)
-                or len(arc) != 2
-                or not all(isinstance(n, int) and not isinstance(n, bool) for n in arc)
-            ):
-                raise self.fail(f"{where}.missing_branches[{index}]", "expected a [from, to] pair")
-            missing_branches.append((arc[0], arc[1]))
-        facts = []
-        for index, fact in enumerate(self.get(data, "facts", list, where)):
-            fwhere = f"{where}.facts[{index}]"
-            if not isinstance(fact, dict):
-                raise self.fail(fwhere, "expected an object")
-            self.known_keys(fact, _FACT_KEYS, fwhere)
-            for key in ("check", "field", "expected", "actual"):
-                self.get(fact, key, str, fwhere)
-            self.optional_str(fact, "message", fwhere)
-            facts.append(Fact.from_dict(fact))
-        history = []
-        for index, event in enumerate(self.get(data, "history", list, where)):
-            ewhere = f"{where}.history[{index}]"
-            if not isinstance(event, dict):
-                raise self.fail(ewhere, "expected an object")
-            self.known_keys(event, _EVENT_KEYS, ewhere)
-            history.append(
-                Event(
-                    at=self.get(event, "at", str, ewhere),
-                    action=self.get(event, "action", str, ewhere),
-                    verdict=self.optional_str(event, "verdict", ewhere),
-                    by=self.optional_str(event, "by", ewhere),
-                    note=self.optional_str(event, "note", ewhere),
-                    reason=self.optional_str(event, "reason", ewhere),
-                    fingerprint=self.optional_str(event, "fingerprint", ewhere),
-                )
-            )
-        tries = self.count(data, "tries", where)
-        extra = data.get("extra", {})
-        if not isinstance(extra, dict):
-            raise self.fail(f"{where}.extra", f"expected an object, found {type(extra).__name__}")
-        typed, rest = _split_extra(extra)
-        quest = Quest(
-            id=qid,
-            file=self.get(data, "file", str, where),
-            qualname=self.get(data, "qualname", str, where),
-            first=lines[0],
-            last=lines[1],
-            fingerprint=self.get(data, "fingerprint", str, where),
-            state=state,
-            tries=tries,
-            statements=self.count(data, "statements", where),
-            branches=self.count(data, "branches", where),
-            missing_lines=self.int_list(data, "missing_lines", where),
-            missing_branches=missing_branches,
-            excluded_lines=self.int_list(data, "excluded_lines", where),
-            covering_tests=self.str_list(data, "covering_tests", where),
-            facts=facts,
-            issued_at=self.get(data, "issued_at", str, where),
-            passed_at=self.get(data, "passed_at", str, where),
-            baseline=self.get(data, "baseline", bool, where),
-            history=history,
-            extra=rest,
-            **typed,
-        )
-        for name in ("file", "qualname"):
-            problem = getattr(grammar, f"{name}_problem")(getattr(quest, name))
-            if problem:
-                raise self.fail(f"{where}.{name}", problem)
-        if not _id_matches(qid, quest.file, quest.qualname):
-            raise self.fail(
-                where,
-                f"id does not match file {quest.file!r} and qualname {quest.qualname!r} "
-                f"(expected {quest.file}::{quest.qualname}, or with @2, @3... for a twin)",
-            )
-        if state is State.PASS:
-            # A PASS must carry what the gate saw when it passed.
-            if not quest.passed_at:
-                raise self.fail(f"{where}.passed_at", "a PASS quest must record when it passed")
-            if not quest.fingerprint:
-                raise self.fail(f"{where}.fingerprint", "a PASS quest must record its fingerprint")
-            if not quest.covering_tests:
-                raise self.fail(
-                    f"{where}.covering_tests", "a PASS quest must record the tests that cover it"
-                )
-            if quest.missing_lines or quest.missing_branches:
-                raise self.fail(where, "a PASS quest cannot have missing lines or branches")
-        return quest
+    def get(self) -> list[str]:
+        if self.names is None:
+            try:
+                names = _TABLE.decode(self.raw)  # type: ignore[arg-type]
+            except msgspec.ValidationError as exc:
+                raise self.fail(*_named(str(exc), "tests", None, list[str], [])) from None
+            self.checked(names)
+        return self.names  # type: ignore[return-value]
 
-    def ratchet(self, data: Any) -> Ratchet:
-        if not isinstance(data, dict):
-            raise self.fail("top level", "expected a JSON object")
-        schema = self.get(data, "schema", int, "")
-        if schema != SCHEMA_VERSION:
-            if schema > SCHEMA_VERSION:
-                raise self.fail(
-                    "schema",
-                    f"version {schema} is newer than this pytest-quest understands "
-                    f"({SCHEMA_VERSION})",
-                    "upgrade pytest-quest",
-                )
-            data = migrate(data, schema, self)
-        self.known_keys(data, _RATCHET_KEYS, "")
-        quests_raw = self.get(data, "quests", dict, "")
-        data = {**layout.TOP_DEFAULTS, **data}
-        active = data.get("active")
-        if active is not None and not isinstance(active, str):
-            raise self.fail("active", "expected a quest id or null")
-        table = self.str_list(data, "tests", "")
-        if len(set(table)) != len(table):
+    def checked(self, names: list[str]) -> None:
+        if len(set(names)) != len(names):
             seen: set[str] = set()
-            for index, name in enumerate(table):
+            for index, name in enumerate(names):
                 if name in seen:
                     raise self.fail(f"tests[{index}]", f"{name!r} appears twice")
                 seen.add(name)
-        quests = {qid: self.quest_v2(qid, entry, table) for qid, entry in quests_raw.items()}
-        if active is not None and active not in quests:
-            raise self.fail("active", f"names {active!r}, which is not a quest")
-        test_files = self.get(data, "test_files", dict, "")
-        for name, digest in test_files.items():
-            if not isinstance(digest, str) or grammar.file_problem(name):
-                raise self.fail(
-                    f"test_files[{name!r}]", grammar.file_problem(name) or "expected a string"
-                )
-        removed = self.get(data, "removed", list, "")
-        for index, entry in enumerate(removed):
-            if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
-                raise self.fail(f"removed[{index}]", "expected an object of strings")
-        policy = None
-        if "policy" in data:
-            try:
-                policy = policy_from_dict(data["policy"])
-            except PolicyError as exc:
-                raise self.fail(*codec_help.policy_fault(str(exc))) from None
-        history = data.get("policy_history", [])
-        if not isinstance(history, list):
-            raise self.fail("policy_history", "expected a list")
-        for index, entry in enumerate(history):
-            if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
-                raise self.fail(f"policy_history[{index}]", "expected an object of strings")
-        ratchet = Ratchet(
-            policy=policy,
-            policy_history=list(history),
-            quests=quests,
-            active=active,
-            coverage_config=self.get(data, "coverage_config", dict, ""),
-            test_files=dict(test_files),
-            removed=list(removed),
-            excluded_functions=self.ids(data, "excluded_functions"),
-            scanned_at=self.get(data, "scanned_at", str, ""),
-        )
-        ratchet.test_table = table
-        return ratchet
+        self.names = names
 
 
-# The typed fields of `Quest` kept in its ``extra`` object (engine/codec_fast.py).
-_EXTRA_TYPES = codec_fast.EXTRA_TYPES
+class Origin:
+    """The bytes a ratchet was read from, what was decoded, and what the writer reuses."""
+
+    __slots__ = (
+        "__weakref__",
+        "data",
+        "deep",
+        "doc",
+        "index",
+        "pristine",
+        "quests_raw",
+        "table",
+        "tests_raw",
+        "used_indexes",
+    )
+
+    def __init__(self, data: bytes, doc: HeadS, table: _Table) -> None:
+        self.data = data
+        self.doc = doc
+        self.table = table
+        #: Each quest's fields as read (never handed out: copies are).
+        self.pristine: dict[str, dict[str, Any]] = {}
+        self.deep: set[str] = set()  # the quests whose fields hold containers: copied deeply
+        self.quests_raw: dict[str, Raw] | None = None
+        self.tests_raw: bytes = b""
+        self.index: dict[str, int] | None = None
+        self.used_indexes: set[int] | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return self.table.names or []
+
+    def positions(self) -> dict[str, int]:
+        """Each name of the tests table read, to its index."""
+        if self.index is None:
+            self.index = dict(zip(self.names, range(len(self.names))))
+        return self.index
+
+    def used(self) -> set[int]:
+        """The indexes into the tests table that some quest read uses (not to be changed)."""
+        if self.used_indexes is None:
+            found = (fields["_s"].covering_tests for fields in self.pristine.values())
+            self.used_indexes = set().union(*found)
+        return self.used_indexes
+
+    def raw(self) -> dict[str, Raw]:
+        if self.quests_raw is None:
+            found = _DECODE_RAW.decode(self.data)
+            self.quests_raw, self.tests_raw = found.quests, bytes(found.tests)
+        return self.quests_raw
 
 
-def _split_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The typed fields found in a quest's ``extra`` object, and everything else."""
-    typed: dict[str, Any] = {}
-    rest: dict[str, Any] = {}
-    for key, value in extra.items():
-        # Exact types, as `json.loads` makes them: a boolean is no number.
-        if type(value) in _EXTRA_TYPES.get(key, ()):
-            typed[key] = value
-        else:
-            rest[key] = value
-    return typed, rest
+def _ratchet(
+    doc: HeadS,
+    quests: dict[str, Quest],
+    table: list[str] | None,
+    origin: Origin | None,
+    fail: _Fail | None = None,
+    names: _Table | None = None,
+) -> Ratchet:
+    """The ratchet of `doc` with `quests`, its own copy of every field; the file's rules checked
+    when `fail` is given (a first read)."""
+    policy = None
+    if doc.policy is not UNSET:
+        try:
+            policy = policy_from_dict(doc.policy)
+        except PolicyError as exc:
+            assert fail is not None
+            key, sep, problem = str(exc).partition(": ")
+            if sep and " " not in key:
+                raise fail(f"policy.{key}", problem) from None
+            raise fail("policy", str(exc)) from None
+    if fail is not None:
+        if doc.active is not None and doc.active not in quests:
+            raise fail("active", f"names {doc.active!r}, which is not a quest")
+        for name in doc.test_files:
+            if grammar.file_problem(name):
+                raise fail(f"test_files[{name!r}]", grammar.file_problem(name))
+        for index, qid in enumerate(doc.excluded_functions):
+            if grammar.id_problem(qid):
+                raise fail(f"excluded_functions[{index}]", grammar.id_problem(qid))
+        if not _bounded(doc.coverage_config) or not (doc.policy is UNSET or _bounded(doc.policy)):
+            raise _Irregular
+    ratchet = Ratchet(
+        policy=policy,
+        policy_history=copy.deepcopy(doc.policy_history),
+        quests=quests,
+        active=doc.active,
+        coverage_config=copy.deepcopy(doc.coverage_config),
+        test_files=dict(doc.test_files),
+        removed=copy.deepcopy(doc.removed),
+        excluded_functions=list(doc.excluded_functions),
+        scanned_at=doc.scanned_at,
+    )
+    if table is not None:
+        ratchet.test_table = list(table)
+    else:  # decoded only if something asks for it
+        assert names is not None
+        del vars(ratchet)["test_table"]
+        vars(ratchet)["_pending_table"] = names.get
+    if origin is not None:
+        vars(ratchet)["_origin"] = origin  # what the writer reuses (`render`)
+    return ratchet
 
 
-def _id_matches(qid: str, file: str, qualname: str) -> bool:
-    """Whether `qid` is the id `make_quest_id` gives `file` and `qualname` (any ordinal)."""
-    base = f"{file}::{qualname}"
-    if qid == base:
-        return True
-    ordinal = qid[len(base) + 1 :]
+def _copies(origin: Origin) -> dict[str, Quest]:
+    """The quests of `origin` as read, again: new objects, nothing shared a change could alter."""
+    out: dict[str, Quest] = {}
+    new = Quest.__new__
+    for qid, snapshot in origin.pristine.items():
+        fields = snapshot.copy()
+        extra = fields["extra"]
+        fields["extra"] = {**extra} if extra else {}
+        quest = new(Quest)
+        quest.__dict__ = fields
+        out[qid] = quest
+    for qid in origin.deep:
+        fields, snapshot = out[qid].__dict__, origin.pristine[qid]
+        fields["extra"] = copy.deepcopy(snapshot["extra"])
+        for key in _TYPED_MUTABLE:
+            if key in snapshot:
+                fields[key] = copy.deepcopy(snapshot[key])
+    return out
+
+
+def _canonical(data: bytes, doc: HeadS, tests: list[str], quests: dict[str, QuestS]) -> bool:
+    """Whether `data` without whitespace is the encoding of `doc` (head, tests, then quests)."""
+    raw, doc.tests, doc.quests = doc.tests, UNSET, UNSET
+    try:
+        head = _ENCODE.encode(doc)
+    finally:
+        doc.tests, doc.quests = raw, quests
+    compact = msgspec.json.format(data, indent=-1)
+    pieces = (head[:-1], b',"tests":', _ENCODE.encode(tests), b',"quests":', _ENCODE.encode(quests))
+    at = 0
+    for piece in pieces:  # compared in place: no copy of a 60 MB text
+        if not compact.startswith(piece, at):
+            return False
+        at += len(piece)
+    return compact.endswith(b"}") and at + 1 == len(compact)
+
+
+def _laid_out(data: bytes, doc: HeadS, quests: dict[str, QuestS]) -> bool:
+    """Whether `data` has the writer's lines: one per field of the file and one per quest.
+
+    A quest written twice (a decoder keeps the last one) adds a line, as does a
+    field of the file written twice or a default spelled out.  A field written
+    twice inside one quest's line is not seen: the file is shown with its last
+    value, and every command that writes refuses it (docs/reliability.md).
+    """
+    fields = 2 if doc.tool is not UNSET else 1  # schema, tool
+    fields += doc.policy is not UNSET
+    fields += bool(doc.policy_history)
+    for key, default in layout.TOP_DEFAULTS.items():
+        if key != "tests" and getattr(doc, key) != default:
+            fields += 1
+    table = data.find(b'\n"tests": [')
+    rows = data.find(b'"quests": {', table)
+    if table < 0 or rows < 0:
+        return False
+    # Before the table: "{" and every field but the last one's line end; from the quests:
+    # a line per quest, the line ends around them, and "}" twice.
+    lines = data.count(b"\n", 0, table) + data.count(b"\n", rows)
+    return lines == fields + (len(quests) + 1 if quests else 0) + 2
+
+
+def _bounded(value: Any) -> bool:
+    """Whether every integer in `value` has at most MAX_DIGITS digits (floats are finite)."""
+    kind = type(value)
+    if kind is int:
+        return bool(-_BIG < value < _BIG)
+    if kind is float:
+        return math.isfinite(value)
+    if kind is dict:
+        return all(_bounded(item) for item in value.values())
+    if kind is list:
+        return all(_bounded(item) for item in value)
+    return True
+
+
+def _quests(
+    quests: dict[str, QuestS], table: _Table, fail: _Fail, origin: Origin | None
+) -> dict[str, Quest]:
+    """Each quest as a `Quest` whose lists wait for first use, the rules no type says checked.
+
+    One pass, written for speed (50,000 quests): the decoder has checked the types.
+    """
+    size = len(table.names) if table.names is not None else None
+    pending = functools.partial(_decode, table)  # `Quest.__getattr__`'s hook, one for all
+    good_files: set[str] = set()
+    out: dict[str, Quest] = {}
+    new = Quest.__new__
+    todo, passed = State.TODO, State.PASS
+    for qid, s in quests.items():
+        first, last = s.lines
+        file, qualname, state = s.file, s.qualname, s.state
+        if not 1 <= first <= last:
+            raise fail(f"quests[{qid!r}].lines", "expected [first, last] with 1 <= first <= last")
+        if file not in good_files:
+            if grammar.file_problem(file):
+                raise fail(f"quests[{qid!r}].file", grammar.file_problem(file))
+            good_files.add(file)
+        if not _QUALNAME(qualname) and grammar.qualname_problem(qualname):
+            raise fail(f"quests[{qid!r}].qualname", grammar.qualname_problem(qualname))
+        if qid != f"{file}::{qualname}" and not _twin(qid, file, qualname):
+            raise fail(
+                f"quests[{qid!r}]",
+                f"id does not match file {file!r} and qualname {qualname!r} "
+                f"(expected {file}::{qualname}, or with @2, @3... for a twin)",
+            )
+        if state is passed and not (
+            s.passed_at
+            and s.fingerprint
+            and s.covering_tests
+            and not s.missing_lines
+            and not s.missing_branches
+        ):
+            _pass_rules(qid, s, fail)
+        if size is not None and s.covering_tests and max(s.covering_tests) >= size:
+            _index_fault(qid, s.covering_tests, size, fail)
+        fields = {
+            "id": qid,
+            "file": file,
+            "qualname": qualname,
+            "first": first,
+            "last": last,
+            "fingerprint": s.fingerprint,
+            "_pending": pending,
+            "_s": s,
+        }
+        # A field at its default is left to the class's (fewer to copy and compare).
+        if state is not todo:
+            fields["state"] = state
+        if s.tries:
+            fields["tries"] = s.tries
+        if s.statements:
+            fields["statements"] = s.statements
+        if s.branches:
+            fields["branches"] = s.branches
+        if s.issued_at:
+            fields["issued_at"] = s.issued_at
+        if s.passed_at:
+            fields["passed_at"] = s.passed_at
+        if s.baseline:
+            fields["baseline"] = True
+        rest: dict[str, Any] = {}
+        kept: dict[str, Any] = {}  # extra as read, and its typed fields: for the snapshot
+        fields["extra"] = rest
+        deep = False
+        for key, value in s.extra.items():
+            kind = type(value)
+            copied = value
+            if kind is dict or kind is list:
+                if not _bounded(value):
+                    raise _Irregular
+                if origin is not None:  # the copy read, and one kept to compare: no sharing
+                    value, copied, deep = copy.deepcopy(value), copy.deepcopy(value), True
+            elif kind is int and not -_BIG < value < _BIG:
+                raise _Irregular
+            if kind in EXTRA_TYPES.get(key, ()):
+                fields[key] = value
+                kept[key] = copied
+            else:
+                rest[key] = value
+                kept.setdefault("extra", {})[key] = copied
+        if origin is not None:
+            snapshot = fields.copy()  # what the writer compares, to find the quests left as read
+            snapshot["extra"] = {}
+            snapshot.update(kept)
+            origin.pristine[qid] = snapshot
+            if deep:
+                origin.deep.add(qid)
+        quest = new(Quest)
+        quest.__dict__ = fields
+        out[qid] = quest
+    return out
+
+
+def _pass_rules(qid: str, s: QuestS, fail: _Fail) -> None:
+    """The PASS rule `s` breaks, named: a PASS must carry what the gate saw when it passed."""
+    where = f"quests[{qid!r}]"
+    if not s.passed_at:
+        raise fail(f"{where}.passed_at", "a PASS quest must record when it passed")
+    if not s.fingerprint:
+        raise fail(f"{where}.fingerprint", "a PASS quest must record its fingerprint")
+    if not s.covering_tests:
+        raise fail(f"{where}.covering_tests", "a PASS quest must record the tests that cover it")
+    if s.missing_lines or s.missing_branches:
+        raise fail(where, "a PASS quest cannot have missing lines or branches")
+
+
+def _index_fault(qid: str, indexes: list[int], size: int, fail: _Fail) -> None:
+    at = next(n for n, index in enumerate(indexes) if index >= size)
+    raise fail(
+        f"quests[{qid!r}].covering_tests[{at}]",
+        f"expected an index into `tests` (0 to {size - 1}), found {indexes[at]}",
+    )
+
+
+def _twin(qid: str, file: str, qualname: str) -> bool:
+    base = f"{file}::{qualname}@"
+    ordinal = qid[len(base) :]
     return (
-        qid.startswith(base + "@")
+        qid.startswith(base)
         and ordinal.isdigit()
         and ordinal.isascii()
         and not ordinal.startswith("0")
@@ -419,82 +866,204 @@ def _id_matches(qid: str, file: str, qualname: str) -> bool:
     )
 
 
-# The fields this version writes are the fields it accepts: derived from the
-# serializer itself, so a field added there is accepted here too.
-_RATCHET_KEYS = frozenset(ratchet_to_dict(Ratchet())) | {"policy", "policy_history", "tests"}
-_QUEST_KEYS = frozenset(
-    quest_to_dict(Quest(id="", file="", qualname="", first=1, last=1, fingerprint=""))
-) | {"extra"}
-_FACT_KEYS = frozenset(Fact("", "", "", "", message="m").to_dict())
-_EVENT_KEYS = frozenset(
-    Event(at="", action="", verdict="v", by="b", note="n", reason="r", fingerprint="f").to_dict()
-)
+def _decode(table: _Table, quest: Quest, name: str) -> None:
+    """`Quest.__getattr__`'s hook: a list field built from the quest's Struct on first use."""
+    values = quest.__dict__
+    s: QuestS = values["_s"]
+    # A value set before the first use stays: it is the newer one.
+    if name == "covering_tests":
+        names = table.get()
+        if s.covering_tests and max(s.covering_tests) >= len(names):
+            _index_fault(quest.id, s.covering_tests, len(names), table.fail)
+        values.setdefault("covering_tests", [names[i] for i in s.covering_tests])
+        return
+    lines = list(s.missing_lines)
+    arcs = [(a, b) for a, b in s.missing_branches]
+    values.setdefault("missing_lines", lines)
+    values.setdefault("missing_branches", arcs)
+    values.setdefault("excluded_lines", list(s.excluded_lines))
+    if s.facts is UNSET:
+        facts = [line_fact(s.file, line) for line in lines]
+        facts += [branch_fact(s.file, arc) for arc in arcs]
+    else:
+        facts = [Fact(f.check, f.field, f.expected, f.actual, f.message) for f in s.facts]
+    values.setdefault("facts", facts)
+    values.setdefault(
+        "history",
+        [
+            Event(e.at, e.action, e.verdict, e.by, e.note, e.reason, e.fingerprint)
+            for e in s.history
+        ],
+    )
 
 
-def migrate(data: dict[str, Any], schema: int, validator: _Validator) -> dict[str, Any]:
-    """Bring an older ratchet file's parsed JSON up to `SCHEMA_VERSION`, one version at a time.
+# -- the strict parser, and older versions ------------------------------------------
 
-    Each step of `MIGRATIONS` turns version ``n`` into ``n + 1``; a defect the
-    step trips over is reported as a `RatchetFileError` naming the step.
-    Migrating happens in memory: a read never rewrites the file, the next
-    write (under the lock) stores the current version.
+
+def migrate(data: dict[str, Any], schema: int, fail: Callable[..., Exception]) -> dict[str, Any]:
+    """An older file's parsed JSON brought up to `SCHEMA_VERSION`, one version at a time.
+
+    Each step of `MIGRATIONS` turns version ``n`` into ``n + 1``, in memory: a
+    read never rewrites the file, the next write (under the lock) stores the
+    current version.
     """
-    return codec_help.run_migrations(data, schema, validator.fail, SCHEMA_VERSION, MIGRATIONS)
+    if schema < 1:
+        raise fail("schema", f"unknown version {schema} (versions start at 1)", RESTORE)
+    while schema < SCHEMA_VERSION:
+        step = MIGRATIONS.get(schema)
+        if step is None:
+            raise fail(
+                "schema",
+                f"version {schema} is older than this pytest-quest can read "
+                f"(it reads {SCHEMA_VERSION})",
+                RESTORE,
+            )
+        try:
+            migrated = step(dict(data))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise fail(
+                "schema",
+                f"migrating from version {schema} to {schema + 1} failed: "
+                f"{type(exc).__name__}: {exc}",
+            ) from None
+        if not isinstance(migrated, dict):
+            raise fail(
+                "schema", f"migrating from version {schema} to {schema + 1} gave no JSON object"
+            )
+        data = migrated
+        schema += 1
+        data["schema"] = schema
+    return data
 
 
-#: Schema migrations: ``MIGRATIONS[n]`` turns the parsed JSON of a version
-#: ``n`` file into version ``n + 1``.
+#: Schema migrations: ``MIGRATIONS[n]`` turns version ``n``'s parsed JSON into ``n + 1``.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     1: layout.migrate_1_to_2,
 }
 
 
-def loads(text: str | bytes, path: str = "quest.json") -> Ratchet:
-    """Parse and validate the ratchet file's text; raise `RatchetFileError` on any defect.
-
-    A file as pytest-quest writes it is read by `codec_fast.read`; anything
-    else (or any defect) by the field-by-field reader, which names the field.
-    """
-    with codec_help.paused_gc():
-        fast = codec_fast.read(text)
-        return fast if fast is not None else _Validator(path).ratchet(parsed(text, path))
-
-
-def parsed(text: str | bytes, path: str = "quest.json") -> Any:
+def strict_parse_file(text: str | bytes, path: str) -> Any:
     """The ratchet file's text as parsed JSON; `RatchetFileError` for text that is not JSON."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise RatchetFileError(
-                path,
-                f"not UTF-8 text (byte 0x{text[exc.start]:02x} at offset {exc.start})",
-                _RESTORE,
-            ) from None
+            where = f"byte 0x{text[exc.start]:02x} at offset {exc.start}"
+            raise RatchetFileError(path, f"not UTF-8 text ({where})", RESTORE) from None
     if not text.strip():
-        raise RatchetFileError(path, "the file is empty", _RESTORE)
+        raise RatchetFileError(path, "the file is empty", RESTORE)
     try:
-        data = strict_json.parse(text)
-    except strict_json.BadNumber as exc:
-        raise RatchetFileError(path, f"{exc.where}: {exc.problem}", _RESTORE) from None
-    except strict_json.DuplicateKey as exc:
+        return strict_parse(text)
+    except BadNumber as exc:
+        raise RatchetFileError(path, f"{exc.where}: {exc.problem}", RESTORE) from None
+    except DuplicateKey as exc:
+        # Where the key appears as an object key for the second time.
+        pattern = re.compile(re.escape(json.dumps(exc.key)) + r"\s*:")
+        found = list(pattern.finditer(text))
+        line = f" at line {text.count(chr(10), 0, found[1].start()) + 1}" if len(found) > 1 else ""
         raise RatchetFileError(
             path,
-            f"duplicate key {exc.key!r}{codec_help.second_occurrence(text, exc.key)}: a quest id or a "
-            "field appears twice in one object",
+            f"duplicate key {exc.key!r}{line}: a quest id or a field appears twice in one object",
             "keep one of the two entries, or restore it from version control if unsure",
         ) from None
     except (ValueError, RecursionError) as exc:
         where = ""
         if isinstance(exc, json.JSONDecodeError):
             where = f" at line {exc.lineno} column {exc.colno}"
-        raise RatchetFileError(path, f"not valid JSON{where}", _RESTORE) from None
+        raise RatchetFileError(path, f"not valid JSON{where}", RESTORE) from None
+
+
+class DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+class BadNumber(ValueError):
+    """A refused number, with the path of its field."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where = where
+        self.problem = problem
+
+
+class _Refused:
+    """A number the parser refuses, kept in place until its field is named."""
+
+    __slots__ = ("problem",)
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)  # at C speed; the loop below only runs to name a duplicate
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def strict_parse(text: str) -> Any:
+    """`text` parsed as data from a stranger: `DuplicateKey`, `BadNumber` (NaN, Infinity,
+    beyond a float, more than MAX_DIGITS digits, named by path) or `ValueError` (not JSON)."""
+    refused: list[_Refused] = []
+
+    def refuse(problem: str) -> _Refused:
+        refused.append(_Refused(problem))
+        return refused[-1]
+
+    def parse_int(literal: str) -> int | _Refused:
+        if len(literal) > grammar.MAX_DIGITS and grammar.too_many_digits(literal):
+            digits = len(literal.lstrip("-"))
+            return refuse(f"an integer of {digits} digits (at most {grammar.MAX_DIGITS})")
+        return int(literal)
+
+    def parse_float(literal: str) -> float | _Refused:
+        value = float(literal)
+        if not math.isfinite(value):
+            return refuse(f"{literal[:40]} is beyond a finite number's range")
+        return value
+
+    def parse_constant(name: str) -> _Refused:
+        return refuse(f"{name} is not a JSON number (only finite numbers are allowed)")
+
+    data = json.loads(
+        text,
+        object_pairs_hook=_unique,
+        parse_int=parse_int,
+        parse_float=parse_float,
+        parse_constant=parse_constant,
+    )
+    if refused:
+        raise BadNumber(_where(data, refused[0], "") or "top level", refused[0].problem)
     return data
 
 
-_RESTORE = "restore it from version control, or delete it and run `pytest --quest scan`"
+def _where(data: Any, mark: _Refused, path: str) -> str | None:
+    """The path of `mark` in `data` (``quests['ID'].extra.x``, ``lines[0]``)."""
+    if data is mark:
+        return path
+    if isinstance(data, dict):
+        for key, value in data.items():
+            # Objects whose keys are names (quest ids, file paths) are written ``[...]``.
+            keyed = path in ("quests", "test_files")
+            named = f"{path}[{key!r}]" if keyed else (f"{path}.{key}" if path else key)
+            found = _where(value, mark, named)
+            if found is not None:
+                return found
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found = _where(value, mark, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
 
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "dump_bytes", "dumps", "dumps_v1", "loads", "migrate"]
-__all__ += ["parsed"]
-__all__ += ["quest_to_dict", "ratchet_to_dict"]
+__all__ = ["EXTRA_TYPES", "MIGRATIONS", "SCHEMA_VERSION", "BadNumber", "DuplicateKey", "EventS"]
+__all__ += ["FactS", "HeadS", "Origin", "QuestS", "dump_bytes", "dumps", "dumps_v1", "loads"]
+__all__ += ["migrate", "quest_to_dict", "ratchet_to_dict", "strict_parse", "view"]

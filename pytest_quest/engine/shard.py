@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.shard import DATA, MANIFEST, Shard, digest_bytes, manifest_of, read_manifest
-from pytest_quest.engine import strict_json
+from pytest_quest.engine.codec import strict_parse
 from pytest_quest.engine.measure import Measurer, quiet_coverage
 from pytest_quest.engine.source import relpath
 from pytest_quest.engine.store import read_regular
@@ -150,7 +150,7 @@ def read_shard(folder: Path, where: str) -> Shard:
     except (OSError, QuestError) as exc:  # a FIFO or a device where the manifest should be
         raise QuestUsageError(f"shard {where}: {MANIFEST} cannot be read ({exc})") from None
     try:
-        data = strict_json.parse(raw.decode("utf-8"))
+        data = strict_parse(raw.decode("utf-8"))
     except ValueError as exc:  # UnicodeDecodeError, a duplicate key, a bad number are too
         raise QuestUsageError(
             f"shard {where}: {MANIFEST} is not valid JSON ({exc}; truncated or hand-edited?)"

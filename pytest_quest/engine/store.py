@@ -51,9 +51,9 @@ def loads(raw: str | bytes, path: str = "quest.json") -> Ratchet:
 
 
 def loads_lazy(raw: str | bytes, path: str = "quest.json") -> Ratchet:
-    from pytest_quest.engine.codec_lazy import loads_lazy as decode
+    from pytest_quest.engine.codec import loads as decode
 
-    return decode(raw, path)
+    return decode(raw, path, lazy=True)
 
 
 def dump_bytes(ratchet: Ratchet) -> bytes:

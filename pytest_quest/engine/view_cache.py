@@ -56,7 +56,6 @@ class _Saved(msgspec.Struct):
 _DECODER = msgspec.msgpack.Decoder(_Saved)
 _NEXT = msgspec.msgpack.Decoder(NextView)
 _TABLE = msgspec.json.Decoder(list[str])
-_PLACES = msgspec.json.Decoder(list[int])
 
 
 def _code_stamp() -> str:
@@ -123,7 +122,7 @@ def active_line(data: bytes, start: int = 0) -> tuple[bool, str | None]:
 def one_file(data: bytes, quest_id: str, start: int) -> tuple[bytes, memoryview] | None:
     """`data` (a version-2 file as the writer lays it out, its quests from `start`) with only the
     quests of `quest_id`'s file, an empty tests table and no ``active`` line, and the table's
-    text in `data`: what the view reader (codec_view) reads as it would read `data` whole.
+    text in `data`: what `codec.view` reads as it would read `data` whole.
 
     None when `quest_id` has no line of its own or the file is not laid out so.  The quests
     are written one a line, sorted by id, and every id of a file starts with its path and
@@ -225,12 +224,9 @@ def recorded_places(ratchet: Ratchet, data: bytes) -> list[int] | None:
         if not recorded_at_scan(quest):
             continue
         kept = vars(quest)
-        raw = kept.get("_v")
-        if raw is not None and "covering_tests" not in kept:
-            try:
-                found.update(_PLACES.decode(raw.covering_tests))
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                return None
+        read = kept.get("_s")
+        if read is not None and "covering_tests" not in kept:
+            found.update(read.covering_tests)
         else:
             names.update(quest.covering_tests)
     if names:

@@ -446,20 +446,9 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
     return out
 
 
-def append_step_summary(path: str, text: str) -> str | None:
-    """Append `text` to the step summary file; return a problem message instead of raising."""
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        return f"could not append to GITHUB_STEP_SUMMARY ({path}): {exc}"
-    return None
-
-
 __all__ = [
     "CheckOutcome",
     "add_rejudge",
-    "append_step_summary",
     "check_outcome",
     "in_github_actions",
     "interrupted",

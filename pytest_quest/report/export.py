@@ -4,8 +4,9 @@
 ratchet file as it is.  ``pytest --quest check --quest-export-to PATH`` writes
 the same report after the check, with the regressions it found; that is the
 only way regressions reach a report, because the check writes nothing to the
-ratchet file.  The format is chosen by the suffix.  :func:`target` refuses
-what must never be written over; the renderers are pure.
+ratchet file.  The format is chosen by the suffix.  ``outputs.target`` refuses
+what must never be written over (engine/outputs.py, which writes the file); the
+renderers here are pure.
 """
 
 from __future__ import annotations
@@ -13,21 +14,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.dispute import is_dispute
-from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import JSON_SCHEMA, Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.engine.outputs import FORMATS
 from pytest_quest.report.ci import fact_location
 from pytest_quest.report.escape import md_code, md_text
 from pytest_quest.report.text import counted
-
-FORMATS = {".json": "json", ".csv": "csv", ".md": "md", ".sarif": "sarif", ".html": "html"}
-"""The export formats by suffix; ``html`` is rendered by ``report/html.py``."""
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # No `informationUri` (optional in SARIF 2.1.0): pytest-quest has no public
@@ -51,100 +47,6 @@ CSV_COLUMNS = (
     "regression_facts",
     "dispute",
 )
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-    except ValueError:
-        return False
-    return True
-
-
-def target(
-    given: str,
-    invocation_dir: Path,
-    force: bool,
-    protected: Iterable[Path],
-    source_roots: Iterable[Path],
-    *,
-    rootdir: Path | None = None,
-    test_roots: Iterable[Path] = (),
-) -> tuple[Path, str]:
-    """The export file for `given` and its format; raise `QuestUsageError` on what must not be.
-
-    `protected` are files never written over (the ratchet file and its locks);
-    nor is any name beside one of them starting with its name
-    (``quest.json.lock.json``) or the ratchet file's temporary files' prefix.  Files under `source_roots` (the code
-    under test) and `test_roots` (the tests: an export must not rewrite what
-    they read) are never written either, even with `force`.  Outside
-    `rootdir` an export needs `force`.
-    """
-    path = Path(given)
-    if not path.is_absolute():
-        path = invocation_dir / path
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise QuestUsageError(
-            f"--quest-export-to {given}: unknown suffix {path.suffix or '(none)'!r}; "
-            f"use one of {', '.join(FORMATS)}"
-        )
-    if not path.parent.is_dir():
-        raise QuestUsageError(
-            f"--quest-export-to {given}: the folder {path.parent} does not exist; create it first"
-        )
-    resolved = path.resolve()
-    for guarded in protected:
-        if resolved == guarded.resolve():
-            raise QuestUsageError(
-                f"--quest-export-to {given}: that is the ratchet file {guarded}; "
-                "an export never writes over it (choose another path)"
-            )
-    for guarded in protected:
-        beside = guarded.resolve()
-        if resolved.parent == beside.parent and (
-            resolved.name.startswith(beside.name + ".") or resolved.name.startswith(".quest-tmp-")
-        ):
-            raise QuestUsageError(
-                f"--quest-export-to {given}: that name belongs to the ratchet file {guarded} "
-                "(its lock or temporary files); an export never writes there (choose another path)"
-            )
-    for kind, roots in (("the code under test", source_roots), ("the tests", test_roots)):
-        for root in roots:
-            root = root.resolve()
-            if resolved == root or _inside(resolved, root):
-                raise QuestUsageError(
-                    f"--quest-export-to {given}: it is inside {kind} ({root}); "
-                    "an export never writes there (choose another path)"
-                )
-    if resolved.is_dir():
-        raise QuestUsageError(f"--quest-export-to {given}: it is a folder; name a file in it")
-    if resolved.exists() and not resolved.is_file():
-        raise QuestUsageError(
-            f"--quest-export-to {given}: it is not a regular file (a FIFO, a device?); name a file"
-        )
-    if rootdir is not None and not _inside(resolved, rootdir.resolve()) and not force:
-        raise QuestUsageError(
-            f"--quest-export-to {given}: {resolved} is outside the rootdir {rootdir.resolve()}; "
-            "pass --quest-export-force to write there"
-        )
-    if resolved.exists() and not force:
-        raise QuestUsageError(
-            f"--quest-export-to {given}: the file exists; pass --quest-export-force to overwrite it"
-        )
-    return path, FORMATS[suffix]
-
-
-def write(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically: a temporary file beside it, then a rename."""
-    tmp = path.with_name(f".{path.name}.quest-tmp-{os.getpid()}")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 # -- renderers -------------------------------------------------------------------
@@ -415,4 +317,4 @@ def _version() -> str:
         return "0"
 
 
-__all__ = ["FORMATS", "render", "target", "write"]
+__all__ = ["FORMATS", "render"]

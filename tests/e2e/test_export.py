@@ -320,7 +320,7 @@ def test_csv_and_markdown_renderers() -> None:
 
 def test_target_refusals(tmp_path: Path) -> None:
     from pytest_quest.core.errors import QuestUsageError
-    from pytest_quest.report import export as export_module
+    from pytest_quest.engine import outputs
 
     source = tmp_path / "src"
     source.mkdir()
@@ -329,7 +329,7 @@ def test_target_refusals(tmp_path: Path) -> None:
     (tmp_path / "folder.json").mkdir()
 
     def target(name: str, force: bool = False) -> tuple[Path, str]:
-        return export_module.target(name, tmp_path, force, [ratchet_file], [source])
+        return outputs.target(name, tmp_path, force, [ratchet_file], [source])
 
     assert target("r.SARIF") == (tmp_path / "r.SARIF", "sarif")
     assert target(str(tmp_path / "r.csv")) == (tmp_path / "r.csv", "csv")
@@ -347,7 +347,7 @@ def test_target_refusals(tmp_path: Path) -> None:
     with pytest.raises(QuestUsageError, match="--quest-export-force"):
         target("old.md")
     assert target("old.md", force=True)[1] == "md"
-    export_module.write(tmp_path / "old.md", "new\n")
+    outputs.write(tmp_path / "old.md", "new\n")
     assert (tmp_path / "old.md").read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "folder.json",

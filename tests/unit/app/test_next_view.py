@@ -21,7 +21,7 @@ from pytest_quest.app.next import next_quest
 from pytest_quest.app.status import status
 from pytest_quest.core.errors import QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet, State
-from pytest_quest.engine import codec_view, view_cache
+from pytest_quest.engine import view_cache
 from pytest_quest.report.json import Output
 from tests.support.contexts import app_context
 
@@ -196,7 +196,7 @@ def test_one_file_holds_that_files_quests_and_reads_as_the_whole() -> None:
     for target, file in ((f"{A}::f", A), (f"{B}::m@2", B), (f"{ODD}::k", ODD), (f"{C}::p", C)):
         part = view_cache.one_file(data, target, start)
         assert part is not None
-        read = codec_view.read(part[0], table=part[1])
+        read = codec.view(part[0], "quest.json", table=part[1])
         assert read is not None and read.active is None
         expected = {q.id for q in QUESTS if q.id.startswith(file + "::")}
         assert set(read.quests) == expected
@@ -211,7 +211,7 @@ def test_the_queue_and_recorded_tests_are_the_same_from_a_lazy_read_and_a_whole_
     from pytest_quest.engine import codec
 
     data = codec.dump_bytes(Ratchet(quests={q.id: q for q in QUESTS}))
-    lazy, whole = codec_view.read(data), codec.loads(data)
+    lazy, whole = codec.view(data, "quest.json"), codec.loads(data)
     assert lazy is not None
     from_raw = view_cache.next_view(lazy, data, recorded=True)
     from_names = view_cache.next_view(whole, data, recorded=True)

@@ -1,8 +1,8 @@
-"""The reader of `status` and `next` (engine/codec_view.py): lists kept raw, the rest checked.
+"""Reading a file in the writer's layout for `status` and `next` (``codec.view``).
 
-Attacks first: each edit below is made on a file as the writer lays it out
-(the only files this reader takes); it must hand back None, so a reader that
-names the field judges it, or name the field when the list is first used.
+Attacks first: each edit below is made on a file as the writer lays it out;
+the reader must name the field at once, or when the list is first used, or
+hand the file back (None) to `codec.loads`, which names it.
 """
 
 from __future__ import annotations
@@ -14,14 +14,18 @@ import pytest
 from msgspec.structs import fields
 
 from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.model import DECODED_ON_USE, State
-from pytest_quest.engine import codec, codec_fast, codec_lazy, codec_view
-from tests.unit.engine.test_codec_fast import FILE, sample
+from pytest_quest.core.model import DECODED_ON_USE, Event, Fact, Quest, Ratchet, State
+from pytest_quest.engine import codec
+from tests.unit.engine.test_codec import FILE, sample
 
 
 @pytest.fixture(scope="module")
 def text() -> bytes:
     return codec.dump_bytes(sample())
+
+
+def lazy(text: bytes | str) -> Ratchet:
+    return codec.loads(text, "quest.json", lazy=True)
 
 
 def line_of(text: bytes, qid: str) -> bytes:
@@ -43,14 +47,14 @@ REVIEW_ID = f"{FILE}::C.f3"
 
 
 def test_the_same_ratchet_as_the_full_reader_and_the_same_bytes_written(text: bytes) -> None:
-    view = codec_view.read(text)
+    view = codec.view(text, "quest.json")
     assert view is not None
     assert view == codec.loads(text) == sample()
     assert codec.dump_bytes(view) == text
 
 
 def test_lists_and_the_tests_table_wait_for_their_first_use(text: bytes) -> None:
-    view = codec_view.read(text)
+    view = codec.view(text, "quest.json")
     assert view is not None
     quest = view.quests[TODO_ID]
     assert not DECODED_ON_USE & vars(quest).keys()
@@ -62,8 +66,8 @@ def test_lists_and_the_tests_table_wait_for_their_first_use(text: bytes) -> None
 
 
 def test_status_and_next_take_this_path_for_a_file_the_writer_wrote(text: bytes) -> None:
-    lazy = codec_lazy.loads_lazy(text)
-    assert "_v" in vars(next(iter(lazy.quests.values())))
+    shown = lazy(text)
+    assert "_s" in vars(next(iter(shown.quests.values())))
 
 
 # -- what it hands to the other readers ------------------------------------------------
@@ -84,35 +88,34 @@ def test_status_and_next_take_this_path_for_a_file_the_writer_wrote(text: bytes)
         (TODO_ID, b'"issued_seal": "sha256:', b'"issued_seal": 1e400, "x": "', r"extra"),
     ],
 )
-def test_a_damaged_field_is_left_to_the_reader_that_names_it(
+def test_a_damaged_field_is_named(
     text: bytes, qid: str, old: bytes, new: bytes, message: str
 ) -> None:
     damaged = edited(text, qid, old, new)
-    assert codec_view.read(damaged) is None
     with pytest.raises(RatchetFileError, match=message):
-        codec_lazy.loads_lazy(damaged)
+        lazy(damaged)
 
 
 def test_a_quest_written_twice_is_left_to_the_reader_that_refuses_it(text: bytes) -> None:
     line = line_of(text, TODO_ID)
     twice = text.replace(line, line + b"\n" + line)
-    assert codec_view.read(twice) is None
+    assert codec.view(twice, "quest.json") is None
     with pytest.raises(RatchetFileError, match=r"duplicate key"):
-        codec_lazy.loads_lazy(twice)
+        lazy(twice)
 
 
 def test_a_field_of_the_file_written_twice_or_spelled_out_is_left_to_the_others(text: bytes) -> None:
     twice = text.replace(b'"schema": 2,\n', b'"schema": 2,\n"schema": 2,\n')
-    assert codec_view.read(twice) is None
+    assert codec.view(twice, "quest.json") is None
     with pytest.raises(RatchetFileError, match=r"duplicate key"):
-        codec_lazy.loads_lazy(twice)
+        lazy(twice)
     ratchet = sample()
     ratchet.removed = []
     plain = codec.dump_bytes(ratchet)
-    assert codec_view.read(plain) is not None
+    assert codec.view(plain, "quest.json") is not None
     spelled = plain.replace(b'"schema": 2,\n', b'"removed": [],\n"schema": 2,\n')
-    assert codec_view.read(spelled) is None
-    assert codec_lazy.loads_lazy(spelled) == codec.loads(spelled)
+    assert codec.view(spelled, "quest.json") is None
+    assert lazy(spelled) == codec.loads(spelled)
 
 
 def test_a_field_written_twice_inside_one_quest_shows_its_last_value_and_no_writer_takes_it(
@@ -120,7 +123,7 @@ def test_a_field_written_twice_inside_one_quest_shows_its_last_value_and_no_writ
 ) -> None:
     """The documented limit of this reader (docs/reliability.md): the writers refuse the file."""
     damaged = edited(text, TODO_ID, b'"tries": 1', b'"tries": 2, "tries": 1')
-    view = codec_view.read(damaged)
+    view = codec.view(damaged, "quest.json")
     assert view is not None and view.quests[TODO_ID].tries == 1
     with pytest.raises(RatchetFileError, match=r"duplicate key"):
         codec.loads(damaged)
@@ -136,20 +139,18 @@ def test_a_field_written_twice_inside_one_quest_shows_its_last_value_and_no_writ
         (b'"check": "gate.stability"', b'"check": 5', "facts"),
     ],
 )
-def test_a_bad_list_element_waits_for_its_use_then_is_named(
+def test_a_bad_list_element_is_named_at_once_or_on_its_use(
     text: bytes, old: bytes, new: bytes, field: str
 ) -> None:
     qid = REVIEW_ID if field == "facts" else TODO_ID
     damaged = edited(text, qid, old, new)
-    view = codec_view.read(damaged)
-    assert view is not None
     with pytest.raises(RatchetFileError, match=rf"quests\['{re.escape(qid)}'\]\.{field}"):
-        getattr(view.quests[qid], field)
+        getattr(lazy(damaged).quests[qid], field)
 
 
 def test_a_bad_tests_table_is_named_when_a_quest_needs_it(text: bytes) -> None:
     damaged = text.replace(b'"tests/test_m.py::test_0"', b"0", 1)
-    view = codec_view.read(damaged)
+    view = codec.view(damaged, "quest.json")
     assert view is not None
     assert view.quests[TODO_ID].state is State.TODO  # the rest is shown
     with pytest.raises(RatchetFileError, match=r"tests\[0\]"):
@@ -158,20 +159,25 @@ def test_a_bad_tests_table_is_named_when_a_quest_needs_it(text: bytes) -> None:
 
 def test_a_file_laid_out_otherwise_is_read_by_the_others(text: bytes) -> None:
     indented = json.dumps(json.loads(text), indent=2).encode()
-    assert codec_view.read(indented) is None
-    assert codec_lazy.loads_lazy(indented) == codec.loads(text)
-    assert codec_view.read(text.decode().replace("C.f1", "C.f\u00e91")) is None  # not ASCII
+    assert codec.view(indented, "quest.json") is None
+    assert lazy(indented) == codec.loads(text)
+    not_ascii = text.replace(b"C.f1", "C.f\u00e91".encode())
+    assert codec.view(not_ascii, "quest.json") is None
 
 
-# -- the Structs say what the field-by-field reader says ------------------------------
+# -- the Structs name the fields the writer writes -------------------------------------
 
 
-def test_the_structs_of_both_typed_readers_name_the_fields_the_full_reader_knows() -> None:
-    """A field added to the model and the full reader but not to a Struct would be refused."""
+def test_the_structs_name_every_field_the_writer_writes() -> None:
+    """A field the writer writes but no Struct names would be refused on the next read."""
+
     def names(struct: type) -> set[str]:
         return {field.encode_name for field in fields(struct)}
 
-    assert names(codec_fast.QuestS) == names(codec_view.QuestViewS) == set(codec._QUEST_KEYS)
-    assert names(codec_fast.HeadS) == names(codec_view.HeadViewS) == set(codec._RATCHET_KEYS)
-    assert names(codec_fast.FactS) == set(codec._FACT_KEYS)
-    assert names(codec_fast.EventS) == set(codec._EVENT_KEYS)
+    quest = Quest(id="", file="", qualname="", first=1, last=1, fingerprint="")
+    assert names(codec.QuestS) == set(codec.quest_to_dict(quest)) | {"extra"}
+    head = set(codec.ratchet_to_dict(Ratchet())) | {"policy", "policy_history", "tests"}
+    assert names(codec.HeadS) == head
+    assert names(codec.FactS) == set(Fact("", "", "", "", message="m").to_dict())
+    event = Event(at="", action="", verdict="v", by="b", note="n", reason="r", fingerprint="f")
+    assert names(codec.EventS) == set(event.to_dict())

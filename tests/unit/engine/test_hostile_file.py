@@ -23,7 +23,8 @@ from pytest_quest.core.policy import GatePolicy
 from pytest_quest.engine.codec import dumps, loads
 from pytest_quest.engine.source import source_functions
 from pytest_quest.engine.store import RatchetStore, files_outside, read_regular
-from pytest_quest.engine.strict_json import BadNumber, parse
+from pytest_quest.engine.codec import BadNumber
+from pytest_quest.engine.codec import strict_parse as parse
 
 REPO = Path(__file__).resolve().parents[3]
 

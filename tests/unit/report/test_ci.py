@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
 from pytest_quest.core.ratchet import CheckReport, check_ratchet
 from pytest_quest.core.run import CollectionError
+from pytest_quest.engine import outputs
 from pytest_quest.report import ci
 
 FILE = "src/pkg/calc.py"
@@ -208,10 +209,10 @@ def test_step_summary_and_unwritable_file(tmp_path: Path) -> None:
     assert "### Untracked functions\n" in text
     assert "- `t::bad|x`" in text  # a code span in a list, not a table: the pipe is harmless
     target = tmp_path / "summary.md"
-    assert ci.append_step_summary(str(target), text) is None
-    assert ci.append_step_summary(str(target), text) is None
+    assert outputs.append_step_summary(str(target), text) is None
+    assert outputs.append_step_summary(str(target), text) is None
     assert target.read_text() == text * 2
-    problem = ci.append_step_summary(str(tmp_path / "missing" / "s.md"), text)
+    problem = outputs.append_step_summary(str(tmp_path / "missing" / "s.md"), text)
     assert problem is not None and "GITHUB_STEP_SUMMARY" in problem
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.report.export import _version, write
+from pytest_quest.engine.outputs import write
+from pytest_quest.report.export import _version
 
 
 def test_write_replaces_the_file_and_leaves_no_temporary_file(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The lazy reader of `status` and `next`: the same ratchet, the same refusals, lists on first use."""
+"""Reading for `status` and `next` (``codec.loads(lazy=True)``): same ratchet, same refusals."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ import re
 import pytest
 
 from pytest_quest.core.errors import RatchetFileError
-from pytest_quest.core.model import DECODED_ON_USE, Quest, State
+from pytest_quest.core.model import DECODED_ON_USE, Quest, Ratchet, State
 from pytest_quest.engine.codec import dumps, loads
-from pytest_quest.engine.codec_lazy import loads_lazy, plain
 from pytest_quest.report.text import status_text
 from tests.e2e.test_store_corruption import CORRUPTIONS, VALID, valid_ratchet
 from tests.unit.engine.test_layout import passed, ratchet_of, todo
+
+
+def loads_lazy(text: str | bytes, path: str = "quest.json") -> Ratchet:
+    return loads(text, path, lazy=True)
 
 
 def pending(quest: Quest) -> set[str]:
@@ -98,19 +101,22 @@ def test_what_every_command_reads_is_refused_at_once(kind: str) -> None:
         ("history", [{"at": 5}]),
     ],
 )
-def test_a_bad_element_waits_for_its_use_then_is_named(field: str, value: object) -> None:
+def test_a_bad_element_is_named_at_once_or_on_its_use(field: str, value: object) -> None:
     data = json.loads(VALID)
     sign = next(qid for qid, q in data["quests"].items() if q.get("state", "TODO") == "TODO")
     data["quests"][sign][field] = value
-    ratchet = loads_lazy(json.dumps(data))
     with pytest.raises(RatchetFileError, match=rf"quests\['{re.escape(sign)}'\]\.{field}"):
-        getattr(ratchet.quests[sign], field)
+        getattr(loads_lazy(json.dumps(data)).quests[sign], field)
+    # In the writer's layout, a test index out of range waits for the table's first use.
+    data["quests"][sign].pop(field)
+    laid_out = dumps(loads(json.dumps(data)))
+    assert '"covering_tests": [0]' in laid_out
+    ratchet = loads_lazy(laid_out.replace('"covering_tests": [0]', '"covering_tests": [99]'))
+    with pytest.raises(RatchetFileError, match=r"\.covering_tests\[0\]: expected an index"):
+        [quest.covering_tests for quest in ratchet.quests.values()]
 
 
 def test_a_list_of_another_kind_is_judged_at_once() -> None:
-    assert plain({"missing_lines": [1]}) and not plain({"missing_lines": "1"})
-    assert not plain({"extra": []}) and not plain({"history": None})
-    assert not plain({"state": "PASS"}) and plain({"state": "PASS", "covering_tests": [0]})
     data = json.loads(VALID)
     sign = next(iter(data["quests"]))
     data["quests"][sign]["history"] = {}
