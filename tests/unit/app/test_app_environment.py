@@ -176,7 +176,7 @@ def test_a_quest_gone_before_the_submit_begins_is_a_usage_error_and_nothing_is_w
 
 def test_an_interrupted_command_says_what_it_recorded() -> None:
     assert interrupted_done(0, 0) == "nothing was recorded"
-    assert interrupted_done(1, 1).startswith("no verdict was recorded (this submit counts")
+    assert interrupted_done(1, 1).startswith("no verdict was recorded and no try spent")
     assert interrupted_done(2, 1) == "the ratchet file was already written"
 
 
