@@ -73,11 +73,12 @@ def next_quest(ctx: Context) -> Output:
             )
         )
     # A TODO quest issued for code that changed since: any submit of it is REVIEW
-    # (identity.changed). Passed over (said), unless asked for by id (said too).
+    # (identity.changed). Passed over (said), unless asked for by id or by
+    # --quest-since, which looks for changed code (said too).
     issued = _Issued(ctx.rootdir)
     changed: list[str] = []
     if quest is not None and issued.changed(quest):
-        if ctx.options.quest_id:
+        if ctx.options.quest_id or changes is not None:
             changed = [quest.id]
         else:
             if kept is not None:
@@ -107,7 +108,7 @@ def next_quest(ctx: Context) -> Output:
     }
     head = [text.counts_line(counts, remaining)]
     if changed:
-        head.append(_changed_line(changed, shown_by_id=quest is not None and quest.id in changed))
+        head.append(_changed_line(changed, shown=quest is not None and quest.id in changed))
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         head.insert(0, since_line(changes, ratchet))
@@ -183,10 +184,10 @@ class _Issued:
         return False
 
 
-def _changed_line(changed: list[str], *, shown_by_id: bool) -> str:
+def _changed_line(changed: list[str], *, shown: bool) -> str:
     """What `next` says of quests issued for code that changed since."""
     reopen = "pytest --quest-reopen ID --quest-reason \"...\""
-    if shown_by_id:
+    if shown:
         return (
             f"note: {changed[0]} was issued for code that changed since: any submit of it is "
             f"REVIEW (identity.changed) until a person re-issues it ({reopen})"

@@ -14,7 +14,9 @@ engine/remote_mutant.py, which imports the function's module from the
 mutated tree, before any conftest or test module.  An honest test fails
 there as it did in the mutation child; a test whose expectations came from
 the function passes.  Each such test is named in the child's report and the
-judge makes it REVIEW (``mutation.kill_unconfirmed``, app/trust.py); so is
+judge makes it REVIEW (``mutation.kill_unconfirmed``, app/trust.py), unless
+another stable covering test fails there with the same mutant in place (the
+kill holds; so must the other kills that test was the first to make); so is
 a fresh run that ends without its report.
 
 The fresh process reports over a channel of its own (engine/channel.py,

@@ -541,11 +541,14 @@ def _ignored(config: pytest.Config, arg: str) -> bool:
     path = (Path(str(config.invocation_params.dir)) / arg.split("::")[0]).resolve()
     if root not in path.parents:
         return False
-    for where in [path, *path.parents]:
-        if where == root:
-            return False
-        if config.hook.pytest_ignore_collect(collection_path=where, config=config):
-            return True
+    # From the rootdir down, as pytest walks: a conftest inside an ignored folder (a
+    # vendored project's, which may not even import) is never read.
+    for where in [*(p for p in reversed(path.parents) if root in p.parents), path]:
+        try:
+            if config.hook.pytest_ignore_collect(collection_path=where, config=config):
+                return True
+        except Exception:
+            return False  # collected as named: pytest reports the error there
     return False
 
 
