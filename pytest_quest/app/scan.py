@@ -12,7 +12,6 @@ from pytest_quest.core.model import FunctionFacts, Ratchet, State
 from pytest_quest.core.ratchet import ScanReport, merge_scan
 from pytest_quest.core.seal import config_digest, seal_issued
 from pytest_quest.engine.source import fingerprint_as, partial_branch_lines, read_source
-from pytest_quest.engine.submitted import scanned_configs
 from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.report import text
 from pytest_quest.report.json import Output
@@ -24,12 +23,7 @@ def scan(ctx: Context) -> Output:
     if nothing is not None:
         return nothing
     source = measured(ctx)
-    # With the conftest and configuration files as they are now: what the
-    # submission adds to them is judged against this (engine/submitted.py).
-    test_files = {
-        **digest_test_files(ctx.tests, ctx.rootdir),
-        **scanned_configs(ctx.tests, ctx.rootdir, ctx.child.inifile),
-    }
+    test_files = digest_test_files(ctx.tests, ctx.rootdir)
     now = now_utc()
 
     notes: list[str] = []

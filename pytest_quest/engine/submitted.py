@@ -20,16 +20,6 @@ CONFIG_FILES = (
 )
 
 
-def scanned_configs(search: FileSearch, rootdir: Path, inifile: Path | None = None) -> dict[str, str]:
-    """Digests of the conftest and pytest configuration files, as the scan records them."""
-    found: dict[str, str] = {}
-    for path in _conftests(search, rootdir) + _configs(rootdir, inifile):
-        rel, value = _relative(path, rootdir), _digest(path)
-        if rel is not None and value is not None:
-            found[rel] = value
-    return found
-
-
 def judged_digest(
     search: FileSearch, rootdir: Path, sources: Iterable[str | Path], inifile: Path | None = None
 ) -> str:
@@ -108,4 +98,4 @@ def _digest(path: Path) -> str | None:
         return None
 
 
-__all__ = ["CONFIG_FILES", "judged_digest", "scanned_configs"]
+__all__ = ["CONFIG_FILES", "judged_digest"]
