@@ -697,6 +697,20 @@ def _canonical(data: bytes, doc: HeadS, tests: list[str], quests: dict[str, Ques
     return compact.endswith(b"}") and at + 1 == len(compact)
 
 
+def _default(field: msgspec.structs.FieldInfo) -> Any:
+    if field.default_factory is not msgspec.NODEFAULT:
+        return field.default_factory()
+    return object() if field.required else field.default  # a required field: always written
+
+
+# Each field of the file but `tests` and `quests` (always written), with its default.
+_HEAD_DEFAULTS = [
+    (field.name, _default(field))
+    for field in msgspec.structs.fields(HeadS)
+    if field.name not in ("tests", "quests")
+]
+
+
 def _laid_out(data: bytes, doc: HeadS, quests: dict[str, QuestS]) -> bool:
     """Whether `data` has the writer's lines: one per field of the file and one per quest.
 
@@ -705,12 +719,8 @@ def _laid_out(data: bytes, doc: HeadS, quests: dict[str, QuestS]) -> bool:
     twice inside one quest's line is not seen: the file is shown with its last
     value, and every command that writes refuses it (docs/reliability.md).
     """
-    fields = 2 if doc.tool is not UNSET else 1  # schema, tool
-    fields += doc.policy is not UNSET
-    fields += bool(doc.policy_history)
-    for key, default in layout.TOP_DEFAULTS.items():
-        if key != "tests" and getattr(doc, key) != default:
-            fields += 1
+    # The writer leaves out a field at its default (the Struct's).
+    fields = sum(bool(getattr(doc, name) != default) for name, default in _HEAD_DEFAULTS)
     table = data.find(b'\n"tests": [')
     rows = data.find(b'"quests": {', table)
     if table < 0 or rows < 0:

@@ -13,8 +13,8 @@ Version 2 stores what cannot be recomputed, in the form a review reads best:
 * no ``facts`` that the missing lines and branches give again (what a scan
   writes for a TODO quest); any other facts (a gate's verdict) are kept.
 
-Everything here works on the parsed JSON (dicts); ``engine/codec.py``
-turns those into quests and validates them with the same rules as version 1.
+Everything here works on the parsed JSON (dicts); ``engine/codec.py`` reads
+the file into its Structs and quests.
 """
 
 from __future__ import annotations
@@ -126,30 +126,6 @@ def compact_quest(record: dict[str, Any], index: dict[str, int]) -> dict[str, An
     return out
 
 
-def expand_quest(
-    stored: dict[str, Any], table: list[str]
-) -> tuple[dict[str, Any], tuple[str, str] | None]:
-    """A version-2 quest record with every field, and a bad test index's field and problem.
-
-    Leaves out ``facts`` when the file does (the caller derives them once the
-    missing lines and branches are validated).
-    """
-    record = {**QUEST_DEFAULTS, **stored}
-    tests = record["covering_tests"]
-    if type(tests) is list:
-        names = []
-        for position, entry in enumerate(tests):
-            if type(entry) is not int or not 0 <= entry < len(table):
-                return record, (
-                    f"covering_tests[{position}]",
-                    f"expected an index into `tests` (0 to {len(table) - 1}), "
-                    f"found {json.dumps(entry)[:40]}",
-                )
-            names.append(table[entry])
-        record["covering_tests"] = names
-    return record, None
-
-
 def table_order(previous: list[str], used: dict[str, Any]) -> list[str]:
     """The ``tests`` table to write: `previous` in its order plus new names, or rebuilt sorted.
 
@@ -239,7 +215,6 @@ __all__ = [
     "TOP_DEFAULTS",
     "compact_quest",
     "derived_facts",
-    "expand_quest",
     "migrate_1_to_2",
     "render",
     "table_order",
