@@ -52,13 +52,18 @@ QUESTS = {
 TAKEN_OUT = ("toolz/tests/test_dicttoolz.py", "toolz/sandbox/tests/test_parallel.py")
 
 
-def run(command: list[str], cwd: Path) -> tuple[float, int, str]:
-    """Wall seconds, exit code, standard output."""
+def run(command: list[str], cwd: Path) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds (the process and its children, ``os.wait4``), exit code, output."""
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
     started = time.monotonic()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
-    return time.monotonic() - started, done.returncode, done.stdout
+    with tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.monotonic() - started
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return wall, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status), text
 
 
 def template(python: str, sdist: Path, folder: Path) -> Path:
@@ -68,7 +73,7 @@ def template(python: str, sdist: Path, folder: Path) -> Path:
     root = next(folder.iterdir())
     for path in TAKEN_OUT:
         (root / path).unlink()
-    seconds, code, out = run(
+    seconds, _, code, out = run(
         [python, "-m", "pytest", "--quest", "scan", "--quest-source", "toolz", "-q",
          "-p", "no:cacheprovider"], root,
     )  # fmt: skip
@@ -92,7 +97,7 @@ def covering(root: Path, quest: str) -> list[str]:
 def one(python: str, root: Path, name: str, quest: str) -> dict[str, object]:
     shutil.copy(TESTS / name, root / "toolz" / "tests" / name)
     load = os.getloadavg()[0]
-    wall, code, out = run(
+    wall, cpu, code, out = run(
         [python, "-m", "pytest", "--quest", "submit", "--quest-id", quest, "--quest-format",
          "json", "-p", "no:cacheprovider"], root,
     )  # fmt: skip
@@ -101,13 +106,49 @@ def one(python: str, root: Path, name: str, quest: str) -> dict[str, object]:
     except (ValueError, KeyError) as exc:
         raise SystemExit(f"{quest}: the submit gave no verdict (exit {code}, {exc}):\n{out[-2000:]}")
     tests = covering(root, quest) or [f"toolz/tests/{name}"]
-    plain, plain_code, plain_out = run(
+    plain, plain_cpu, plain_code, plain_out = run(
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], root
     )
     if plain_code != 0:
         raise SystemExit(f"{quest}: the covering tests failed alone:\n{plain_out[-2000:]}")
     return {"quest": quest, "verdict": verdict, "submit": wall, "plain": plain,
-            "tests": len(tests), "load": load}  # fmt: skip
+            "submit_cpu": cpu, "plain_cpu": plain_cpu, "tests": len(tests), "load": load}  # fmt: skip
+
+
+def table(label: str, rows: list[dict[str, object]]) -> list[str]:
+    """Each quest's figures, and the medians against the target."""
+    lines = [
+        f"{label}:",
+        f"{'quest':30} {'verdict':7} {'tests':>5} {'submit s':>8} {'plain s':>7} {'ratio':>6} "
+        f"{'target s':>8} {'cpu s':>6} {'plain cpu':>9} {'cpu ratio':>9} {'load':>5}",
+    ]
+    for row in rows:
+        submit, plain = float(row["submit"]), float(row["plain"])  # type: ignore[arg-type]
+        cpu, plain_cpu = float(row["submit_cpu"]), float(row["plain_cpu"])  # type: ignore[arg-type]
+        name = str(row["quest"]).rpartition("/")[2]
+        lines.append(
+            f"{name:30} {row['verdict']:7} {row['tests']:>5} {submit:8.2f} {plain:7.2f} "
+            f"{submit / plain:6.2f} {2 * plain + 1:8.2f} {cpu:6.2f} {plain_cpu:9.2f} "
+            f"{cpu / plain_cpu:9.2f} {row['load']:5.1f}"
+        )
+
+    def median(key: str) -> float:
+        return statistics.median(float(r[key]) for r in rows)  # type: ignore[arg-type]
+
+    ratios = [float(r["submit"]) / float(r["plain"]) for r in rows]  # type: ignore[arg-type]
+    met = [float(r["submit"]) / (2 * float(r["plain"]) + 1) for r in rows]  # type: ignore[arg-type]
+    cpu_met = [
+        float(r["submit_cpu"]) / (2 * float(r["plain_cpu"]) + 1)  # type: ignore[arg-type]
+        for r in rows
+    ]
+    lines.append(
+        f"median submit {median('submit'):.2f} s (CPU {median('submit_cpu'):.2f} s), median plain "
+        f"{median('plain'):.2f} s (CPU {median('plain_cpu'):.2f} s); median ratio submit/plain "
+        f"{statistics.median(ratios):.2f}; median submit / (2 x plain + 1 s) "
+        f"{statistics.median(met):.2f} wall, {statistics.median(cpu_met):.2f} CPU "
+        f"(at most 1.00: met)"
+    )
+    return lines
 
 
 def main() -> int:
@@ -115,35 +156,26 @@ def main() -> int:
     parser.add_argument("--sdist", type=Path, default=SDIST)
     parser.add_argument("--quests", type=int, default=len(QUESTS))
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument(
+        "--compare", metavar="PYTHON", help="also another checkout's interpreter, quest by quest"
+    )
     args = parser.parse_args()
     if not args.sdist.exists():
         raise SystemExit(f"no sdist at {args.sdist}: pass --sdist (toolz 1.2.0)")
+    pythons = [args.python] + ([args.compare] if args.compare else [])
     with tempfile.TemporaryDirectory(prefix="submit-cost-") as tmp:
         folder = Path(tmp)
-        scanned = template(args.python, args.sdist, folder / "project")
-        rows = [
-            one(args.python, scanned, name, quest)
-            for name, quest in list(QUESTS.items())[: args.quests]
+        roots = [
+            template(python, args.sdist, folder / f"project{index}")
+            for index, python in enumerate(pythons)
         ]
-    print(f"{'quest':34} {'verdict':7} {'tests':>5} {'submit s':>9} {'plain s':>8} "
-          f"{'ratio':>6} {'target s':>9} {'load':>5}")  # fmt: skip
-    ratios, over = [], []
-    for row in rows:
-        submit, plain = float(row["submit"]), float(row["plain"])  # type: ignore[arg-type]
-        target = 2 * plain + 1
-        ratios.append(submit / plain)
-        over.append(submit / target)
-        print(f"{row['quest']:34} {row['verdict']:7} {row['tests']:>5} {submit:9.2f} "
-              f"{plain:8.2f} {submit / plain:6.2f} {target:9.2f} {row['load']:5.1f}")  # fmt: skip
-    submits = [float(r["submit"]) for r in rows]  # type: ignore[arg-type]
-    plains = [float(r["plain"]) for r in rows]  # type: ignore[arg-type]
-    median_target = 2 * statistics.median(plains) + 1
-    print(
-        f"median submit {statistics.median(submits):.2f} s, median plain "
-        f"{statistics.median(plains):.2f} s, target 2 x plain + 1 s = {median_target:.2f} s; "
-        f"median ratio submit/plain {statistics.median(ratios):.2f}; "
-        f"median submit/target {statistics.median(over):.2f} (at most 1.00: met)"
-    )
+        rows: list[list[dict[str, object]]] = [[] for _ in pythons]
+        for name, quest in list(QUESTS.items())[: args.quests]:
+            # Side by side: each interpreter's submit of this quest, one after the other.
+            for index, python in enumerate(pythons):
+                rows[index].append(one(python, roots[index], name, quest))
+    for python, found in zip(pythons, rows):
+        print("\n".join(table(python, found)))
     return 0
 
 
