@@ -36,6 +36,7 @@ from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.plugin import child_channel
+from pytest_quest.plugin.incremental import IncrementalRun
 from pytest_quest.plugin.invocation import (
     answered,
     build_context,
@@ -147,6 +148,10 @@ class QuestSession:
         self.inputs: Inputs | None = None
         self.refused: QuestError | None = None
         self.deselected = 0
+        # scan, check: run only the tests a change can affect (plugin/incremental.py).
+        self.incremental = (
+            IncrementalRun(config, options, measurer) if options.command in ("scan", "check") else None
+        )
 
     # -- pytest hooks --
 
@@ -171,6 +176,12 @@ class QuestSession:
         if self.options.command in RUNNING_COMMANDS and self.refused is None:
             return None
         return True
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # Last: after -k, -m and --deselect, so only tests the user selected are judged.
+        if self.incremental is not None and self.refused is None:
+            self.incremental.select(items)
 
     def is_worker(self) -> bool:
         return hasattr(self.config, "workerinput")
@@ -201,6 +212,8 @@ class QuestSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.incremental is not None:
+            self.incremental.replay(self.outcomes, self.seconds)
         if self.measurer is not None:
             self.measurer.stop()
         if self.worker_dir is not None or hasattr(self.config, "workerinput"):
@@ -232,6 +245,15 @@ class QuestSession:
 
         output = answered(self.options.command, self.store, run)
         self.output = output
+        if self.incremental is not None:
+            whole = (
+                self.refused is None
+                and not self.collection_errors
+                and session.exitstatus
+                in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED)
+                and output.exitcode != 4
+            )
+            output.lines += self.incremental.finish(self.outcomes, self.seconds, whole)
         if (
             self.options.command == "scan"
             and output.exitcode == 0
