@@ -43,6 +43,10 @@ class Plan:
     outcomes: dict[str, str] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
+    def as_data(self) -> dict[str, object]:
+        """The JSON output's ``run``: tests run and kept, and why all ran (None: incremental)."""
+        return {"ran": len(self.run), "kept": len(self.replay), "full": self.full or None}
+
     def summary(self) -> str:
         if self.full:
             return f"full run: {self.full}"

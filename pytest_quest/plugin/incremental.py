@@ -19,6 +19,7 @@ _HARMLESS_FLAGS = {
     "--quest",
     "--quest-format",
     "--quest-full",
+    "--quest-file",
     "--quest-run-data",
     "--quest-strict",
     "--quest-export-to",
@@ -116,20 +117,24 @@ class IncrementalRun:
             outcomes[nodeid] = self.plan.outcomes[nodeid]
             seconds[nodeid] = self.plan.seconds[nodeid]
 
-    def finish(self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool) -> list[str]:
-        """Write the record of this run (`keep`: the run is whole); the lines to show."""
+    def finish(self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool) -> tuple[list[str], dict[str, object] | None]:
+        """Write the record of this run (`keep`: the run is whole); the lines and data to show."""
         if self.why_not:
-            return [f"full run: {self.why_not}"] if self.options.command in ("scan", "check") else []
+            ran = sum(1 for outcome in outcomes.values())
+            return [f"full run: {self.why_not}"], {"ran": ran, "kept": 0, "full": self.why_not}
         if self.plan is None:
-            return []
+            return [], None
         lines = [self.plan.summary()]
+        data = self.plan.as_data()
+        if self.plan.full:
+            data["ran"] = len(outcomes)
         if not keep:
-            return lines
+            return lines, data
         assert isinstance(self.measurer, Measurer) and self.measurer.harvest is not None
         with quiet_coverage():
-            data = self.measurer.cov.get_data()
-            measured = [os.path.abspath(name) for name in data.measured_files()]
-            contexts = set(data.measured_contexts())
+            covdata = self.measurer.cov.get_data()
+            measured = [os.path.abspath(name) for name in covdata.measured_files()]
+            contexts = set(covdata.measured_contexts())
         arcs = {
             test: {os.path.abspath(name): found for name, found in per_file.items()}
             for test, per_file in self.measurer.harvest.tests_arcs().items()
@@ -149,7 +154,7 @@ class IncrementalRun:
             records.save(self.path, run)
         except OSError as exc:
             lines.append(f"warning: the run record {self.path} was not written: {exc}")
-        return lines
+        return lines, data
 
 
 def _xdist_on(config: pytest.Config) -> bool:

@@ -253,7 +253,10 @@ class QuestSession:
                 in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED)
                 and output.exitcode != 4
             )
-            output.lines += self.incremental.finish(self.outcomes, self.seconds, whole)
+            lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
+            output.lines += lines
+            if data is not None and output.exitcode != 4:
+                output.data["run"] = data
         if (
             self.options.command == "scan"
             and output.exitcode == 0
