@@ -187,6 +187,11 @@ def delete_test(p: Path) -> None:
     edit(p / "tests/sub/test_sub.py", "def test_grow(start):\n    assert Box(start).grow(1) == start + 1\n", "")
 
 
+def change_test(p: Path) -> None:
+    # The test now reaches the other branch of `sign`: only running it again shows that.
+    edit(p / "tests/test_calc.py", "assert sign(3) == 1", "assert sign(-3) == -1")
+
+
 def add_test(p: Path) -> None:
     (p / "tests" / "test_more.py").write_text(
         "from pkg.calc import untested\n\n\ndef test_untested():\n    assert untested(1) == 1\n"
@@ -215,6 +220,7 @@ CASES: dict[str, tuple[Callable[[Path], None], str]] = {
     "data file": (change_data_file, "full run: tests/sub/data.json is changed"),
     "deleted tests": (delete_test, "incremental: 3 of 6 tests ran"),
     "deleted test file": (delete_test_file, "incremental: 0 of 5 tests ran"),
+    "changed test": (change_test, "incremental: 3 of 8 tests ran"),
     "new test file": (add_test, "incremental: 1 of 9 tests ran"),
     "new function": (add_function, "incremental: 2 of 8 tests ran"),
 }
