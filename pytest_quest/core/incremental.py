@@ -216,29 +216,28 @@ def line_map(old: str, new: str) -> LineMap:
 def _outline(source: str) -> _Outline | None:
     try:
         tree = ast.parse(source)
-        dropped = _blank_or_comment(source)
+        code = _code_lines(source)
     except (SyntaxError, ValueError, tokenize.TokenError):
         return None
     spans: list[tuple[int, int, str]] = []  # outermost functions: def line, end, qualname
     _function_spans(tree, "", spans)
-    text = source.splitlines()
     ordinals: dict[str, int] = {}
     functions: dict[tuple[str, int], list[tuple[int, str]]] = {}
     in_function: dict[int, str] = {}
     for start, end, qualname in sorted(spans):
         ordinals[qualname] = ordinals.get(qualname, 0) + 1
         functions[(qualname, ordinals[qualname])] = [
-            (n, text[n - 1].rstrip()) for n in range(start, end + 1) if n not in dropped
+            (n, code[n]) for n in range(start, end + 1) if n in code
         ]
         for n in range(start, end + 1):
             in_function[n] = qualname
     starts = {start for start, _, _ in spans}
     skeleton: list[tuple[int, str]] = []
-    for n in range(1, len(text) + 1):
+    for n in range(1, max([*code, *starts, 0]) + 1):
         if n in starts:
             skeleton.append((0, _MARK + in_function[n]))  # the whole function, as one line
-        elif n not in in_function and n not in dropped:
-            skeleton.append((n, text[n - 1].rstrip()))
+        elif n not in in_function and n in code:
+            skeleton.append((n, code[n]))
     return _Outline(functions, skeleton)
 
 
@@ -253,16 +252,20 @@ def _function_spans(node: ast.AST, prefix: str, found: list[tuple[int, int, str]
             _function_spans(child, prefix, found)
 
 
-def _blank_or_comment(source: str) -> set[int]:
-    """Lines holding nothing but blanks or a comment (a multi-line string's lines are kept)."""
+def _code_lines(source: str) -> dict[int, str]:
+    """Each line that holds code, without its comment (a multi-line string's lines are all code)."""
     code: set[int] = set()
+    comments: dict[int, int] = {}
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                          tokenize.DEDENT, tokenize.ENDMARKER):
-            continue
-        code.update(range(token.start[0], token.end[0] + 1))
-    total = len(source.splitlines())
-    return {n for n in range(1, total + 1) if n not in code}
+        if token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.start[1]
+        elif token.type not in _NOT_CODE:
+            code.update(range(token.start[0], token.end[0] + 1))
+    text = source.splitlines()
+    return {n: text[n - 1][: comments.get(n)].rstrip() for n in sorted(code) if n <= len(text)}
+
+
+_NOT_CODE = (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
 
 
 __all__ = [
