@@ -26,7 +26,6 @@ the same but for blank lines and comments; its lines then map one to one.
 from __future__ import annotations
 
 import ast
-import io
 import tokenize
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -256,7 +255,7 @@ def _code_lines(source: str) -> dict[int, str]:
     """Each line that holds code, without its comment (a multi-line string's lines are all code)."""
     code: set[int] = set()
     comments: dict[int, int] = {}
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+    for token in tokenize.generate_tokens(iter(source.splitlines(keepends=True)).__next__):
         if token.type == tokenize.COMMENT:
             comments[token.start[0]] = token.start[1]
         elif token.type not in _NOT_CODE:
