@@ -157,7 +157,7 @@ def dateutil_rows(py: str, sdist: Path, work: Path) -> tuple[list[str], bool]:
         ratios.append(ratio)
         rows.append(
             f"| {file}::{qualname} | {cov_wall:.1f} | {inc_wall:.2f} | {ratio:.3f} | "
-            f"{ran.get('ran')} of {(ran.get('ran') or 0) + (ran.get('kept') or 0)} | "
+            f"{ran.get('ran')} of {int(str(ran.get('ran') or 0)) + int(str(ran.get('kept') or 0))} | "
             f"{'same' if same['same'] else 'DIFFER ' + str(same.get('differ'))} ({same['quests']} quests) |"
             + ("" if good else f" exits {codes} {ran.get('full') or ''}")
         )

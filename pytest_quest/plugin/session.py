@@ -15,19 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.app.audit import audit
-from pytest_quest.app.check import check
 from pytest_quest.app.context import Context, Inputs, RunData, Terminal, resolve_sources
-from pytest_quest.app.dispute import submit_or_dispute
-from pytest_quest.app.export import export
-from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
-from pytest_quest.app.person import accept, exclude, reopen
-from pytest_quest.app.policy import change_policy
 from pytest_quest.app.preflight import preflight
-from pytest_quest.app.scan import scan
-from pytest_quest.app.shard import combine, shard_out
-from pytest_quest.app.status import status
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport, failed_tests, passed_tests
 from pytest_quest.engine.borrowed import BorrowedCoverage
@@ -58,20 +48,42 @@ RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 # The commands whose inputs are checked before the suite runs (app/preflight.py).
 PREFLIGHT_COMMANDS = ("scan", "check", "audit")
 
-USE_CASES: dict[str, Callable[[Context], Output]] = {
-    "scan": scan,
-    "next": next_quest,
-    "submit": submit_or_dispute,
-    "status": status,
-    "check": check,
-    "audit": audit,
-    "export": export,
-    "reopen": reopen,
-    "accept": accept,
-    "policy": change_policy,
-    "exclude": exclude,
-    "combine": combine,
-}
+
+def use_case(command: str) -> Callable[[Context], Output] | None:
+    """The use case of `command`, or None.
+
+    Its module is imported when its command runs, for start-up time: a scan
+    or a check does not load the gate, the mutation check and the commands
+    that run no test (0.2 s of a small suite's scan).
+    """
+    if command == "scan":
+        from pytest_quest.app.scan import scan
+
+        return scan
+    if command == "check":
+        from pytest_quest.app.check import check
+
+        return check
+    if command in ("next", "status", "export", "combine"):
+        from pytest_quest.app.export import export
+        from pytest_quest.app.next import next_quest
+        from pytest_quest.app.shard import combine
+        from pytest_quest.app.status import status
+
+        return {"next": next_quest, "status": status, "export": export, "combine": combine}[command]
+    if command in ("submit", "audit"):
+        from pytest_quest.app.audit import audit
+        from pytest_quest.app.dispute import submit_or_dispute
+
+        return submit_or_dispute if command == "submit" else audit
+    if command in ("reopen", "accept", "exclude", "policy"):
+        from pytest_quest.app.person import accept, exclude, reopen
+        from pytest_quest.app.policy import change_policy
+
+        return {"reopen": reopen, "accept": accept, "exclude": exclude, "policy": change_policy}[
+            command
+        ]
+    return None
 
 
 def start_measuring(early_config: pytest.Config, command: str) -> Measurer | None:
@@ -330,11 +342,13 @@ class QuestSession:
                     search_for_tests(self.config, use_args=False), self.rootdir
                 ),
             )
+            from pytest_quest.app.shard import shard_out  # start-up time (see use_case)
+
             return shard_out(self.context(), run)
-        use_case = USE_CASES.get(command or "")
-        if use_case is None:
+        found = use_case(command or "")
+        if found is None:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")
-        return use_case(self.context(view))
+        return found(self.context(view))
 
     def context(self, view: Terminal | None = None) -> Context:
         """What the use cases need from this pytest invocation, as plain values and callables."""
