@@ -38,7 +38,6 @@ from pytest_quest.plugin.invocation import (
 )
 from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
 from pytest_quest.plugin.quiet import is_quiet
-from pytest_quest.plugin.shards import shard_run
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_json
@@ -332,6 +331,8 @@ class QuestSession:
         if command == "_measure":
             return self.write_measurement()
         if self.options.shard_out is not None:  # a CI job's part of the suite (app/shard.py)
+            from pytest_quest.plugin.shards import shard_run  # start-up time (see use_case)
+
             run = shard_run(
                 self.measurer,
                 rootdir=self.rootdir,
