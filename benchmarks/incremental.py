@@ -4,7 +4,7 @@
         --dateutil /tmp/incr/python_dateutil-4.0.0
 
 `--python` has pytest-quest (this checkout), pytest-cov and the suite's test
-needs (hypothesis, freezegun, tzdata).  `--dateutil` is the unpacked sdist
+needs (hypothesis, freezegun, tzdata, attrs).  `--dateutil` is the unpacked sdist
 (``pip download --no-deps --no-binary :all: python-dateutil``); it is copied
 under ``--work`` and made a git repository.
 

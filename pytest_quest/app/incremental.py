@@ -42,6 +42,8 @@ class Plan:
     replay: dict[str, dict[str, Arcs]] = field(default_factory=dict)
     outcomes: dict[str, str] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: A previous run was recorded (and read).
+    recorded: bool = True
 
     def as_data(self) -> dict[str, object]:
         """The JSON output's ``run``: tests run and kept, and why all ran (None: incremental)."""
@@ -73,7 +75,8 @@ def plan(
     `environment` are now's (engine/incremental.py).
     """
     if isinstance(record, str):
-        return Plan(files, full=record)
+        # None recorded: nothing to say; one unreadable: said.
+        return Plan(files, full=record, recorded=not record.startswith(records.NONE_RECORDED))
     for key, value in environment.items():
         was = record.environment.get(key)
         if was != value:

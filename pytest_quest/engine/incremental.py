@@ -23,6 +23,7 @@ from typing import Any
 from pytest_quest.core.incremental import RecordedTest, arc_lines
 
 FORMAT = "pytest-quest run record"
+NONE_RECORDED = "no previous run recorded"
 VERSION = 1
 # Folders never holding the project's own inputs: caches, environments, VCS data.
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
@@ -100,7 +101,7 @@ def load(path: Path) -> RunRecord | str:
     try:
         body = json.loads(gzip.decompress(path.read_bytes()))
     except FileNotFoundError:
-        return f"no previous run recorded at {path}"
+        return f"{NONE_RECORDED} at {path}"
     except (OSError, EOFError, ValueError) as exc:
         return f"the run record {path} is unreadable ({exc})"
     if not isinstance(body, dict) or body.get("format") != FORMAT:
@@ -203,6 +204,7 @@ def installed_packages() -> str:
 
 
 __all__ = [
+    "NONE_RECORDED",
     "RunRecord",
     "default_path",
     "environment",

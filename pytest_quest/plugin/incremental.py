@@ -120,11 +120,12 @@ class IncrementalRun:
     def finish(self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool) -> tuple[list[str], dict[str, object] | None]:
         """Write the record of this run (`keep`: the run is whole); the lines and data to show."""
         if self.why_not:
-            ran = sum(1 for outcome in outcomes.values())
-            return [f"full run: {self.why_not}"], {"ran": ran, "kept": 0, "full": self.why_not}
+            # Said in JSON only: such runs are always full (docs/ci.md), a line each time is noise.
+            return [], {"ran": len(outcomes), "kept": 0, "full": self.why_not}
         if self.plan is None:
             return [], None
-        lines = [self.plan.summary()]
+        # A first run has nothing to be incremental against: nothing to say.
+        lines = [self.plan.summary()] if self.plan.recorded else []
         data = self.plan.as_data()
         if self.plan.full:
             data["ran"] = len(outcomes)

@@ -265,7 +265,7 @@ class QuestSession:
                 and output.exitcode != 4
             )
             lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
-            output.lines += lines
+            output.lines[:0] = lines
             if data is not None and output.exitcode != 4:
                 output.data["run"] = data
         if (
