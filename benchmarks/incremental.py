@@ -45,6 +45,12 @@ CHANGES = [
     ("src/dateutil/relativedelta.py", "relativedelta.normalized"),
     ("src/dateutil/rrule.py", "rrulebase.count"),
 ]
+# Tests of python-dateutil 4.0.0 that fail against this machine's time zone data (not ours to judge).
+ENVIRONMENT_FAILURES = [
+    "tests/test_tz.py::test_gettz_link[tzpath-Europe/Monaco-Europe/Paris]",
+    "tests/test_tzfile.py::test_gettz_local_abbreviation_without_time_zone_data",
+    "tests/test_tzpath_data.py::test_dst_matches_tzdata_zi[tzpath]",
+]
 COMPARE = """
 import json, sys
 from pytest_quest.engine.codec import dumps_v1, loads
@@ -125,7 +131,8 @@ def dateutil_rows(
     project = work / "dateutil"
     records = work / "records"
     env = child_env({"PYTHONPATH": "src"})
-    base = [py, "-m", "pytest", "tests", "-p", "no:cacheprovider", "-q"]
+    base = [py, "-m", "pytest", "tests", "-p", "no:cacheprovider", "-q",
+            *(f"--deselect={test}" for test in ENVIRONMENT_FAILURES)]
     quest = [*base, "--quest-source=src/dateutil"]
     ok = True
     if reuse and (records / "base.gz").exists() and (records / "recording.txt").exists():
