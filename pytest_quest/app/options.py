@@ -78,6 +78,9 @@ class QuestOptions:
     base_file: str | None = None
     # scan, check: write this job's shard here instead of the ratchet (app/shard.py).
     shard_out: Path | None = None
+    # scan, check: run every test (no incremental selection), and where the run record is.
+    full: bool = False
+    run_data: Path | None = None
     # combine: the shard folders (its positional arguments).
     shards: list[Path] = field(default_factory=list)
 

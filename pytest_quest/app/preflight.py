@@ -15,10 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_quest.app.context import Context, Inputs, load_ratchet
-from pytest_quest.app.export import export_target
-from pytest_quest.app.policy import since_time
-from pytest_quest.app.rejudge import load_base
-from pytest_quest.app.since import load_changes
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.words import counted
 from pytest_quest.engine.shard import prepare_folder
@@ -55,6 +51,11 @@ def scan_inputs(ctx: Context) -> None:
 
 def check_inputs(ctx: Context) -> Inputs:
     """The check's ratchet file, its base and its changes since a ref; its export target checked."""
+    # Imported here, for start-up time: a scan needs none of them (0.1 s).
+    from pytest_quest.app.export import export_target
+    from pytest_quest.app.rejudge import load_base
+    from pytest_quest.app.since import load_changes
+
     ratchet = load_ratchet(ctx)
     base = load_base(ctx)
     changes = load_changes(ctx)
@@ -65,6 +66,8 @@ def check_inputs(ctx: Context) -> Inputs:
 
 def audit_inputs(ctx: Context) -> Inputs:
     """The audit's ratchet file; its mutation check on and its ``--quest-since`` readable."""
+    from pytest_quest.app.policy import since_time  # start-up time, as in check_inputs
+
     if not ctx.options.mutants:
         raise QuestUsageError(
             "audit is the mutation check, and --quest-mutants is off: drop "

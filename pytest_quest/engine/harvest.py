@@ -53,6 +53,8 @@ class Harvest:
         self.who: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
         # Threads older than the running test write elsewhere (engine/threads.py).
         self.fence = ThreadFence(collector)
+        # Each passing test's own arcs, when an incremental run's record is kept (`keep_tests`).
+        self.kept: list[tuple[str, dict[str, set[Any]]]] | None = None
 
     @classmethod
     def attach(cls, cov: Any) -> Harvest | None:
@@ -96,6 +98,11 @@ class Harvest:
             for name, arcs in taken.items():
                 self.outside[name] |= arcs
             return
+        self._passed(ended, taken)
+
+    def _passed(self, test: str, taken: dict[str, set[Any]]) -> None:
+        if self.kept is not None:
+            self.kept.append((test, taken))
         for name, arcs in taken.items():
             self.passing[name] |= arcs
             anchors = self.anchors.get(name)
@@ -109,7 +116,37 @@ class Harvest:
             touched = set().union(*set(map(anchors.__getitem__, arcs)))
             who = self.who[name]
             for anchor in touched:
-                who[anchor].append(ended)
+                who[anchor].append(test)
+
+    def keep_tests(self) -> None:
+        """Keep each passing test's own arcs too (`tests_arcs`): the record of incremental runs."""
+        self.kept = []
+
+    def replay(self, test: str, arcs: dict[str, list[tuple[int, int]]]) -> None:
+        """Count `arcs` (file name -> arcs) as a passing test's, as if `test` had just run here."""
+        pack = self.pack
+        self._passed(test, {name: {pack(arc) for arc in found} for name, found in arcs.items()})
+
+    def tests_arcs(self) -> dict[str, dict[str, list[tuple[int, int]]]]:
+        """Each kept passing test's arcs, per measured file (as coverage.py names it)."""
+        mapped = self.collector.cached_mapped_file
+        found: dict[str, dict[str, list[tuple[int, int]]]] = {}
+        for test, taken in self.kept or ():
+            per_file = found.setdefault(test, {})
+            for name, arcs in taken.items():
+                per_file.setdefault(mapped(name), []).extend(map(self.unpack, arcs))
+        return found
+
+    def pack(self, arc: tuple[int, int]) -> Any:
+        if not self.packed:
+            return arc
+        first, second = arc
+        packed = abs(first) | (abs(second) << 28)
+        if first < 0:
+            packed |= 1 << 56
+        if second < 0:
+            packed |= 1 << 57
+        return packed
 
     def anchors_of(self, name: str, arc: Any) -> tuple[int, ...]:
         line_anchor = self.line_anchor.get(name)
@@ -141,7 +178,11 @@ class Harvest:
         unpack = self.unpack
 
         def rows(data: dict[str, set[Any]]) -> dict[str, list[tuple[int, int]]]:
-            return {mapped(name): [unpack(arc) for arc in arcs] for name, arcs in data.items()}
+            found: dict[str, list[tuple[int, int]]] = {}
+            # Two names of one file (a replayed test's and the tracer's) are one file.
+            for name, arcs in data.items():
+                found.setdefault(mapped(name), []).extend(unpack(arc) for arc in arcs)
+            return found
 
         covdata.set_context(None)
         covdata.add_arcs(rows(self.outside))

@@ -194,6 +194,11 @@ class Measurer:
         ]
 
     @property
+    def harvest(self) -> Harvest | None:
+        """The per-test fold of the running measurement (None: coverage.py's own contexts)."""
+        return self._harvest
+
+    @property
     def notes(self) -> list[str]:
         """What was left out of the child processes' data, and why (one line per test)."""
         return list(self.children.notes) if self.children is not None else []

@@ -309,6 +309,20 @@ _OPTIONS: list[_Option] = [
         metavar="PATTERN",
         help="L2: quest ids or path globs not to verify (repeatable)",
     ),
+    _option(
+        "--quest-full",
+        ini_type="bool",
+        default=False,
+        action="store_true",
+        help="scan, check: run every test, not only those a change since the last run can affect",
+    ),
+    _option(
+        "--quest-run-data",
+        ini_type="string",
+        parse=partial(parse_text, what="path"),
+        metavar="PATH",
+        help="scan, check: the record of the last run (default: quest.run.gz beside the ratchet file)",
+    ),
 ]
 
 _BY_NAME = {option.name: option for option in _OPTIONS}

@@ -28,6 +28,7 @@ from pytest_quest.app.options import (
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.policy import GatePolicy
 from pytest_quest.core.policy import from_dict as policy_from_dict
+from pytest_quest.engine.incremental import default_path
 from pytest_quest.plugin.option_table import (
     _ALLOWED,
     _BY_NAME,
@@ -247,7 +248,17 @@ def resolve(config: pytest.Config) -> QuestOptions:
         base_file=values["quest_base_file"],
         shard_out=invocation / values["quest_shard_out"] if values["quest_shard_out"] else None,
         shards=[invocation / str(arg) for arg in positional] if command == "combine" else [],
+        full=bool(values["quest_full"]),
+        run_data=_run_data(values["quest_run_data"], rootdir, quest_file),
     )
+
+
+def _run_data(given: Any, rootdir: Path, quest_file: Path) -> Path:
+    """The run record's path: as given (relative to the rootdir), else beside the ratchet file."""
+    if not given:
+        return default_path(quest_file)
+    path = Path(os.fspath(given))
+    return path if path.is_absolute() else rootdir / path
 
 
 def shard_check_options(values: dict[str, Any]) -> list[str]:

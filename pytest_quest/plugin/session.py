@@ -15,19 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_quest.app.audit import audit
-from pytest_quest.app.check import check
 from pytest_quest.app.context import Context, Inputs, RunData, Terminal, resolve_sources
-from pytest_quest.app.dispute import submit_or_dispute
-from pytest_quest.app.export import export
-from pytest_quest.app.next import next_quest
 from pytest_quest.app.options import QuestOptions
-from pytest_quest.app.person import accept, exclude, reopen
-from pytest_quest.app.policy import change_policy
 from pytest_quest.app.preflight import preflight
-from pytest_quest.app.scan import scan
-from pytest_quest.app.shard import combine, shard_out
-from pytest_quest.app.status import status
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport, failed_tests, passed_tests
 from pytest_quest.engine.borrowed import BorrowedCoverage
@@ -36,6 +26,7 @@ from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.plugin import child_channel
+from pytest_quest.plugin.incremental import IncrementalRun
 from pytest_quest.plugin.invocation import (
     answered,
     build_context,
@@ -47,7 +38,6 @@ from pytest_quest.plugin.invocation import (
 )
 from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
 from pytest_quest.plugin.quiet import is_quiet
-from pytest_quest.plugin.shards import shard_run
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_json
@@ -57,20 +47,42 @@ RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 # The commands whose inputs are checked before the suite runs (app/preflight.py).
 PREFLIGHT_COMMANDS = ("scan", "check", "audit")
 
-USE_CASES: dict[str, Callable[[Context], Output]] = {
-    "scan": scan,
-    "next": next_quest,
-    "submit": submit_or_dispute,
-    "status": status,
-    "check": check,
-    "audit": audit,
-    "export": export,
-    "reopen": reopen,
-    "accept": accept,
-    "policy": change_policy,
-    "exclude": exclude,
-    "combine": combine,
-}
+
+def use_case(command: str) -> Callable[[Context], Output] | None:
+    """The use case of `command`, or None.
+
+    Its module is imported when its command runs, for start-up time: a scan
+    or a check does not load the gate, the mutation check and the commands
+    that run no test (0.2 s of a small suite's scan).
+    """
+    if command == "scan":
+        from pytest_quest.app.scan import scan
+
+        return scan
+    if command == "check":
+        from pytest_quest.app.check import check
+
+        return check
+    if command in ("next", "status", "export", "combine"):
+        from pytest_quest.app.export import export
+        from pytest_quest.app.next import next_quest
+        from pytest_quest.app.shard import combine
+        from pytest_quest.app.status import status
+
+        return {"next": next_quest, "status": status, "export": export, "combine": combine}[command]
+    if command in ("submit", "audit"):
+        from pytest_quest.app.audit import audit
+        from pytest_quest.app.dispute import submit_or_dispute
+
+        return submit_or_dispute if command == "submit" else audit
+    if command in ("reopen", "accept", "exclude", "policy"):
+        from pytest_quest.app.person import accept, exclude, reopen
+        from pytest_quest.app.policy import change_policy
+
+        return {"reopen": reopen, "accept": accept, "exclude": exclude, "policy": change_policy}[
+            command
+        ]
+    return None
 
 
 def start_measuring(early_config: pytest.Config, command: str) -> Measurer | None:
@@ -147,6 +159,10 @@ class QuestSession:
         self.inputs: Inputs | None = None
         self.refused: QuestError | None = None
         self.deselected = 0
+        # scan, check: run only the tests a change can affect (plugin/incremental.py).
+        self.incremental = (
+            IncrementalRun(config, options, measurer) if options.command in ("scan", "check") else None
+        )
 
     # -- pytest hooks --
 
@@ -171,6 +187,12 @@ class QuestSession:
         if self.options.command in RUNNING_COMMANDS and self.refused is None:
             return None
         return True
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # Last: after -k, -m and --deselect, so only tests the user selected are judged.
+        if self.incremental is not None and self.refused is None:
+            self.incremental.select(items)
 
     def is_worker(self) -> bool:
         return hasattr(self.config, "workerinput")
@@ -201,6 +223,8 @@ class QuestSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.incremental is not None:
+            self.incremental.replay(self.outcomes, self.seconds)
         if self.measurer is not None:
             self.measurer.stop()
         if self.worker_dir is not None or hasattr(self.config, "workerinput"):
@@ -232,6 +256,18 @@ class QuestSession:
 
         output = answered(self.options.command, self.store, run)
         self.output = output
+        if self.incremental is not None:
+            whole = (
+                self.refused is None
+                and not self.collection_errors
+                and session.exitstatus
+                in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED)
+                and output.exitcode != 4
+            )
+            lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
+            output.lines[:0] = lines
+            if data is not None and output.exitcode != 4:
+                output.data["run"] = data
         if (
             self.options.command == "scan"
             and output.exitcode == 0
@@ -295,6 +331,8 @@ class QuestSession:
         if command == "_measure":
             return self.write_measurement()
         if self.options.shard_out is not None:  # a CI job's part of the suite (app/shard.py)
+            from pytest_quest.plugin.shards import shard_run  # start-up time (see use_case)
+
             run = shard_run(
                 self.measurer,
                 rootdir=self.rootdir,
@@ -305,11 +343,13 @@ class QuestSession:
                     search_for_tests(self.config, use_args=False), self.rootdir
                 ),
             )
+            from pytest_quest.app.shard import shard_out  # start-up time (see use_case)
+
             return shard_out(self.context(), run)
-        use_case = USE_CASES.get(command or "")
-        if use_case is None:
+        found = use_case(command or "")
+        if found is None:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")
-        return use_case(self.context(view))
+        return found(self.context(view))
 
     def context(self, view: Terminal | None = None) -> Context:
         """What the use cases need from this pytest invocation, as plain values and callables."""

@@ -1,0 +1,215 @@
+"""The run record of incremental scan and check: what the last full-fact run measured, per test.
+
+One gzip'd JSON file beside the ratchet file (``quest.run.gz`` by default,
+``--quest-run-data PATH``): the environment's key, a digest of every project
+file, the texts of the measured source files (to map old lines to new), and
+per test its outcome, time and arcs in the code under test.  Identical arc
+lists are stored once.  The selection rule is core/incremental.py's.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_quest.core.incremental import RecordedTest, arc_lines
+
+FORMAT = "pytest-quest run record"
+NONE_RECORDED = "no previous run recorded"
+VERSION = 1
+# Folders never holding the project's own inputs: caches, environments, VCS data.
+_SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
+
+Arcs = list[tuple[int, int]]
+
+
+@dataclass
+class RunRecord:
+    """One run's measurement, per test (outcome, seconds, arcs per source file)."""
+
+    environment: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    test_files: list[str] = field(default_factory=list)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    arcs: dict[str, dict[str, Arcs]] = field(default_factory=dict)
+    children: set[str] = field(default_factory=set)
+
+    def recorded_tests(self) -> dict[str, RecordedTest]:
+        return {
+            nodeid: RecordedTest(
+                outcome=outcome,
+                lines={path: arc_lines(arcs) for path, arcs in self.arcs.get(nodeid, {}).items()},
+                children=nodeid in self.children,
+            )
+            for nodeid, outcome in self.outcomes.items()
+        }
+
+
+def default_path(quest_file: Path) -> Path:
+    return quest_file.with_name(quest_file.stem + ".run.gz")
+
+
+def save(path: Path, record: RunRecord) -> None:
+    """Write `record` to `path` atomically (a reader sees the old file or the new one)."""
+    sets: dict[tuple[int, ...], int] = {}
+    tests: dict[str, list[Any]] = {}
+    for nodeid, outcome in record.outcomes.items():
+        per_file = {}
+        for file, arcs in record.arcs.get(nodeid, {}).items():
+            flat = tuple(n for arc in sorted(arcs) for n in arc)
+            per_file[file] = sets.setdefault(flat, len(sets))
+        tests[nodeid] = [
+            outcome,
+            round(record.seconds.get(nodeid, 0.0), 6),
+            nodeid in record.children,
+            per_file,
+        ]
+    body = {
+        "format": FORMAT,
+        "version": VERSION,
+        "environment": record.environment,
+        "files": record.files,
+        "sources": record.sources,
+        "test_files": sorted(record.test_files),
+        "tests": tests,
+        "arcsets": [list(flat) for flat in sets],
+    }
+    data = gzip.compress(json.dumps(body, separators=(",", ":")).encode("utf-8"), 6, mtime=0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def load(path: Path) -> RunRecord | str:
+    """The record at `path`, or why there is none to use (missing, unreadable, another format)."""
+    try:
+        body = json.loads(gzip.decompress(path.read_bytes()))
+    except FileNotFoundError:
+        return f"{NONE_RECORDED} at {path}"
+    except (OSError, EOFError, ValueError) as exc:
+        return f"the run record {path} is unreadable ({exc})"
+    if not isinstance(body, dict) or body.get("format") != FORMAT:
+        return f"{path} is not a pytest-quest run record"
+    if body.get("version") != VERSION:
+        return f"the run record {path} has version {body.get('version')!r}, not {VERSION}"
+    try:
+        arcsets = [
+            [(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
+            for flat in body["arcsets"]
+        ]
+        record = RunRecord(
+            environment={str(k): str(v) for k, v in body["environment"].items()},
+            files={str(k): str(v) for k, v in body["files"].items()},
+            sources={str(k): str(v) for k, v in body["sources"].items()},
+            test_files=[str(f) for f in body["test_files"]],
+        )
+        for nodeid, (outcome, seconds, children, per_file) in body["tests"].items():
+            record.outcomes[nodeid] = str(outcome)
+            record.seconds[nodeid] = float(seconds)
+            if children:
+                record.children.add(nodeid)
+            record.arcs[nodeid] = {str(f): arcsets[int(i)] for f, i in per_file.items()}
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        return f"the run record {path} is damaged ({type(exc).__name__}: {exc})"
+    return record
+
+
+def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
+    """Every file of the project under `rootdir` (path relative, forward slashes) -> its digest.
+
+    Hidden folders (VCS, virtual environments, caches), ``__pycache__``, build
+    output and coverage data files are left out, and so are `leave_out` (the
+    ratchet file, the run record and their locks).
+    """
+    skipped = {os.path.realpath(p) for p in leave_out}
+    found: dict[str, str] = {}
+    for folder, dirs, files in os.walk(rootdir):
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in _SKIP_DIRS
+            and not d.endswith(".egg-info")
+            and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))
+        )
+        for name in files:
+            if name.startswith(".coverage") and name != ".coveragerc":
+                continue
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            full = os.path.join(folder, name)
+            if os.path.realpath(full) in skipped or any(
+                os.path.realpath(full).startswith(s + ".") for s in skipped
+            ):
+                continue
+            try:
+                with open(full, "rb") as handle:
+                    digest = hashlib.sha1(handle.read()).hexdigest()
+            except OSError:
+                continue  # a socket, a file gone meanwhile: not an input
+            rel = os.path.relpath(full, rootdir).replace(os.sep, "/")
+            found[rel] = digest
+    return found
+
+
+def environment(args: Iterable[str], sources: Iterable[str], extra: Mapping[str, str]) -> dict[str, str]:
+    """What, outside the project's files, shapes the run: a change to any reruns everything."""
+    return {
+        "python": sys.version.split()[0] + " " + sys.implementation.name,
+        "platform": sys.platform,
+        "executable": sys.executable,
+        "installed packages": installed_packages(),
+        "arguments": " ".join(args),
+        "sources": " ".join(sorted(sources)),
+        **extra,
+    }
+
+
+def installed_packages() -> str:
+    """A digest of the distributions on ``sys.path`` (name and version), and of ``.pth`` files.
+
+    Read from the folders' listings: ``importlib.metadata.distributions()``
+    opens every package's metadata (0.1 s on a small environment).  A
+    distribution's folder is named by its version (``name-1.2.dist-info``);
+    an editable install's code is the project's, digested with its files.
+    """
+    names: list[str] = []
+    for folder in sys.path:
+        try:
+            entries = os.listdir(folder or ".")
+        except OSError:
+            continue
+        names += [
+            f"{folder}/{entry}"
+            for entry in entries
+            if entry.endswith((".dist-info", ".egg-info", ".pth", ".egg-link"))
+        ]
+    return hashlib.sha1("\n".join(sorted(names)).encode()).hexdigest()
+
+
+__all__ = [
+    "NONE_RECORDED",
+    "RunRecord",
+    "default_path",
+    "environment",
+    "installed_packages",
+    "load",
+    "project_files",
+    "save",
+]

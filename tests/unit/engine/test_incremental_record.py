@@ -1,0 +1,66 @@
+"""The run record of incremental runs: written and read back whole, refused when damaged."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from pytest_quest.engine.incremental import (
+    RunRecord,
+    default_path,
+    environment,
+    load,
+    project_files,
+    save,
+)
+
+
+def test_a_record_reads_back_as_written_and_identical_arcs_are_stored_once(tmp_path: Path) -> None:
+    arcs = [(1, 2), (2, -1)]
+    record = RunRecord(
+        environment={"python": "3.11"},
+        files={"src/a.py": "d1"},
+        sources={"src/a.py": "x = 1\n"},
+        test_files=["tests/test_a.py"],
+        outcomes={"t::a": "passed", "t::b": "passed", "t::c": "failed"},
+        seconds={"t::a": 0.5, "t::b": 0.25, "t::c": 1.0},
+        arcs={"t::a": {"src/a.py": arcs}, "t::b": {"src/a.py": list(reversed(arcs))}},
+        children={"t::b"},
+    )
+    path = tmp_path / "quest.run.gz"
+    save(path, record)
+    assert load(path) == RunRecord(
+        **{**record.__dict__, "arcs": {**record.arcs, "t::b": {"src/a.py": arcs}, "t::c": {}}}
+    )
+    assert gzip.decompress(path.read_bytes()).count(b"[1,2,2,-1]") == 1
+
+
+def test_a_missing_damaged_or_foreign_record_is_a_reason_not_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "quest.run.gz"
+    assert load(path) == f"no previous run recorded at {path}"
+    path.write_bytes(b"not gzip")
+    assert "is unreadable" in str(load(path))
+    path.write_bytes(gzip.compress(b'{"format": "other"}'))
+    assert load(path) == f"{path} is not a pytest-quest run record"
+    path.write_bytes(gzip.compress(b'{"format": "pytest-quest run record", "version": 1}'))
+    assert "is damaged" in str(load(path))
+
+
+def test_project_files_leave_out_caches_environments_and_the_ratchet(tmp_path: Path) -> None:
+    for name in ("src/a.py", "tests/data.json", ".coveragerc", ".git/HEAD", "src/__pycache__/a.pyc",
+                 "venv/pyvenv.cfg", "venv/lib/x.py", ".coverage", "quest.json", "quest.json.lock",
+                 "quest.run.gz"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(name)
+    quest = tmp_path / "quest.json"
+    found = project_files(tmp_path, [quest, default_path(quest)])
+    assert sorted(found) == [".coveragerc", "src/a.py", "tests/data.json"]
+    (tmp_path / "tests/data.json").write_text("changed")
+    assert project_files(tmp_path, [quest])["tests/data.json"] != found["tests/data.json"]
+
+
+def test_the_environment_key_names_python_arguments_and_sources() -> None:
+    key = environment(["-k", "fast"], ["src/pkg"], {"subprocesses measured": "True"})
+    assert key["arguments"] == "-k fast" and key["sources"] == "src/pkg"
+    assert key["python"].split()[0].count(".") == 2
+    assert len(key["installed packages"]) == 40
