@@ -70,6 +70,7 @@ def targets(
             tuple(sorted(quest.covering_tests)),
             quest.id,
             operators,
+            confirm_kills=False,  # as audit: the project's own tests, no fresh run per kill
         )
         chosen.append((quest.id, target))
     if limit is not None and len(chosen) > limit:

@@ -40,9 +40,10 @@ from typing import Any
 
 ENGINES_ENV = "PYTEST_QUEST_SANDBOX_ENGINES"
 SETUPS = ("required", "off")
-# Fields of a quest the sandbox key of the policy reaches: the digest of the
-# policy sealed into each quest, and the policy a baseline PASS records.
-POLICY_FIELDS = ("config_digest", "issued_seal", "passed_policy")
+# Fields of a quest's `extra` that differ by design: the digest of the policy (its
+# sandbox key) sealed into each quest, the policy a baseline PASS records, and the
+# seals that digest those or the time of the PASS.
+POLICY_FIELDS = ("config_digest", "issued_seal", "pass_seal", "passed_policy")
 TIMES = ("issued_at", "passed_at", "scanned_at")
 
 
