@@ -176,3 +176,16 @@ class Reader:
                           [{"self": reader}]))  # fmt: skip
     assert found.witness is None and found.hidden == "self"
     assert found.record()["escapes"] == "the mutant leaves the private state of self otherwise"
+
+
+def test_a_tuple_argument_is_varied_without_hypothesis_warning_of_a_strategys_truth() -> None:
+    # Each element's strategy is chosen by whether one exists, never by its truth value:
+    # Hypothesis warns at `bool(strategy)`, once per element, into the mutation child's log.
+    import warnings
+
+    original = "def pick(pair):\n    return pair[0]\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = search(target(original, original.replace("pair[0]", "pair[0] + ''"), "pick",
+                              [{"pair": ("ab", "cd")}]))  # fmt: skip
+    assert found.witness is None and found.calls > 1
