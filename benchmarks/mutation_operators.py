@@ -42,6 +42,7 @@ from typing import Any
 
 from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS, plan_mutants
 from pytest_quest.core.observed import held_because, observed_text, witness_text
+from pytest_quest.engine.clean_search import SearchPath
 from pytest_quest.engine.codec import loads
 from pytest_quest.engine.mutation import Target, run_mutation_checks
 from pytest_quest.engine.source import facts_from_source
@@ -78,6 +79,15 @@ def targets(
     return chosen
 
 
+def search_path(root: Path) -> SearchPath:
+    """Where the clean witness search imports from, as audit sets it (app/deep_checks.py)."""
+    ratchet = loads((root / "quest.json").read_bytes(), "quest.json")
+    sources = [(root / s).resolve() for s in (ratchet.policy.sources if ratchet.policy else [])]
+    path = [str(root), *(str(source.parent) for source in sources)]
+    roots = sources or [root]
+    return SearchPath(tuple(dict.fromkeys(path)), tuple(str(r) for r in roots))
+
+
 def measure(
     root: Path, chosen: list[tuple[str, Target]], batch: int, timeout: float, out: Path | None
 ) -> list[Any]:
@@ -91,6 +101,7 @@ def measure(
             inifile=None,
             timeout=timeout * len(part),
             cwd=root,
+            search_path=search_path(root),
         )
         print(
             f"  {at + len(part)}/{len(chosen)} functions, {time.monotonic() - started:.0f} s",
