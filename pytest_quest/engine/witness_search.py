@@ -47,7 +47,8 @@ CALL_SECONDS = 1.0
 #: Items taken of what a generator function yields.
 MAX_ITEMS = 50
 #: More calls of the original and of the mutant, each, that must end as the first did
-#: before a difference is a witness (a coin agrees with itself 4 times in 8).
+#: before a difference is a witness (a chance difference between two equally likely
+#: answers then stands one time in 64, against one in four on the first calls alone).
 AGAIN = 2
 
 _GENERATOR = 0x20
