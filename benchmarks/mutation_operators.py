@@ -17,6 +17,10 @@ FAIL with the default set (a surviving default-set mutant) and with each
 operator alone.  ``--sample N`` prints N surviving mutants per operator (a
 fixed seed) for the equivalence inspection by hand.  ``--operators default``
 plans the default set only (faster, when only the verdicts are wanted).
+``--only FILE`` judges only the functions FILE names (one quest id a line), and
+``--sandbox`` starts the mutation children in the kernel sandbox a judged run
+gets under ``sandbox=required`` (engine/sandbox.py; without it they run
+unsandboxed).
 
 Each function is counted under both rules of gate step 4: ``strict`` (a
 surviving default-set mutant FAILs it) and ``on``, the default (only a
@@ -38,18 +42,25 @@ from typing import Any
 
 from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS, plan_mutants
 from pytest_quest.core.observed import held_because, observed_text, witness_text
+from pytest_quest.engine.clean_search import SearchPath
 from pytest_quest.engine.codec import loads
 from pytest_quest.engine.mutation import Target, run_mutation_checks
 from pytest_quest.engine.source import facts_from_source
 
 
 def targets(
-    root: Path, limit: int | None, seed: int, operators: tuple[str, ...] = tuple(ALL_OPERATORS)
+    root: Path,
+    limit: int | None,
+    seed: int,
+    operators: tuple[str, ...] = tuple(ALL_OPERATORS),
+    only: set[str] | None = None,
 ) -> list[tuple[str, Target]]:
     ratchet = loads((root / "quest.json").read_bytes(), "quest.json")
     chosen = []
     for quest in ratchet.ordered():
         if quest.state.value != "PASS" or not quest.baseline or not quest.covering_tests:
+            continue
+        if only is not None and quest.id not in only:
             continue
         facts = facts_from_source(quest.id, quest.file, root, all_missing=False)
         if facts is None:
@@ -60,11 +71,21 @@ def targets(
             tuple(sorted(quest.covering_tests)),
             quest.id,
             operators,
+            confirm_kills=False,  # as audit: the project's own tests, no fresh run per kill
         )
         chosen.append((quest.id, target))
     if limit is not None and len(chosen) > limit:
         chosen = sorted(random.Random(seed).sample(chosen, limit))
     return chosen
+
+
+def search_path(root: Path) -> SearchPath:
+    """Where the clean witness search imports from, as audit sets it (app/deep_checks.py)."""
+    ratchet = loads((root / "quest.json").read_bytes(), "quest.json")
+    sources = [(root / s).resolve() for s in (ratchet.policy.sources if ratchet.policy else [])]
+    path = [str(root), *(str(source.parent) for source in sources)]
+    roots = sources or [root]
+    return SearchPath(tuple(dict.fromkeys(path)), tuple(str(r) for r in roots))
 
 
 def measure(
@@ -80,6 +101,7 @@ def measure(
             inifile=None,
             timeout=timeout * len(part),
             cwd=root,
+            search_path=search_path(root),
         )
         print(
             f"  {at + len(part)}/{len(chosen)} functions, {time.monotonic() - started:.0f} s",
@@ -180,6 +202,27 @@ def sample(results: list[dict[str, Any]], per_operator: int, seed: int) -> list[
     return lines
 
 
+def enter_sandbox(root: Path) -> str:
+    """Start the mutation children in the strongest sandbox that starts here, as a judge does."""
+    import sysconfig
+
+    from pytest_quest.engine import sandbox
+    from pytest_quest.engine.store import RatchetStore, journal_folder
+
+    choice = sandbox.choose()
+    if choice.engine is None:
+        raise SystemExit(f"--sandbox: no sandbox starts here ({'; '.join(choice.refused)})")
+    store = RatchetStore(root / "quest.json")
+    protected = [store.path, store.lock_path, store.claims_path, Path(sys.prefix)]
+    protected += [Path(sysconfig.get_paths()[name]) for name in ("purelib", "platlib")]
+    sandbox.use(
+        choice.engine,
+        protected=tuple(dict.fromkeys(protected)),
+        hidden=(journal_folder().parent,),
+    )
+    return choice.engine.name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("project", nargs="?", type=Path)
@@ -191,6 +234,8 @@ def main() -> None:
     parser.add_argument("--table", nargs="*", type=Path, help="print the tables of saved runs")
     parser.add_argument("--sample", type=int, default=0)
     parser.add_argument("--operators", choices=("all", "default"), default="all")
+    parser.add_argument("--only", type=Path, help="judge only the quest ids this file lists")
+    parser.add_argument("--sandbox", action="store_true", help="judge in the kernel sandbox")
     parser.add_argument(
         "--replan",
         type=Path,
@@ -209,8 +254,12 @@ def main() -> None:
         return
     root = args.project.resolve()
     operators = tuple(ALL_OPERATORS if args.operators == "all" else sorted(DEFAULT_OPERATORS))
-    chosen = targets(root, args.limit, args.seed, operators)
-    print(f"{len(chosen)} baseline PASS functions", file=sys.stderr)
+    only = None
+    if args.only is not None:
+        only = {line.strip() for line in args.only.read_text().splitlines() if line.strip()}
+    chosen = targets(root, args.limit, args.seed, operators, only)
+    engine = enter_sandbox(root) if args.sandbox else "none"
+    print(f"{len(chosen)} baseline PASS functions, sandbox: {engine}", file=sys.stderr)
     started = time.monotonic()
     results = measure(root, chosen, args.batch, args.timeout, args.out)
     print(f"{time.monotonic() - started:.0f} s in all", file=sys.stderr)

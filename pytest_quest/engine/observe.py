@@ -201,6 +201,10 @@ def whole_state(value: Any, depth: int = 4) -> str:
     """`value`'s whole state as text: private attributes too, an iterator's position
     (``__reduce_ex__``), containers item by item; bounded in depth and items."""
     seen: set[int] = set()
+    # Everything walked stays alive until the end: the lists and tuples made here
+    # (`__reduce_ex__`'s) would be freed, and a later one at the same address taken
+    # for seen, so the text would depend on where the allocator put them.
+    alive: list[Any] = []
 
     def walk(item: Any, level: int) -> str:
         if isinstance(item, (int, float, complex, str, bytes, bool, type(None))):
@@ -208,6 +212,7 @@ def whole_state(value: Any, depth: int = 4) -> str:
         if level == 0 or id(item) in seen:
             return f"<{type(item).__name__}>"
         seen.add(id(item))
+        alive.append(item)
         try:
             if isinstance(item, dict):
                 parts = [f"{walk(k, level - 1)}: {walk(v, level - 1)}" for k, v in list(item.items())[:50]]

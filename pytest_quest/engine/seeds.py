@@ -2,8 +2,8 @@
 
 The mutation child runs the judged tests: what it sends is untrusted.  Each
 call's arguments are pickled there and unpickled in the clean search by an
-unpickler that builds only types (never a function, never a type's method):
-a small stdlib set of value types, and the classes defined in the modules of
+unpickler that builds only types (never a function but `iter`, never a type's
+method): a small stdlib set of value types, an iterator over one, and the classes defined in the modules of
 the code under test (a method's `self` is one).  A class imported into such
 a module from elsewhere (``from subprocess import Popen``) is refused: the
 class must be defined in the module it is looked up in.  A call that does not
@@ -29,6 +29,9 @@ ALLOWED_STDLIB: dict[str, frozenset[str]] = {
         {
             "bool", "int", "float", "complex", "str", "bytes", "bytearray", "list",
             "tuple", "dict", "set", "frozenset", "slice", "range",
+            # How a list, text or tuple iterator pickles (`iter(value)` at its position):
+            # it calls only `__iter__` of a value that read back as allowed.
+            "iter",
         }
     ),  # fmt: skip
     "collections": frozenset({"OrderedDict", "defaultdict", "deque", "Counter"}),

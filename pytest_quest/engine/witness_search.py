@@ -46,6 +46,10 @@ SECONDS = 10.0
 CALL_SECONDS = 1.0
 #: Items taken of what a generator function yields.
 MAX_ITEMS = 50
+#: More calls of the original and of the mutant, each, that must end as the first did
+#: before a difference is a witness (a chance difference between two equally likely
+#: answers then stands one time in 64, against one in four on the first calls alone).
+AGAIN = 2
 
 _GENERATOR = 0x20
 
@@ -220,6 +224,8 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
             "mutant": f"leaves globals {mutant.globals[:60]}",
             "original": "leaves globals as they were",
         }
+    if difference is not None and not _again(target, arguments, original, mutant):
+        return False  # chance (a sample, a shuffle, the clock): no witness to assert on
     if difference is None:
         if not found.hidden and original.hidden == again.hidden:
             found.hidden = ", ".join(
@@ -233,6 +239,21 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
         "mutant": difference["mutant"],
         "original": difference["original"],
     }
+    return True
+
+
+def _again(target: Target, arguments: dict[str, Any], original: Outcome, mutant: Outcome) -> bool:
+    """Whether the original and the mutant each end as before in `AGAIN` more calls apiece.
+
+    The original's two runs agreeing is not enough where the answer is chance: with
+    two outcomes they agree half the time, and the mutant's run differs half of that.
+    """
+    for _ in range(AGAIN):
+        for code, before in ((target.original, original), (target.mutant, mutant)):
+            now = _call(target, code, arguments)
+            # What it left in module globals is not asked again: the first call changed them.
+            if now is None or now.call != before.call:
+                return False
     return True
 
 

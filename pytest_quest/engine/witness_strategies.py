@@ -65,10 +65,7 @@ def _like(value: Any, st: Any, depth: int) -> Any:
         items = list(value)
         element = _elements(items, st, depth)
         if kind is tuple:
-            # `is None`, never `or`: a strategy's truth value is a warning (an error
-            # under a project's `filterwarnings = error`, where the search runs).
-            liked = [_like(item, st, depth - 1) for item in items]
-            parts = [st.just(item) if s is None else s for item, s in zip(items, liked)]
+            parts = [_or_itself(_like(item, st, depth - 1), item, st) for item in items]
             return st.tuples(*parts) if parts else st.just(())
         if element is None:
             return None
@@ -84,6 +81,11 @@ def _like(value: Any, st: Any, depth: int) -> Any:
             return None
         return st.dictionaries(keys, values, max_size=max(4, len(value) + 2))
     return None
+
+
+def _or_itself(strategy: Any, value: Any, st: Any) -> Any:
+    """`strategy`, else `value` alone (tested against None: Hypothesis warns at a strategy's truth)."""
+    return strategy if strategy is not None else st.just(value)
 
 
 def _elements(items: list[Any], st: Any, depth: int) -> Any:

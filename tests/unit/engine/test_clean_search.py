@@ -189,3 +189,15 @@ def test_a_method_is_searched_on_the_object_a_test_gave_and_held_without_one(
     assert "witness" in given["search"], given["search"]
     assert given["search"]["witness"]["call"] == "Cart.total() on {'items': [1, 2]}"
     assert "witness" not in bare["search"] and bare["search"]["problem"], bare["search"]
+
+
+def test_an_iterator_over_allowed_values_reads_back_at_its_position() -> None:
+    # A lazy reader's `_it` (a list or text iterator, a deque cache): without it no seed of
+    # the reader's methods read back, and an equivalent mutant was held for want of a call.
+    from collections import deque
+
+    items = iter([1, 2, 3])
+    next(items)
+    (call,) = decode(encode([{"it": items, "text": iter("ab"), "cache": deque([0])}]), lambda m: False)
+    assert list(call["it"]) == [2, 3] and list(call["text"]) == ["a", "b"]
+    assert call["cache"] == deque([0])

@@ -19,6 +19,7 @@ from pytest_quest.engine.observe import (
     first_difference,
     shown,
     state,
+    whole_state,
 )
 
 SOURCE = """
@@ -321,3 +322,19 @@ def test_an_argument_that_does_not_copy_as_itself_is_not_kept(
     with CallObserver(path, "get", 27, keep=True) as observer:
         namespace["Box"]().get([1])
     assert [call["key"] for call in observer.kept] == [[1]]
+
+
+def test_whole_state_is_the_same_text_on_every_reading() -> None:
+    # The walk marks what it has seen by id; the lists and tuples `__reduce_ex__` makes
+    # are freed as it goes, and a later one at the same address was taken for seen
+    # (`deque<list>` one time, `deque[[], None]` the next): a mutant equal to the
+    # function then looked as if it left the object's private state otherwise.
+    import collections
+
+    class Peekable:
+        def __init__(self) -> None:
+            self._it = iter("abcde")
+            self._cache: collections.deque[str] = collections.deque()
+
+    value = Peekable()
+    assert len({whole_state(value) for _ in range(50)}) == 1

@@ -176,3 +176,29 @@ class Reader:
                           [{"self": reader}]))  # fmt: skip
     assert found.witness is None and found.hidden == "self"
     assert found.record()["escapes"] == "the mutant leaves the private state of self otherwise"
+
+
+def test_a_tuple_argument_is_varied_without_hypothesis_warning_of_a_strategys_truth() -> None:
+    # Each element's strategy is chosen by whether one exists, never by its truth value:
+    # Hypothesis warns at `bool(strategy)`, once per element, into the mutation child's log.
+    import warnings
+
+    original = "def pick(pair):\n    return pair[0]\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = search(target(original, original.replace("pair[0]", "pair[0] + ''"), "pick",
+                              [{"pair": ("ab", "cd")}]))  # fmt: skip
+    assert found.witness is None and found.calls > 1
+
+
+def test_a_difference_that_does_not_come_again_is_no_witness() -> None:
+    # A function whose answer is chance (a sample, a shuffle): its two runs agreed and
+    # the mutant's differed by chance. A witness is kept only when the original and
+    # the mutant each give the same answer again.
+    original = (
+        "import itertools\n\n_DRAWN = itertools.cycle(['red', 'red', 'blue'])\n\n"
+        "def pick(k):\n    return next(_DRAWN)\n"
+    )
+    mutant = original.replace("return next(_DRAWN)", "return next(_DRAWN) if True else k")
+    found = search(target(original, mutant, "pick", [{"k": 1}]))
+    assert found.witness is None
