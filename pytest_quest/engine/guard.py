@@ -28,6 +28,86 @@ PROTECT_ENV = "PYTEST_QUEST_PROTECT"
 REFUSED_ENV = "PYTEST_QUEST_REFUSED"
 
 
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+class _Protected:
+    """The ratchet file's names and identities, and the audit hook refusing writes to them."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        ratchet = Path(os.path.realpath(target))
+        store = RatchetStore(ratchet)
+        journal = store.journal_path
+        self.names = [
+            str(ratchet),
+            str(store.lock_path),
+            str(store.claims_path),
+            os.path.realpath(journal),
+            # What status and next show of the file (engine/view_cache.py).
+            os.path.realpath(view_cache.path_for(journal)),
+        ]
+        self.refused_log = os.environ.get(REFUSED_ENV)
+
+    def identities(self) -> set[tuple[int, int]]:
+        found = set()
+        for name in self.names:
+            try:
+                st = os.stat(name)
+            except OSError:
+                continue
+            found.add((st.st_dev, st.st_ino))
+        return found
+
+    def covers(self, path: Any, dir_fd: Any = None) -> bool:
+        if isinstance(path, int) or path is None:
+            return False
+        try:
+            name = os.fsdecode(path)
+            if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(name):
+                # Relative to a folder's descriptor (shutil.rmtree, pytest's clean-up of old
+                # tmp_path folders): the file there, not the one of that name in the cwd.
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                return (st.st_dev, st.st_ino) in self.identities()
+            if os.path.realpath(name) in self.names:
+                return True
+            st = os.stat(name)
+        except (TypeError, ValueError, OSError):
+            return False
+        return (st.st_dev, st.st_ino) in self.identities()
+
+    def refuse(self, what: str) -> PermissionError:
+        if self.refused_log:
+            try:
+                fd = os.open(self.refused_log, os.O_WRONLY | os.O_APPEND)
+                os.write(fd, f"{os.getpid()} {what}\n".encode())
+                os.close(fd)
+            except OSError:
+                pass
+        return PermissionError(f"pytest-quest: tests under judgment cannot {what} {self.target}")
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            path, mode, flags = args
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                mode is None and isinstance(flags, int) and flags & _WRITE_FLAGS
+            )
+            if writing and self.covers(path):
+                raise self.refuse("write")
+        elif event in ("os.rename", "os.replace", "os.link"):
+            # (src, dst, src_dir_fd, dst_dir_fd)
+            if self.covers(args[0], args[2]) or self.covers(args[1], args[3]):
+                raise self.refuse("link or replace")
+        elif event == "os.symlink":
+            # (target, link, dir_fd): the target is text, the link is made in dir_fd.
+            if self.covers(args[0]) or self.covers(args[1], args[2]):
+                raise self.refuse("link or replace")
+        elif event in ("os.remove", "os.truncate"):
+            # os.remove: (path, dir_fd); os.truncate: (path or descriptor, length).
+            if self.covers(args[0], args[1] if event == "os.remove" else None):
+                raise self.refuse("change")
+
+
 def protect_from_env() -> None:
     """Refuse, in this process, every write to the file `PROTECT_ENV` names, its lock, journal
     and kept view.
@@ -42,82 +122,8 @@ def protect_from_env() -> None:
     refuse_gate_signals()
     track_created()
     target = os.environ.get(PROTECT_ENV)
-    if not target:
-        return
-    ratchet = Path(os.path.realpath(target))
-    store = RatchetStore(ratchet)
-    journal = store.journal_path
-    protected = [
-        str(ratchet),
-        str(store.lock_path),
-        str(store.claims_path),
-        os.path.realpath(journal),
-        # What status and next show of the file (engine/view_cache.py).
-        os.path.realpath(view_cache.path_for(journal)),
-    ]
-    write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-
-    def identities() -> set[tuple[int, int]]:
-        found = set()
-        for name in protected:
-            try:
-                st = os.stat(name)
-            except OSError:
-                continue
-            found.add((st.st_dev, st.st_ino))
-        return found
-
-    def is_protected(path: Any, dir_fd: Any = None) -> bool:
-        if isinstance(path, int) or path is None:
-            return False
-        try:
-            name = os.fsdecode(path)
-            if isinstance(dir_fd, int) and dir_fd >= 0 and not os.path.isabs(name):
-                # Relative to a folder's descriptor (shutil.rmtree, pytest's clean-up of old
-                # tmp_path folders): the file there, not the one of that name in the cwd.
-                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-                return (st.st_dev, st.st_ino) in identities()
-            if os.path.realpath(name) in protected:
-                return True
-            st = os.stat(name)
-        except (TypeError, ValueError, OSError):
-            return False
-        return (st.st_dev, st.st_ino) in identities()
-
-    refused_log = os.environ.get(REFUSED_ENV)
-
-    def refuse(what: str) -> PermissionError:
-        if refused_log:
-            try:
-                fd = os.open(refused_log, os.O_WRONLY | os.O_APPEND)
-                os.write(fd, f"{os.getpid()} {what}\n".encode())
-                os.close(fd)
-            except OSError:
-                pass
-        return PermissionError(f"pytest-quest: tests under judgment cannot {what} {target}")
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open":
-            path, mode, flags = args
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                mode is None and isinstance(flags, int) and flags & write_flags
-            )
-            if writing and is_protected(path):
-                raise refuse("write")
-        elif event in ("os.rename", "os.replace", "os.link"):
-            # (src, dst, src_dir_fd, dst_dir_fd)
-            if is_protected(args[0], args[2]) or is_protected(args[1], args[3]):
-                raise refuse("link or replace")
-        elif event == "os.symlink":
-            # (target, link, dir_fd): the target is text, the link is made in dir_fd.
-            if is_protected(args[0]) or is_protected(args[1], args[2]):
-                raise refuse("link or replace")
-        elif event in ("os.remove", "os.truncate"):
-            # os.remove: (path, dir_fd); os.truncate: (path or descriptor, length).
-            if is_protected(args[0], args[1] if event == "os.remove" else None):
-                raise refuse("change")
-
-    sys.addaudithook(hook)
+    if target:
+        sys.addaudithook(_Protected(target).hook)
 
 
 class VerdictGuard:
