@@ -80,6 +80,70 @@ def returned_quest(ratchet: Ratchet, old_id: str, facts: FunctionFacts, now: str
     return quest
 
 
+def _merge_function(
+    ratchet: Ratchet,
+    facts: FunctionFacts,
+    now: str,
+    returning: dict[str, str],
+    moved: dict[str, str],
+    report: ScanReport,
+) -> None:
+    """One measured function into the ratchet: a returning quest, a new one, or an update."""
+    qid = facts.quest_id
+    quest = ratchet.quests.get(qid)
+    if quest is None:
+        if facts.statements == 0:
+            return
+        if qid in returning:
+            ratchet.quests[qid] = returned_quest(ratchet, returning[qid], facts, now)
+            moved[returning[qid]] = qid
+            report.added.append(qid)
+            return
+        quest = new_quest(facts, now)
+        seal_issued(quest)
+        if quest.state is State.PASS:
+            seal_pass(quest, "scan")
+        ratchet.quests[qid] = quest
+        (report.added_pass if quest.state is State.PASS else report.added).append(qid)
+        return
+    # Exclusions are compared by offset from `first` (gate step 2, check):
+    # they move with the function, or a move would look like a new pragma.
+    shift = facts.first - quest.first
+    quest.excluded_lines = [line + shift for line in quest.excluded_lines]
+    quest.first, quest.last = facts.first, facts.last
+    if quest.state is State.TODO:
+        quest.missing_lines = list(facts.missing_lines)
+        quest.missing_branches = list(facts.missing_branches)
+        quest.covering_tests = list(facts.covering_tests)
+        if facts.statements:
+            fresh = coverage_facts(facts)
+            keep_gate_facts(quest, ratchet, fresh)
+            quest.facts = fresh
+    elif quest.state is State.PASS and not facts.fully_covered:
+        report.regressed.append(qid)
+
+
+def _record_removed(
+    ratchet: Ratchet,
+    seen: set[str],
+    excluded: set[str],
+    moved: dict[str, str],
+    now: str,
+    report: ScanReport,
+) -> None:
+    """Quests whose function the scan did not find move to ``removed``, visibly."""
+    for qid in sorted(set(ratchet.quests) - seen):
+        if qid in excluded:
+            continue
+        quest = ratchet.quests.pop(qid)
+        note = f"moved or renamed to {moved[qid]}" if qid in moved else "function not found by scan"
+        entry = {"id": qid, "state": quest.state.value, "at": now, "note": note}
+        if quest.state is not State.PASS:
+            entry.update(fingerprint=quest.fingerprint, tries=str(quest.tries))
+        ratchet.removed.append(entry)
+        report.removed.append(qid)
+
+
 def merge_scan(
     ratchet: Ratchet,
     functions: list[FunctionFacts],
@@ -106,54 +170,11 @@ def merge_scan(
     """
     report = ScanReport()
     seen: set[str] = set()
-    excluded = set(excluded_functions)
     moved: dict[str, str] = {}
     for facts in functions:
-        qid = facts.quest_id
-        quest = ratchet.quests.get(qid)
-        if quest is None and qid in (returning or {}):
-            if facts.statements == 0:
-                continue
-            quest = returned_quest(ratchet, (returning or {})[qid], facts, now)
-            moved[(returning or {})[qid]] = qid
-            ratchet.quests[qid] = quest
-            report.added.append(qid)
-        elif quest is None:
-            if facts.statements == 0:
-                continue
-            quest = new_quest(facts, now)
-            seal_issued(quest)
-            if quest.state is State.PASS:
-                seal_pass(quest, "scan")
-            ratchet.quests[qid] = quest
-            (report.added_pass if quest.state is State.PASS else report.added).append(qid)
-        else:
-            # Exclusions are compared by offset from `first` (gate step 2, check):
-            # they move with the function, or a move would look like a new pragma.
-            shift = facts.first - quest.first
-            quest.excluded_lines = [line + shift for line in quest.excluded_lines]
-            quest.first, quest.last = facts.first, facts.last
-            if quest.state is State.TODO:
-                quest.missing_lines = list(facts.missing_lines)
-                quest.missing_branches = list(facts.missing_branches)
-                quest.covering_tests = list(facts.covering_tests)
-                if facts.statements:
-                    fresh = coverage_facts(facts)
-                    keep_gate_facts(quest, ratchet, fresh)
-                    quest.facts = fresh
-            elif quest.state is State.PASS and not facts.fully_covered:
-                report.regressed.append(qid)
-        seen.add(qid)
-    for qid in sorted(set(ratchet.quests) - seen):
-        if qid in excluded:
-            continue
-        quest = ratchet.quests.pop(qid)
-        note = f"moved or renamed to {moved[qid]}" if qid in moved else "function not found by scan"
-        entry = {"id": qid, "state": quest.state.value, "at": now, "note": note}
-        if quest.state is not State.PASS:
-            entry.update(fingerprint=quest.fingerprint, tries=str(quest.tries))
-        ratchet.removed.append(entry)
-        report.removed.append(qid)
+        _merge_function(ratchet, facts, now, returning or {}, moved, report)
+        seen.add(facts.quest_id)
+    _record_removed(ratchet, seen, set(excluded_functions), moved, now, report)
     if ratchet.active is not None and (
         ratchet.active not in ratchet.quests or ratchet.quests[ratchet.active].state.terminal
     ):
@@ -164,7 +185,7 @@ def merge_scan(
         for key in sorted(set(ratchet.coverage_config) | set(config)):
             if ratchet.coverage_config.get(key) != config.get(key):
                 report.config_changes.append(key)
-    ratchet.excluded_functions = sorted(excluded)
+    ratchet.excluded_functions = sorted(set(excluded_functions))
     ratchet.test_files = dict(test_files)
     ratchet.scanned_at = now
     return report
@@ -197,6 +218,56 @@ def name_regression(quest: Quest, fact: Fact) -> Fact:
     return replace(fact, message=f"{fact.message or fact.actual} [{quest.id}, {since(quest)}]")
 
 
+def _gone(quest: Quest) -> Regression:
+    """A PASS function the current code no longer has."""
+    return Regression(
+        quest,
+        [
+            Fact(
+                check="ratchet.gone",
+                field=f"{quest.file}:{quest.first}",
+                expected=f"PASS function {quest.qualname} ({since(quest)})",
+                actual="not found in the current code",
+                message=(
+                    f"PASS function {quest.qualname} is gone [{quest.id}, "
+                    f"{since(quest)}]; if it was removed on purpose, run "
+                    "`pytest --quest scan` to record the removal in the ratchet file"
+                ),
+            )
+        ],
+    )
+
+
+def _held_facts(quest: Quest, facts: FunctionFacts) -> list[Fact]:
+    """What a PASS function misses now: coverage, new exclusions, its statements."""
+    missing = coverage_facts(facts)
+    base_offsets = {line - quest.first for line in quest.excluded_lines}
+    newly_excluded = [
+        line for line in facts.excluded_lines if line - facts.first not in base_offsets
+    ]
+    missing += [
+        Fact(
+            check="ratchet.excluded",
+            field=f"{facts.file}:{line}",
+            expected="no coverage exclusion added after PASS",
+            actual="excluded from coverage",
+            message=f"line {line} newly excluded from coverage",
+        )
+        for line in newly_excluded
+    ]
+    if facts.statements == 0 and not newly_excluded:
+        missing.append(
+            Fact(
+                check="ratchet.empty",
+                field=f"{facts.file}:{facts.first}",
+                expected="measurable statements",
+                actual="none left",
+                message="the function has no measurable statement any more",
+            )
+        )
+    return missing
+
+
 def check_ratchet(ratchet: Ratchet, functions: list[FunctionFacts]) -> CheckReport:
     """Re-measure every PASS quest against `functions`; nothing is written.
 
@@ -214,51 +285,10 @@ def check_ratchet(ratchet: Ratchet, functions: list[FunctionFacts]) -> CheckRepo
         report.checked += 1
         facts = current.get(quest.id)
         if facts is None:
-            report.regressions.append(
-                Regression(
-                    quest,
-                    [
-                        Fact(
-                            check="ratchet.gone",
-                            field=f"{quest.file}:{quest.first}",
-                            expected=f"PASS function {quest.qualname} ({since(quest)})",
-                            actual="not found in the current code",
-                            message=(
-                                f"PASS function {quest.qualname} is gone [{quest.id}, "
-                                f"{since(quest)}]; if it was removed on purpose, run "
-                                "`pytest --quest scan` to record the removal in the ratchet file"
-                            ),
-                        )
-                    ],
-                )
-            )
+            report.regressions.append(_gone(quest))
             continue
         changed = facts.fingerprint != quest.fingerprint
-        missing = coverage_facts(facts)
-        base_offsets = {line - quest.first for line in quest.excluded_lines}
-        newly_excluded = [
-            line for line in facts.excluded_lines if line - facts.first not in base_offsets
-        ]
-        for line in newly_excluded:
-            missing.append(
-                Fact(
-                    check="ratchet.excluded",
-                    field=f"{facts.file}:{line}",
-                    expected="no coverage exclusion added after PASS",
-                    actual="excluded from coverage",
-                    message=f"line {line} newly excluded from coverage",
-                )
-            )
-        if facts.statements == 0 and not newly_excluded:
-            missing.append(
-                Fact(
-                    check="ratchet.empty",
-                    field=f"{facts.file}:{facts.first}",
-                    expected="measurable statements",
-                    actual="none left",
-                    message="the function has no measurable statement any more",
-                )
-            )
+        missing = _held_facts(quest, facts)
         if changed and not missing:
             report.changed.append(quest.id)
         if missing:
