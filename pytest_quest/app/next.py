@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,25 +43,35 @@ def pick(ratchet: Ratchet, quest_id: str | None) -> Quest | None:
     return ratchet.next_todo()
 
 
-def next_quest(ctx: Context) -> Output:
-    """Show the quest to work on and record it as the active one."""
-    changes = load_changes(ctx)
+@dataclass
+class _Loaded:
+    """The ratchet as `next` read it: whole, or one file's quests and a kept view."""
+
+    ratchet: Ratchet
+    counts: dict[str, int]
+    remaining: int
+    queue: list[str]
+    recorded: Callable[[], set[str]] | None = None
+    partial: bool = False
+
+
+def _load(ctx: Context, changes: Changes | None) -> _Loaded:
     kept = _from_view(ctx) if changes is None else None
-    if kept is not None:
-        # The quests of one file, and the rest from the view kept for these bytes.
-        ratchet, view, more = kept
-        counts, remaining, queue = view.counts, view.remaining, more.queue
-        recorded: Callable[[], set[str]] | None = functools.partial(
-            _recorded,
-            ratchet,
-            more,
-            ctx.store.seen[0] if ctx.store.seen else b"",
-            str(ctx.store.path),
-        )
-    else:
-        ratchet, counts, remaining, queue = _whole(ctx, changes)
-        recorded = None
-    quest = pick(ratchet, ctx.options.quest_id)
+    if kept is None:
+        return _Loaded(*_whole(ctx, changes))
+    # The quests of one file, and the rest from the view kept for these bytes.
+    ratchet, view, more = kept
+    recorded = functools.partial(
+        _recorded,
+        ratchet,
+        more,
+        ctx.store.seen[0] if ctx.store.seen else b"",
+        str(ctx.store.path),
+    )
+    return _Loaded(ratchet, view.counts, view.remaining, more.queue, recorded, partial=True)
+
+
+def _refuse_settled(quest: Quest | None, ratchet: Ratchet) -> None:
     if quest is not None and quest.state.terminal:
         active = ratchet.active
         raise QuestUsageError(
@@ -72,21 +83,50 @@ def next_quest(ctx: Context) -> Output:
                 else ""
             )
         )
-    # A TODO quest issued for code that changed since: any submit of it is REVIEW
-    # (identity.changed). Passed over (said), unless asked for by id or by
-    # --quest-since, which looks for changed code (said too).
+
+
+def _pass_over_changed(
+    ctx: Context, changes: Changes | None, loaded: _Loaded, quest: Quest | None
+) -> tuple[_Loaded, Quest | None, list[str]]:
+    """A TODO quest issued for code that changed since: any submit of it is REVIEW
+    (identity.changed). Passed over (said), unless asked for by id or by
+    --quest-since, which looks for changed code (said too)."""
     issued = _Issued(ctx.rootdir)
-    changed: list[str] = []
-    if quest is not None and issued.changed(quest):
-        if ctx.options.quest_id or changes is not None:
-            changed = [quest.id]
-        else:
-            if kept is not None:
-                ratchet, counts, remaining, queue = _whole(ctx, changes)
-                recorded = None
-            order = [quest, *(todo for todo in ratchet.todo() if todo.id != quest.id)]
-            quest = next((todo for todo in order if not issued.changed(todo)), None)
-            changed = [todo.id for todo in order if todo.id in issued.stale]
+    if quest is None or not issued.changed(quest):
+        return loaded, quest, []
+    if ctx.options.quest_id or changes is not None:
+        return loaded, quest, [quest.id]
+    if loaded.partial:
+        loaded = _Loaded(*_whole(ctx, changes))
+    order = [quest, *(todo for todo in loaded.ratchet.todo() if todo.id != quest.id)]
+    found = next((todo for todo in order if not issued.changed(todo)), None)
+    return loaded, found, [todo.id for todo in order if todo.id in issued.stale]
+
+
+def _nothing_left(data: dict[str, Any], head: list[str], counts: dict[str, int]) -> Output:
+    if data["changed_since_issue"]:
+        return Output(
+            data, [*head, "nothing remains for an agent: what is left waits for a person"]
+        )
+    said = "nothing remains: every quest is settled"
+    waiting = [f"{counts[s]} {s}" for s in ("REVIEW", "DONE") if counts.get(s)]
+    if waiting:
+        # Settled for the agent, not closed: a person decides these.
+        said += (
+            f"; {' and '.join(waiting)} wait for a person "
+            "(`pytest --quest-status` lists them): nothing for an agent to do"
+        )
+    return Output(data, [*head, said])
+
+
+def next_quest(ctx: Context) -> Output:
+    """Show the quest to work on and record it as the active one."""
+    changes = load_changes(ctx)
+    loaded = _load(ctx, changes)
+    quest = pick(loaded.ratchet, ctx.options.quest_id)
+    _refuse_settled(quest, loaded.ratchet)
+    loaded, quest, changed = _pass_over_changed(ctx, changes, loaded, quest)
+    ratchet, counts = loaded.ratchet, loaded.counts
     target = quest.id if quest else None
     previous = ratchet.active
     # Narrowed by --quest-since, `ratchet.active` is None when the active quest did not change.
@@ -94,7 +134,7 @@ def next_quest(ctx: Context) -> Output:
         # Only the active pointer changes: one line of the file (engine/active.py).
         previous = set_active(ctx.store, target)
     data: dict[str, Any] = {
-        "remaining": remaining,
+        "remaining": loaded.remaining,
         # Nothing an agent can work on (what is left waits for a person).
         "done": quest is None,
         "counts": counts,
@@ -103,32 +143,26 @@ def next_quest(ctx: Context) -> Output:
         "active_changed": previous != target,
         "previous_active": previous,
         # Every TODO id in `next`'s order: `--quest-id` with one of them passes over a quest.
-        "queue": queue,
+        "queue": loaded.queue,
         "changed_since_issue": changed,
     }
-    head = [text.counts_line(counts, remaining)]
+    head = [text.counts_line(counts, loaded.remaining)]
     if changed:
         head.append(_changed_line(changed, shown=quest is not None and quest.id in changed))
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         head.insert(0, since_line(changes, ratchet))
-    if quest is None and changed:
-        return Output(data, [*head, "nothing remains for an agent: what is left waits for a person"])
     if quest is None:
-        said = "nothing remains: every quest is settled"
-        waiting = [f"{counts[s]} {s}" for s in ("REVIEW", "DONE") if counts.get(s)]
-        if waiting:
-            # Settled for the agent, not closed: a person decides these.
-            said += (
-                f"; {' and '.join(waiting)} wait for a person "
-                "(`pytest --quest-status` lists them): nothing for an agent to do"
-            )
-        return Output(data, [*head, said])
+        return _nothing_left(data, head, counts)
     # The facts as the tests are now: measured again when a test file changed since.
     fresh = remeasure.current(ctx, quest, ratchet, now_utc)
     shown = fresh.quest
     data["quest"] = quest_json(
-        shown, ratchet, max_tries=ctx.options.max_tries, rootdir=ctx.rootdir, recorded=recorded
+        shown,
+        ratchet,
+        max_tries=ctx.options.max_tries,
+        rootdir=ctx.rootdir,
+        recorded=loaded.recorded,
     )
     data["quest"]["facts_measured"] = fresh.measured()
     origin = data["quest"]["facts_from"]
@@ -136,10 +170,7 @@ def next_quest(ctx: Context) -> Output:
         origin["kind"], origin["at"] = fresh.how, fresh.at
     # `pick` shows only TODO quests, and a TODO quest's facts always come with a note.
     origin["note"] = fresh.note
-    lines = [
-        *head,
-        *text.quest_text(shown, ctx.options.max_tries, data["quest"]),
-    ]
+    lines = [*head, *text.quest_text(shown, ctx.options.max_tries, data["quest"])]
     if previous is not None and previous != target:
         lines.append(f"note: the active quest is now {target} (was {previous})")
     return Output(data, lines)
@@ -186,7 +217,7 @@ class _Issued:
 
 def _changed_line(changed: list[str], *, shown: bool) -> str:
     """What `next` says of quests issued for code that changed since."""
-    reopen = "pytest --quest-reopen ID --quest-reason \"...\""
+    reopen = 'pytest --quest-reopen ID --quest-reason "..."'
     if shown:
         return (
             f"note: {changed[0]} was issued for code that changed since: any submit of it is "
