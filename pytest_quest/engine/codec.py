@@ -229,6 +229,35 @@ def dump_bytes(ratchet: Ratchet) -> bytes:
 _ENCODE_STD = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
 
 
+def _kept_table(
+    origin: Origin, kept: dict[str, QuestS], changed: dict[str, Quest]
+) -> tuple[list[str], dict[str, int]] | None:
+    """The tests table as read with the changed quests' new names appended, and each
+    name's index; None when more than a quarter of it would be unused (`layout.table_order`,
+    counted on the indexes): the table is then rebuilt sorted."""
+    names = origin.names
+    if len(kept) == len(origin.pristine):
+        used = set(origin.used())
+    else:
+        used = set().union(*(s.covering_tests for s in kept.values()))
+    position = origin.positions() if changed else {}
+    new_names: dict[str, None] = {}
+    for quest in changed.values():
+        for name in quest.covering_tests:
+            at = position.get(name)
+            if at is None:
+                new_names[name] = None
+            else:
+                used.add(at)
+    if names and len(names) - len(used) > layout.UNUSED_SHARE * len(names):
+        return None
+    table = names + sorted(new_names)
+    index = position
+    if new_names:
+        index = {**position, **{name: len(names) + n for n, name in enumerate(sorted(new_names))}}
+    return table, index
+
+
 def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -> bytes | None:
     """The version-2 bytes of `ratchet`, the quests left as read written as the bytes read.
 
@@ -269,28 +298,11 @@ def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -
     kept: dict[str, QuestS] = {
         qid: pristine[qid]["_s"] for qid in ratchet.quests if qid not in changed
     }
-    # `layout.table_order`, counted on the indexes: the table as read is kept (and new
-    # names appended) while at most a quarter of it is unused; else it is rebuilt.
-    if len(kept) == len(pristine):
-        used = set(origin.used())
-    else:
-        used = set().union(*(s.covering_tests for s in kept.values()))
-    position = origin.positions() if changed else {}
-    new_names: dict[str, None] = {}
-    for quest in changed.values():
-        for name in quest.covering_tests:
-            at = position.get(name)
-            if at is None:
-                new_names[name] = None
-            else:
-                used.add(at)
-    if names and len(names) - len(used) > layout.UNUSED_SHARE * len(names):
+    laid = _kept_table(origin, kept, changed)
+    if laid is None:
         return None  # rebuilt sorted: every quest's indexes change
-    table = names + sorted(new_names)
+    table, index = laid
     raws = origin.raw()
-    index = position
-    if new_names:
-        index = {**position, **{name: len(names) + n for n, name in enumerate(sorted(new_names))}}
     rows = [
         _ENCODE.encode(qid) + b": " + raws[qid]
         if qid in kept
@@ -745,6 +757,67 @@ def _bounded(value: Any) -> bool:
     return True
 
 
+def _check_quest(qid: str, s: QuestS, size: int | None, good_files: set[str], fail: _Fail) -> None:
+    """The rules of one quest no type says: its lines, names, id, PASS record, test indexes."""
+    first, last = s.lines
+    file, qualname = s.file, s.qualname
+    if not 1 <= first <= last:
+        raise fail(f"quests[{qid!r}].lines", "expected [first, last] with 1 <= first <= last")
+    if file not in good_files:
+        if grammar.file_problem(file):
+            raise fail(f"quests[{qid!r}].file", grammar.file_problem(file))
+        good_files.add(file)
+    if not _QUALNAME(qualname) and grammar.qualname_problem(qualname):
+        raise fail(f"quests[{qid!r}].qualname", grammar.qualname_problem(qualname))
+    if qid != f"{file}::{qualname}" and not _twin(qid, file, qualname):
+        raise fail(
+            f"quests[{qid!r}]",
+            f"id does not match file {file!r} and qualname {qualname!r} "
+            f"(expected {file}::{qualname}, or with @2, @3... for a twin)",
+        )
+    if s.state is State.PASS and not (
+        s.passed_at
+        and s.fingerprint
+        and s.covering_tests
+        and not s.missing_lines
+        and not s.missing_branches
+    ):
+        _pass_rules(qid, s, fail)
+    if size is not None and s.covering_tests and max(s.covering_tests) >= size:
+        _index_fault(qid, s.covering_tests, size, fail)
+
+
+def _extra_fields(
+    s: QuestS, fields: dict[str, Any], origin: Origin | None
+) -> tuple[dict[str, Any], bool]:
+    """`s.extra` into `fields` (typed keys) and `fields["extra"]` (the rest).
+
+    Returns the extra as read (for the writer's snapshot) and whether it holds
+    containers, copied deep.
+    """
+    rest: dict[str, Any] = {}
+    kept: dict[str, Any] = {}
+    fields["extra"] = rest
+    deep = False
+    for key, value in s.extra.items():
+        kind = type(value)
+        copied = value
+        if kind is dict or kind is list:
+            if not _bounded(value):
+                raise _Irregular
+            if origin is not None:  # the copy read, and one kept to compare: no sharing
+                value, copied, deep = copy.deepcopy(value), copy.deepcopy(value), True
+        elif kind is int and not -_BIG < value < _BIG:
+            raise _Irregular
+        if kind in EXTRA_TYPES.get(key, ()):
+            fields[key] = value
+            kept[key] = copied
+        else:
+            rest[key] = value
+            kept.setdefault("extra", {})[key] = copied
+    return kept, deep
+
+
 def _quests(
     quests: dict[str, QuestS], table: _Table, fail: _Fail, origin: Origin | None
 ) -> dict[str, Quest]:
@@ -757,38 +830,14 @@ def _quests(
     good_files: set[str] = set()
     out: dict[str, Quest] = {}
     new = Quest.__new__
-    todo, passed = State.TODO, State.PASS
+    todo = State.TODO
     for qid, s in quests.items():
+        _check_quest(qid, s, size, good_files, fail)
         first, last = s.lines
-        file, qualname, state = s.file, s.qualname, s.state
-        if not 1 <= first <= last:
-            raise fail(f"quests[{qid!r}].lines", "expected [first, last] with 1 <= first <= last")
-        if file not in good_files:
-            if grammar.file_problem(file):
-                raise fail(f"quests[{qid!r}].file", grammar.file_problem(file))
-            good_files.add(file)
-        if not _QUALNAME(qualname) and grammar.qualname_problem(qualname):
-            raise fail(f"quests[{qid!r}].qualname", grammar.qualname_problem(qualname))
-        if qid != f"{file}::{qualname}" and not _twin(qid, file, qualname):
-            raise fail(
-                f"quests[{qid!r}]",
-                f"id does not match file {file!r} and qualname {qualname!r} "
-                f"(expected {file}::{qualname}, or with @2, @3... for a twin)",
-            )
-        if state is passed and not (
-            s.passed_at
-            and s.fingerprint
-            and s.covering_tests
-            and not s.missing_lines
-            and not s.missing_branches
-        ):
-            _pass_rules(qid, s, fail)
-        if size is not None and s.covering_tests and max(s.covering_tests) >= size:
-            _index_fault(qid, s.covering_tests, size, fail)
         fields = {
             "id": qid,
-            "file": file,
-            "qualname": qualname,
+            "file": s.file,
+            "qualname": s.qualname,
             "first": first,
             "last": last,
             "fingerprint": s.fingerprint,
@@ -796,8 +845,8 @@ def _quests(
             "_s": s,
         }
         # A field at its default is left to the class's (fewer to copy and compare).
-        if state is not todo:
-            fields["state"] = state
+        if s.state is not todo:
+            fields["state"] = s.state
         if s.tries:
             fields["tries"] = s.tries
         if s.statements:
@@ -810,26 +859,7 @@ def _quests(
             fields["passed_at"] = s.passed_at
         if s.baseline:
             fields["baseline"] = True
-        rest: dict[str, Any] = {}
-        kept: dict[str, Any] = {}  # extra as read, and its typed fields: for the snapshot
-        fields["extra"] = rest
-        deep = False
-        for key, value in s.extra.items():
-            kind = type(value)
-            copied = value
-            if kind is dict or kind is list:
-                if not _bounded(value):
-                    raise _Irregular
-                if origin is not None:  # the copy read, and one kept to compare: no sharing
-                    value, copied, deep = copy.deepcopy(value), copy.deepcopy(value), True
-            elif kind is int and not -_BIG < value < _BIG:
-                raise _Irregular
-            if kind in EXTRA_TYPES.get(key, ()):
-                fields[key] = value
-                kept[key] = copied
-            else:
-                rest[key] = value
-                kept.setdefault("extra", {})[key] = copied
+        kept, deep = _extra_fields(s, fields, origin)
         if origin is not None:
             snapshot = fields.copy()  # what the writer compares, to find the quests left as read
             snapshot["extra"] = {}

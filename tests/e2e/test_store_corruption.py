@@ -17,9 +17,16 @@ import pytest
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet
 from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.source import source_functions
 from tests.support.projects import CALC, DOUBLE, SIGN, Project
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import double_pass
+
+
+def _sign_fingerprint() -> str:
+    """``sign``'s fingerprint in `CALC` (a TODO quest issued for other code is passed over)."""
+    (found,) = [f for f in source_functions("src/pkg/calc.py", CALC) if f.quest_id == SIGN]
+    return found.fingerprint
 
 
 def valid_ratchet() -> Ratchet:
@@ -30,7 +37,7 @@ def valid_ratchet() -> Ratchet:
         qualname="sign",
         first=5,
         last=8,
-        fingerprint="fp-sign",
+        fingerprint=_sign_fingerprint(),
         statements=4,
         branches=2,
         missing_lines=[6, 7, 8],
