@@ -8,7 +8,7 @@ It unpacks the toolz sdist into a temporary folder, takes out
 ``toolz/sandbox/tests/test_parallel.py`` (a ``multiprocessing.Pool`` forked
 from the scan hangs there), scans it once (the template).  Then, per quest,
 in a fresh copy of the template it writes one honest test file for one
-``toolz/dicttoolz.py`` quest (``benchmarks/submit_cost_tests/``: written-out
+``toolz/dicttoolz.py`` quest (``benchmarks/submit_cost_tests/*.txt``: written-out
 expected values) and times, side by side in the same round:
 
 * ``pytest --quest submit --quest-id Q`` (wall; the verdict from its JSON);
@@ -95,7 +95,8 @@ def covering(root: Path, quest: str) -> list[str]:
 
 
 def one(python: str, root: Path, name: str, quest: str) -> dict[str, object]:
-    shutil.copy(TESTS / name, root / "toolz" / "tests" / name)
+    # Kept as .txt here: they are toolz's tests, not this repository's.
+    shutil.copy(TESTS / f"{name.removesuffix('.py')}.txt", root / "toolz" / "tests" / name)
     load = os.getloadavg()[0]
     wall, cpu, code, out = run(
         [python, "-m", "pytest", "--quest", "submit", "--quest-id", quest, "--quest-format",
