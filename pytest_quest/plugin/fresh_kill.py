@@ -110,7 +110,9 @@ class FreshRecorder:
 
         return mark
 
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
         """Only the tests the channel named run (the command line names all the child's)."""
         kept = [item for item in items if item.nodeid in self.only]
         dropped = [item for item in items if item.nodeid not in self.only]
@@ -374,9 +376,7 @@ def run_fresh(
             pass_fds=channel.child_fds,
         )
         channel.started()
-        ended = processes.wait_for_exit(
-            processes.popen_exited(process), channel.reported, timeout
-        )
+        ended = processes.wait_for_exit(processes.popen_exited(process), channel.reported, timeout)
         if ended != processes.EXITED:
             process.kill()
             process.wait()
@@ -430,21 +430,14 @@ def unconfirmed_kills(
         if parked is not None:
             parked.stop()
         return {}
-    first = {test: index for index, tests in chosen.items() for test in tests}
-    by_index = {int(entry["index"]): entry for entry in mutants}
-    # Per test, the mutants it was the first to kill (by a failure): each must hold.
-    owned: dict[str, list[int]] = {}
-    for entry in mutants:
-        if entry.get("status") == "killed" and entry.get("how") not in RUNAWAY:
-            owned.setdefault(str(entry.get("killed_by") or ""), []).append(int(entry["index"]))
-    witnesses = set(alongside or []) | set(first)
+    rounds = _Rounds(mutants, chosen, alongside or [])
     # A round: a mutant, the tests judged by their own outcome with it, and the tests
     # whose kill of it holds when any stable covering test fails with it in place.
-    rounds: list[tuple[int, list[str], list[str]]] = [(pilot(mutants, chosen), list(first), [])]
-    found: dict[str, str] = {}
-    while rounds:
-        index, tests, by_any = rounds.pop(0)
-        what = describe(by_index[index])
+    todo: list[tuple[int, list[str], list[str]]] = [
+        (pilot(mutants, chosen), list(rounds.first), [])
+    ]
+    while todo:
+        index, tests, by_any = todo.pop(0)
         marks = arm(index)
         try:
             everything = list(dict.fromkeys([*(alongside or []), *tests, *by_any]))
@@ -454,45 +447,68 @@ def unconfirmed_kills(
             disarm()
             if marks and os.path.exists(marks):
                 os.unlink(marks)
-        again: dict[int, tuple[list[str], list[str]]] = {}
-        failing = (
-            set()
-            if isinstance(ran, str)
-            else {t for t, o in ran.outcomes.items() if t in witnesses and o in ("failed", "error")}
-        )
+        again = rounds.judge(index, tests, by_any, ran)
+        todo += [(i, tests_, any_) for i, (tests_, any_) in sorted(again.items())]
+    return rounds.found
+
+
+class _Rounds:
+    """What the fresh runs decided so far, and which kills each run's outcomes leave open."""
+
+    def __init__(
+        self, mutants: list[dict[str, Any]], chosen: dict[int, list[str]], alongside: list[str]
+    ) -> None:
+        self.first = {test: index for index, tests in chosen.items() for test in tests}
+        self.by_index = {int(entry["index"]): entry for entry in mutants}
+        # Per test, the mutants it was the first to kill (by a failure): each must hold.
+        self.owned: dict[str, list[int]] = {}
+        for entry in mutants:
+            if entry.get("status") == "killed" and entry.get("how") not in RUNAWAY:
+                killer = str(entry.get("killed_by") or "")
+                self.owned.setdefault(killer, []).append(int(entry["index"]))
+        self.witnesses = set(alongside) | set(self.first)
+        self.found: dict[str, str] = {}
+
+    def judge(
+        self, index: int, tests: list[str], by_any: list[str], ran: Fresh | str
+    ) -> dict[int, tuple[list[str], list[str]]]:
+        """Record the kills `ran` (mutant `index` in place) does not confirm; the rounds left."""
+        what = describe(self.by_index[index])
+        if isinstance(ran, str):
+            for test in [*by_any, *tests]:
+                self.found[test] = f"{what}: {ran}"
+            return {}
+        failing = {
+            t for t, o in ran.outcomes.items() if t in self.witnesses and o in ("failed", "error")
+        }
         for test in by_any:
-            if isinstance(ran, str):
-                found[test] = f"{what}: {ran}"
-            elif ran.applied and not failing:
-                found[test] = _unconfirmed(what, ran, test, "no covering test fails")
+            if ran.applied and not failing:
+                self.found[test] = _unconfirmed(what, ran, test, "no covering test fails")
+        again: dict[int, tuple[list[str], list[str]]] = {}
+        if not ran.applied:
+            return again  # no start-up hook in this environment: nothing to say
         for test in tests:
-            if isinstance(ran, str):
-                found[test] = f"{what}: {ran}"
-                continue
-            if not ran.applied:
-                continue  # no start-up hook in this environment: nothing to say
             # Not run: with a module that failed to import under the mutant,
             # a kill; else the test is not there with the mutant in place
             # (its parameters or name were computed by the function).
             outcome = ran.outcomes.get(test, "error" if ran.collect_error else "not collected")
             if outcome in ("failed", "error"):
                 continue
-            if outcome == "timeout" and by_index[index].get("how") in RUNAWAY:
+            if outcome == "timeout" and self.by_index[index].get("how") in RUNAWAY:
                 continue  # it runs away there too: the same mutant, the same kill
-            if first[test] != index:
-                again.setdefault(first[test], ([], []))[0].append(test)
+            if self.first[test] != index:
+                again.setdefault(self.first[test], ([], []))[0].append(test)
                 continue
             if failing - {test} and not ran.imported_before:
                 # Another covering test (one that passed on the original) fails with
                 # this mutant in place from the start: the kill holds. So must the
                 # kills of the other mutants this test was the first to kill.
-                for other in owned.get(test, []):
+                for other in self.owned.get(test, []):
                     if other != index:
                         again.setdefault(other, ([], []))[1].append(test)
                 continue
-            found[test] = _unconfirmed(what, ran, test, f"its outcome is: {outcome}")
-        rounds += [(i, tests_, any_) for i, (tests_, any_) in sorted(again.items())]
-    return found
+            self.found[test] = _unconfirmed(what, ran, test, f"its outcome is: {outcome}")
+        return again
 
 
 def _unconfirmed(what: str, ran: Fresh, test: str, outcome: str) -> str:
