@@ -26,6 +26,7 @@ from pytest_quest.app.scan import scan
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.run import FAILED
 from pytest_quest.core.shard import (
+    MergedRun,
     Shard,
     changed_sources,
     check_fits,
@@ -118,8 +119,8 @@ def shard_out(ctx: Context, run: ShardRun) -> Output:
     return Output(data, lines, exitcode)
 
 
-def combine(ctx: Context) -> Output:
-    """Merge the shards into the ratchet exactly as one scan (or check) of the whole suite would."""
+def _read_shards(ctx: Context) -> tuple[list[tuple[Path, str]], list[Shard]]:
+    """The shard folders given, each with how messages name it, and what each holds."""
     options = ctx.options
     if not options.shards:
         raise QuestUsageError(
@@ -132,38 +133,53 @@ def combine(ctx: Context) -> Output:
         if resolved[index] in resolved[:index]:
             raise QuestUsageError(f"shard {where} is given twice: name each shard folder once")
     read = [shards.read_shard(folder, where) for folder, where in found]
-    kind = read[0].kind
     given = [name for name in CHECK_ONLY if getattr(options, name)]
-    if kind == "scan" and given:
+    if read[0].kind == "scan" and given:
         flag = "--quest-" + given[0].replace("_ref", "").replace("_", "-")
         raise QuestUsageError(f"{flag} is an option of a check: these are scan shards")
+    return found, read
+
+
+def _checked_merge(
+    ctx: Context, read: list[Shard], config: dict[str, object], sources: list[str]
+) -> MergedRun:
+    """The shards merged, once each was shown to be a part of one run of this tree."""
+    hint = (
+        f" (pytest's rootdir here is {ctx.rootdir}: run the combine from the project, "
+        "with the shard folders inside it, or pass --rootdir)"
+    )
+    for shard in read:
+        check_fits(
+            shard,
+            kind=read[0].kind,
+            config=config,
+            sources=_relative(sources, ctx.rootdir),
+            environment=shards.environment(),
+            rootdir_hint=hint,
+        )
+    check_same_tree(
+        read,
+        commit=shards.head_commit(ctx.rootdir),
+        tests=digest_test_files(ctx.tests, ctx.rootdir),
+    )
+    named = {nodeid.split("::")[0] for shard in read for nodeid in shard.outcomes}
+    check_tests_present(read, {name for name in named if (ctx.rootdir / name).is_file()})
+    merged = merge(read)
+    changed_sources(merged, shards.source_digests(ctx.rootdir, sorted(merged.source_digests)))
+    return merged
+
+
+def combine(ctx: Context) -> Output:
+    """Merge the shards into the ratchet exactly as one scan (or check) of the whole suite would."""
+    options = ctx.options
+    found, read = _read_shards(ctx)
+    kind = read[0].kind
     sources = resolve_sources(ctx.rootdir, [str(p) for p in options.sources])
     data_dir = tempfile.mkdtemp(prefix="pytest-quest-combine-")
     try:
         measurer = shards.combining_measurer(ctx.rootdir, sources, data_dir)
         config = _portable(coverage_settings(measurer.cov, ctx.rootdir))
-        hint = (
-            f" (pytest's rootdir here is {ctx.rootdir}: run the combine from the project, "
-            "with the shard folders inside it, or pass --rootdir)"
-        )
-        for shard in read:
-            check_fits(
-                shard,
-                kind=kind,
-                config=config,
-                sources=_relative(sources, ctx.rootdir),
-                environment=shards.environment(),
-                rootdir_hint=hint,
-            )
-        check_same_tree(
-            read,
-            commit=shards.head_commit(ctx.rootdir),
-            tests=digest_test_files(ctx.tests, ctx.rootdir),
-        )
-        named = {nodeid.split("::")[0] for shard in read for nodeid in shard.outcomes}
-        check_tests_present(read, {name for name in named if (ctx.rootdir / name).is_file()})
-        merged = merge(read)
-        changed_sources(merged, shards.source_digests(ctx.rootdir, sorted(merged.source_digests)))
+        merged = _checked_merge(ctx, read, config, sources)
 
         def measure() -> MeasuredSource:
             shards.combine_data(measurer.cov, ctx.rootdir, found)
@@ -191,11 +207,10 @@ def combine(ctx: Context) -> Output:
         shutil.rmtree(data_dir, ignore_errors=True)
     if kind == "scan" and output.exitcode == 0 and merged.failed:
         output.exitcode = 1  # as a scan whose suite failed: the quests are recorded
-    passed = len(merged.passed)
     output.lines.insert(
         0,
         f"combine: {text.counted(len(read), kind + ' shard')}, "
-        f"{text.counted(len(merged.outcomes), 'test')}, {passed} passed",
+        f"{text.counted(len(merged.outcomes), 'test')}, {len(merged.passed)} passed",
     )
     output.data = {**output.data, "kind": kind, "shards": [where for _, where in found]}
     return output
