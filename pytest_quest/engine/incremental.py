@@ -173,7 +173,9 @@ def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
     return found
 
 
-def environment(args: Iterable[str], sources: Iterable[str], extra: Mapping[str, str]) -> dict[str, str]:
+def environment(
+    args: Iterable[str], sources: Iterable[str], extra: Mapping[str, str]
+) -> dict[str, str]:
     """What, outside the project's files, shapes the run: a change to any reruns everything."""
     return {
         "python": sys.version.split()[0] + " " + sys.implementation.name,
