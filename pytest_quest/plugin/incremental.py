@@ -127,6 +127,8 @@ class IncrementalRun:
         self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool
     ) -> tuple[list[str], dict[str, object] | None]:
         """Write the record of this run (`keep`: the run is whole); the lines and data to show."""
+        if self.options.shard_out is not None:
+            return [], None  # a shard's output is the shard's (combine runs the use case)
         if self.why_not:
             # Said in JSON only: such runs are always full (docs/ci.md), a line each time is noise.
             return [], {"ran": len(outcomes), "kept": 0, "full": self.why_not}
