@@ -116,7 +116,9 @@ def touch_function(path: Path, qualname: str) -> None:
         raise SystemExit(f"{path}: no function {qualname}")
     body = target.body
     first = body[0]
-    docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
+    docstring = isinstance(first, ast.Expr) and isinstance(
+        getattr(first, "value", None), ast.Constant
+    )
     anchor = body[1] if docstring and len(body) > 1 else first
     lines = source.splitlines(keepends=True)
     indent = " " * anchor.col_offset
@@ -126,13 +128,21 @@ def touch_function(path: Path, qualname: str) -> None:
 
 
 def dateutil_rows(
-    py: str, sdist: Path, work: Path, *, reuse: bool, cov_runs: int
+    py: str, sdist: Path, work: Path, *, reuse: bool, cov_runs: int, chained: bool
 ) -> tuple[list[str], bool]:
     project = work / "dateutil"
     records = work / "records"
     env = child_env({"PYTHONPATH": "src"})
-    base = [py, "-m", "pytest", "tests", "-p", "no:cacheprovider", "-q",
-            *(f"--deselect={test}" for test in ENVIRONMENT_FAILURES)]
+    base = [
+        py,
+        "-m",
+        "pytest",
+        "tests",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        *(f"--deselect={test}" for test in ENVIRONMENT_FAILURES),
+    ]
     quest = [*base, "--quest-source=src/dateutil"]
     ok = True
     if reuse and (records / "base.gz").exists() and (records / "recording.txt").exists():
@@ -154,13 +164,26 @@ def dateutil_rows(
             shutil.rmtree(records)
         records.mkdir()
         log("dateutil: the recorded full scan")
-        wall, code, text = run([*quest, "--quest", "scan", f"--quest-file={records / 'quest.json'}",
-                                f"--quest-run-data={records / 'base.gz'}"], project, env)
-        lines = [f"python-dateutil {sdist.name}: full scan (recording) {wall:.1f} s "
-                 f"(CPU {CPU[-1]:.1f} s), exit {code}"]
+        wall, code, text = run(
+            [
+                *quest,
+                "--quest",
+                "scan",
+                f"--quest-file={records / 'quest.json'}",
+                f"--quest-run-data={records / 'base.gz'}",
+            ],
+            project,
+            env,
+        )
+        lines = [
+            f"python-dateutil {sdist.name}: full scan (recording) {wall:.1f} s "
+            f"(CPU {CPU[-1]:.1f} s), exit {code}"
+        ]
         if code != 0:
             return [*lines, text[-3000:], f"incremental check <= 0.07x pytest-cov: {FAILED}"], False
         (records / "recording.txt").write_text(lines[0])
+    if chained:
+        return chained_rows(py, project, records, base, quest, env, lines)
     ratios: list[float] = []
     rows = []
     for number, (file, qualname) in enumerate(CHANGES, 1):
@@ -172,20 +195,59 @@ def dateutil_rows(
             cov_wall, cov_code, _ = run([*base, "--cov=src/dateutil", "--cov-branch"], project, env)
             cov_cpu = CPU[-1]
         inc_wall, inc_code, inc_text = run(
-            [*quest, "--quest", "check", "--quest-format", "json",
-             f"--quest-file={records / 'quest.json'}", f"--quest-run-data={records / 'check.gz'}"],
-            project, env)
+            [
+                *quest,
+                "--quest",
+                "check",
+                "--quest-format",
+                "json",
+                f"--quest-file={records / 'quest.json'}",
+                f"--quest-run-data={records / 'check.gz'}",
+            ],
+            project,
+            env,
+        )
         inc_cpu = CPU[-1]
         ran = _run_data(inc_text)
-        _, scan_code, _ = run([*quest, "--quest", "scan", f"--quest-file={records / f'incr-{number}.json'}",
-                               f"--quest-run-data={records / 'scan.gz'}"], project, env)
-        _, full_code, _ = run([*quest, "--quest", "scan", "--quest-full",
-                               f"--quest-file={records / f'full-{number}.json'}",
-                               f"--quest-run-data={records / 'base.gz'}"], project, env)
+        _, scan_code, _ = run(
+            [
+                *quest,
+                "--quest",
+                "scan",
+                f"--quest-file={records / f'incr-{number}.json'}",
+                f"--quest-run-data={records / 'scan.gz'}",
+            ],
+            project,
+            env,
+        )
+        _, full_code, _ = run(
+            [
+                *quest,
+                "--quest",
+                "scan",
+                "--quest-full",
+                f"--quest-file={records / f'full-{number}.json'}",
+                f"--quest-run-data={records / 'base.gz'}",
+            ],
+            project,
+            env,
+        )
         compared = subprocess.run(
-            [py, "-c", COMPARE, str(records / f"incr-{number}.json"), str(records / f"full-{number}.json")],
-            capture_output=True, text=True)
-        same = json.loads(compared.stdout) if compared.returncode == 0 else {"same": False, "quests": 0}
+            [
+                py,
+                "-c",
+                COMPARE,
+                str(records / f"incr-{number}.json"),
+                str(records / f"full-{number}.json"),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        same = (
+            json.loads(compared.stdout)
+            if compared.returncode == 0
+            else {"same": False, "quests": 0}
+        )
         codes = (cov_code, inc_code, scan_code, full_code)
         good = all(c == 0 for c in codes) and bool(same["same"]) and ran.get("full") is None
         ok = ok and good
@@ -212,6 +274,116 @@ def dateutil_rows(
         f"incremental check <= 0.07x pytest-cov (median of {len(ratios)}): {median:.3f}x {verdict}",
     ]
     return lines, ok
+
+
+def chained_rows(
+    py: str,
+    project: Path,
+    records: Path,
+    base: list[str],
+    quest: list[str],
+    env: dict[str, str],
+    lines: list[str],
+) -> tuple[list[str], bool]:
+    """The changes one after the other, each check on the record the last one wrote.
+
+    Two full runs in all (the facts' ``--quest-full`` scan after the last
+    change, and pytest-cov), where the per-change order needs two per change:
+    for a machine too loaded for more.  Rows are printed as they come.
+    """
+    shutil.copy(records / "base.gz", records / "check.gz")
+    ok = True
+    checks: list[tuple[str, float, float, dict[str, object]]] = []
+    for number, (file, qualname) in enumerate(CHANGES, 1):
+        touch_function(project / file, qualname)
+        shutil.copy(records / "check.gz", records / "scan.gz")  # the record before this change
+        log(f"dateutil: change {number}, {file}::{qualname}")
+        wall, code, text = run(
+            [
+                *quest,
+                "--quest",
+                "check",
+                "--quest-format",
+                "json",
+                f"--quest-file={records / 'quest.json'}",
+                f"--quest-run-data={records / 'check.gz'}",
+            ],
+            project,
+            env,
+        )
+        ran = _run_data(text)
+        ok = ok and code == 0 and ran.get("full") is None
+        if code != 0 or ran.get("full") is not None:
+            log(text[-2000:])
+        checks.append((f"{file}::{qualname}", wall, CPU[-1], ran))
+        print(
+            f"change {number} {file}::{qualname}: incremental check {wall:.2f} s (CPU {CPU[-1]:.2f} s), "
+            f"exit {code}, ran {ran.get('ran')}, kept {ran.get('kept')}",
+            flush=True,
+        )
+    log("dateutil: facts, an incremental scan and a --quest-full scan of the last tree")
+    _, scan_code, _ = run(
+        [
+            *quest,
+            "--quest",
+            "scan",
+            f"--quest-file={records / 'incr.json'}",
+            f"--quest-run-data={records / 'scan.gz'}",
+        ],
+        project,
+        env,
+    )
+    full_wall, full_code, _ = run(
+        [
+            *quest,
+            "--quest",
+            "scan",
+            "--quest-full",
+            f"--quest-file={records / 'full.json'}",
+            f"--quest-run-data={records / 'full.gz'}",
+        ],
+        project,
+        env,
+    )
+    full_cpu = CPU[-1]
+    compared = subprocess.run(
+        [py, "-c", COMPARE, str(records / "incr.json"), str(records / "full.json")],
+        capture_output=True,
+        text=True,
+    )
+    same = json.loads(compared.stdout) if compared.returncode == 0 else {"same": False, "quests": 0}
+    print(
+        f"facts: incremental scan (exit {scan_code}) and --quest-full scan (exit {full_code}, "
+        f"{full_wall:.1f} s, CPU {full_cpu:.1f} s): {'same' if same['same'] else 'DIFFER'} "
+        f"({same['quests']} quests)",
+        flush=True,
+    )
+    ok = ok and scan_code == 0 and full_code == 0 and bool(same["same"])
+    log("dateutil: pytest --cov --cov-branch")
+    cov_wall, cov_code, _ = run([*base, "--cov=src/dateutil", "--cov-branch"], project, env)
+    cov_cpu = CPU[-1]
+    ok = ok and cov_code == 0
+    rows = [
+        f"| {name} | {wall:.2f} ({cpu:.2f}) | {wall / cov_wall:.3f} | {cpu / cov_cpu:.3f} | "
+        f"{ran.get('ran')} of {int(str(ran.get('ran') or 0)) + int(str(ran.get('kept') or 0))} |"
+        for name, wall, cpu, ran in checks
+    ]
+    median = statistics.median(wall / cov_wall for _, wall, _, _ in checks)
+    median_cpu = statistics.median(cpu / cov_cpu for _, _, cpu, _ in checks)
+    verdict = FAILED if not ok else ("MET" if median <= 0.07 else "MISSED")
+    return [
+        *lines,
+        f"pytest --cov --cov-branch: {cov_wall:.1f} s (CPU {cov_cpu:.1f} s), exit {cov_code}",
+        f"facts after the last change, incremental scan vs --quest-full scan: "
+        f"{'same' if same['same'] else 'DIFFER ' + str(same.get('differ'))} ({same['quests']} quests)",
+        "",
+        "| change | incremental check s (CPU) | ratio to pytest-cov wall | ratio CPU | tests run |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+        f"incremental check <= 0.07x pytest-cov (median of {len(checks)}, wall): {median:.3f}x "
+        f"{verdict} (CPU: {median_cpu:.3f}x)",
+    ], ok
 
 
 def _run_data(text: str) -> dict[str, object]:
@@ -272,19 +444,40 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/incr/work"))
     parser.add_argument("--rounds", type=int, default=3, help="small-suite rounds")
     parser.add_argument("--skip-small", action="store_true")
-    parser.add_argument("--reuse", action="store_true",
-                        help="start from the recorded full scan an earlier run left under --work")
-    parser.add_argument("--cov-runs", type=int, default=3,
-                        help="changes timed with their own pytest-cov run (the others reuse the last)")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="start from the recorded full scan an earlier run left under --work",
+    )
+    parser.add_argument(
+        "--chained",
+        action="store_true",
+        help="changes one after another, two full runs in all (a loaded machine)",
+    )
+    parser.add_argument(
+        "--cov-runs",
+        type=int,
+        default=3,
+        help="changes timed with their own pytest-cov run (the others reuse the last)",
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    version = subprocess.run(
+        [args.python, "-c", "import sys; print(sys.version.split()[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     lines = [f"Python {version}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"]
     ok = True
     if args.dateutil is not None:
         found, good = dateutil_rows(
-            args.python, args.dateutil, args.work, reuse=args.reuse, cov_runs=args.cov_runs
+            args.python,
+            args.dateutil,
+            args.work,
+            reuse=args.reuse,
+            cov_runs=args.cov_runs,
+            chained=args.chained,
         )
         lines += ["", *found]
         ok = ok and good

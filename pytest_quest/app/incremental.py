@@ -85,9 +85,7 @@ def plan(
     # Measured last time, or new under a source folder (nothing can have imported it):
     # an old file there that was not measured (omitted, or read some other way) is not traced.
     sources = set(record.sources) | {
-        path
-        for path in files
-        if path not in record.files and _under_roots(rootdir / path, roots)
+        path for path in files if path not in record.files and _under_roots(rootdir / path, roots)
     }
     test_files = set(record.test_files) | {file for _, file in collected}
     sorted_out = classify(record.files, files, sources=sources, test_files=test_files)

@@ -156,9 +156,7 @@ def _ran_changed(test: RecordedTest, changes: Changes) -> bool:
     return False
 
 
-def move_arcs(
-    arcs: Iterable[tuple[int, int]], line_map: LineMap
-) -> list[tuple[int, int]] | None:
+def move_arcs(arcs: Iterable[tuple[int, int]], line_map: LineMap) -> list[tuple[int, int]] | None:
     """`arcs` at their new lines; None when one touches a line that has none."""
     moved = []
     lines = line_map.lines

@@ -1,7 +1,7 @@
 """The run record of incremental scan and check: what the last full-fact run measured, per test.
 
-One gzip'd JSON file beside the ratchet file (``quest.run.gz`` by default,
-``--quest-run-data PATH``): the environment's key, a digest of every project
+One gzip'd JSON file beside the ratchet file's locks (``.quest/quest.json.run.gz``
+by default, ``--quest-run-data PATH``): the environment's key, a digest of every project
 file, the texts of the measured source files (to map old lines to new), and
 per test its outcome, time and arcs in the code under test.  Identical arc
 lists are stored once.  The selection rule is core/incremental.py's.
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.incremental import RecordedTest, arc_lines
+from pytest_quest.engine.store_help import LOCK_FOLDER, lock_file, make_lock_folder
 
 FORMAT = "pytest-quest run record"
 NONE_RECORDED = "no previous run recorded"
@@ -56,7 +57,8 @@ class RunRecord:
 
 
 def default_path(quest_file: Path) -> Path:
-    return quest_file.with_name(quest_file.stem + ".run.gz")
+    """Beside the ratchet file's locks (``.quest/quest.json.run.gz``): hidden, and out of git."""
+    return lock_file(quest_file, ".run.gz")
 
 
 def save(path: Path, record: RunRecord) -> None:
@@ -85,7 +87,10 @@ def save(path: Path, record: RunRecord) -> None:
         "arcsets": [list(flat) for flat in sets],
     }
     data = gzip.compress(json.dumps(body, separators=(",", ":")).encode("utf-8"), 6, mtime=0)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.parent.name == LOCK_FOLDER:
+        make_lock_folder(path)  # with its .gitignore
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
@@ -168,7 +173,9 @@ def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
     return found
 
 
-def environment(args: Iterable[str], sources: Iterable[str], extra: Mapping[str, str]) -> dict[str, str]:
+def environment(
+    args: Iterable[str], sources: Iterable[str], extra: Mapping[str, str]
+) -> dict[str, str]:
     """What, outside the project's files, shapes the run: a change to any reruns everything."""
     return {
         "python": sys.version.split()[0] + " " + sys.implementation.name,

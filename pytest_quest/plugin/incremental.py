@@ -30,8 +30,12 @@ _HARMLESS_FLAGS = {
     "--quest-base-file",
     "--color",
 }
-_HARMLESS_WITH_VALUE = _HARMLESS_FLAGS - {"--quest-full", "--quest-export-force",
-                                          "--quest-strict", "--quest-require-pass"}
+_HARMLESS_WITH_VALUE = _HARMLESS_FLAGS - {
+    "--quest-full",
+    "--quest-export-force",
+    "--quest-strict",
+    "--quest-require-pass",
+}
 _VERBOSITY = {"-q", "-qq", "-qqq", "-v", "-vv", "-vvv", "--quiet", "--verbose"}
 
 
@@ -113,12 +117,18 @@ class IncrementalRun:
         assert isinstance(self.measurer, Measurer) and self.measurer.harvest is not None
         harvest = self.measurer.harvest
         for nodeid, per_file in self.plan.replay.items():
-            harvest.replay(nodeid, {str(self.rootdir / rel): arcs for rel, arcs in per_file.items()})
+            harvest.replay(
+                nodeid, {str(self.rootdir / rel): arcs for rel, arcs in per_file.items()}
+            )
             outcomes[nodeid] = self.plan.outcomes[nodeid]
             seconds[nodeid] = self.plan.seconds[nodeid]
 
-    def finish(self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool) -> tuple[list[str], dict[str, object] | None]:
+    def finish(
+        self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool
+    ) -> tuple[list[str], dict[str, object] | None]:
         """Write the record of this run (`keep`: the run is whole); the lines and data to show."""
+        if self.options.shard_out is not None:
+            return [], None  # a shard's output is the shard's (combine runs the use case)
         if self.why_not:
             # Said in JSON only: such runs are always full (docs/ci.md), a line each time is noise.
             return [], {"ran": len(outcomes), "kept": 0, "full": self.why_not}

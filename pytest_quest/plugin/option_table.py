@@ -321,7 +321,7 @@ _OPTIONS: list[_Option] = [
         ini_type="string",
         parse=partial(parse_text, what="path"),
         metavar="PATH",
-        help="scan, check: the record of the last run (default: quest.run.gz beside the ratchet file)",
+        help="scan, check: the record of the last run (default: .quest/quest.json.run.gz beside the ratchet file)",
     ),
 ]
 

@@ -161,7 +161,9 @@ class QuestSession:
         self.deselected = 0
         # scan, check: run only the tests a change can affect (plugin/incremental.py).
         self.incremental = (
-            IncrementalRun(config, options, measurer) if options.command in ("scan", "check") else None
+            IncrementalRun(config, options, measurer)
+            if options.command in ("scan", "check")
+            else None
         )
 
     # -- pytest hooks --
@@ -261,7 +263,11 @@ class QuestSession:
                 self.refused is None
                 and not self.collection_errors
                 and session.exitstatus
-                in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED)
+                in (
+                    pytest.ExitCode.OK,
+                    pytest.ExitCode.TESTS_FAILED,
+                    pytest.ExitCode.NO_TESTS_COLLECTED,
+                )
                 and output.exitcode != 4
             )
             lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)

@@ -212,6 +212,7 @@ def test_four_submit_processes_all_recorded(project: Project) -> None:
     assert quest_files(project) == [
         ".quest/quest.json.judging.lock",
         ".quest/quest.json.lock",
+        ".quest/quest.json.run.gz",
         "quest.json",
     ]
 

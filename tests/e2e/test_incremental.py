@@ -153,7 +153,11 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def change_function(p: Path) -> None:
     # `sign` grows by two lines: `halve` and the rest move down, and are replayed there.
-    edit(p / "src/pkg/calc.py", "    if x > 0:\n        return 1\n", "    if x > 0:\n        y = 1\n\n        return y\n")
+    edit(
+        p / "src/pkg/calc.py",
+        "    if x > 0:\n        return 1\n",
+        "    if x > 0:\n        y = 1\n\n        return y\n",
+    )
 
 
 def change_method(p: Path) -> None:
@@ -184,7 +188,11 @@ def change_data_file(p: Path) -> None:
 def delete_test(p: Path) -> None:
     # The only test of Box.grow goes: its coverage must go with it.
     edit(p / "tests/test_calc.py", "def test_box():\n    assert Box(1).grow(2) == 3\n", "")
-    edit(p / "tests/sub/test_sub.py", "def test_grow(start):\n    assert Box(start).grow(1) == start + 1\n", "")
+    edit(
+        p / "tests/sub/test_sub.py",
+        "def test_grow(start):\n    assert Box(start).grow(1) == start + 1\n",
+        "",
+    )
 
 
 def change_test(p: Path) -> None:
@@ -200,8 +208,11 @@ def add_test(p: Path) -> None:
 
 def add_function(p: Path) -> None:
     # A new function called by a changed one: the tests of the changed one cover it.
-    edit(p / "src/pkg/calc.py", "def untested(x):\n    return x\n",
-         "def untested(x):\n    return x\n\n\ndef helper(x):\n    return -x\n")
+    edit(
+        p / "src/pkg/calc.py",
+        "def untested(x):\n    return x\n",
+        "def untested(x):\n    return x\n\n\ndef helper(x):\n    return -x\n",
+    )
     edit(p / "src/pkg/calc.py", "    return -1\n", "    return helper(1)\n")
 
 
@@ -231,8 +242,12 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The project after one full scan: its run record beside it (outside the project)."""
     root = tmp_path_factory.mktemp("recorded")
     project = base_project(root / "project")
-    result = project.run("--quest", "scan", f"--quest-file={root / 'first.json'}",
-                         f"--quest-run-data={root / 'run.gz'}")
+    result = project.run(
+        "--quest",
+        "scan",
+        f"--quest-file={root / 'first.json'}",
+        f"--quest-run-data={root / 'run.gz'}",
+    )
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert (root / "run.gz").exists()
     return root
@@ -250,8 +265,11 @@ def scan(project: Project, quest_file: Path, *args: str) -> tuple[dict[str, Any]
     result, data = project.run_json("--quest", "scan", f"--quest-file={quest_file}", *args)
     assert result.ret in (0, 1), result.stdout.str() + result.stderr.str()
     run = data.pop("run")
-    said = (f"full run: {run['full']}" if run["full"] else
-            f"incremental: {run['ran']} of {run['ran'] + run['kept']} tests ran")
+    said = (
+        f"full run: {run['full']}"
+        if run["full"]
+        else f"incremental: {run['ran']} of {run['ran'] + run['kept']} tests ran"
+    )
     return data, said
 
 
@@ -266,8 +284,9 @@ def test_incremental_facts_are_a_full_runs(recorded: Path, tmp_path: Path, case:
     change(project.path)
 
     incremental, said = scan(project, tmp_path / "incremental.json", f"--quest-run-data={run_data}")
-    full, _ = scan(project, tmp_path / "full.json", "--quest-full",
-                   f"--quest-run-data={tmp_path / 'other.gz'}")
+    full, _ = scan(
+        project, tmp_path / "full.json", "--quest-full", f"--quest-run-data={tmp_path / 'other.gz'}"
+    )
 
     assert quests(tmp_path / "incremental.json") == quests(tmp_path / "full.json")
     assert incremental == full

@@ -543,7 +543,9 @@ def test_submit_pass_then_fail_then_done(project: Project, calc_template: Projec
 
     # After next, submits and status, no temporary file is left beside the ratchet file.
     assert project.run("--quest-status").ret == 0
-    assert quest_files(project) == [".quest/quest.json.judging.lock", ".quest/quest.json.lock", "quest.json"]
+    assert quest_files(project) == [
+        ".quest/quest.json.judging.lock", ".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"
+    ]
 
 
 def test_max_tries_ini_option(project: Project, calc_template: Project) -> None:

@@ -243,7 +243,9 @@ def test_submit_with_a_collection_error_in_the_tests_spends_no_try(scanned: Proj
     assert "No module named 'no_such_module_here'" in line
     assert line.endswith("nothing was judged, no try spent")
     assert path.read_bytes() == before
-    assert quest_files(scanned) == [".quest/quest.json.judging.lock", ".quest/quest.json.lock", "quest.json"]
+    assert quest_files(scanned) == [
+        ".quest/quest.json.judging.lock", ".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"
+    ]
 
 
 def test_submit_when_the_source_folder_is_gone(scanned: Project) -> None:
@@ -333,8 +335,8 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command:
         time.sleep(0.1)
     assert not alive(pid), "the tests under judgment kept running"
     assert quest_files(scanned) in (
-        [".quest/quest.json.lock", "quest.json"],
-        [".quest/quest.json.judging.lock", ".quest/quest.json.lock", "quest.json"],
+        [".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"],
+        [".quest/quest.json.judging.lock", ".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"],
     )
 
 

@@ -80,7 +80,9 @@ def test_a_changed_function_has_no_lines_and_the_others_move() -> None:
 
 
 def test_a_comment_inside_a_function_keeps_it_mapped() -> None:
-    new = SOURCE.replace("        for _ in range(n):\n", "        # one at a time\n        for _ in range(n):\n")
+    new = SOURCE.replace(
+        "        for _ in range(n):\n", "        # one at a time\n        for _ in range(n):\n"
+    )
     found = line_map(SOURCE, new)
     old_line = lines_of(SOURCE, "            self._v += 1")
     assert found.lines[old_line] == old_line + 1
@@ -115,12 +117,26 @@ def test_arcs_move_with_their_lines_and_exits_keep_their_sign() -> None:
 
 
 def test_classify_sorts_changes_and_refuses_what_no_test_traces_to() -> None:
-    previous = {"src/a.py": "1", "src/gone.py": "2", "tests/test_a.py": "3", "tests/conftest.py": "4",
-                "README.md": "5"}
-    now = {"src/a.py": "9", "tests/test_a.py": "9", "tests/conftest.py": "9", "README.md": "5",
-           "src/new.py": "1"}
-    found = classify(previous, now, sources={"src/a.py", "src/gone.py", "src/new.py"},
-                     test_files={"tests/test_a.py"})
+    previous = {
+        "src/a.py": "1",
+        "src/gone.py": "2",
+        "tests/test_a.py": "3",
+        "tests/conftest.py": "4",
+        "README.md": "5",
+    }
+    now = {
+        "src/a.py": "9",
+        "tests/test_a.py": "9",
+        "tests/conftest.py": "9",
+        "README.md": "5",
+        "src/new.py": "1",
+    }
+    found = classify(
+        previous,
+        now,
+        sources={"src/a.py", "src/gone.py", "src/new.py"},
+        test_files={"tests/test_a.py"},
+    )
     assert not isinstance(found, Full)
     to_map, changes = found
     assert to_map == ["src/a.py", "src/new.py"]
@@ -169,7 +185,7 @@ def test_select(nodeid: str, chosen: bool) -> None:
         test_files=frozenset({"tests/test_d.py"}),
         conftest_dirs=frozenset({"tests/sub"}),
     )
-    file = nodeid.split("::")[0]
+    file = nodeid.split("::", maxsplit=1)[0]
     assert (nodeid in select([(nodeid, file)], RECORDED, changes)) is chosen
 
 
@@ -182,7 +198,9 @@ def test_a_root_conftest_reaches_every_test() -> None:
 
 # -- the rule as a property ---------------------------------------------------------
 
-BODY = st.lists(st.sampled_from(["x = 1", "y = x", "x += 2", "pass", "# note", ""]), min_size=1, max_size=4)
+BODY = st.lists(
+    st.sampled_from(["x = 1", "y = x", "x += 2", "pass", "# note", ""]), min_size=1, max_size=4
+)
 
 
 def module(bodies: list[list[str]]) -> str:
@@ -217,10 +235,14 @@ def test_tests_of_a_changed_function_run_and_the_others_replay_on_the_same_code(
         return {n for n in range(start, end + 1) if old_lines[n - 1].strip() not in ("", "# note")}
 
     recorded = {
-        f"t.py::test_{i}": RecordedTest("passed", {"m.py": frozenset(set().union(*(body_lines(f % len(bodies)) for f in run)))})
+        f"t.py::test_{i}": RecordedTest(
+            "passed", {"m.py": frozenset(set().union(*(body_lines(f % len(bodies)) for f in run)))}
+        )
         for i, run in enumerate(runs)
     }
-    chosen = select([(nodeid, "t.py") for nodeid in recorded], recorded, Changes(source_maps={"m.py": found}))
+    chosen = select(
+        [(nodeid, "t.py") for nodeid in recorded], recorded, Changes(source_maps={"m.py": found})
+    )
     for nodeid, test in recorded.items():
         ran_target = bool(test.lines["m.py"] & body_lines(target))
         assert (nodeid in chosen) is ran_target

@@ -47,9 +47,19 @@ def test_a_missing_damaged_or_foreign_record_is_a_reason_not_an_error(tmp_path: 
 
 
 def test_project_files_leave_out_caches_environments_and_the_ratchet(tmp_path: Path) -> None:
-    for name in ("src/a.py", "tests/data.json", ".coveragerc", ".git/HEAD", "src/__pycache__/a.pyc",
-                 "venv/pyvenv.cfg", "venv/lib/x.py", ".coverage", "quest.json", "quest.json.lock",
-                 "quest.run.gz"):
+    for name in (
+        "src/a.py",
+        "tests/data.json",
+        ".coveragerc",
+        ".git/HEAD",
+        "src/__pycache__/a.pyc",
+        "venv/pyvenv.cfg",
+        "venv/lib/x.py",
+        ".coverage",
+        "quest.json",
+        "quest.json.lock",
+        ".quest/quest.json.run.gz",
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(name)
     quest = tmp_path / "quest.json"

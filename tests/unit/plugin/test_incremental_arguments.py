@@ -15,7 +15,10 @@ from pytest_quest.plugin.incremental import measured_arguments
         (["--quest-file=a.json", "--quest-run-data", "r.gz", "-v"], []),
         (["--quest", "check", "--quest-since", "main", "--quest-strict"], []),
         (["--quest", "scan", "-k", "fast", "tests/unit"], ["-k", "fast", "tests/unit"]),
-        (["-p", "no:randomly", "--quest", "scan", "-m", "slow"], ["-p", "no:randomly", "-m", "slow"]),
+        (
+            ["-p", "no:randomly", "--quest", "scan", "-m", "slow"],
+            ["-p", "no:randomly", "-m", "slow"],
+        ),
         (["--quest-source=src", "--quest", "scan"], ["--quest-source=src"]),
     ],
 )
