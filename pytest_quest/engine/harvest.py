@@ -256,6 +256,27 @@ def _line_anchors(filename: str) -> dict[int, int]:
     return anchors
 
 
+def _passing_contexts(
+    connection: sqlite3.Connection, passed: set[str]
+) -> tuple[dict[int, str], list[int], set[int]]:
+    """Context id -> passing test; the contexts whose rows are real arcs; those of
+    `Harvest`'s one row per function (``WHO_PREFIX``)."""
+    names: dict[int, str] = {}
+    arc_ids = []
+    who_ids = set()
+    for context_id, name in connection.execute("select id, context from context"):
+        if name == PASSED_CONTEXT:
+            arc_ids.append(context_id)
+        elif name.startswith(WHO_PREFIX):
+            if name[len(WHO_PREFIX) :] in passed:
+                names[context_id] = name[len(WHO_PREFIX) :]
+                who_ids.add(context_id)
+        elif name in passed:
+            names[context_id] = name
+            arc_ids.append(context_id)
+    return names, arc_ids, who_ids
+
+
 def passing_arcs(
     data_filename: str, passed: set[str], *, folder: str | None = None
 ) -> tuple[dict[str, set[tuple[int, int]]], dict[str, dict[int, set[str]]]]:
@@ -276,19 +297,7 @@ def passing_arcs(
     regions = _RegionLines()
     connection = sqlite3.connect(data_filename)
     try:
-        names: dict[int, str] = {}  # context id -> passing test
-        arc_ids = []  # contexts whose rows are real arcs
-        who_ids = set()  # contexts of `Harvest`'s one row per function
-        for context_id, name in connection.execute("select id, context from context"):
-            if name == PASSED_CONTEXT:
-                arc_ids.append(context_id)
-            elif name.startswith(WHO_PREFIX):
-                if name[len(WHO_PREFIX) :] in passed:
-                    names[context_id] = name[len(WHO_PREFIX) :]
-                    who_ids.add(context_id)
-            elif name in passed:
-                names[context_id] = name
-                arc_ids.append(context_id)
+        names, arc_ids, who_ids = _passing_contexts(connection, passed)
         files = _names(connection, folder)
         if arc_ids:
             marks = ",".join("?" * len(arc_ids))
