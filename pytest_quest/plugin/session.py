@@ -258,22 +258,7 @@ class QuestSession:
 
         output = answered(self.options.command, self.store, run)
         self.output = output
-        if self.incremental is not None:
-            whole = (
-                self.refused is None
-                and not self.collection_errors
-                and session.exitstatus
-                in (
-                    pytest.ExitCode.OK,
-                    pytest.ExitCode.TESTS_FAILED,
-                    pytest.ExitCode.NO_TESTS_COLLECTED,
-                )
-                and output.exitcode != 4
-            )
-            lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
-            output.lines[:0] = lines
-            if data is not None and output.exitcode != 4:
-                output.data["run"] = data
+        self._finish_incremental(session, output)
         if (
             self.options.command == "scan"
             and output.exitcode == 0
@@ -286,6 +271,26 @@ class QuestSession:
             self.write_stderr(output.stderr)
         if not self.options.json and self.options.command != "_measure":
             self.write_text(output.lines)
+
+    def _finish_incremental(self, session: pytest.Session, output: Output) -> None:
+        """Keep this run's record for the next incremental run, and say what it ran."""
+        if self.incremental is None:
+            return
+        whole = (
+            self.refused is None
+            and not self.collection_errors
+            and session.exitstatus
+            in (
+                pytest.ExitCode.OK,
+                pytest.ExitCode.TESTS_FAILED,
+                pytest.ExitCode.NO_TESTS_COLLECTED,
+            )
+            and output.exitcode != 4
+        )
+        lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
+        output.lines[:0] = lines
+        if data is not None and output.exitcode != 4:
+            output.data["run"] = data
 
     def workers_dir(self) -> str | None:
         """The folder xdist workers copy their coverage data into (created on first use)."""
