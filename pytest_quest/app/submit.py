@@ -425,6 +425,27 @@ def verify_l2(
         exclude=ctx.options.verify_exclude,
     )
 
+def _record_run(ctx: Context, target: Quest, state: State, judgement: Judgement) -> None:
+    """What the quest keeps of the run that judged it: facts, times, policy, survivors."""
+    if judgement.result.verdict is Verdict.FAIL:
+        kept_fail(target, judgement.digest)
+    current = judgement.current
+    if state is State.PASS and ctx.options.policy is not None:
+        target.passed_policy = ctx.options.policy.compact()
+    if current is not None:
+        if state is State.PASS:
+            record_pass_facts(target, current)
+        else:
+            target.missing_lines = list(current.missing_lines)
+            target.missing_branches = list(current.missing_branches)
+    target.last_run_seconds = round(judgement.run.duration, 3)
+    if judgement.mutation_seconds is not None:
+        target.mutation_seconds = judgement.mutation_seconds
+    if judgement.verification is not None:
+        target.verification = judgement.verification
+    target.unwitnessed = judgement.result.unwitnessed or None
+
+
 def record(
     ctx: Context,
     *,
@@ -471,23 +492,7 @@ def record(
             )
             return state, fresh
         state = apply_verdict(target, judgement.result, ctx.options.max_tries, now)
-        if judgement.result.verdict is Verdict.FAIL:
-            kept_fail(target, judgement.digest)
-        current = judgement.current
-        if state is State.PASS and ctx.options.policy is not None:
-            target.passed_policy = ctx.options.policy.compact()
-        if current is not None:
-            if state is State.PASS:
-                record_pass_facts(target, current)
-            else:
-                target.missing_lines = list(current.missing_lines)
-                target.missing_branches = list(current.missing_branches)
-        target.last_run_seconds = round(judgement.run.duration, 3)
-        if judgement.mutation_seconds is not None:
-            target.mutation_seconds = judgement.mutation_seconds
-        if judgement.verification is not None:
-            target.verification = judgement.verification
-        target.unwitnessed = judgement.result.unwitnessed or None
+        _record_run(ctx, target, state, judgement)
         # A submit by --quest-id leaves another active quest active; a settled
         # or missing active quest gives way to this one (if still TODO) or the next.
         active = fresh.quests.get(fresh.active) if fresh.active else None
