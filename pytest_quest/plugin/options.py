@@ -162,10 +162,9 @@ def _verify_mode(config: pytest.Config, given: str) -> str:
     return ini if ini in ("on", "off") else "off"
 
 
-def resolve(config: pytest.Config) -> QuestOptions:
-    """Read every quest option into a :class:`QuestOptions`; bad values are usage errors."""
-    values = {option.name: _checked(config, option) for option in _OPTIONS}
-    rootdir = Path(str(config.rootpath))
+def _command(values: dict[str, Any]) -> str | None:
+    """The command the options name (--quest, --quest-status, a person's action, --quest-policy),
+    the combinations that make no sense refused."""
     command = values["quest"]
     if values["quest_status"]:
         if command not in (None, "status"):
@@ -200,6 +199,14 @@ def resolve(config: pytest.Config) -> QuestOptions:
         raise QuestUsageError("--quest-dispute is an option of `pytest --quest submit`")
     check_since_option(checking, values["quest_since"], bool(values["quest_require_pass"]))
     check_shard_options(command, values["quest_shard_out"], shard_check_options(values))
+    return command  # type: ignore[no-any-return]
+
+
+def resolve(config: pytest.Config) -> QuestOptions:
+    """Read every quest option into a :class:`QuestOptions`; bad values are usage errors."""
+    values = {option.name: _checked(config, option) for option in _OPTIONS}
+    rootdir = Path(str(config.rootpath))
+    command = _command(values)
     measure_out = measuring_child(config)
     if measure_out:
         command = "_measure"
