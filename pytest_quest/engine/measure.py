@@ -17,7 +17,7 @@ from pytest_quest.core.errors import MeasurementError
 from pytest_quest.core.grammar import file_problem
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.engine.harvest import Harvest, failing_arcs, measured_name, passing_arcs
-from pytest_quest.engine.source import read_source, relpath, source_functions
+from pytest_quest.engine.source import FunctionInfo, read_source, relpath, source_functions
 from pytest_quest.engine.subproc import ChildMeasurement, stop_auto_started, stop_inherited
 
 if TYPE_CHECKING:
@@ -306,6 +306,49 @@ def _portable(value: Any, rootdir: Path | None) -> Any:
     return value if rel.startswith("../") or rel == ".." else rel
 
 
+def _function_facts(
+    analysis: Any,
+    functions: list[FunctionInfo],
+    line_tests: dict[int, set[str]],
+    failing: set[tuple[int, int]],
+) -> list[FunctionFacts]:
+    """Each function's facts from its file's coverage `analysis` (coverage.py's own narrowing)."""
+    from coverage.results import AnalysisNarrower  # start-up time (see quiet_coverage)
+
+    narrower = AnalysisNarrower(analysis)
+    narrower.add_regions(function.lines for function in functions)
+    failing_lines = {line for arc in failing for line in arc if line > 0}
+    found = []
+    for function in functions:
+        narrowed = narrower.narrow(function.lines)
+        span = range(function.first, function.last + 1)
+        missing_arcs = narrowed.missing_branch_arcs()
+        # A positive destination outside the function is the enclosing
+        # scope's flow past a one-line ``def``, executed at import: not ours.
+        missing_branches = sorted(
+            (start, end)
+            for start, ends in missing_arcs.items()
+            for end in ends
+            if end < 0 or function.first <= end <= function.last
+        )
+        tests: set[str] = set()
+        for line in function.lines:
+            tests.update(line_tests.get(line, ()))
+        found.append(
+            function.facts(
+                statements=len(narrowed.statements),
+                branches=narrowed.numbers.n_branches,
+                missing_lines=sorted(narrowed.missing),
+                missing_branches=missing_branches,
+                excluded_lines=sorted(line for line in analysis.excluded if line in span),
+                covering_tests=sorted(tests),
+                failing_lines=sorted(set(narrowed.missing) & failing_lines),
+                failing_branches=[arc for arc in missing_branches if arc in failing],
+            )
+        )
+    return found
+
+
 def analyze(
     cov: Coverage,
     rootdir: Path,
@@ -327,7 +370,7 @@ def analyze(
     from coverage import CoverageData
     from coverage.files import relative_directory
     from coverage.python import PythonFileReporter
-    from coverage.results import AnalysisNarrower, analysis_from_file_reporter
+    from coverage.results import analysis_from_file_reporter
 
     with quiet_coverage():
         data = cov.get_data()
@@ -373,42 +416,13 @@ def analyze(
         result.ran_lines[rel] = frozenset(ran) | result.tested_lines[rel]
         if not functions:
             continue
-        narrower = AnalysisNarrower(analysis)
-        narrower.add_regions(function.lines for function in functions)
         line_tests = tests_by_file.get(filename, {})
         result.line_tests[rel] = line_tests
-        for function in functions:
-            narrowed = narrower.narrow(function.lines)
-            span = range(function.first, function.last + 1)
-            excluded = sorted(line for line in analysis.excluded if line in span)
-            if not narrowed.statements:
-                result.excluded_functions.append(function.quest_id)
-            missing_arcs = narrowed.missing_branch_arcs()
-            # A positive destination outside the function is the enclosing
-            # scope's flow past a one-line ``def``, executed at import: not ours.
-            missing_branches = sorted(
-                (start, end)
-                for start, ends in missing_arcs.items()
-                for end in ends
-                if end < 0 or function.first <= end <= function.last
-            )
-            tests: set[str] = set()
-            for line in function.lines:
-                tests.update(line_tests.get(line, ()))
-            failing = failing_by_file.get(filename, set())
-            failing_lines = {line for arc in failing for line in arc if line > 0}
-            result.functions.append(
-                function.facts(
-                    statements=len(narrowed.statements),
-                    branches=narrowed.numbers.n_branches,
-                    missing_lines=sorted(narrowed.missing),
-                    missing_branches=missing_branches,
-                    excluded_lines=excluded,
-                    covering_tests=sorted(tests),
-                    failing_lines=sorted(set(narrowed.missing) & failing_lines),
-                    failing_branches=[arc for arc in missing_branches if arc in failing],
-                )
-            )
+        failing = failing_by_file.get(filename, set())
+        facts = _function_facts(analysis, functions, line_tests, failing)
+        # No measurable statement left: every line excluded from coverage.
+        result.excluded_functions += [f.quest_id for f in facts if not f.statements]
+        result.functions += facts
     return result
 
 
