@@ -135,6 +135,8 @@ class CodeSwap:
         chain, target = found
         self.keys = [_key(node) for node in [*chain, target]]
         self.swapped: list[tuple[types.FunctionType, types.CodeType]] = []
+        # The namespaces of the swapped functions' modules as `apply` found them.
+        self.namespaces: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self.outer_codes: list[types.CodeType] | None = None
         self.holders: list[types.FunctionType] | None = None
 
@@ -218,9 +220,13 @@ class CodeSwap:
                 obj for obj in gc.get_referrers(*originals) if isinstance(obj, types.FunctionType)
             ]
         count = 0
+        seen = {id(namespace) for namespace, _ in self.namespaces}
         for obj in self.holders:
             swap = replacements.get(id(obj.__code__))
             if swap is not None and swap[0] is obj.__code__:
+                if id(obj.__globals__) not in seen:
+                    seen.add(id(obj.__globals__))
+                    self.namespaces.append((obj.__globals__, dict(obj.__globals__)))
                 self.swapped.append((obj, obj.__code__))
                 obj.__code__ = swap[1]
                 count += 1
@@ -242,9 +248,34 @@ class CodeSwap:
             replacements[id(old)] = (old, new)
 
     def restore(self) -> None:
+        """The original code back, and its module's names as they were before `apply`."""
         for function, code in reversed(self.swapped):
             function.__code__ = code
         self.swapped.clear()
+        for namespace, before in self.namespaces:
+            _put_back(namespace, before)
+        self.namespaces.clear()
+
+
+def _put_back(namespace: dict[str, Any], before: dict[str, Any]) -> None:
+    """`namespace` bound as in `before` again: what the mutant's run wrote there is undone.
+
+    A mutant may write its module's globals (``globals()[name] = ...``, a
+    ``global`` statement); left there, its writes would decide the runs after it
+    (the next mutants', the original's probe runs, other functions' checks in
+    the same child), which run in a fresh process would never see.  A module
+    bound by an import in the run stays: the import system binds a submodule
+    to its package once, on its first import, and would not bind it again.
+    """
+    for name in [name for name in namespace if name not in before]:
+        if not isinstance(namespace[name], types.ModuleType):
+            del namespace[name]
+    for name, value in before.items():
+        if namespace.get(name, _MISSING) is not value:
+            namespace[name] = value
+
+
+_MISSING = object()
 
 
 def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
