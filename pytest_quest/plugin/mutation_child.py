@@ -35,7 +35,7 @@ from pytest_quest.engine.swap import (
     SwapError,
     SwapMissError,
 )
-from pytest_quest.plugin import child_channel, child_start, fresh_kill
+from pytest_quest.plugin import child_channel, child_start, fresh_kill, selection
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
 from pytest_quest.plugin.child_runs import (
     CACHES,
@@ -485,11 +485,26 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object
     if getattr(config.option, "quest_channel", None):
         spec = child_channel.instructions()
         given(config.option, spec)
-        selection = _selection(spec)
-        if selection is not None:
-            config.args = selection
+        named = _selection(spec)
+        if named is not None:
+            chosen = selection.parse(named, Path(str(config.invocation_params.dir)))
+            config.stash[selection.KEY] = chosen
+            config.args = list(chosen.paths)
             config.args_source = pytest.Config.ArgsSource.ARGS
     return (yield)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The files named were collected whole: the tests the judge named kept among
+    # them (plugin/selection.py), a named test that no longer collects reported.
+    chosen = config.stash.get(selection.KEY, None)
+    if chosen is None:
+        return
+    kept, dropped = selection.keep(chosen, items)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def _selection(spec: dict[str, Any]) -> list[str] | None:
@@ -509,9 +524,9 @@ def given(namespace: Any, spec: dict[str, Any]) -> None:
     `child_command`); which tests it runs, the sources it measures and the
     options of a mutation child come over its channel.
     """
-    selection = _selection(spec)
-    if selection is not None:
-        namespace.file_or_dir = selection
+    named = _selection(spec)
+    if named is not None:
+        namespace.file_or_dir = [entry.partition(selection.SEP)[0] for entry in named]
     if "sources" in spec:
         namespace.quest_source = [str(source) for source in spec.get("sources") or []] or None
     if "measure_only" in spec:
@@ -573,6 +588,7 @@ __all__ = [
     "MutationChild",
     "given",
     "pytest_cmdline_main",
+    "pytest_collection_modifyitems",
     "pytest_configure",
     "pytest_load_initial_conftests",
     "pytest_plugin_registered",

@@ -25,7 +25,7 @@ from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, a
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import digest_test_files
-from pytest_quest.plugin import child_channel
+from pytest_quest.plugin import child_channel, selection
 from pytest_quest.plugin.incremental import IncrementalRun
 from pytest_quest.plugin.invocation import (
     answered,
@@ -411,7 +411,7 @@ class QuestSession:
         assert self.measurer is not None and self.options.measure_out
         passed, failed = passed_tests(self.outcomes), failed_tests(self.outcomes)
         only = self.config.getoption("quest_measure_only", default=None)
-        notes = getattr(self.measurer, "notes", [])
+        notes = [*getattr(self.measurer, "notes", []), *_not_collected(self.config)]
         measured = analyze(
             self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
         )
@@ -503,3 +503,11 @@ def collection_error(report: pytest.CollectReport, rootdir: Path) -> CollectionE
 
 
 __all__ = ["QuestSession", "combine_outcome", "plugin_args", "start_measuring"]
+
+
+def _not_collected(config: pytest.Config) -> list[str]:
+    """The tests the judge named that no longer collect, as notes of the measurement."""
+    return [
+        f"{nodeid} (recorded at the scan) no longer collects: judged without it"
+        for nodeid in selection.missing_tests(config)
+    ]
