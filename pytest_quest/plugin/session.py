@@ -24,7 +24,7 @@ from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
-from pytest_quest.engine.testfiles import digest_test_files
+from pytest_quest.engine.testfiles import FileSearch, as_recorded, digest_test_files
 from pytest_quest.plugin import child_channel, selection
 from pytest_quest.plugin.incremental import IncrementalRun
 from pytest_quest.plugin.invocation import (
@@ -179,8 +179,25 @@ class QuestSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool | None:
         if self.options.command in RUNNING_COMMANDS and self.refused is None:
+            if self.options.command == "check":
+                self.as_scanned(session.config)
             return None
         return True
+
+    def as_scanned(self, config: pytest.Config) -> None:
+        """A check given no path collects the folders the scan was given (recorded)."""
+        if config.args_source == pytest.Config.ArgsSource.ARGS:
+            return  # a path given wins
+        ratchet = self.inputs.ratchet if self.inputs is not None else None
+        if ratchet is None:
+            try:
+                ratchet = self.store.load(lazy=True)
+            except Exception:
+                return  # the command reports the file's defect
+        search = FileSearch(roots=[self.rootdir / "."])
+        roots = as_recorded(search, ratchet.test_paths, self.rootdir).roots
+        if roots != search.roots:
+            config.args[:] = [str(root) for root in roots]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
