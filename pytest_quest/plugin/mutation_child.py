@@ -267,6 +267,10 @@ class _Reach:
             REMOTE[0].disarm()
             self._marks = ""
 
+    def read_code(self) -> bool:
+        """Whether the test of the last run read the judged function's code object."""
+        return self.copies is not None and self.copies.read_code
+
     def mark(self, value: Any) -> Any:
         self.by.add(self.current)
         return value
@@ -370,6 +374,7 @@ def _mutant(
         )
         return entry
     reached: set[str] = set()
+    code_read: list[str] = []
     if watch is None:
         watch = Watch(swap.path, trees.source, trees.start, lambda item: try_mutant([item], budget))
     witness, with_mutant = None, None
@@ -382,11 +387,17 @@ def _mutant(
             finally:
                 tracker.end()
             reached |= tracker.by
-            if outcome["status"] != "survived":
+            if outcome["status"] != "survived" and tracker.read_code():
+                # The test read the function's code in this run: the code tells a
+                # mutant from the original whatever it does, so its kill proves nothing.
+                code_read.append(item.nodeid)
+            elif outcome["status"] != "survived":
                 entry.update(outcome)
                 break
         else:
             entry.update(status="survived", killed_by="", how="")
+            if code_read:
+                entry["code_read_by"] = code_read
             # What it makes the function do, on the first test that reached it.
             witness = next((item for item in stable if item.nodeid in reached), None)
             watched = time.monotonic()
