@@ -16,7 +16,7 @@ from pytest_quest.core.run import CollectionError
 from pytest_quest.core.view import StatusView
 from pytest_quest.engine import view_cache
 from pytest_quest.engine.store import RatchetStore
-from pytest_quest.engine.testfiles import FileSearch
+from pytest_quest.engine.testfiles import FileSearch, as_recorded
 from pytest_quest.report import text
 from pytest_quest.report.progress import Steps, no_steps
 from pytest_quest.report.text import summarised
@@ -160,12 +160,18 @@ def now_utc() -> str:
 
 
 def load_ratchet(ctx: Context, *, lazy: bool = False) -> Ratchet:
-    """The ratchet file, or a usage error saying to scan first (`lazy`: read only, lists on use)."""
+    """The ratchet file, or a usage error saying to scan first (`lazy`: read only, lists on use).
+
+    `ctx.tests` becomes the folders the scan searched when the command line names
+    none: a bare command judges the tests the ratchet was scanned over.
+    """
     if not ctx.store.exists():
         raise QuestUsageError(
             f"no ratchet file at {ctx.options.quest_file}: run `pytest --quest scan` first"
         )
-    return ctx.store.load(lazy=lazy)
+    ratchet = ctx.store.load(lazy=lazy)
+    ctx.tests = as_recorded(ctx.tests, ratchet.test_paths, ctx.rootdir)
+    return ratchet
 
 
 def measured(ctx: Context) -> MeasuredSource:

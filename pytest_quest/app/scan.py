@@ -12,7 +12,7 @@ from pytest_quest.core.model import FunctionFacts, Ratchet, State
 from pytest_quest.core.ratchet import ScanReport, merge_scan
 from pytest_quest.core.seal import config_digest, seal_issued
 from pytest_quest.engine.source import fingerprint_as, partial_branch_lines, read_source
-from pytest_quest.engine.testfiles import digest_test_files
+from pytest_quest.engine.testfiles import digest_test_files, recorded_paths
 from pytest_quest.report import text
 from pytest_quest.report.json import Output
 
@@ -43,6 +43,8 @@ def scan(ctx: Context) -> Output:
             returning_quests(ratchet, source.functions, source.excluded_functions, ctx.rootdir),
         )
         seal_config(ratchet, report.added + report.added_pass, source.config, ctx.rootdir)
+        # The paths the scan was given (a scan of testpaths records none: as pytest's default).
+        ratchet.test_paths = recorded_paths(ctx.tests, ctx.rootdir) if ctx.tests.given else []
         return report, ratchet
 
     # The ratchet just written, not a re-read of it: reading a 10,000-quest

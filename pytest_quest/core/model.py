@@ -313,6 +313,9 @@ class Ratchet:
     removed: list[dict[str, str]] = field(default_factory=list)
     excluded_functions: list[str] = field(default_factory=list)
     scanned_at: str = ""
+    #: The folders or files the scan searched for tests, relative to the rootdir
+    #: (posix): where a command given no path searches ([]: as pytest's own default).
+    test_paths: list[str] = field(default_factory=list)
     #: The gate policy (None: a file written before policies were recorded).
     policy: GatePolicy | None = None
     #: Person changes of the policy: at, by, key, old, new.

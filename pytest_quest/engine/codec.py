@@ -111,6 +111,7 @@ class HeadS(Struct, forbid_unknown_fields=True, omit_defaults=True):
     scanned_at: str = ""
     coverage_config: dict[str, Any] = {}
     test_files: dict[str, str] = {}
+    test_paths: list[str] = []
     excluded_functions: list[str] = []
     removed: list[dict[str, str]] = []
     policy: dict[str, Any] | UnsetType = UNSET
@@ -188,6 +189,7 @@ def ratchet_to_dict(ratchet: Ratchet) -> dict[str, Any]:
         "scanned_at": ratchet.scanned_at,
         "coverage_config": ratchet.coverage_config,
         "test_files": dict(sorted(ratchet.test_files.items())),
+        "test_paths": list(ratchet.test_paths),
         "excluded_functions": sorted(ratchet.excluded_functions),
         "removed": ratchet.removed,
         "quests": {qid: quest_to_dict(ratchet.quests[qid]) for qid in sorted(ratchet.quests)},
@@ -645,6 +647,9 @@ def _ratchet(
         for name in doc.test_files:
             if grammar.file_problem(name):
                 raise fail(f"test_files[{name!r}]", grammar.file_problem(name))
+        for index, name in enumerate(doc.test_paths):
+            if name != "." and grammar.file_problem(name):
+                raise fail(f"test_paths[{index}]", grammar.file_problem(name))
         for index, qid in enumerate(doc.excluded_functions):
             if grammar.id_problem(qid):
                 raise fail(f"excluded_functions[{index}]", grammar.id_problem(qid))
@@ -657,6 +662,7 @@ def _ratchet(
         active=doc.active,
         coverage_config=copy.deepcopy(doc.coverage_config),
         test_files=dict(doc.test_files),
+        test_paths=list(doc.test_paths),
         removed=copy.deepcopy(doc.removed),
         excluded_functions=list(doc.excluded_functions),
         scanned_at=doc.scanned_at,

@@ -48,6 +48,7 @@ TOP_DEFAULTS: dict[str, Any] = {
     "scanned_at": "",
     "coverage_config": {},
     "test_files": {},
+    "test_paths": [],
     "excluded_functions": [],
     "removed": [],
     "tests": [],

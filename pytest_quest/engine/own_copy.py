@@ -21,9 +21,13 @@ The same hook sees a test read the live function's code object
 (``__code__``, which ``dis``, ``inspect`` and a hand comparison all go
 through): the code tells a mutant from the original, so a test comparing it
 with the original's, written out, kills every mutant, agrees with the probes
-(their reach mark sits before the body) and with the fresh run.  A test that
-reads it during a probe or mutant run is REVIEW (``mutation.code_read``),
-whatever it then does with it (``inspect.signature`` of the function too).
+(their reach mark sits before the body) and with the fresh run.  A kill by a
+test that read it during that mutant's run is no kill (`CopyWatch.read_code`,
+plugin/mutation_child.py): the mutant survives unless another test kills it,
+and a survivor fails the quest with a witness.  A test that reads it for
+``inspect.signature`` is no such read: the code is read there by
+``inspect``'s own function, captured at import, which returns a signature
+(no mutant changes one), not the code.
 
 Limits: a copy made before the mutant runs (at import, in the baseline
 runs, in a fixture of wider scope) is a live function and takes the
@@ -37,6 +41,7 @@ a code object reached without the function's ``__code__`` (a frame's
 from __future__ import annotations
 
 import ast
+import inspect
 import os
 import sys
 import types
@@ -74,6 +79,8 @@ class CopyWatch:
         self.cache_prefix = ""
         self.current = ""
         self.found: dict[str, str] = {}
+        #: The test of the current run read the function's code object.
+        self.read_code = False
         self._real: dict[str, str] = {}
         self._busy = False
 
@@ -90,6 +97,7 @@ class CopyWatch:
     def begin(self, nodeid: str) -> None:
         """A run of test `nodeid` starts: what it does now counts."""
         self.current = nodeid
+        self.read_code = False
 
     def end(self) -> None:
         self.current = ""
@@ -111,8 +119,10 @@ class CopyWatch:
             for const in code.co_consts
         )
 
-    def _what(self, event: str, args: tuple[Any, ...]) -> str:
+    def _what(self, event: str, args: tuple[Any, ...], reader: object = None) -> str:
         if event == "object.__getattr__":
+            if reader in _SIGNATURE_READERS:
+                return ""  # it makes a Signature of the code, which no mutant changes
             if len(args) >= 2 and args[1] == "__code__" and isinstance(args[0], types.FunctionType):
                 code = args[0].__code__
                 if code.co_name == self.name and self._is_judged(code.co_filename):
@@ -148,17 +158,29 @@ class CopyWatch:
             return
         self._busy = True  # ast.parse compiles too
         try:
-            what = self._what(event, args)
+            # Who reads an attribute: the frame below this hook.
+            reader = sys._getframe(1).f_code if event == "object.__getattr__" else None
+            what = self._what(event, args, reader)
         except Exception:  # a hook must not break the test it watches
             what = ""
         finally:
             self._busy = False
-        if what and self.current not in self.found:
+        if what.startswith(CODE_READ):
+            self.read_code = True  # its kill in this run is discounted, not reported
+        elif what and self.current not in self.found:
             self.found[self.current] = what
 
 
-#: How a read of the judged function's code object is named (app/trust.py tells it apart).
+#: How a read of the judged function's code object is named (`CopyWatch.read_code`).
 CODE_READ = "read the code object of"
+#: The functions whose read of ``__code__`` yields only a signature (parameter names
+#: and kinds, which no mutant changes): ``inspect.signature``, and what uses it
+#: (Hypothesis's ``st.builds``).  Taken at import, before any test could replace them.
+_SIGNATURE_READERS = frozenset(
+    reader.__code__
+    for reader in (getattr(inspect, "_signature_from_function", None),)
+    if isinstance(reader, types.FunctionType)
+)
 _EVENTS = frozenset({"exec", "compile", "open", "object.__getattr__"})
 
 # The one watch of this process (an audit hook cannot be removed: it is installed once).

@@ -9,7 +9,7 @@ import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "build", "dist"}
@@ -27,6 +27,30 @@ class FileSearch:
     roots: list[Path]
     patterns: list[str] = field(default_factory=lambda: list(DEFAULT_PATTERNS))
     norecurse: list[str] = field(default_factory=list)
+    #: The roots are paths given on the command line (not testpaths or the rootdir).
+    given: bool = False
+
+
+def recorded_paths(search: FileSearch, rootdir: Path) -> list[str]:
+    """`search`'s roots relative to `rootdir` (posix), as the ratchet file records them;
+    [] when one lies outside it (a later command then searches as pytest does)."""
+    root = rootdir.resolve()
+    paths: list[str] = []
+    for where in search.roots:
+        where = where.resolve()
+        if where != root and root not in where.parents:
+            return []
+        paths.append(where.relative_to(root).as_posix())
+    return paths
+
+
+def as_recorded(search: FileSearch, paths: list[str], rootdir: Path) -> FileSearch:
+    """`search` with the recorded `paths` for roots, unless its roots were given on the
+    command line (a path given wins) or none of `paths` exists any more."""
+    if search.given or not paths:
+        return search
+    roots = [(rootdir / path).resolve() for path in paths if (rootdir / path).exists()]
+    return replace(search, roots=roots) if roots else search
 
 
 def digest(path: Path) -> str:

@@ -140,6 +140,7 @@ def search_for_tests(config: pytest.Config, *, use_args: bool = True) -> FileSea
         candidate = (invocation / str(arg).split("::")[0]).resolve()
         if candidate.exists():
             roots.append(candidate)
+    given = bool(roots)
     if not roots:
         testpaths = config.getini("testpaths")
         if testpaths:
@@ -150,6 +151,7 @@ def search_for_tests(config: pytest.Config, *, use_args: bool = True) -> FileSea
         roots=roots,
         patterns=[str(p) for p in config.getini("python_files")],
         norecurse=[str(p) for p in config.getini("norecursedirs")],
+        given=given,
     )
 
 

@@ -35,7 +35,7 @@ from pytest_quest.engine.swap import (
     SwapError,
     SwapMissError,
 )
-from pytest_quest.plugin import child_channel, child_start, fresh_kill
+from pytest_quest.plugin import child_channel, child_start, fresh_kill, selection
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
 from pytest_quest.plugin.child_runs import (
     CACHES,
@@ -267,6 +267,10 @@ class _Reach:
             REMOTE[0].disarm()
             self._marks = ""
 
+    def read_code(self) -> bool:
+        """Whether the test of the last run read the judged function's code object."""
+        return self.copies is not None and self.copies.read_code
+
     def mark(self, value: Any) -> Any:
         self.by.add(self.current)
         return value
@@ -370,6 +374,7 @@ def _mutant(
         )
         return entry
     reached: set[str] = set()
+    code_read: list[str] = []
     if watch is None:
         watch = Watch(swap.path, trees.source, trees.start, lambda item: try_mutant([item], budget))
     witness, with_mutant = None, None
@@ -382,11 +387,17 @@ def _mutant(
             finally:
                 tracker.end()
             reached |= tracker.by
-            if outcome["status"] != "survived":
+            if outcome["status"] != "survived" and tracker.read_code():
+                # The test read the function's code in this run: the code tells a
+                # mutant from the original whatever it does, so its kill proves nothing.
+                code_read.append(item.nodeid)
+            elif outcome["status"] != "survived":
                 entry.update(outcome)
                 break
         else:
             entry.update(status="survived", killed_by="", how="")
+            if code_read:
+                entry["code_read_by"] = code_read
             # What it makes the function do, on the first test that reached it.
             witness = next((item for item in stable if item.nodeid in reached), None)
             watched = time.monotonic()
@@ -485,11 +496,26 @@ def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object
     if getattr(config.option, "quest_channel", None):
         spec = child_channel.instructions()
         given(config.option, spec)
-        selection = _selection(spec)
-        if selection is not None:
-            config.args = selection
+        named = _selection(spec)
+        if named is not None:
+            chosen = selection.parse(named, Path(str(config.invocation_params.dir)))
+            config.stash[selection.KEY] = chosen
+            config.args = list(chosen.paths)
             config.args_source = pytest.Config.ArgsSource.ARGS
     return (yield)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The files named were collected whole: the tests the judge named kept among
+    # them (plugin/selection.py), a named test that no longer collects reported.
+    chosen = config.stash.get(selection.KEY, None)
+    if chosen is None:
+        return
+    kept, dropped = selection.keep(chosen, items)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def _selection(spec: dict[str, Any]) -> list[str] | None:
@@ -509,9 +535,9 @@ def given(namespace: Any, spec: dict[str, Any]) -> None:
     `child_command`); which tests it runs, the sources it measures and the
     options of a mutation child come over its channel.
     """
-    selection = _selection(spec)
-    if selection is not None:
-        namespace.file_or_dir = selection
+    named = _selection(spec)
+    if named is not None:
+        namespace.file_or_dir = [entry.partition(selection.SEP)[0] for entry in named]
     if "sources" in spec:
         namespace.quest_source = [str(source) for source in spec.get("sources") or []] or None
     if "measure_only" in spec:
@@ -573,6 +599,7 @@ __all__ = [
     "MutationChild",
     "given",
     "pytest_cmdline_main",
+    "pytest_collection_modifyitems",
     "pytest_configure",
     "pytest_load_initial_conftests",
     "pytest_plugin_registered",

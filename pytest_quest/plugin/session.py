@@ -24,8 +24,8 @@ from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
-from pytest_quest.engine.testfiles import digest_test_files
-from pytest_quest.plugin import child_channel
+from pytest_quest.engine.testfiles import FileSearch, as_recorded, digest_test_files
+from pytest_quest.plugin import child_channel, selection
 from pytest_quest.plugin.incremental import IncrementalRun
 from pytest_quest.plugin.invocation import (
     answered,
@@ -181,8 +181,25 @@ class QuestSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool | None:
         if self.options.command in RUNNING_COMMANDS and self.refused is None:
+            if self.options.command == "check":
+                self.as_scanned(session.config)
             return None
         return True
+
+    def as_scanned(self, config: pytest.Config) -> None:
+        """A check given no path collects the folders the scan was given (recorded)."""
+        if config.args_source == pytest.Config.ArgsSource.ARGS:
+            return  # a path given wins
+        ratchet = self.inputs.ratchet if self.inputs is not None else None
+        if ratchet is None:
+            try:
+                ratchet = self.store.load(lazy=True)
+            except Exception:
+                return  # the command reports the file's defect
+        search = FileSearch(roots=[self.rootdir / "."])
+        roots = as_recorded(search, ratchet.test_paths, self.rootdir).roots
+        if roots != search.roots:
+            config.args[:] = [str(root) for root in roots]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
@@ -422,7 +439,7 @@ class QuestSession:
         assert self.measurer is not None and self.options.measure_out
         passed, failed = passed_tests(self.outcomes), failed_tests(self.outcomes)
         only = self.config.getoption("quest_measure_only", default=None)
-        notes = getattr(self.measurer, "notes", [])
+        notes = [*getattr(self.measurer, "notes", []), *_not_collected(self.config)]
         measured = analyze(
             self.measurer.cov, self.rootdir, passed, only_files=only, notes=notes, failed=failed
         )
@@ -514,3 +531,11 @@ def collection_error(report: pytest.CollectReport, rootdir: Path) -> CollectionE
 
 
 __all__ = ["QuestSession", "combine_outcome", "plugin_args", "start_measuring"]
+
+
+def _not_collected(config: pytest.Config) -> list[str]:
+    """The tests the judge named that no longer collect, as notes of the measurement."""
+    return [
+        f"{nodeid} (recorded at the scan) no longer collects: judged without it"
+        for nodeid in selection.missing_tests(config)
+    ]

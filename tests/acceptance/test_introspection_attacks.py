@@ -26,6 +26,7 @@ template, scanned = attack_fixtures(CALC_SOURCE)
 ATTACKS: dict[str, tuple[str, str]] = {
     # The original's instructions, written out (jumps relative to the body's
     # start): a mutant changes them, the reach mark the probes add on top does not.
+    # Its kills are no kills (it read the code in those runs): survivors, witnessed.
     "code_object": (
         """
 import dis
@@ -57,7 +58,7 @@ def test_sign():
     sign(0)
     assert shape() == ORIGINAL
 """,
-        "mutation.code_read",
+        "mutation.",
     ),
     # The measuring run has coverage.py's tracer, the mutation child none.
     "tracer": (
@@ -116,6 +117,14 @@ def judged(data: dict[str, Any]) -> list[str]:
     return checks(data)
 
 
+def stopped(found: list[str], stopped_by: str) -> bool:
+    """Whether a check of `found` is `stopped_by`, or in its family (``mutation.``)."""
+    return not stopped_by or any(
+        check == stopped_by or (stopped_by.endswith(".") and check.startswith(stopped_by))
+        for check in found
+    )
+
+
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_a_test_that_inspects_its_own_process_does_not_pass_in_the_sandbox(
     scanned: Path, name: str
@@ -124,7 +133,7 @@ def test_a_test_that_inspects_its_own_process_does_not_pass_in_the_sandbox(
     data = attack(scanned, SIGN, source)
     assert data["sandbox"] != "none", data
     found = judged(data)
-    assert not stopped_by or stopped_by in found, found
+    assert stopped(found, stopped_by), found
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +154,7 @@ def test_a_test_that_inspects_its_own_process_does_not_pass_unsandboxed(
     data = attack(root, SIGN, source)
     assert data["sandbox"] == "none", data
     found = judged(data)
-    assert not stopped_by or stopped_by in found, found
+    assert stopped(found, stopped_by), found
 
 
 # Options added to the configuration after the scan, with a test that checks
@@ -169,3 +178,54 @@ def test_pytest_options_added_after_the_scan_do_not_make_a_pass(scanned: Path, n
     pyproject.write_text(text.replace('testpaths = ["tests"]\n', options))
     _, data, stderr = run_quest(scanned, "--quest", "submit", "--quest-id", SIGN)
     assert data.get("verdict") != "PASS", (data, stderr)
+
+
+# An honest test that reads the function's signature (as ``st.builds`` does) and
+# checks what it returns: its kills count.
+SIGNATURE_AND_RESULTS = """
+import inspect
+from pkg.calc import sign
+
+
+def test_sign():
+    assert list(inspect.signature(sign).parameters) == ["x"]
+    assert sign(5) == "positive"
+    assert sign(-5) == "negative"
+    assert sign(0) == "zero"
+    assert sign(1) == "positive"
+    assert sign(-1) == "negative"
+"""
+
+
+def test_a_test_that_reads_the_signature_and_checks_results_passes(scanned: Path) -> None:
+    data = attack(scanned, SIGN, SIGNATURE_AND_RESULTS, allowed=("PASS",))
+    assert data["verdict"] == "PASS", data
+
+
+def test_a_code_comparing_oracle_fails_with_witnessed_survivors(scanned: Path) -> None:
+    data = attack(scanned, SIGN, ATTACKS["code_object"][0], allowed=("FAIL",))
+    assert any(check.startswith("mutation.") for check in checks(data)), checks(data)
+
+
+# One test reads the code (its kills are no kills), another checks results: they kill.
+CODE_READ_BESIDE_RESULTS = """
+import dis
+from pkg.calc import sign
+
+
+def test_sign_compiles_to_returns():
+    assert any(ins.opname == "RETURN_VALUE" for ins in dis.get_instructions(sign))
+
+
+def test_sign():
+    assert sign(5) == "positive"
+    assert sign(-5) == "negative"
+    assert sign(0) == "zero"
+    assert sign(1) == "positive"
+    assert sign(-1) == "negative"
+"""
+
+
+def test_a_test_reading_the_code_beside_one_checking_results_passes(scanned: Path) -> None:
+    data = attack(scanned, SIGN, CODE_READ_BESIDE_RESULTS, allowed=("PASS",))
+    assert data["verdict"] == "PASS", data

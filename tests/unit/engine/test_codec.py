@@ -74,6 +74,7 @@ def sample() -> Ratchet:
         scanned_at="2026-01-01T00:00:00Z",
         coverage_config={"run:source": ["src"], "report:exclude_lines": ["pragma: no cover"]},
         test_files={"tests/test_m.py": "sha256:ab"},
+        test_paths=["tests/unit", "."],
         removed=[{"id": f"{FILE}::gone", "at": "2026-01-01T00:00:00Z"}],
         excluded_functions=[f"{FILE}::dead"],
         policy=GatePolicy(),
@@ -193,6 +194,7 @@ ATTACKS: dict[str, Callable[[bytes], bytes]] = {
     "a test file climbing out": lambda t: forged(
         t, '"tests/test_m.py": "sha256:ab"', '"../t.py": "x"'
     ),
+    "a test path that is absolute": lambda t: forged(t, '"tests/unit"', '"/tests"'),
     "a bad excluded id": lambda t: forged(t, f'"{FILE}::dead"', '"nope"'),
     "a test named twice in the table": lambda t: forged(
         t, '"tests/test_m.py::test_1"', '"tests/test_m.py::test_0"'
@@ -244,6 +246,7 @@ ATTACKS_NAMED = {
     "a quest's file with a '.' part": "quests['src/./m.py::C.f1'].file: an empty or",
     'a 16-digit extra value': "quests['src/pkg/m.py::C.f6'].extra.note: an integer of",
     'a test file climbing out': "test_files['../t.py']: climbs out with",
+    'a test path that is absolute': "test_paths[0]: an absolute path",
     'a bad excluded id': 'excluded_functions[0]: expected FILE::QUALNAME (restore',
     'a test named twice in the table': "tests[1]: 'tests/test_m.py::test_0' appears twice",
     'an active quest that is no quest': "active: names 'xsrc/pkg/m.py::C.f1', which",

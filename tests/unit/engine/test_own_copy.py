@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import marshal
 import runpy
 import textwrap
@@ -94,7 +95,7 @@ def test_source_that_does_not_parse_and_other_events_are_ignored(
     assert watch.found == {}
 
 
-def test_a_read_of_the_judged_functions_code_object_is_named_and_no_other(
+def test_a_read_of_the_judged_functions_code_object_marks_the_run_and_no_other(
     watched: tuple[CopyWatch, Path],
 ) -> None:
     watch, path = watched
@@ -105,7 +106,13 @@ def test_a_read_of_the_judged_functions_code_object_is_named_and_no_other(
 
     watch.begin("t::other")
     assert sign.__code__.co_name == "sign"
-    assert watch.found == {}
+    assert not watch.read_code
+    watch.begin("t::signature")
+    assert list(inspect.signature(live).parameters) == ["x"]
+    assert not watch.read_code  # inspect's own reader: a signature, which no mutant changes
     watch.begin("t::code")
     assert live.__code__.co_code
-    assert watch.found == {"t::code": "read the code object of sign (`__code__`)"}
+    assert watch.read_code
+    assert watch.found == {}  # no fact: the kills of the run are discounted
+    watch.begin("t::next")
+    assert not watch.read_code
