@@ -162,14 +162,7 @@ class MutationChild:
             mutants = [m for m in mutants if m.id in set(only)]
         # This function's own caches, cleared before each of its mutants' tests.
         CACHES[:] = swap.prepare(index)
-        tracker = _Reach(function["file"], start)
-        tracker.created = track_created()
-        if tracker.created is not None:
-            tracker.created.found = {}
-        found = find_function(trees.tree, start)
-        if found is not None:
-            tracker.copies = copy_watch()
-            tracker.copies.watch(function["file"], found[1])
+        tracker = _tracker(function["file"], start, trees)
         budget = max(2.0, 10 * max(result["run_seconds"]))
         watch = Watch(swap.path, source, start, lambda item: try_mutant([item], budget))
         setattr(builtins, CHANGED, tracker.changed)
@@ -199,33 +192,62 @@ class MutationChild:
         finally:
             delattr(builtins, CHANGED)
             delattr(builtins, REACHED)
-        if tracker.copies is not None:
-            result["own_copy"] = dict(tracker.copies.found)
-        if tracker.created is not None:
-            result["stale_reads"] = dict(tracker.created.found)
-        original = set(result["original_reached"])
-        for entry in result["mutants"]:
-            _credit(entry, original)
-        statuses = {entry["status"] for entry in result["mutants"]}
-        if REMOTE and statuses == {"killed"} and function.get("confirm", True):
-            # Every mutant killed: does each kill hold with the mutant in
-            # place before the tests were imported? (a saved oracle's does not)
-            confirming = time.monotonic()
-            remote = REMOTE[0]
-            fresh_kill.BUDGETS.update({i.nodeid: budget for i in stable})
-            result["kill_unconfirmed"] = unconfirmed_kills(
-                session.config,
-                result["mutants"],
-                lambda index: remote.arm(function["file"], start, index),
-                remote.disarm,
-                timeout=max(60.0, 20 * max(result["run_seconds"])),
-                parked=fresh_kill.unpark(),
-                alongside=[item.nodeid for item in stable],
-            )
-            phases["confirm"] = time.monotonic() - confirming
-        left = fresh_kill.unpark()  # started early, not needed: every mutant was not killed
-        if left is not None:
-            left.stop()
+        _tracked(tracker, result)
+        _confirm(session, function, start, stable, budget, result)
+
+
+def _tracker(file: str, start: int, trees: FunctionTrees) -> _Reach:
+    """The reach marks, and the watches on created files and copies of the function."""
+    tracker = _Reach(file, start)
+    tracker.created = track_created()
+    if tracker.created is not None:
+        tracker.created.found = {}
+    found = find_function(trees.tree, start)
+    if found is not None:
+        tracker.copies = copy_watch()
+        tracker.copies.watch(file, found[1])
+    return tracker
+
+
+def _tracked(tracker: _Reach, result: dict[str, Any]) -> None:
+    """What the watches saw, and each mutant credited to the tests that ran the original."""
+    if tracker.copies is not None:
+        result["own_copy"] = dict(tracker.copies.found)
+    if tracker.created is not None:
+        result["stale_reads"] = dict(tracker.created.found)
+    original = set(result["original_reached"])
+    for entry in result["mutants"]:
+        _credit(entry, original)
+
+
+def _confirm(
+    session: pytest.Session,
+    function: dict[str, Any],
+    start: int,
+    stable: list[pytest.Item],
+    budget: float,
+    result: dict[str, Any],
+) -> None:
+    """Every mutant killed: does each kill hold with the mutant in place before the
+    tests were imported? (a saved oracle's does not)"""
+    statuses = {entry["status"] for entry in result["mutants"]}
+    if REMOTE and statuses == {"killed"} and function.get("confirm", True):
+        confirming = time.monotonic()
+        remote = REMOTE[0]
+        fresh_kill.BUDGETS.update({i.nodeid: budget for i in stable})
+        result["kill_unconfirmed"] = unconfirmed_kills(
+            session.config,
+            result["mutants"],
+            lambda index: remote.arm(function["file"], start, index),
+            remote.disarm,
+            timeout=max(60.0, 20 * max(result["run_seconds"])),
+            parked=fresh_kill.unpark(),
+            alongside=[item.nodeid for item in stable],
+        )
+        result["phases"]["confirm"] = time.monotonic() - confirming
+    left = fresh_kill.unpark()  # started early, not needed: every mutant was not killed
+    if left is not None:
+        left.stop()
 
 
 class _Reach:
@@ -331,6 +353,66 @@ def _probe(
         swap.restore()
 
 
+def _swap_in(
+    mutant: Mutant, swap: CodeSwap, trees: FunctionTrees, entry: dict[str, Any]
+) -> tuple[int, str] | None:
+    """The mutant swapped in: (functions it took, why none here); None when `entry` says
+    why it could not be (not applied anywhere, or a mutant the swap cannot express)."""
+    missed = ""
+    try:
+        applied = swap.apply(trees.mutant(mutant.index))
+    except SwapMissError as exc:
+        swap.restore()
+        if not REMOTE:
+            entry.update(status="not_applied", reason=str(exc), seconds=0.0, reached_by=[])
+            return None
+        # Not in this process: perhaps in the processes the tests start.
+        applied, missed = 0, str(exc)
+    except SwapError as exc:
+        # A mutant the swap cannot express (closure variables): a limit of the plan.
+        swap.restore()
+        entry.update(status="skipped", reason=str(exc), seconds=0.0, reached_by=[])
+        return None
+    if not applied and not REMOTE:
+        swap.restore()
+        entry.update(
+            status="not_applied",
+            reason="no live function took the mutant",
+            seconds=0.0,
+            reached_by=[],
+        )
+        return None
+    return applied, missed
+
+
+def _what_it_does(
+    entry: dict[str, Any],
+    watch: Watch,
+    witness: pytest.Item,
+    with_mutant: Any,
+    live_applied: tuple[tuple[Any, Any] | None, bool],
+    phases: dict[str, float] | None,
+    watched: float,
+) -> None:
+    """A survivor's difference on the witness test's own calls, else the witness search's."""
+    live, applied = live_applied
+    if with_mutant:
+        seen = observed(witness, with_mutant, *watch.original(witness))
+        if seen is not None:
+            entry["observed"] = seen
+    if phases is not None:
+        phases["observe"] = phases.get("observe", 0.0) + time.monotonic() - watched
+    if "observed" in entry:
+        return
+    # No call of the tests tells them apart: the witness search (engine/witness_search.py).
+    searching = time.monotonic()
+    entry["search"] = searched(watch, witness, live if applied else None, applied)
+    searchable = applied and not entry["search"].get("problem")
+    _hints(entry, live if searchable else None, watch.kept.get(witness.nodeid))
+    if phases is not None:
+        phases["search"] = phases.get("search", 0.0) + time.monotonic() - searching
+
+
 def _mutant(
     mutant: Mutant,
     swap: CodeSwap,
@@ -349,30 +431,10 @@ def _mutant(
     """
     entry = asdict(mutant)
     began = time.monotonic()
-    missed = ""
-    try:
-        applied = swap.apply(trees.mutant(mutant.index))
-    except SwapMissError as exc:
-        swap.restore()
-        if not REMOTE:
-            entry.update(status="not_applied", reason=str(exc), seconds=0.0, reached_by=[])
-            return entry
-        # Not in this process: perhaps in the processes the tests start.
-        applied, missed = 0, str(exc)
-    except SwapError as exc:
-        # A mutant the swap cannot express (closure variables): a limit of the plan.
-        swap.restore()
-        entry.update(status="skipped", reason=str(exc), seconds=0.0, reached_by=[])
+    swapped = _swap_in(mutant, swap, trees, entry)
+    if swapped is None:
         return entry
-    if not applied and not REMOTE:
-        swap.restore()
-        entry.update(
-            status="not_applied",
-            reason="no live function took the mutant",
-            seconds=0.0,
-            reached_by=[],
-        )
-        return entry
+    applied, missed = swapped
     reached: set[str] = set()
     code_read: list[str] = []
     if watch is None:
@@ -406,20 +468,8 @@ def _mutant(
                 live = live_function(swap)
     finally:
         swap.restore()
-    if witness is not None and with_mutant:
-        seen = observed(witness, with_mutant, *watch.original(witness))
-        if seen is not None:
-            entry["observed"] = seen
-    if witness is not None and phases is not None:
-        phases["observe"] = phases.get("observe", 0.0) + time.monotonic() - watched
-    if witness is not None and "observed" not in entry:
-        # No call of the tests tells them apart: the witness search (engine/witness_search.py).
-        searching = time.monotonic()
-        entry["search"] = searched(watch, witness, live if applied else None, bool(applied))
-        searchable = applied and not entry["search"].get("problem")
-        _hints(entry, live if searchable else None, watch.kept.get(witness.nodeid))
-        if phases is not None:
-            phases["search"] = phases.get("search", 0.0) + time.monotonic() - searching
+    if witness is not None:
+        _what_it_does(entry, watch, witness, with_mutant, (live, bool(applied)), phases, watched)
     if not applied and not reached:
         # Applied nowhere: neither here nor in a process a test started.
         entry.update(
