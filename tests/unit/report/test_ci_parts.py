@@ -104,7 +104,7 @@ def _since(require: bool, not_pass: list[dict[str, Any]]) -> dict[str, Any]:
     return {"require_pass": require, "not_pass": not_pass}
 
 
-NOT_PASS = [
+NOT_PASS: list[dict[str, Any]] = [
     {
         "id": "src/a.py::f",
         "state": "TODO",
