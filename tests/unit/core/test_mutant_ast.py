@@ -195,3 +195,13 @@ def test_statement_lines_of_a_change_on_each_kind_of_line() -> None:
 def test_statement_lines_of_a_header_on_one_line_with_its_body() -> None:
     function = _function("def f(x):\n    if x: return 1\n    return 2\n")
     assert statement_lines(function, 2) == range(2, 3)
+
+
+def test_statement_lines_keeps_the_statement_starting_last_whatever_the_walk_order() -> None:
+    # Two statements hold line 2; the one walked second starts earlier (a tree
+    # built by hand, as a code generator may make): the later start still wins.
+    function = _function("def f():\n    a = 1\n    b = 2\n")
+    second = function.body[1]
+    second.lineno, second.end_lineno = 1, 3
+    assert statement_lines(function, 2) == range(2, 3)
+    assert statement_lines(function, 3) == range(1, 4)
