@@ -152,6 +152,46 @@ def tool_result(result: ToolResult) -> CallToolResult:
     )
 
 
+#: What each tool does, as its MCP description says it to the client.
+_DESCRIPTIONS = {
+    "quest_scan": (
+        "Run the suite under coverage and record every function of the code under test in "
+        "quest.json: each one not fully covered by passing tests is a quest (TODO), each "
+        "fully covered one enters as PASS. The first call creates the file; a later one adds "
+        "new functions and records removed ones, and never changes a PASS. The code under "
+        "test is the project's configuration (quest_source, else coverage.py's [run] source). "
+        "Returns the JSON object of `pytest --quest scan --quest-format json`."
+    ),
+    "quest_next": (
+        "The quest to work on (made the active one; spends no try): what to cover, the facts, "
+        "the function's source with uncovered lines marked, an example test. quest_id picks "
+        "one (FILE::QUALNAME); since (a git ref) limits the choice to functions changed since "
+        "it. Returns the JSON object of `pytest --quest next --quest-format json`."
+    ),
+    "quest_submit": (
+        "Run the gate on the active quest (or quest_id) after writing tests: PASS locks it "
+        "and shows the next quest, FAIL returns facts and spends a try, REVIEW waits for a "
+        "person. dispute (a surviving mutant's id from the facts, comma separated for "
+        "several) with reason (why no input can tell it from the function) disputes it as "
+        "equivalent: never PASS; REVIEW for a person if no test of the suite kills it nor "
+        "sees it return otherwise, else refused with the test or what it did (a try). "
+        "Returns the JSON object of `pytest --quest submit --quest-format json`."
+    ),
+    "quest_status": (
+        "Every quest with its state, the counts and what remains; changes nothing. since (a "
+        "git ref) limits it to functions changed since then. Returns the JSON object of "
+        "`pytest --quest-status --quest-format json`."
+    ),
+    "quest_check": (
+        "The ratchet check: runs the suite under coverage and reports every PASS function "
+        "that is no longer fully covered; writes nothing. paths: test files or folders "
+        "relative to the project root; since + require_pass: every function changed since "
+        "the git ref must be PASS. Returns the JSON object of "
+        "`pytest --quest check --quest-format json`."
+    ),
+}
+
+
 def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any]:
     """The MCP server of `tools`: five tools and the status resource."""
     server: MCPServer[Any] = MCPServer(
@@ -162,15 +202,8 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
     @server.tool(
         name="quest_scan",
         structured_output=False,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
-        description=(
-            "Run the suite under coverage and record every function of the code under test in "
-            "quest.json: each one not fully covered by passing tests is a quest (TODO), each "
-            "fully covered one enters as PASS. The first call creates the file; a later one adds "
-            "new functions and records removed ones, and never changes a PASS. The code under "
-            "test is the project's configuration (quest_source, else coverage.py's [run] source). "
-            "Returns the JSON object of `pytest --quest scan --quest-format json`."
-        ),
+        annotations=reading,
+        description=_DESCRIPTIONS["quest_scan"],
     )
     async def quest_scan(paths: Paths = None) -> CallToolResult:
         return tool_result(await tools.run("quest_scan", {"paths": paths}))
@@ -179,12 +212,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
         name="quest_next",
         structured_output=False,
         annotations=reading,
-        description=(
-            "The quest to work on (made the active one; spends no try): what to cover, the facts, "
-            "the function's source with uncovered lines marked, an example test. quest_id picks "
-            "one (FILE::QUALNAME); since (a git ref) limits the choice to functions changed since "
-            "it. Returns the JSON object of `pytest --quest next --quest-format json`."
-        ),
+        description=_DESCRIPTIONS["quest_next"],
     )
     async def quest_next(quest_id: QuestId = None, since: Since = None) -> CallToolResult:
         return tool_result(await tools.run("quest_next", {"quest_id": quest_id, "since": since}))
@@ -193,15 +221,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
         name="quest_submit",
         structured_output=False,
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False),
-        description=(
-            "Run the gate on the active quest (or quest_id) after writing tests: PASS locks it "
-            "and shows the next quest, FAIL returns facts and spends a try, REVIEW waits for a "
-            "person. dispute (a surviving mutant's id from the facts, comma separated for "
-            "several) with reason (why no input can tell it from the function) disputes it as "
-            "equivalent: never PASS; REVIEW for a person if no test of the suite kills it nor "
-            "sees it return otherwise, else refused with the test or what it did (a try). "
-            "Returns the JSON object of `pytest --quest submit --quest-format json`."
-        ),
+        description=_DESCRIPTIONS["quest_submit"],
     )
     async def quest_submit(
         quest_id: QuestId = None, dispute: Dispute = None, reason: Reason = None
@@ -213,11 +233,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
         name="quest_status",
         structured_output=False,
         annotations=ToolAnnotations(read_only_hint=True),
-        description=(
-            "Every quest with its state, the counts and what remains; changes nothing. since (a "
-            "git ref) limits it to functions changed since then. Returns the JSON object of "
-            "`pytest --quest-status --quest-format json`."
-        ),
+        description=_DESCRIPTIONS["quest_status"],
     )
     async def quest_status(since: Since = None) -> CallToolResult:
         return tool_result(await tools.run("quest_status", {"since": since}))
@@ -226,13 +242,7 @@ def build_server(tools: QuestTools, version: str | None = None) -> MCPServer[Any
         name="quest_check",
         structured_output=False,
         annotations=ToolAnnotations(read_only_hint=True),
-        description=(
-            "The ratchet check: runs the suite under coverage and reports every PASS function "
-            "that is no longer fully covered; writes nothing. paths: test files or folders "
-            "relative to the project root; since + require_pass: every function changed since "
-            "the git ref must be PASS. Returns the JSON object of "
-            "`pytest --quest check --quest-format json`."
-        ),
+        description=_DESCRIPTIONS["quest_check"],
     )
     async def quest_check(
         since: Since = None, require_pass: RequirePass = False, paths: Paths = None

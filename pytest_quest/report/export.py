@@ -20,8 +20,9 @@ from typing import Any
 
 from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import JSON_SCHEMA, Ratchet, State, arc_text
+from pytest_quest.core.model import JSON_SCHEMA, Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
+from pytest_quest.report.ci import fact_location
 from pytest_quest.report.escape import md_code, md_text
 from pytest_quest.report.text import counted
 
@@ -300,6 +301,57 @@ SARIF_RULES = [
 _SARIF_LEVEL = {State.TODO: "warning", State.REVIEW: "note", State.DONE: "warning"}
 
 
+def _open_result(quest: Quest) -> dict[str, Any]:
+    missing = len(quest.missing_lines) + len(quest.missing_branches)
+    text = f"{quest.state.value} quest {quest.id}"
+    if missing:
+        text += (
+            f": {counted(len(quest.missing_lines), 'line')} and "
+            f"{counted(len(quest.missing_branches), 'branch', 'branches')} "
+            "not covered by passing tests"
+        )
+    if quest.state is State.REVIEW and quest.facts:
+        text += f"; waiting for a person: {quest.facts[0].text()}"
+    return {
+        "ruleId": "quest/open",
+        "ruleIndex": 0,
+        "level": _SARIF_LEVEL[quest.state],
+        "message": {"text": text},
+        "locations": [_location(quest.file, quest.first, quest.last)],
+        "relatedLocations": [
+            _location(*fact_location(fact), message=fact.text())
+            for fact in quest.facts
+            if fact_location(fact)[1]
+        ],
+        "partialFingerprints": {"questId/v1": quest.id},
+        "properties": {"state": quest.state.value, "tries": quest.tries},
+    }
+
+
+def _regression_result(regression: dict[str, Any]) -> dict[str, Any]:
+    facts = [Fact.from_dict(f) for f in regression["facts"]]
+    located = [(fact, *fact_location(fact)) for fact in facts]
+    first_line = next((line for _, _, line in located if line), regression["lines"][0])
+    return {
+        "ruleId": "quest/regression",
+        "ruleIndex": 1,
+        "level": "error",
+        "message": {
+            "text": f"PASS function {regression['id']} regressed "
+            f"(PASS since {regression['passed_at'] or '?'}): "
+            + "; ".join(fact.message or fact.actual for fact in facts)
+        },
+        "locations": [_location(regression["file"], first_line)],
+        "relatedLocations": [
+            _location(file, line, message=fact.message or fact.actual)
+            for fact, file, line in located
+            if line
+        ],
+        "partialFingerprints": {"questId/v1": regression["id"]},
+        "properties": {"changed": regression["changed"]},
+    }
+
+
 def render_sarif(
     ratchet: Ratchet,
     regressions: list[dict[str, Any]] | None,
@@ -307,63 +359,13 @@ def render_sarif(
     version: str,
 ) -> str:
     """SARIF 2.1.0: one result per open quest and one per regression, with locations."""
-    from pytest_quest.core.model import Fact
-    from pytest_quest.report.ci import fact_location
-
-    results: list[dict[str, Any]] = []
-    for quest in ratchet.ordered():
-        if quest.state in (State.PASS, State.EXCLUDED):
-            continue  # settled, or taken out of the work by a person: no finding
-        missing = len(quest.missing_lines) + len(quest.missing_branches)
-        text = f"{quest.state.value} quest {quest.id}"
-        if missing:
-            text += (
-                f": {counted(len(quest.missing_lines), 'line')} and "
-                f"{counted(len(quest.missing_branches), 'branch', 'branches')} "
-                "not covered by passing tests"
-            )
-        if quest.state is State.REVIEW and quest.facts:
-            text += f"; waiting for a person: {quest.facts[0].text()}"
-        results.append(
-            {
-                "ruleId": "quest/open",
-                "ruleIndex": 0,
-                "level": _SARIF_LEVEL[quest.state],
-                "message": {"text": text},
-                "locations": [_location(quest.file, quest.first, quest.last)],
-                "relatedLocations": [
-                    _location(*fact_location(fact), message=fact.text())
-                    for fact in quest.facts
-                    if fact_location(fact)[1]
-                ],
-                "partialFingerprints": {"questId/v1": quest.id},
-                "properties": {"state": quest.state.value, "tries": quest.tries},
-            }
-        )
-    for regression in regressions or []:
-        facts = [Fact.from_dict(f) for f in regression["facts"]]
-        located = [(fact, *fact_location(fact)) for fact in facts]
-        first_line = next((line for _, _, line in located if line), regression["lines"][0])
-        results.append(
-            {
-                "ruleId": "quest/regression",
-                "ruleIndex": 1,
-                "level": "error",
-                "message": {
-                    "text": f"PASS function {regression['id']} regressed "
-                    f"(PASS since {regression['passed_at'] or '?'}): "
-                    + "; ".join(fact.message or fact.actual for fact in facts)
-                },
-                "locations": [_location(regression["file"], first_line)],
-                "relatedLocations": [
-                    _location(file, line, message=fact.message or fact.actual)
-                    for fact, file, line in located
-                    if line
-                ],
-                "partialFingerprints": {"questId/v1": regression["id"]},
-                "properties": {"changed": regression["changed"]},
-            }
-        )
+    # PASS is settled and EXCLUDED taken out of the work by a person: no finding.
+    results = [
+        _open_result(quest)
+        for quest in ratchet.ordered()
+        if quest.state not in (State.PASS, State.EXCLUDED)
+    ]
+    results += [_regression_result(regression) for regression in regressions or []]
     for index, result in enumerate(results):
         for number, location in enumerate(result.get("relatedLocations", [])):
             location["id"] = number
@@ -371,18 +373,13 @@ def render_sarif(
             result.pop("relatedLocations", None)
         result["properties"]["index"] = index
     root_uri = rootdir.resolve().as_uri().rstrip("/") + "/"
+    driver = {"name": "pytest-quest", "version": version, "rules": SARIF_RULES}
     sarif = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "pytest-quest",
-                        "version": version,
-                        "rules": SARIF_RULES,
-                    }
-                },
+                "tool": {"driver": driver},
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
                 "results": results,
             }
