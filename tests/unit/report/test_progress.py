@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import sys
 from typing import Any
+
+import pytest
 
 from pytest_quest.report.progress import _Bar, _Silent, no_steps, terminal_steps
 
@@ -71,3 +74,13 @@ def test_terminal_steps_without_a_total_and_with_markup() -> None:
     drawn = stream.getvalue()
     assert drawn.endswith("\n\x1b[?25h\r\x1b[1A\x1b[2K")
     assert "\x1b[32m0/?\x1b[0m" in drawn  # coloured, no total: the count alone
+
+
+def test_terminal_steps_leave_the_processs_own_output_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    stream = io.StringIO()
+    with terminal_steps(stream, markup=False)("work", 1) as step:
+        print("printed while the bar runs")
+        print("warned while the bar runs", file=sys.stderr)
+        step.advance()
+    assert "printed" not in stream.getvalue() and "warned" not in stream.getvalue()
+    assert capsys.readouterr() == ("printed while the bar runs\n", "warned while the bar runs\n")
