@@ -1,13 +1,12 @@
-r"""What the ratchet guard and the tamper check add to one submit, measured in-process.
+r"""What the ratchet guard adds to one submit, measured in-process.
 
-    python benchmarks/guard_cost.py                 # 1,000 quests, this repository's tests/
-    python benchmarks/guard_cost.py --quests 5000 --tests /path/to/project
+    python benchmarks/guard_cost.py                 # 1,000 quests
+    python benchmarks/guard_cost.py --quests 5000
 
 Prints the median wall time of: the guard's snapshot (lock, read, sha256,
 stat, journal tail), its check under the record's lock (read, sha256, stat,
-journal), one journal line appended by a write (a store write with and
-without it), and the tamper check of a project's test files judged whole
-(the worst case: every file new since the scan).
+journal), and one journal line appended by a write (a store write with and
+without it).
 """
 
 from __future__ import annotations
@@ -20,11 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pytest_quest.core.model import Quest, Ratchet
-from pytest_quest.core.tamper import find_tamper_signs
 from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.store import RatchetStore
-from pytest_quest.engine.submitted import submitted_files
-from pytest_quest.engine.testfiles import FileSearch
 
 
 def median_ms(run: Callable[[], object], repeats: int) -> float:
@@ -57,7 +53,6 @@ def ratchet(n: int) -> Ratchet:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quests", type=int, default=1000)
-    parser.add_argument("--tests", type=Path, default=Path(__file__).parent.parent / "tests")
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="guard-cost-"))
@@ -81,14 +76,6 @@ def main() -> None:
     def check() -> None:
         store.locked(lambda: guard.vet(store.path.read_bytes()))
 
-    root = args.tests.resolve()
-    search = FileSearch([root])
-    files = submitted_files(search, root.parent, scanned={}, scanned_at="")
-    lines = sum(f.text.count("\n") for f in files)
-
-    def tamper() -> None:
-        find_tamper_signs(files, own_packages=("pytest_quest",))
-
     print(f"ratchet file: {args.quests} quests, {size / 1e6:.2f} MB")
     print(
         f"guard snapshot (before the run):      {median_ms(lambda: VerdictGuard(store.path, qid, store), args.repeats):7.2f} ms"
@@ -97,13 +84,6 @@ def main() -> None:
     print(
         f"journal line appended by a write: {journal_line:7.2f} ms (a whole store write: {store_write:.2f} ms)"
     )
-    print(
-        f"finding submitted files ({len(files)} files):  {median_ms(lambda: submitted_files(search, root.parent, scanned={}, scanned_at=''), 3):7.2f} ms"
-    )
-    print(
-        f"tamper check, {len(files)} files / {lines} lines judged whole: {median_ms(tamper, 3):7.2f} ms"
-    )
-
 
 if __name__ == "__main__":
     main()

@@ -22,6 +22,7 @@ from pytest_quest.core.gate import (
     unwitnessed_record,
 )
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State, Verdict
+from pytest_quest.core.mutant_ast import change_text
 from pytest_quest.core.run import RunReport
 from pytest_quest.engine.mutation import MutationReport, Target
 from pytest_quest.engine.mutation_pool import run_mutation_checks_across
@@ -121,7 +122,8 @@ def audit_lines(report: AuditReport) -> list[str]:
     for quest_id, found in sorted(report.unwitnessed.items()):
         lines += [
             f"  {quest_id}: unwitnessed (no call tells it apart): {m['file']}:{m['line']}: "
-            f"`{m['original']}` -> `{m['mutated']}` (operator {m['operator']}, mutant {m['id']})"
+            f"{change_text(str(m['original']), str(m['mutated']))} "
+            f"(operator {m['operator']}, mutant {m['id']})"
             for m in found
         ]
     for quest_id, why in sorted(report.skipped.items()):

@@ -131,6 +131,9 @@ def fill_mutation_evidence(
         return
     evidence.unverified = unverified_facts(report, function)
     evidence.unstable_tests = report.unstable(first)
+    evidence.unstable_outcomes = {
+        name: report.outcomes_of(name, first) for name in evidence.unstable_tests
+    }
     # A flaky test can kill a mutant by chance: with one, step 5 decides.
     evidence.surviving_mutants = (
         []

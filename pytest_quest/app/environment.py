@@ -87,8 +87,8 @@ def interrupted_done(writes: int, marks: int) -> str:
         return "the ratchet file was already written"
     if marks:
         return (
-            "no verdict was recorded (this submit counts as a run that could not complete "
-            "when the quest is next submitted)"
+            "no verdict was recorded and no try spent (it counts as a run stopped from "
+            "outside: the policy's environment_failures such runs in a row make the quest REVIEW)"
         )
     return "nothing was recorded"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pytest_quest.app import remeasure
@@ -12,8 +13,12 @@ from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Quest, Ratchet, State
+from pytest_quest.core.states import changed_since_issue
 from pytest_quest.core.view import NextView, StatusView
+from pytest_quest.core.words import counted
 from pytest_quest.engine import codec_view, view_cache
+from pytest_quest.engine.changes import Changes
+from pytest_quest.engine.source import read_source, source_functions
 from pytest_quest.engine.active import set_active
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
@@ -53,28 +58,34 @@ def next_quest(ctx: Context) -> Output:
             str(ctx.store.path),
         )
     else:
-        # One quest is shown: the lists of the others are decoded only if used.
-        ratchet = narrowed(load_ratchet(ctx, lazy=True), changes)
-        if (
-            changes is not None
-            and ctx.options.quest_id
-            and ctx.options.quest_id not in ratchet.quests
-        ):
-            raise QuestUsageError(
-                f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "
-                "drop --quest-since to work on it"
-            )
-        counts, remaining = ratchet.counts(), ratchet.remaining
-        queue, recorded = [todo.id for todo in ratchet.todo()], None
-        if changes is None and ctx.store.seen is not None:
-            # The next `next` or `status` of these bytes reads one file's quests, or none.
-            keep_view(ctx.store, ratchet, ctx.store.seen[0], written=False)
+        ratchet, counts, remaining, queue = _whole(ctx, changes)
+        recorded = None
     quest = pick(ratchet, ctx.options.quest_id)
     if quest is not None and quest.state.terminal:
+        active = ratchet.active
         raise QuestUsageError(
             f"quest {quest.id} is {quest.state.value} and cannot be worked on "
             "(PASS, REVIEW and DONE are settled)"
+            + (
+                f"; the active quest is still {active}, which a submit without --quest-id judges"
+                if active and active != quest.id
+                else ""
+            )
         )
+    # A TODO quest issued for code that changed since: any submit of it is REVIEW
+    # (identity.changed). Passed over (said), unless asked for by id (said too).
+    issued = _Issued(ctx.rootdir)
+    changed: list[str] = []
+    if quest is not None and issued.changed(quest):
+        if ctx.options.quest_id:
+            changed = [quest.id]
+        else:
+            if kept is not None:
+                ratchet, counts, remaining, queue = _whole(ctx, changes)
+                recorded = None
+            order = [quest, *(todo for todo in ratchet.todo() if todo.id != quest.id)]
+            quest = next((todo for todo in order if not issued.changed(todo)), None)
+            changed = [todo.id for todo in order if todo.id in issued.stale]
     target = quest.id if quest else None
     previous = ratchet.active
     # Narrowed by --quest-since, `ratchet.active` is None when the active quest did not change.
@@ -83,7 +94,8 @@ def next_quest(ctx: Context) -> Output:
         previous = set_active(ctx.store, target)
     data: dict[str, Any] = {
         "remaining": remaining,
-        "done": remaining == 0,
+        # Nothing an agent can work on (what is left waits for a person).
+        "done": quest is None,
         "counts": counts,
         "quest": None,
         # `next` makes the quest it shows the active one (the one `submit` judges).
@@ -91,11 +103,16 @@ def next_quest(ctx: Context) -> Output:
         "previous_active": previous,
         # Every TODO id in `next`'s order: `--quest-id` with one of them passes over a quest.
         "queue": queue,
+        "changed_since_issue": changed,
     }
     head = [text.counts_line(counts, remaining)]
+    if changed:
+        head.append(_changed_line(changed, shown_by_id=quest is not None and quest.id in changed))
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         head.insert(0, since_line(changes, ratchet))
+    if quest is None and changed:
+        return Output(data, [*head, "nothing remains for an agent: what is left waits for a person"])
     if quest is None:
         said = "nothing remains: every quest is settled"
         waiting = [f"{counts[s]} {s}" for s in ("REVIEW", "DONE") if counts.get(s)]
@@ -125,6 +142,60 @@ def next_quest(ctx: Context) -> Output:
     if previous is not None and previous != target:
         lines.append(f"note: the active quest is now {target} (was {previous})")
     return Output(data, lines)
+
+
+def _whole(ctx: Context, changes: Changes | None) -> tuple[Ratchet, dict[str, int], int, list[str]]:
+    """The whole ratchet (narrowed by --quest-since), its counts, remaining and queue."""
+    # One quest is shown: the lists of the others are decoded only if used.
+    ratchet = narrowed(load_ratchet(ctx, lazy=True), changes)
+    if changes is not None and ctx.options.quest_id and ctx.options.quest_id not in ratchet.quests:
+        raise QuestUsageError(
+            f"quest {ctx.options.quest_id!r} did not change since {changes.ref}; "
+            "drop --quest-since to work on it"
+        )
+    if changes is None and ctx.store.seen is not None:
+        # The next `next` or `status` of these bytes reads one file's quests, or none.
+        keep_view(ctx.store, ratchet, ctx.store.seen[0], written=False)
+    return ratchet, ratchet.counts(), ratchet.remaining, [todo.id for todo in ratchet.todo()]
+
+
+class _Issued:
+    """Which TODO quests were issued for other code than their function's now (a parse a file)."""
+
+    def __init__(self, rootdir: Path) -> None:
+        self.rootdir = rootdir
+        self.prints: dict[str, dict[str, str]] = {}
+        self.stale: set[str] = set()
+
+    def changed(self, quest: Quest) -> bool:
+        if quest.state is not State.TODO:
+            return False
+        prints = self.prints.get(quest.file)
+        if prints is None:
+            try:
+                functions = source_functions(quest.file, read_source(self.rootdir / quest.file))
+            except (OSError, ValueError, QuestUsageError):
+                functions = []  # unreadable, or a syntax error: the submit says so
+            prints = self.prints[quest.file] = {f.quest_id: f.fingerprint for f in functions}
+        if changed_since_issue(quest, prints.get(quest.id)):
+            self.stale.add(quest.id)
+            return True
+        return False
+
+
+def _changed_line(changed: list[str], *, shown_by_id: bool) -> str:
+    """What `next` says of quests issued for code that changed since."""
+    reopen = "pytest --quest-reopen ID --quest-reason \"...\""
+    if shown_by_id:
+        return (
+            f"note: {changed[0]} was issued for code that changed since: any submit of it is "
+            f"REVIEW (identity.changed) until a person re-issues it ({reopen})"
+        )
+    return (
+        f"passed over {counted(len(changed), 'quest')} issued for code that changed since "
+        f"(any submit of one is REVIEW, identity.changed); a person re-issues each "
+        f"({reopen}): {', '.join(changed)}"
+    )
 
 
 def _recorded(ratchet: Ratchet, more: NextView, data: bytes, path: str) -> set[str]:

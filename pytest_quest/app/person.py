@@ -80,8 +80,10 @@ def require_person(
 
 
 def reopen(ctx: Context) -> Output:
-    """Put the REVIEW, DONE or EXCLUDED quest ``--quest-reopen`` names back to TODO, for the code as it is now."""
-    quest, current = _known(ctx, "reopen", ctx.options.reopen, states.check_reopen)
+    """Put the REVIEW, DONE or EXCLUDED quest ``--quest-reopen`` names back to TODO, for the code as
+    it is now; a TODO quest whose code changed since it was issued is re-issued so."""
+    quest, current = _known(ctx, "reopen", ctx.options.reopen, lambda quest: None)
+    states.check_reopen(quest, current.fingerprint if current is not None else None)
     person = require_person(
         ctx,
         "--quest-reopen",

@@ -280,10 +280,10 @@ def run_in_child(
     from pytest_quest.core.run import RunReport
     from pytest_quest.engine.guard import VerdictGuard
     from pytest_quest.engine.runner import run_child
-    from pytest_quest.engine.startup_files import StartupFiles
+    from pytest_quest.engine.startup_files import startup_watch
 
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
-    startup = StartupFiles()
+    startup = startup_watch()
     try:
         os.environ.update(guard.judged_env())
         try:
@@ -302,7 +302,7 @@ def run_in_child(
         finally:
             for name in guard.judged_env():
                 os.environ.pop(name, None)
-            planted = startup.restore()
+            planted = startup.restore() if startup is not None else []
         if guard.inspect():
             ctx.store.update(guard.repair, vet=guard.vet)
             problem = "a test wrote or tried to write the ratchet file (undone)"

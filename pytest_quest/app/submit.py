@@ -21,14 +21,9 @@ from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
 from pytest_quest.app.submit_checks import (
     NotCollected,
-    distrust_journal,
     refuse_unchanged,
     refuse_uncollected,
-    sign_path,
-    tamper_signs,
     unbegin,
-    unreached_sign_files,
-    with_tamper_signs,
 )
 from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.core.environment import with_signal_attempts
@@ -51,7 +46,7 @@ from pytest_quest.engine.source import (
     new_partial_exclusions,
     read_source,
 )
-from pytest_quest.engine.startup_files import StartupFiles, with_startup_changes
+from pytest_quest.engine.startup_files import startup_watch, with_startup_changes
 from pytest_quest.engine.testfiles import changed_files, digest_test_files
 from pytest_quest.report.json import Output
 from pytest_quest.verify.adapters import (
@@ -97,17 +92,13 @@ def submit(
         return submit_output.said(
             ctx, quest.id, result, State.REVIEW, ratchet, environment=environment
         )
-    signs = tamper_signs(ctx, ratchet)
     guard = VerdictGuard(ctx.store.path, quest.id, ctx.store)
-    distrust_journal(guard, signs)
-    startup = StartupFiles()  # nor plant code in the next judge (engine/startup_files.py)
+    startup = startup_watch()  # nor plant code in the next judge (engine/startup_files.py)
     try:
         # The judged cannot write the verdict (engine/guard.py), nor kill the gate.
         os.environ.update(guard.judged_env())
         try:
             judgement = judge_with(ctx, quest, ratchet, verifiers)
-            if judging is None:
-                judgement, signs = judged_apart(ctx, quest, ratchet, verifiers, judgement, signs)
         except BaseException as exc:
             # No verdict to record, but a forgery made before the failure is still undone.
             undo_forgery(ctx, guard)
@@ -117,10 +108,9 @@ def submit(
         finally:
             for name in guard.judged_env():
                 os.environ.pop(name, None)
-            planted = startup.restore()
+            planted = startup.restore() if startup is not None else []
         judgement.digest = judged
         judgement.result = with_startup_changes(judgement.result, planted)
-        judgement.result = with_tamper_signs(judgement.result, signs)
         judgement.result = with_signal_attempts(judgement.result, guard.signal_lines())
         state, written = record(
             ctx,
@@ -195,34 +185,14 @@ def _with_quest_file(sources: list[str], roots: list[str], file: str, rootdir: P
     return [*sources, file]
 
 
-def judged_apart(
-    ctx: Context,
-    quest: Quest,
-    ratchet: Ratchet,
-    verifiers: list[Verifier],
-    judgement: Judgement,
-    signs: list[Fact],
-) -> tuple[Judgement, list[Fact]]:
-    """Judged again without the test files whose signs bear not on this quest (submit_checks.py)."""
-    apart = unreached_sign_files(signs, judgement.current, judgement.run)
-    if not apart:
-        return judgement, signs
-    judgement = judge_quest(ctx, quest, ratchet, verifiers, leave_out=apart)
-    judgement.notes.append(f"judged without {', '.join(apart)}: tamper signs, no test reaching")
-    return judgement, [sign for sign in signs if sign_path(sign) not in apart]
-
-
 def judge_quest(
     ctx: Context,
     quest: Quest,
     ratchet: Ratchet,
     verifiers: list[Verifier],
-    leave_out: list[str] | None = None,
 ) -> Judgement:
-    """Run the quest's tests (not `leave_out`'s) in a child process and judge them (L1, then L2)."""
+    """Run the quest's tests in a child process and judge them (L1, then L2)."""
     test_files = digest_test_files(ctx.tests, ctx.rootdir)
-    for path in leave_out or []:
-        test_files.pop(path, None)
     changed = changed_files(ratchet.test_files, test_files)
     selection = sorted(set(changed))
     changed_set = set(changed)
@@ -496,13 +466,9 @@ __all__ = [
     "Judgement",
     "NotCollected",
     "claim_quest",
-    "distrust_journal",
     "judge_quest",
-    "judged_apart",
     "record",
     "submit",
-    "tamper_signs",
     "undo_forgery",
     "unmeasured_facts",
-    "with_tamper_signs",
 ]

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_quest.core.kills import IMPORTED_BEFORE_SIGN
 from pytest_quest.core.model import Fact, FunctionFacts
+from pytest_quest.core.mutant_ast import change_text
 from pytest_quest.engine.mutation import MutationReport
+from pytest_quest.engine.own_copy import CODE_READ
 
 
 def tampered_facts(report: MutationReport, quest_id: str) -> list[Fact]:
@@ -33,7 +36,7 @@ def _where(function: FunctionFacts, mutant: dict[str, Any]) -> str:
 
 
 def _change(mutant: dict[str, Any]) -> str:
-    return f"`{mutant['original']}` -> `{mutant['mutated']}`"
+    return change_text(str(mutant["original"]), str(mutant["mutated"]))
 
 
 def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fact]:
@@ -84,6 +87,21 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
             )
         )
     for nodeid, how in sorted(report.own_copy.items()):
+        if how.startswith(CODE_READ):
+            facts.append(
+                Fact(
+                    check="mutation.code_read",
+                    field=nodeid,
+                    expected="the test checks what the function does, not its code",
+                    actual=f"it {how} while judged",
+                    message=(
+                        f"could not confirm: {nodeid} {how} during the mutant runs; the code "
+                        "tells a mutant from the original, so a test that compares it kills "
+                        "every mutant without checking what the function does"
+                    ),
+                )
+            )
+            continue
         facts.append(
             Fact(
                 check="mutation.own_copy",
@@ -105,9 +123,14 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
                 expected="the test fails with the mutant in place from the start of a process",
                 actual=why,
                 message=(
-                    f"could not confirm: {nodeid}: {why}; its expected values may come from "
-                    f"{function.qualname} itself (computed at import, in parametrize, or on "
-                    "an earlier run), which no mutant can change"
+                    f"could not confirm: {nodeid}: {why}; "
+                    + (
+                        "a person reviews it"
+                        if IMPORTED_BEFORE_SIGN in why
+                        else f"its expected values may come from {function.qualname} itself "
+                        "(computed at import, in parametrize, or on an earlier run), which "
+                        "no mutant can change"
+                    )
                 ),
             )
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_quest.core.model import Fact, Quest, State, arc_text
+from pytest_quest.core.mutant_ast import change_text
 from pytest_quest.core.observed import observed_text, witness_text
 from pytest_quest.core.words import counted
 
@@ -112,7 +113,7 @@ def reached_fact(file: str, spot: Spot, tests: list[str]) -> Fact:
 
 
 def _change(mutant: dict[str, Any]) -> str:
-    return f"`{mutant.get('original', '')}` -> `{mutant.get('mutated', '')}`"
+    return change_text(str(mutant.get("original", "")), str(mutant.get("mutated", "")))
 
 
 def _where(file: str, mutant: dict[str, Any]) -> str:

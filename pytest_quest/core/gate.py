@@ -17,6 +17,7 @@ from pytest_quest.core.model import (
     branch_fact,
     line_fact,
 )
+from pytest_quest.core.mutant_ast import change_text
 from pytest_quest.core.observed import possibly_equivalent
 from pytest_quest.core.run import RunReport, SurvivingMutant
 
@@ -47,6 +48,9 @@ class Evidence:
     # the submission (core/environment.py): no verdict, as for the measuring run.
     mutation_environment: str = ""
     unstable_tests: list[str] | None = None
+    # Per unstable test, its outcome in each run (the gate's run first), with the
+    # first error line of a run where it did not pass.
+    unstable_outcomes: dict[str, list[str]] = field(default_factory=dict)
     extra_checks: list[tuple[Verdict, Fact]] = field(default_factory=list)
     # The children's evidence, cross-checked (app/trust.py): a report that is
     # not the child's own, and mutants nobody showed were tried.
@@ -375,7 +379,7 @@ def survivor_fact(mutant: SurvivingMutant, quest_id: str = "", *, strict: bool =
     one (`strict`: the policy holds every survivor), and the whole command
     line that disputes it.
     """
-    change = f"`{mutant.original}` -> `{mutant.mutated}`"
+    change = change_text(mutant.original, mutant.mutated)
     named = f"operator {mutant.operator}"
     dispute = ""
     if mutant.mutant_id:
@@ -411,6 +415,13 @@ def survivor_fact(mutant: SurvivingMutant, quest_id: str = "", *, strict: bool =
     )
 
 
+def _runs_text(outcomes: list[str] | None) -> str:
+    """A test's outcome in each run, in order: ``runs: passed, passed, error (E...)``."""
+    if not outcomes:
+        return "a different outcome"
+    return "runs: " + ", ".join(outcomes)
+
+
 def step_stable(evidence: Evidence) -> GateResult | None:
     """Step 5: the covering tests give the same outcome again, else REVIEW."""
     if not evidence.unstable_tests:
@@ -422,8 +433,15 @@ def step_stable(evidence: Evidence) -> GateResult | None:
                 check="stability.flaky",
                 field=nodeid,
                 expected="the same outcome on a repeated run",
-                actual="a different outcome",
-                message=f"flaky, could not confirm: {nodeid} changed outcome on a repeated run",
+                actual=_runs_text(evidence.unstable_outcomes.get(nodeid)),
+                message=(
+                    f"flaky, could not confirm: {nodeid} changed outcome on a repeated run"
+                    + (
+                        f": {_runs_text(evidence.unstable_outcomes[nodeid])}"
+                        if evidence.unstable_outcomes.get(nodeid)
+                        else ""
+                    )
+                ),
             )
             for nodeid in evidence.unstable_tests
         ],

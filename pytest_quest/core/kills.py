@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_quest.core.mutant_ast import change_text
+
 #: How a kill by a mutant that runs away ends: past its time budget, or at the memory cap.
 RUNAWAY = ("timeout", "memory")
+#: In why a kill is unconfirmed: the fresh run could not have the mutant in place at all
+#: (its module was imported before any conftest), which says nothing of the test.
+IMPORTED_BEFORE_SIGN = "cannot have this mutant in place from the start"
 
 
 def killers(mutants: list[dict[str, Any]]) -> dict[int, list[str]]:
@@ -39,7 +44,8 @@ def pilot(mutants: list[dict[str, Any]], chosen: dict[int, list[str]]) -> int:
 
 
 def describe(entry: dict[str, Any]) -> str:
-    return f"mutant {entry.get('id', '')} `{entry.get('original')}` -> `{entry.get('mutated')}`"
+    change = change_text(str(entry.get("original")), str(entry.get("mutated")))
+    return f"mutant {entry.get('id', '')} {change}"
 
 
-__all__ = ["RUNAWAY", "describe", "killers", "pilot"]
+__all__ = ["IMPORTED_BEFORE_SIGN", "RUNAWAY", "describe", "killers", "pilot"]

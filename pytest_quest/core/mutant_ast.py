@@ -18,6 +18,20 @@ REACHED = "pytest_quest_reached"
 CHANGED = "pytest_quest_changed"
 
 _FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def change_text(original: str, mutated: str) -> str:
+    """A mutant's change as a person reads it: the original code, an arrow, the mutated code.
+
+    A ``return.changed`` mutant's code calls the child's own function; it is
+    shown as what it does instead (its recorded text, part of its id, stays).
+    """
+    head = f"return {CHANGED}("
+    if mutated.startswith(head) and mutated.endswith(")"):
+        value = mutated[len(head) : -1]
+        return f"`{original}` -> another value of its kind returned in place of `{value}`"
+    return f"`{original}` -> `{mutated}`"
+
 _Scope = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _Comprehension = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -278,6 +292,7 @@ __all__ = [
     "REACHED",
     "Candidate",
     "body_start",
+    "change_text",
     "call_name",
     "exits",
     "inside",

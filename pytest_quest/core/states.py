@@ -74,13 +74,24 @@ def _person_event(
     )
 
 
-def check_reopen(quest: Quest) -> None:
-    """Refuse to reopen a TODO or PASS quest (PASS is locked forever)."""
-    if quest.state not in (State.REVIEW, State.DONE, State.EXCLUDED):
-        raise QuestUsageError(
-            f"quest {quest.id} is {quest.state.value}; "
-            "only REVIEW and DONE quests can be reopened, and EXCLUDED ones"
-        )
+def check_reopen(quest: Quest, fingerprint: str | None = None) -> None:
+    """Refuse to reopen a PASS quest (locked forever), or a TODO quest issued for its code as
+    it is: a TODO quest whose code changed since (`fingerprint`: the code's now) is re-issued."""
+    if quest.state in (State.REVIEW, State.DONE, State.EXCLUDED):
+        return
+    if quest.state is State.TODO and changed_since_issue(quest, fingerprint):
+        return
+    raise QuestUsageError(
+        f"quest {quest.id} is {quest.state.value}; "
+        "only REVIEW and DONE quests can be reopened, EXCLUDED ones, and a TODO quest "
+        "whose code changed since it was issued"
+    )
+
+
+def changed_since_issue(quest: Quest, fingerprint: str | None) -> bool:
+    """Whether `quest` was issued for other code than `fingerprint` (the function's now):
+    any submit of it is REVIEW (identity.changed) until a person re-issues it."""
+    return bool(quest.fingerprint and fingerprint and fingerprint != quest.fingerprint)
 
 
 def check_accept(quest: Quest) -> None:
@@ -110,7 +121,7 @@ def reopen(
     `fingerprint`, when given, re-issues the quest for the current code of
     the function (a person has looked at the change); the event records it.
     """
-    check_reopen(quest)
+    check_reopen(quest, fingerprint)
     previous = quest.state
     quest.state = State.TODO
     quest.tries = 0

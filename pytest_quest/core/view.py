@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_quest.core.model import SORT_KEY, Quest, Ratchet, State
+from pytest_quest.core.mutant_ast import change_text
 from pytest_quest.core.policy import PolicyError, parse_compact, weaker_keys
 
 #: In a section's text, where the tries allowed go (known when drawn: ``--quest-max-tries``).
@@ -34,8 +35,9 @@ def unwitnessed_lines(quest: Quest) -> list[str]:
     for mutant in found:
         if isinstance(mutant, dict):
             lines.append(
-                f"    {quest.file}:{mutant.get('line', '?')}: `{mutant.get('original', '')}` -> "
-                f"`{mutant.get('mutated', '')}` (operator {mutant.get('operator', '')}, "
+                f"    {quest.file}:{mutant.get('line', '?')}: "
+                f"{change_text(str(mutant.get('original', '')), str(mutant.get('mutated', '')))} "
+                f"(operator {mutant.get('operator', '')}, "
                 f"mutant {mutant.get('id', '')})"
             )
     return lines

@@ -141,8 +141,6 @@ class VerdictGuard:
         self.quest_id = quest_id
         self.facts: list[Fact] = []
         self.changed: list[str] = []
-        #: Why the journal is not believed for this window (see `distrust`).
-        self.distrusted: str | None = None
         # Each write refused by the audit hook in a judged process leaves a line here.
         fd, name = tempfile.mkstemp(prefix="pytest-quest-refused-")
         os.close(fd)
@@ -186,16 +184,10 @@ class VerdictGuard:
         lines = since(self.store.journal_lines(), self.snapshot.mark)
         vouched = self.witness.snapshot()[0] if self.witness is not None else None
         reasons = unaccounted(self.snapshot, state, lines, vouched)
-        after = _parsed(now, self.path) if reasons or self.distrusted else None
+        after = _parsed(now, self.path) if reasons else None
         if reasons and after is None:
             state = Now(state.hash, inode, links, parses=False)
             reasons = unaccounted(self.snapshot, state, lines, vouched)
-        touched = bool(lines) or (state.hash, state.inode) != (
-            self.snapshot.hash,
-            self.snapshot.inode,
-        )
-        if self.distrusted and vouched is None and touched and not reasons:
-            reasons.append(self.distrusted)
         refused = _read_lines(self.refusals)
         if refused:
             reasons.append(
@@ -226,15 +218,6 @@ class VerdictGuard:
         """Stop listening for announced writes and drop the refusals file (the verdict is recorded)."""
         self._finalizer()
         self.witness = None
-
-    def distrust(self, why: str) -> None:
-        """Without a witness, believe no journal entry of this window (the judged code can write it).
-
-        Any change of the file since the snapshot is then undone as a forgery,
-        legitimate concurrent writes included.  With a witness (Linux), each
-        entry is vouched for by its writer's identity instead.
-        """
-        self.distrusted = why
 
     def repair(self, fresh: Ratchet) -> None:
         """Undo, in `fresh` (the ratchet being written under the lock), what `vet` found forged."""

@@ -44,6 +44,9 @@ class MutationReport:
     own_copy: dict[str, str] = field(default_factory=dict)
     # Killing tests whose kill did not hold in a fresh process (plugin/fresh_kill.py).
     kill_unconfirmed: dict[str, str] = field(default_factory=dict)
+    # Per covering test that did not pass in some baseline run: each run's first
+    # error line ("" where it passed), in the runs' order.
+    errors: dict[str, list[str]] = field(default_factory=dict)
     # Tests that read a file an earlier run created (engine/created_files.py).
     stale_reads: dict[str, str] = field(default_factory=dict)
     probed: bool = False
@@ -72,6 +75,16 @@ class MutationReport:
             if len(seen) > 1:
                 found.append(name)
         return found
+
+    def outcomes_of(self, name: str, first: dict[str, str] | None = None) -> list[str]:
+        """Test `name`'s outcome in each run (`first`'s first), with the run's error line."""
+        seen = [first[name]] if first is not None and name in first else []
+        errors = self.errors.get(name, [])
+        for number, run in enumerate(self.runs):
+            if name in run:
+                error = errors[number] if number < len(errors) else ""
+                seen.append(f"{run[name]} ({error})" if error else run[name])
+        return seen
 
     def passed_again(self) -> bool:
         """Whether some covering test passed in every run of the child."""
@@ -382,6 +395,11 @@ def _reports(payload: dict[str, Any], count: int, duration: float) -> list[Mutat
                 },
                 stale_reads={
                     str(k): str(v) for k, v in dict(item.get("stale_reads") or {}).items()
+                },
+                errors={
+                    str(k): [str(line) for line in v]
+                    for k, v in dict(item.get("errors") or {}).items()
+                    if isinstance(v, list)
                 },
                 probed=bool(item["probed"]),
                 phases={str(k): float(v) for k, v in dict(item.get("phases") or {}).items()},

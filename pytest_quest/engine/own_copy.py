@@ -17,11 +17,21 @@ cached bytecode in ``__pycache__``.  Each test seen doing one is named in
 the child's report; the judge makes it REVIEW (``mutation.own_copy``,
 app/trust.py).
 
+The same hook sees a test read the live function's code object
+(``__code__``, which ``dis``, ``inspect`` and a hand comparison all go
+through): the code tells a mutant from the original, so a test comparing it
+with the original's, written out, kills every mutant, agrees with the probes
+(their reach mark sits before the body) and with the fresh run.  A test that
+reads it during a probe or mutant run is REVIEW (``mutation.code_read``),
+whatever it then does with it (``inspect.signature`` of the function too).
+
 Limits: a copy made before the mutant runs (at import, in the baseline
 runs, in a fixture of wider scope) is a live function and takes the
 mutants; a copy made by hand (the body rewritten, not reproduced) is a
 reference implementation, judged like any expected value; a copy made in
-a process the test starts takes the mutant there (engine/remote_mutant.py).
+a process the test starts takes the mutant there (engine/remote_mutant.py);
+a code object reached without the function's ``__code__`` (a frame's
+``f_code`` in a profile hook, the heap) is not seen.
 """
 
 from __future__ import annotations
@@ -59,6 +69,7 @@ class CopyWatch:
 
     def __init__(self) -> None:
         self.path = ""
+        self.name = ""
         self.dump = ""
         self.cache_prefix = ""
         self.current = ""
@@ -69,6 +80,7 @@ class CopyWatch:
     def watch(self, path: str, tree: ast.AST) -> None:
         """From now on: the function `tree` (its def node) of the file `path`."""
         self.path = os.path.realpath(path)
+        self.name = str(getattr(tree, "name", ""))
         self.dump = body_dump(tree)
         folder, name = os.path.split(self.path)
         stem = name[:-3] if name.endswith(".py") else name
@@ -100,7 +112,12 @@ class CopyWatch:
         )
 
     def _what(self, event: str, args: tuple[Any, ...]) -> str:
-        if event == "exec" and args and isinstance(args[0], types.CodeType):
+        if event == "object.__getattr__":
+            if len(args) >= 2 and args[1] == "__code__" and isinstance(args[0], types.FunctionType):
+                code = args[0].__code__
+                if code.co_name == self.name and self._is_judged(code.co_filename):
+                    return f"{CODE_READ} {self.name} (`__code__`)"
+        elif event == "exec" and args and isinstance(args[0], types.CodeType):
             if self._from_file(args[0]):
                 return f"executed code compiled from {self.path}"
         elif event == "compile" and len(args) >= 2:
@@ -127,7 +144,7 @@ class CopyWatch:
         return ""
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.current or self._busy or event not in ("exec", "compile", "open"):
+        if not self.current or self._busy or event not in _EVENTS:
             return
         self._busy = True  # ast.parse compiles too
         try:
@@ -139,6 +156,10 @@ class CopyWatch:
         if what and self.current not in self.found:
             self.found[self.current] = what
 
+
+#: How a read of the judged function's code object is named (app/trust.py tells it apart).
+CODE_READ = "read the code object of"
+_EVENTS = frozenset({"exec", "compile", "open", "object.__getattr__"})
 
 # The one watch of this process (an audit hook cannot be removed: it is installed once).
 _WATCH: list[CopyWatch] = []
@@ -152,4 +173,4 @@ def copy_watch() -> CopyWatch:
     return _WATCH[0]
 
 
-__all__ = ["CopyWatch", "body_dump", "copy_watch", "holds_body"]
+__all__ = ["CODE_READ", "CopyWatch", "body_dump", "copy_watch", "holds_body"]

@@ -223,6 +223,38 @@ def apply_again() -> bool:
     return True
 
 
+def first_in_line() -> None:
+    """The mutant's import hook put back ahead of every finder inserted since start-up.
+
+    pytest inserts its assertion rewriter at the head of ``sys.meta_path``
+    after the start-up hook ran; it loads every module of a package marked
+    for rewriting (each pytest plugin's package, names given to
+    ``pytest.register_assert_rewrite``) from its file: the original, never
+    the mutant.  Called before any conftest or test module is imported.
+    """
+    ours = [finder for finder in sys.meta_path if isinstance(finder, _Finder)]
+    if ours and sys.meta_path[: len(ours)] != ours:
+        sys.meta_path[:] = ours + [f for f in sys.meta_path if not isinstance(f, _Finder)]
+
+
+def imported_before() -> str:
+    """The module of the mutant's file when it was imported without the mutant (else "").
+
+    A pytest plugin (or what it imports) loaded before any conftest: the
+    assertion rewriter loaded it from its file; the mutant cannot be in
+    place from the start in this process.
+    """
+    ours = [finder for finder in sys.meta_path if isinstance(finder, _Finder)]
+    for finder in ours:
+        for name, module in list(sys.modules.items()):
+            where = getattr(module, "__file__", None)
+            if not isinstance(where, str) or os.path.realpath(where) != finder.filename:
+                continue
+            if not isinstance(getattr(getattr(module, "__spec__", None), "loader", None), _Loader):
+                return name
+    return ""
+
+
 def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     mode = options.get("mode")
     if mode not in ("mutant", "probe"):
@@ -261,7 +293,26 @@ def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
 
     setattr(builtins, REACHED, mark)
     setattr(builtins, CHANGED, changed)
+    if not isinstance(sys.meta_path, _FinderFirst):
+        sys.meta_path = _FinderFirst(sys.meta_path)
     sys.meta_path.insert(0, _Finder(filename, code))
+
+
+class _FinderFirst(list):  # type: ignore[type-arg]
+    """``sys.meta_path`` with the mutant's finder kept ahead of the finders inserted after it.
+
+    pytest inserts its assertion rewriter at the head once the interpreter
+    started; it loads every module of a package marked for rewriting (each
+    pytest plugin's package, the names given to ``pytest.register_assert_rewrite``)
+    from its file: the original, never the mutant, in every module a plugin
+    imports while pytest starts and every one a test imports later.
+    """
+
+    def insert(self, index: Any, item: Any) -> None:
+        ours = next((i for i, f in enumerate(self) if not isinstance(f, _Finder)), len(self))
+        if not isinstance(item, _Finder) and 0 <= index < ours:
+            index = ours
+        super().insert(index, item)
 
 
 __all__ = [
@@ -270,6 +321,8 @@ __all__ = [
     "RemoteMutants",
     "apply_again",
     "coverage_init",
+    "first_in_line",
+    "imported_before",
     "rcfile_text",
     "read_record",
     "record_bytes",

@@ -127,6 +127,8 @@ DATA_PARENT_ENV = "PYTEST_QUEST_DATA_PARENT"
 #: The variables naming the files a judged process writes its refusals in
 #: (engine/guard.py's REFUSED_ENV, signals, created files): bound into a sandbox.
 JUDGED_LOGS = ("PYTEST_QUEST_REFUSED", SIGNALS_ENV, CREATED_ENV)
+#: engine/guard.py's PROTECT_ENV and REFUSED_ENV: the ratchet file the judged may not write.
+JUDGED_RATCHET_ENV = ("PYTEST_QUEST_PROTECT", "PYTEST_QUEST_REFUSED")
 
 
 def run_over_channel(
@@ -163,6 +165,11 @@ def run_over_channel(
                 # No signal leaves the sandbox: the judged need no watch on theirs
                 # (engine/gate_signals.py), which refuses a pool's own SIGTERMs too.
                 env.pop(SIGNALS_ENV, None)
+            if engine is not None and engine.throwaway:
+                # The ratchet file, its locks and records are read-only or hidden
+                # inside: no audit hook guards them in the judged (engine/guard.py).
+                for name in JUDGED_RATCHET_ENV:
+                    env.pop(name, None)
             if engine is not None:
                 # The judge's logs of what the judged tried (engine/guard.py) are written inside.
                 logs = [env.get(name, "") for name in JUDGED_LOGS]

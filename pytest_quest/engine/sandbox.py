@@ -33,12 +33,15 @@ written nor tested.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -79,6 +82,10 @@ class Sandbox(Protocol):
     name: str
     #: No signal from inside reaches a process outside (the judge, its shim).
     contains_signals: bool
+    #: The ratchet file, its locks and records and the environment are out of
+    #: the run's reach (read-only or hidden), and what it writes elsewhere is
+    #: gone with it: the judge's watches on those files have nothing to watch.
+    throwaway: bool
 
     def wrap(self, command: list[str], confinement: Confinement) -> list[str]:
         """`command` as a command that runs it confined by `confinement`."""
@@ -110,6 +117,7 @@ class Bubblewrap:
 
     name = BWRAP
     contains_signals = True  # a pid namespace: nothing outside it can be named
+    throwaway = True  # read-only binds over the overlays, the records hidden
 
     def __init__(self, binary: str) -> None:
         self.binary = binary
@@ -212,6 +220,9 @@ class Landlock:
         self.abi = abi
         # ABI 6 scopes signals to the sandbox's own processes.
         self.contains_signals = abi >= 6
+        # The project tree is granted whole (a ratchet file or environment in it too),
+        # and what a run writes stays.
+        self.throwaway = False
 
     def writable(self, confinement: Confinement) -> list[str]:
         """What the run may write: scratch, bound folders, devices, and the project.
@@ -371,19 +382,76 @@ def active_name() -> str:
     return engine.name if engine is not None else UNSANDBOXED
 
 
+#: The scratch folders' names: ``<temporary folder>/pqt-XXXXXXXX``.
+SCRATCH_PREFIX = "pqt-"
+# A folder younger than this is never swept: between its creation and its lock
+# (microseconds) another judge would find it unlocked.
+_SWEEP_AGE = 60.0
+# Each scratch folder this process made, and the descriptor that holds its lock.
+_HELD: dict[str, int] = {}
+
+
 def scratch_folder() -> Path:
-    """A new per-run scratch folder (removed by the caller with the run).
+    """A new per-run scratch folder (removed by the caller with `remove`).
 
     It is the judged run's TMPDIR, so its path is kept short: a UNIX socket made
     there (a multiprocessing forkserver, a test's own server) must fit in 107
-    bytes, and a TMPDIR deep in a CI's work folder would not leave room.
+    bytes, and a TMPDIR deep in a CI's work folder would not leave room.  The
+    judge holds a lock on it while the run lasts; a judge killed before it
+    could remove its folder holds none, and the next judge removes it.
     """
     base = "/tmp" if os.access("/tmp", os.W_OK | os.X_OK) else None
-    return Path(tempfile.mkdtemp(prefix="pq-", dir=base))
+    sweep(Path(base or tempfile.gettempdir()))
+    folder = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=base))
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    _HELD[str(folder)] = fd
+    return folder
 
 
 def remove(folder: Path) -> None:
+    """Remove a scratch folder with what the run left in it, and let go of its lock."""
     shutil.rmtree(folder, ignore_errors=True)
+    fd = _HELD.pop(str(folder), None)
+    if fd is not None:
+        os.close(fd)
+
+
+def sweep(base: Path) -> list[str]:
+    """Remove the scratch folders in `base` that no live judge holds (their judge was killed).
+
+    Only this user's folders, older than a minute, whose lock nobody holds: a
+    lock dies with the process that held it, whatever killed it.  Returns
+    the folders removed.
+    """
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return removed
+    uid, now = os.getuid(), time.time()
+    for entry in entries:
+        if not entry.name.startswith(SCRATCH_PREFIX) or entry.path in _HELD:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or now - st.st_mtime < _SWEEP_AGE:
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a live judge's run
+        shutil.rmtree(entry.path, ignore_errors=True)
+        os.close(fd)
+        removed.append(entry.path)
+    return removed
 
 
 __all__ = [
@@ -391,6 +459,7 @@ __all__ = [
     "ENGINES",
     "ENGINES_ENV",
     "LANDLOCK",
+    "SCRATCH_PREFIX",
     "UNSANDBOXED",
     "Bubblewrap",
     "Choice",
@@ -406,5 +475,6 @@ __all__ = [
     "landlock_abi",
     "remove",
     "scratch_folder",
+    "sweep",
     "use",
 ]

@@ -30,6 +30,7 @@ import sys
 
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, Verdict
+from pytest_quest.engine import sandbox
 
 QUARANTINE = ".quarantined-by-pytest-quest"
 _CUSTOMIZE = ("sitecustomize", "usercustomize")
@@ -126,6 +127,20 @@ def startup_facts(changes: list[str]) -> list[Fact]:
     ]
 
 
+def startup_watch() -> StartupFiles | None:
+    """The watch over one judgement's runs; None where the engine keeps the start-up files out of reach.
+
+    In an engine that leaves the environment read-only and throws away what a
+    run writes (bwrap), nothing a judged test writes can start in a later
+    process; a change seen there was made by something else (a ``pip
+    install`` at the same moment), which is none of the verdict's business.
+    """
+    engine = sandbox.active()
+    if engine is not None and engine.throwaway:
+        return None
+    return StartupFiles()
+
+
 def with_startup_changes(result: GateResult, changes: list[str]) -> GateResult:
     """A FAIL stays FAIL with the facts added; anything else is REVIEW (step ``guard``)."""
     facts = startup_facts(changes)
@@ -136,4 +151,11 @@ def with_startup_changes(result: GateResult, changes: list[str]) -> GateResult:
     return GateResult(Verdict.REVIEW, [*facts, *result.facts], "guard")
 
 
-__all__ = ["QUARANTINE", "StartupFiles", "startup_facts", "startup_folders", "with_startup_changes"]
+__all__ = [
+    "QUARANTINE",
+    "StartupFiles",
+    "startup_facts",
+    "startup_folders",
+    "startup_watch",
+    "with_startup_changes",
+]

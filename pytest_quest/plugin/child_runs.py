@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 from _pytest.runner import runtestprotocol
@@ -143,6 +143,30 @@ def fresh_doctest(item: pytest.Item) -> None:
     namespace.update(saved)
 
 
+def error_line(reports: list[pytest.TestReport]) -> str:
+    """The first failing report's error, one line (the exception and its message), or ""."""
+    for report in reports:
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = getattr(crash, "message", None)
+            lines = [line for line in report.longreprtext.splitlines() if line.strip()]
+            text = message if isinstance(message, str) and message else (lines[-1] if lines else "")
+            return text.splitlines()[0][:300] if text else report.when
+    return ""
+
+
+class _SessionOnly:
+    """Stands for the next test in pytest's teardown: every fixture is torn down but the
+    session's, kept for the whole run as pytest keeps them (a session fixture that makes a
+    fixed-name folder fails when set up a second time)."""
+
+    def __init__(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def listchain(self) -> list[pytest.Session]:
+        return [self.session]
+
+
 def run_item(item: pytest.Item) -> list[pytest.TestReport]:
     """The test's reports, then its failed subtests' (one fails the test, as in pytest; a
     skipped subtest does not make the test skipped)."""
@@ -153,9 +177,10 @@ def run_item(item: pytest.Item) -> list[pytest.TestReport]:
     logged = _Logged()
     item.config.pluginmanager.register(logged)
     try:
-        # nextitem=None tears every fixture down after each test, so a test can be
-        # run again (and stopped early) with its fixtures set up afresh.
-        reports = runtestprotocol(item, log=False, nextitem=None)
+        # Every fixture but the session's is torn down after each test, so a test can
+        # be run again (and stopped early) with its fixtures set up afresh.
+        stand_in = cast(pytest.Item, _SessionOnly(item.session))
+        reports = runtestprotocol(item, log=False, nextitem=stand_in)
     finally:
         item.config.pluginmanager.unregister(logged)
     return reports + [r for r in logged.reports if r.nodeid == item.nodeid and r.failed]
@@ -177,6 +202,8 @@ class Baseline:
         sources = {f["file"]: Path(f["file"]).read_text(encoding="utf-8") for f in functions}
         self.outcomes: list[dict[str, str]] = []
         self.seconds: list[dict[str, float]] = []
+        # Per test, the first error line of each run where it did not pass ("" else).
+        self.errors: dict[str, list[str]] = {}
         for _ in range(self.RUNS):
             # Found before each run: the module may be imported by the first.
             CACHES[:] = again_on_ast_race(
@@ -187,7 +214,9 @@ class Baseline:
             outcomes, seconds = {}, {}
             for nodeid in order:
                 started = time.monotonic()
-                outcomes[nodeid] = outcome_of(run_item(by_id[nodeid]))
+                reports = run_item(by_id[nodeid])
+                outcomes[nodeid] = outcome_of(reports)
+                self.errors.setdefault(nodeid, []).append(error_line(reports))
                 seconds[nodeid] = time.monotonic() - started
             self.outcomes.append(outcomes)
             self.seconds.append(seconds)
@@ -199,6 +228,11 @@ class Baseline:
         for outcomes, seconds in zip(self.outcomes, self.seconds):
             result["runs"].append({item.nodeid: outcomes[item.nodeid] for item in items})
             result["run_seconds"].append(sum(seconds[item.nodeid] for item in items))
+        result["errors"] = {
+            item.nodeid: self.errors[item.nodeid]
+            for item in items
+            if any(self.errors.get(item.nodeid, []))
+        }
         result["phases"]["baseline"] = sum(result["run_seconds"])
 
     def fastest_first(self, items: list[pytest.Item]) -> list[pytest.Item]:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from pytest_quest.engine import remote_mutant
 from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.plugin import child_channel, fresh_kill
@@ -78,6 +79,8 @@ def begin(argument: str, config: pytest.Config, *, early: bool) -> None:
         protect_from_env()
         if instructions.get("resume"):
             fresh_kill.resume_here()
+        remote_mutant.first_in_line()
+        fresh_kill.IMPORTED_BEFORE[:] = [remote_mutant.imported_before()]
     if role == "check":
         protect_from_env()
         folder = instructions.get("remote_dir")

@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_quest.core.kills import RUNAWAY, describe, killers, pilot
+from pytest_quest.core.kills import IMPORTED_BEFORE_SIGN, RUNAWAY, describe, killers, pilot
 from pytest_quest.core.mutants import CHANGED, REACHED
 from pytest_quest.engine import processes, remote_mutant
 from pytest_quest.engine.channel import JudgeChannel
@@ -64,6 +64,9 @@ ROLE = "fresh"
 # module ran: the fresh run gets it, not what the tests have set since (a
 # variable set at import would tell it apart from the gate's children).
 START_ENV: dict[str, str] = {}
+# In a fresh run: the module of the mutant's file when a plugin imported it
+# before any conftest, without the mutant (engine/remote_mutant.py); else "".
+IMPORTED_BEFORE: list[str] = []
 
 
 class FreshRecorder:
@@ -158,6 +161,7 @@ class FreshRecorder:
                 "reached": sorted(self.reached),
                 "applied": self.applied,
                 "collect_error": self.collect_error,
+                "imported_before": IMPORTED_BEFORE[0] if IMPORTED_BEFORE else "",
             }
         )
         child_channel.close()
@@ -194,6 +198,8 @@ class Fresh(NamedTuple):
     reached: set[str]
     applied: bool = True
     collect_error: bool = False
+    # The module of the mutant's file, imported there before the mutant could be in place.
+    imported_before: str = ""
 
 
 # Starts the fresh run detached (prints its pid, then ends): its parent is then the
@@ -393,6 +399,7 @@ def _fresh(payload: dict[str, Any] | None, none: str) -> Fresh | str:
         {str(n) for n in reached},
         payload.get("applied") is True,
         payload.get("collect_error") is True,
+        str(payload.get("imported_before") or ""),
     )
 
 
@@ -423,21 +430,39 @@ def unconfirmed_kills(
         return {}
     first = {test: index for index, tests in chosen.items() for test in tests}
     by_index = {int(entry["index"]): entry for entry in mutants}
-    rounds: list[tuple[int, list[str]]] = [(pilot(mutants, chosen), list(first))]
+    # Per test, the mutants it was the first to kill (by a failure): each must hold.
+    owned: dict[str, list[int]] = {}
+    for entry in mutants:
+        if entry.get("status") == "killed" and entry.get("how") not in RUNAWAY:
+            owned.setdefault(str(entry.get("killed_by") or ""), []).append(int(entry["index"]))
+    witnesses = set(alongside or []) | set(first)
+    # A round: a mutant, the tests judged by their own outcome with it, and the tests
+    # whose kill of it holds when any stable covering test fails with it in place.
+    rounds: list[tuple[int, list[str], list[str]]] = [(pilot(mutants, chosen), list(first), [])]
     found: dict[str, str] = {}
     while rounds:
-        index, tests = rounds.pop(0)
+        index, tests, by_any = rounds.pop(0)
         what = describe(by_index[index])
         marks = arm(index)
         try:
-            everything = list(dict.fromkeys([*(alongside or []), *tests]))
+            everything = list(dict.fromkeys([*(alongside or []), *tests, *by_any]))
             ran = run_fresh(config, everything, timeout, parked)
             parked = None
         finally:
             disarm()
             if marks and os.path.exists(marks):
                 os.unlink(marks)
-        again: dict[int, list[str]] = {}
+        again: dict[int, tuple[list[str], list[str]]] = {}
+        failing = (
+            set()
+            if isinstance(ran, str)
+            else {t for t, o in ran.outcomes.items() if t in witnesses and o in ("failed", "error")}
+        )
+        for test in by_any:
+            if isinstance(ran, str):
+                found[test] = f"{what}: {ran}"
+            elif ran.applied and not failing:
+                found[test] = _unconfirmed(what, ran, test, "no covering test fails")
         for test in tests:
             if isinstance(ran, str):
                 found[test] = f"{what}: {ran}"
@@ -453,15 +478,34 @@ def unconfirmed_kills(
             if outcome == "timeout" and by_index[index].get("how") in RUNAWAY:
                 continue  # it runs away there too: the same mutant, the same kill
             if first[test] != index:
-                again.setdefault(first[test], []).append(test)
+                again.setdefault(first[test], ([], []))[0].append(test)
                 continue
-            found[test] = (
-                f"{what} killed it among the mutant runs, but in a fresh process with the "
-                f"same mutant in place from the start its outcome is: {outcome}"
-                + ("" if test in ran.reached else " (without running the function there)")
-            )
-        rounds += sorted(again.items())
+            if failing - {test} and not ran.imported_before:
+                # Another covering test (one that passed on the original) fails with
+                # this mutant in place from the start: the kill holds. So must the
+                # kills of the other mutants this test was the first to kill.
+                for other in owned.get(test, []):
+                    if other != index:
+                        again.setdefault(other, ([], []))[1].append(test)
+                continue
+            found[test] = _unconfirmed(what, ran, test, f"its outcome is: {outcome}")
+        rounds += [(i, tests_, any_) for i, (tests_, any_) in sorted(again.items())]
     return found
+
+
+def _unconfirmed(what: str, ran: Fresh, test: str, outcome: str) -> str:
+    """Why a kill by `test` does not hold in the fresh run `ran` with mutant `what` in place."""
+    if ran.imported_before:
+        return (
+            f"{what} killed it among the mutant runs, but a fresh process {IMPORTED_BEFORE_SIGN}: "
+            f"module {ran.imported_before} is imported there "
+            "before any conftest (by a pytest plugin), without the mutant"
+        )
+    return (
+        f"{what} killed it among the mutant runs, but in a fresh process with the "
+        f"same mutant in place from the start {outcome}"
+        + ("" if test in ran.reached else " (without running the function there)")
+    )
 
 
 __all__ = [

@@ -89,10 +89,13 @@ def answered(command: str | None, store: RatchetStore, run: Callable[[], Output]
 
         # A write of the ratchet file is all or nothing; say which happened.
         done = interrupted_done(store.writes, store.marks)
+        data: dict[str, Any] = {"error": f"interrupted: {done}"}
+        if command == "submit" and store.writes <= store.marks:
+            from pytest_quest.app.submit_output import NO_VERDICT
+
+            data["verdict"] = NO_VERDICT  # nothing judged: as a run stopped from outside
         output = Output(
-            {"error": f"interrupted: {done}"},
-            [f"INTERRUPTED: {done}; run the command again"],
-            int(pytest.ExitCode.INTERRUPTED),
+            data, [f"INTERRUPTED: {done}; run the command again"], int(pytest.ExitCode.INTERRUPTED)
         )
     output.data = envelope(command, output.data)
     return output

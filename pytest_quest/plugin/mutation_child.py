@@ -472,6 +472,33 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         child_start.begin(str(argument), early_config, early=False)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """The named test files a plain ``pytest`` of their folder would not collect (a
+    conftest's ``collect_ignore``, ``norecursedirs``...) left out, as it leaves them out.
+
+    pytest collects a file named on its command line whatever its folder's
+    conftest says: a submit names every test file new since the scan,
+    vendored projects the conftest keeps out among them.
+    """
+    config = session.config
+    config.args[:] = [arg for arg in config.args if not _ignored(config, arg)]
+
+
+def _ignored(config: pytest.Config, arg: str) -> bool:
+    """Whether pytest would not collect `arg`'s file, or one of its folders, from the rootdir."""
+    root = Path(str(config.rootpath)).resolve()
+    path = (Path(str(config.invocation_params.dir)) / arg.split("::")[0]).resolve()
+    if root not in path.parents:
+        return False
+    for where in [path, *path.parents]:
+        if where == root:
+            return False
+        if config.hook.pytest_ignore_collect(collection_path=where, config=config):
+            return True
+    return False
+
+
 def pytest_configure(config: pytest.Config) -> None:
     spec = child_channel.instructions()
     if spec.get("role") == "check":

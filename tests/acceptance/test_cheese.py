@@ -413,7 +413,8 @@ def test_every_cheat_ends_fail_or_review(project: Project) -> None:
     assert any(
         actual.startswith(
             "every covering test passes with `return len(word) * 2` -> "
-            "`return pytest_quest_changed(len(word) * 2)` (operator return.changed, mutant m"
+            "another value of its kind returned in place of `len(word) * 2` "
+            "(operator return.changed, mutant m"
         )
         for actual in mutants
     ), mutants

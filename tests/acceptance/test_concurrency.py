@@ -255,8 +255,8 @@ def test_two_submits_of_one_quest_one_wins_the_other_is_told(project: Project) -
     assert [event["verdict"] for event in quest["history"]] == ["PASS"]
 
 
-# Judged processes may not open the lock for writing and a test naming it is a
-# tamper sign (docs/judge.md), so the probe builds the name and opens it read-only.
+# Judged processes may not open the lock for writing (docs/judge.md), so the
+# probe opens it read-only.
 LOCK_PROBE_TEST = """\
 import fcntl, os
 from pathlib import Path

@@ -20,7 +20,14 @@ import pytest
 
 from tests.support.attacks import CALC_SOURCE as SOURCE
 from tests.support.attacks import LEVEL, SIGN
-from tests.support.attacks import attack_fixtures, checks, scanned_copy, submit
+from tests.support.attacks import (
+    assert_only_the_judged_entry_changed,
+    attack_fixtures,
+    attack_template,
+    checks,
+    scanned_copy,
+    submit,
+)
 from tests.support.projects import Project, scanned_template
 from tests.support.runner import run_pytest, run_quest
 
@@ -457,3 +464,36 @@ def test_an_audit_where_the_required_sandbox_cannot_start_refuses_too(
     code, data, stderr = run_quest(scanned, "--quest", "audit")
     assert code == 4, (data, stderr)
     assert "no sandbox starts here" in stderr + str(data)
+
+
+# --- the ratchet file, out of reach inside bwrap ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ratchet_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    from tests.acceptance import test_trust_ratchet as forging
+
+    project, data = attack_template(tmp_path_factory, "mod", forging.SOURCE)
+    assert forging.TARGET in data["added"], data
+    return project
+
+
+@pytest.mark.parametrize("attack", ["direct", "replace", "hard_link", "fake_journal", "delete"])
+def test_a_judged_test_cannot_write_the_ratchet_file_in_bwrap(
+    ratchet_template: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, attack: str
+) -> None:
+    # No audit hook guards the file inside (the engine keeps it read-only, its
+    # journal hidden): every forgery of another quest's verdict finds nothing to write.
+    from tests.acceptance import test_trust_ratchet as forging
+
+    forced(monkeypatch, "bwrap")
+    root, before = scanned_copy(ratchet_template, tmp_path / "project")
+    (root / "tools").mkdir()
+    (root / "tools" / "forge.py").write_text(forging.FORGE)
+    test = forging.TEST_HEAD + textwrap.dedent(forging.ATTACKS[attack])
+    (root / "tests" / "test_mod.py").write_text(test)
+    data = submit(root, forging.TARGET)
+    assert data["sandbox"] == "bwrap"
+    assert "guard.ratchet_written" not in checks(data)  # the file was never written
+    assert_only_the_judged_entry_changed(root, before, forging.TARGET)
+    assert not (root / "alias.data").exists()  # the link, if made, was in the throwaway layer

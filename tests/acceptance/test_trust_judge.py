@@ -311,9 +311,7 @@ def pytest_quest_l1_check(quest, function, run):
 @pytest.mark.slow
 @pytest.mark.children_measured
 def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project: Project) -> None:
-    # The project's own L1 hooks are there when the ratchet is made: only what a
-    # submission adds is judged for tamper signs (a new conftest naming
-    # pytest_quest would be one).
+    # The project's own L1 hooks, there when the ratchet is made.
     (project.path / "tests").mkdir(exist_ok=True)
     (project.path / "tests" / "conftest.py").write_text(L1_CONFTEST)
     scanned(project)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.gitrepo import init_repo
+from tests.support.gitrepo import commit_all, git, init_repo
 from tests.support.projects import CALC, PYPROJECT, SIGN, Project, scanned_template
 
 TRIPLE = "src/pkg/more.py::triple"
@@ -85,20 +85,6 @@ def test_a_saved_and_restored_signal_handler_passes(
     assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
 
 
-def test_a_sign_in_a_file_does_not_reach_quests_it_does_not_cover(
-    project: Project, two_quests: tuple[Project, dict[str, Any]]
-) -> None:
-    project.fill_from(two_quests[0])
-    # A real sign, in the file that covers `sign`: that quest is REVIEW.
-    project.test("test_sign", "import atexit\natexit.register(print)\n" + GOOD_SIGN)
-    code, data, _ = _submit(project, SIGN)
-    assert (data["verdict"], _checks(data)) == ("REVIEW", ["tamper.atexit"]), data
-    # The file stays changed since the scan; the next quest is not its business.
-    project.test("test_more", GOOD_TRIPLE)
-    code, data, _ = _submit(project, TRIPLE)
-    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
-
-
 def test_following_the_readme_is_not_tampering(project: Project) -> None:
     # The project's configuration as committed, without pytest-quest's setting.
     without = PYPROJECT.replace('quest_source = ["src/pkg"]\n', "")
@@ -114,19 +100,30 @@ def test_following_the_readme_is_not_tampering(project: Project) -> None:
     assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
 
 
-def test_configuration_changed_after_the_scan_is_still_judged(
+def test_pytest_options_added_after_the_scan_are_judged_by_the_run(
     project: Project, two_quests: tuple[Project, dict[str, Any]]
 ) -> None:
     project.fill_from(two_quests[0])
     pyproject = project.path / "pyproject.toml"
-    text = pyproject.read_text().replace('testpaths = ["tests"]\n', 'testpaths = ["tests"]\naddopts = "-p no:cov"\n')
-    pyproject.write_text(text)
+    options = 'testpaths = ["tests"]\naddopts = "-x -p no:cov -p no:cacheprovider"\nquest_timeout = 900\n'
+    pyproject.write_text(pyproject.read_text().replace('testpaths = ["tests"]\n', options))
     project.test("test_sign", GOOD_SIGN)
+    code, data, out = _submit(project, SIGN)
+    assert (code, data.get("verdict")) == (0, "PASS"), out
+    assert _checks(data) == [], data
+
+
+def test_coverage_settings_changed_after_the_scan_are_not_passed(
+    project: Project, two_quests: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(two_quests[0])
+    pyproject = project.path / "pyproject.toml"
+    excluded = pyproject.read_text() + '\n[tool.coverage.report]\nexclude_lines = ["return -1"]\n'
+    pyproject.write_text(excluded)
+    project.test("test_sign", GOOD_SIGN.replace("    assert sign(-5) == -1\n", ""))
     code, data, _ = _submit(project, SIGN)
-    assert data["verdict"] == "REVIEW", data
-    facts = data["quest"]["facts"]
-    assert {fact["check"] for fact in facts} == {"tamper.config"}, facts
-    assert "addopts: -p no:cov" in [fact["actual"] for fact in facts], facts
+    assert (code, data["verdict"], data["step"]) == (1, "FAIL", "2-exclusions"), data
+    assert "exclusion.config" in _checks(data), data["quest"]["facts"]
 
 
 def test_a_failing_test_of_a_new_file_fails_the_submit_whatever_the_coverage(
@@ -313,3 +310,97 @@ def test_a_test_s_own_timer_kills_no_mutant(
     code, data, _ = _submit(project, SIGN)
     assert (code, data["verdict"], data["step"]) == (1, "FAIL", "4-mutants"), data
     assert all(check.startswith("mutation.") for check in _checks(data)), data
+
+
+# Honest tests of code that works with code objects (a helper's: reading the code
+# of the function under judgement is measured, docs/judge.md), memory, the garbage
+# collector or the interpreter's exit: what such a test does is judged by running it.
+CODE_OBJECT_SIGN = """\
+from pkg.calc import sign
+
+
+def helper():
+    return 4
+
+
+def test_sign_and_a_code_object_with_one_more_constant():
+    assert sign(-5) == -1
+    assert sign(0) == 1
+    assert sign(5) == 1
+    code = helper.__code__
+    other = code.replace(co_consts=(*code.co_consts, 5))
+    assert other.co_consts[-1] == 5 and other != code
+"""
+
+LOW_LEVEL_SIGN = """\
+import atexit
+import ctypes
+import gc
+import inspect
+import os
+import subprocess
+import sys
+
+from pkg.calc import sign
+
+
+def test_sign_beside_low_level_tools():
+    assert sign(-5) == -1
+    assert sign(0) == 1
+    assert sign(5) == 1
+    assert ctypes.c_int(sign(-5)).value == -1
+    assert any(isinstance(holder, dict) for holder in gc.get_referrers(sign))
+    assert inspect.stack()[0].function == "test_sign_beside_low_level_tools"
+    assert os.getppid() > 0
+    atexit.register(print, end="")
+    atexit.unregister(print)
+    done = subprocess.run([sys.executable, "-c", "pass"], start_new_session=True, check=True)
+    assert done.returncode == 0
+"""
+
+
+@pytest.mark.parametrize("source", [CODE_OBJECT_SIGN, LOW_LEVEL_SIGN], ids=["code-object", "low-level"])
+def test_honest_tests_using_interpreter_internals_pass_and_later_quests_too(
+    project: Project, two_quests: tuple[Project, dict[str, Any]], source: str
+) -> None:
+    project.fill_from(two_quests[0])
+    project.test("test_sign", source)
+    code, data, _ = _submit(project, SIGN)
+    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data["quest"]["facts"]
+    # The file stays changed since the scan and runs again in the next submit.
+    project.test("test_more", GOOD_TRIPLE)
+    code, data, _ = _submit(project, TRIPLE)
+    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
+
+
+def test_a_signal_handler_saved_and_restored_leaves_later_quests_pass(
+    project: Project, two_quests: tuple[Project, dict[str, Any]]
+) -> None:
+    project.fill_from(two_quests[0])
+    project.test("test_sign", SIGNAL_SIGN)
+    code, data, _ = _submit(project, SIGN)
+    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
+    project.test("test_more", GOOD_TRIPLE)
+    code, data, _ = _submit(project, TRIPLE)
+    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
+
+
+@pytest.mark.parametrize("committed", ["nothing", "the code only"])
+def test_the_readme_quickstart_with_uncommitted_configuration_passes(
+    project: Project, committed: str
+) -> None:
+    project.source("calc", CALC)
+    git(project.path, "init", "-q", "-b", "main")
+    if committed == "the code only":
+        commit_all(project.path, "code")  # pyproject.toml is written after, never committed
+    # The README: quest_source in pyproject.toml (and a timeout), scan, good tests, submit.
+    (project.path / "pyproject.toml").write_text(PYPROJECT + "\n")
+    text = (project.path / "pyproject.toml").read_text()
+    (project.path / "pyproject.toml").write_text(
+        text.replace('quest_source = ["src/pkg"]\n', 'quest_source = ["src/pkg"]\naddopts = "-x -p no:cacheprovider"\n')
+    )
+    result, _ = project.run_json("--quest", "scan")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    project.test("test_sign", GOOD_SIGN)
+    code, data, _ = _submit(project, SIGN)
+    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data

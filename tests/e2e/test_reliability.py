@@ -237,7 +237,9 @@ def test_submit_with_a_collection_error_in_the_tests_spends_no_try(scanned: Proj
     result = scanned.run("--quest", "submit", "--quest-id", SIGN)
     assert result.ret == 4
     line = error_line(result)
-    assert line.startswith("ERROR: collection error in the submitted tests (tests/test_sign.py:2: ")
+    assert line.startswith(
+        "ERROR: collection error in test files new or changed since the scan (tests/test_sign.py:2: "
+    )
     assert "No module named 'no_such_module_here'" in line
     assert line.endswith("nothing was judged, no try spent")
     assert path.read_bytes() == before

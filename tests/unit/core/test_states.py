@@ -173,6 +173,20 @@ def test_reopen_refuses_todo_and_pass(state: State) -> None:
     assert quest == before
 
 
+def test_reopen_refuses_a_todo_quest_issued_for_its_code_as_it_is() -> None:
+    quest = make_quest(state=State.TODO)
+    with pytest.raises(QuestUsageError, match="a TODO quest whose code changed since"):
+        reopen(quest, by="Ada", now=LATER, fingerprint=quest.fingerprint)
+
+
+def test_reopen_reissues_a_todo_quest_whose_code_changed_since() -> None:
+    # Any submit of it would be REVIEW (identity.changed): a person re-issues it.
+    quest = make_quest(state=State.TODO, tries=1)
+    reopen(quest, by="Ada", now=LATER, fingerprint="sha256:" + "1" * 32)
+    assert (quest.state, quest.tries, quest.fingerprint) == (State.TODO, 0, "sha256:" + "1" * 32)
+    assert quest.history[-1].note == "from TODO"
+
+
 def test_accept_settles_a_review_as_pass_recorded_with_who() -> None:
     quest = make_quest(state=State.REVIEW)
     accept(quest, by="Ada", now=LATER)

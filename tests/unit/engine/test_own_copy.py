@@ -92,3 +92,20 @@ def test_source_that_does_not_parse_and_other_events_are_ignored(
     watch.hook("compile", (None, None))
     watch.hook("import", ("os",))
     assert watch.found == {}
+
+
+def test_a_read_of_the_judged_functions_code_object_is_named_and_no_other(
+    watched: tuple[CopyWatch, Path],
+) -> None:
+    watch, path = watched
+    live = runpy.run_path(str(path))["sign"]  # outside a run: the judged function as loaded
+
+    def sign(x: int) -> int:  # another file's function of the same name
+        return x
+
+    watch.begin("t::other")
+    assert sign.__code__.co_name == "sign"
+    assert watch.found == {}
+    watch.begin("t::code")
+    assert live.__code__.co_code
+    assert watch.found == {"t::code": "read the code object of sign (`__code__`)"}

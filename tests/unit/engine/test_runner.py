@@ -244,15 +244,18 @@ class _Recorder:
 
     name = "recorder"
 
-    def __init__(self, contains_signals: bool) -> None:
+    def __init__(self, contains_signals: bool, throwaway: bool = False) -> None:
         self.contains_signals = contains_signals
+        self.throwaway = throwaway
         self.confined: list[Any] = []
+        self.env: dict[str, str] = {}
 
     def wrap(self, command: list[str], confinement: Any) -> list[str]:
         self.confined.append(confinement)
         return command
 
     def environment(self, env: dict[str, str], confinement: Any) -> dict[str, str]:
+        self.env = dict(env)
         return {**env, "PQ_SANDBOXED": "1"}
 
 
@@ -280,6 +283,24 @@ def test_a_sandboxed_child_is_wrapped_with_the_folders_the_judge_reads_back(
     # The signal log is bound only where the engine lets signals out (it is then still watched).
     assert (tmp_path / "signals.log" in confined.bound) is not contains_signals
     assert not confined.scratch.exists()  # removed with the run
+
+
+@pytest.mark.parametrize("throwaway", [True, False])
+def test_the_ratchet_file_is_guarded_in_the_judged_only_where_the_engine_leaves_it_writable(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    throwaway: bool,
+) -> None:
+    from pytest_quest.engine import sandbox
+    from pytest_quest.engine.guard import PROTECT_ENV, REFUSED_ENV
+
+    engine = _Recorder(contains_signals=True, throwaway=throwaway)
+    monkeypatch.setenv(PROTECT_ENV, str(tmp_path / "quest.json"))
+    monkeypatch.setenv(REFUSED_ENV, str(tmp_path / "refused.log"))
+    monkeypatch.setattr(sandbox, "_ACTIVE", [engine])
+    runner.run_over_channel({"n": 1}, child("echo"), cwd=tmp_path, timeout=60)
+    assert (PROTECT_ENV in engine.env, REFUSED_ENV in engine.env) == (not throwaway, not throwaway)
 
 
 def test_an_unsandboxed_child_is_started_as_given(

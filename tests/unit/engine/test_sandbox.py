@@ -163,3 +163,64 @@ def test_signals_are_contained_by_bwrap_and_by_landlock_from_abi_6() -> None:
     assert sandbox.Bubblewrap("bwrap").contains_signals
     assert sandbox.Landlock(6).contains_signals and not sandbox.Landlock(5).contains_signals
     assert signal.SIGTERM  # the watch they make moot: engine/gate_signals.py
+
+
+# A judge that makes its scratch folder, says where, then is killed (or lives on).
+JUDGE = r"""
+import os, signal, sys
+from pytest_quest.engine import sandbox
+print(sandbox.scratch_folder(), flush=True)
+if sys.argv[1] == "killed":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()
+"""
+
+
+def started_judge(fate: str) -> tuple[subprocess.Popen[str], Path]:
+    judge = subprocess.Popen(
+        [sys.executable, "-c", JUDGE, fate], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert judge.stdout is not None
+    said = judge.stdout.readline().strip()
+    judge.stdout.close()
+    return judge, Path(said)
+
+
+def aged(folder: Path) -> Path:
+    os.utime(folder, (1_000_000_000, 1_000_000_000))
+    return folder
+
+
+def test_a_scratch_folder_is_gone_with_its_run() -> None:
+    folder = sandbox.scratch_folder()
+    assert folder.name.startswith(sandbox.SCRATCH_PREFIX)
+    (folder / "written_by_the_run.txt").write_text("x")
+    sandbox.remove(folder)
+    assert not folder.exists()
+
+
+def test_the_scratch_folder_of_a_killed_judge_is_removed_by_the_next_judge() -> None:
+    killed, left = started_judge("killed")
+    assert killed.wait(timeout=60) == -9
+    assert killed.stdin is not None
+    killed.stdin.close()
+    living, held = started_judge("living")
+    try:
+        assert left.is_dir() and held.is_dir()  # a killed judge removes nothing
+        young = sandbox.scratch_folder()
+        sandbox.remove(young)
+        assert left.is_dir()  # a folder just made may not be locked yet: never swept
+        aged(left)
+        aged(held)
+        mine = sandbox.scratch_folder()
+        try:
+            assert not left.exists()
+            assert held.is_dir()  # its judge still holds it
+        finally:
+            sandbox.remove(mine)
+    finally:
+        assert living.stdin is not None
+        living.stdin.close()
+        living.wait(timeout=60)
+    aged(held)
+    assert str(held) in sandbox.sweep(held.parent)  # its judge ended without removing it

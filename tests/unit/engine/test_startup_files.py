@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Verdict
 from pytest_quest.engine.startup_files import (
     QUARANTINE,
     StartupFiles,
     startup_folders,
+    startup_watch,
     with_startup_changes,
 )
 
@@ -61,3 +64,15 @@ def test_a_change_that_cannot_be_undone_is_still_named(tmp_path: Path) -> None:
     files.before[str(tmp_path / "gone" / "x.pth")] = b"x"  # its folder is gone: not written back
     (changes,) = files.restore()
     assert changes.endswith("removed during the run (could not be undone: No such file or directory)")
+
+
+def test_the_watch_runs_unless_the_engine_keeps_the_start_up_files_out_of_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pytest_quest.engine import sandbox
+
+    monkeypatch.setattr(sandbox, "_ACTIVE", [sandbox.Bubblewrap("bwrap")])
+    assert startup_watch() is None
+    for engine in (sandbox.Landlock(7), None):  # a project's own environment stays writable
+        monkeypatch.setattr(sandbox, "_ACTIVE", [engine])
+        assert isinstance(startup_watch(), StartupFiles)

@@ -78,9 +78,57 @@ def test_every_killer_is_tried_with_return_none_then_with_its_own_kill(
     mutants.append(killed(9, "t::a") | {"operator": "body.return_none"})
     found = unconfirmed_kills(None, mutants, arm, lambda: None, timeout=1.0)  # type: ignore[arg-type]
     assert armed == [9, 1, 3]
-    assert sorted(found) == ["t::b", "t::d"]
-    assert found["t::b"].endswith("from the start its outcome is: passed")
+    # t::b passes with its own kill in place, but t::c fails there: mutant 1's kill holds.
+    assert sorted(found) == ["t::d"]
     assert found["t::d"] == "mutant m3 `x > 0` -> `x >= 0`: the fresh run sent no report (exit status 3)"
+
+
+def test_a_kill_no_other_covering_test_confirms_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    armed: list[int] = []
+    answers: dict[int, Any] = {
+        9: Fresh({"t::a": "failed", "t::b": "passed"}, {"t::a", "t::b"}),
+        1: Fresh({"t::a": "passed", "t::b": "passed"}, {"t::a"}),
+    }
+    monkeypatch.setattr(
+        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: answers[armed[-1]]
+    )
+
+    def arm(index: int) -> str:
+        armed.append(index)
+        return ""
+
+    mutants = [killed(1, "t::b"), killed(9, "t::a") | {"operator": "body.return_none"}]
+    found = unconfirmed_kills(None, mutants, arm, lambda: None, timeout=1.0, alongside=["t::a", "t::b"])  # type: ignore[arg-type]
+    assert armed == [9, 1]
+    assert list(found) == ["t::b"]
+    assert found["t::b"].endswith(
+        "from the start its outcome is: passed (without running the function there)"
+    )
+
+
+def test_a_kill_confirmed_by_another_test_needs_the_killers_other_kills_confirmed_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    armed: list[int] = []
+    answers: dict[int, Any] = {
+        # t::b passes with mutant 1 (its first kill), t::a fails there: the kill holds...
+        1: Fresh({"t::a": "failed", "t::b": "passed"}, {"t::a", "t::b"}),
+        # ...but with mutant 2, which t::b killed too and t::a did not, nothing fails.
+        2: Fresh({"t::a": "passed", "t::b": "passed"}, {"t::a", "t::b"}),
+    }
+    monkeypatch.setattr(
+        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: answers[armed[-1]]
+    )
+
+    def arm(index: int) -> str:
+        armed.append(index)
+        return ""
+
+    mutants = [killed(1, "t::b"), killed(2, "t::b")]
+    found = unconfirmed_kills(None, mutants, arm, lambda: None, timeout=1.0, alongside=["t::a", "t::b"])  # type: ignore[arg-type]
+    assert armed == [1, 2]
+    assert list(found) == ["t::b"]
+    assert "no covering test fails" in found["t::b"]
 
 
 def test_without_return_none_the_first_kill_is_the_pilot_and_a_pass_there_is_named(
