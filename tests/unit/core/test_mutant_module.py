@@ -267,3 +267,21 @@ def test_path_is_none_where_no_function_is_defined() -> None:
     assert mutant_module._path(tree, 4) is None  # a class line
     assert mutant_module._path(tree, 6) is None  # a decorator's line is not the def's
     assert mutant_module._path(tree, 100) is None
+
+
+MATCHED = '''\
+match value:
+    case 1:
+        pass
+    case 2:
+        def chosen():
+            pass
+'''
+
+
+def test_path_goes_on_past_a_statement_that_does_not_hold_the_function() -> None:
+    # A match case carries no line numbers: each is looked into, the first in vain.
+    path = mutant_module._path(ast.parse(MATCHED), 5)
+    assert path is not None
+    assert [type(node).__name__ for node in path] == ["Match", "match_case", "FunctionDef"]
+    assert getattr(path[-1], "name", "") == "chosen"

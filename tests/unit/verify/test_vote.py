@@ -208,3 +208,12 @@ def test_excluded_by_names_the_first_pattern_matching_the_id_or_the_file() -> No
     assert excluded_by(quest, ["src/pkg/*.py"]) == "src/pkg/*.py"
     assert excluded_by(quest, ["SRC/*", "*::thing.run"]) is None
     assert excluded_by(quest, []) is None
+
+
+def test_vote_with_a_threshold_above_the_majority_keeps_fewer() -> None:
+    finding = Finding("tests/test_a.py", 2, "f(1)", "weak")
+    answers = [Answer(name, 1.0, findings=[finding]) for name in ("a", "b")] + [Answer("c", 1.0)]
+    result = vote(answers, FILES, threshold=3)
+    assert (result.threshold, result.voters) == (3, 3)  # a majority of 3 would be 2
+    assert result.confirmed == []
+    assert result.below_threshold == [Confirmed("tests/test_a.py", 2, "f(1)", "weak", ["a", "b"])]
