@@ -221,3 +221,67 @@ def test_a_swap_finds_its_live_functions_and_their_caches_in_one_walk(tmp_path: 
         swap.restore()
     assert cache_wrappers(str(path), source, 5) == [module.cached]
     assert module.plain(2) == 4
+
+
+PATHS = '''\
+import os
+
+
+class Outer:
+    class Inner:
+        @staticmethod
+        def method():
+            def nested():
+                return 1
+            return nested
+
+
+if os.name:
+    def branch():
+        pass
+else:
+    def branch():
+        pass
+'''
+
+
+def test_path_runs_from_the_module_down_to_the_function_on_the_line() -> None:
+    tree = ast.parse(PATHS)
+    path = mutant_module._path(tree, 8)
+    assert path is not None
+    assert [getattr(node, "name", type(node).__name__) for node in path] == ["Outer", "Inner", "method", "nested"]
+    method = mutant_module._path(tree, 7)
+    assert method is not None
+    assert [getattr(node, "name", "") for node in method] == ["Outer", "Inner", "method"]
+    first = mutant_module._path(tree, 14)
+    assert first is not None
+    assert [type(node).__name__ for node in first] == ["If", "FunctionDef"]
+    other = mutant_module._path(tree, 17)
+    assert other is not None and other[-1].lineno == 17  # type: ignore[attr-defined]
+
+
+def test_path_is_none_where_no_function_is_defined() -> None:
+    tree = ast.parse(PATHS)
+    assert mutant_module._path(tree, 1) is None
+    assert mutant_module._path(tree, 9) is None  # inside a function, not a def
+    assert mutant_module._path(tree, 4) is None  # a class line
+    assert mutant_module._path(tree, 6) is None  # a decorator's line is not the def's
+    assert mutant_module._path(tree, 100) is None
+
+
+MATCHED = '''\
+match value:
+    case 1:
+        pass
+    case 2:
+        def chosen():
+            pass
+'''
+
+
+def test_path_goes_on_past_a_statement_that_does_not_hold_the_function() -> None:
+    # A match case carries no line numbers: each is looked into, the first in vain.
+    path = mutant_module._path(ast.parse(MATCHED), 5)
+    assert path is not None
+    assert [type(node).__name__ for node in path] == ["Match", "match_case", "FunctionDef"]
+    assert getattr(path[-1], "name", "") == "chosen"

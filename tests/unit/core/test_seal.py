@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pytest_quest.core.model import Quest, Ratchet, State
-from pytest_quest.core.seal import PASS_SEAL_KEY, forged_passes, mark_seals, seal_pass
+from pytest_quest.core.model import Fact, Quest, Ratchet, State, Verdict
+from pytest_quest.core.seal import (
+    PASS_SEAL_KEY,
+    forged_passes,
+    issued_seal,
+    mark_seals,
+    seal_facts,
+    seal_pass,
+)
 from pytest_quest.core.states import accept
 from tests.support.quests import double_pass
 
@@ -60,3 +67,35 @@ def test_the_three_ways_to_pass_are_sealed_and_a_move_keeps_the_seal() -> None:
     scanned.first, scanned.last = 40, 41  # a rescan moves it: not what a PASS claims
     sealed.quests[scanned.id] = scanned
     assert forged_passes(sealed) == {}
+
+
+def test_seal_facts_nothing_when_the_seal_matches() -> None:
+    quest = Quest(id="a.py::f", file="a.py", qualname="f", first=4, last=5, fingerprint="sha256:1")
+    quest.issued_seal = issued_seal(quest)
+    assert seal_facts(quest) == []
+
+
+def test_seal_facts_review_without_a_seal_or_with_a_changed_one() -> None:
+    quest = Quest(id="a.py::f", file="a.py", qualname="f", first=4, last=5, fingerprint="sha256:1")
+    message = (
+        "the ratchet entry of a.py::f was edited by hand since it was issued "
+        "(fingerprint or excluded lines); a person must review it"
+    )
+    for recorded, actual in [
+        (None, "no seal"),
+        ("", "no seal"),
+        ("sha256:other", "fingerprint or excluded lines differ from the seal"),
+    ]:
+        quest.issued_seal = recorded
+        assert seal_facts(quest) == [
+            (
+                Verdict.REVIEW,
+                Fact(
+                    check="guard.seal",
+                    field="a.py:4",
+                    expected="the quest's baseline as issued by the scan (sealed)",
+                    actual=actual,
+                    message=message,
+                ),
+            )
+        ]

@@ -26,6 +26,7 @@ from pytest_quest.core.states import (
     accept,
     apply_verdict,
     ensure_submittable,
+    last_person_event,
     record_pass_facts,
     reopen,
 )
@@ -396,3 +397,14 @@ def test_a_settled_quest_is_never_refused_as_unchanged() -> None:
 
     for state in (State.PASS, State.REVIEW, State.DONE):
         assert unchanged_since_fail(make_quest(state, extra={FAILED_DIGEST_KEY: "d"}), "d") is None
+
+
+def test_last_person_event_is_the_latest_of_its_action() -> None:
+    first = Event(at="2026-01-01T00:00:00Z", action="exclude", by="ann", reason="one")
+    other = Event(at="2026-01-02T00:00:00Z", action="reopen", by="bob")
+    latest = Event(at="2026-01-03T00:00:00Z", action="exclude", by="cy", reason="two")
+    quest = make_quest(history=[first, latest, other])
+    assert last_person_event(quest, "exclude") is latest
+    assert last_person_event(quest, "reopen") is other
+    assert last_person_event(quest, "accept") is None
+    assert last_person_event(make_quest(), "exclude") is None

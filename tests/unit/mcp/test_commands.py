@@ -136,3 +136,46 @@ def test_the_console_script_names_the_extra_when_the_sdk_is_missing(
     assert 'pip install "pytest-quest[mcp]"' in capsys.readouterr().err
     options = cli.parse_args(["--root", str(tmp_path), "--", "-p", "no:cacheprovider"])
     assert options.pytest_args == ["-p", "no:cacheprovider"] and options.python == sys.executable
+
+
+def test_the_console_script_serves_over_stdio_with_the_options_read_from_argv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed")
+    from pytest_quest.mcp import server
+
+    served: list[tuple[object, ...]] = []
+
+    class Server:
+        def __init__(self, tools: server.QuestTools) -> None:
+            self.tools = tools
+
+        def run(self, transport: str) -> None:
+            served.append((self.tools.root, self.tools.python, self.tools.pytest_args, transport))
+
+    monkeypatch.setattr(server, "build_server", Server)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["pytest-quest-mcp", "--root", "sub/../sub", "--python", "py3", "--", "-x"])
+    assert cli.main() == 0
+    assert served == [(tmp_path / "sub", "py3", ["-x"], "stdio")]
+    assert capsys.readouterr() == ("", "")
+
+
+def test_the_console_script_messages_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope"
+    assert cli.main(["--root", str(missing)]) == 2
+    assert capsys.readouterr().err == f"pytest-quest-mcp: --root {missing} is not a folder\n"
+    assert cli.main(["--root", str(tmp_path), "--", "-q", "--quest-id=a", "--questx"]) == 2
+    assert capsys.readouterr().err == "pytest-quest-mcp: quest options are not passed through: --quest-id=a --questx\n"
+
+
+def test_the_console_script_hint_when_the_sdk_is_missing_in_full(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pytest_quest.mcp.server", None)
+    assert cli.main(["--root", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == (
+        'pytest-quest-mcp needs the MCP SDK: pip install "pytest-quest[mcp]" '
+        "(import of pytest_quest.mcp.server halted; None in sys.modules)\n"
+    )

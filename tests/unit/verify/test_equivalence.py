@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_quest.core.model import Quest
+from pytest_quest.core.model import Fact, Quest
 from pytest_quest.verify.equivalence import (
     QUESTION,
     TESTS_SHOWN,
@@ -72,3 +72,45 @@ def test_every_verifier_is_asked_the_equivalence_prompt() -> None:
     ((questions, prompt),) = seen
     assert questions == [QUESTION] and "Line 2: `xs.sort()`" in prompt
     assert verification.voters == 1 and not verification.confirmed
+
+
+def test_the_fact_when_nobody_names_an_input_and_nobody_failed() -> None:
+    answers = [
+        Answer("model-a", 1.0, status="verified-clean"),
+        Answer("model-b", 1.0, findings=[Finding("src/m.py", 3, "return sorted(xs)", "elsewhere")]),
+    ]
+    fact = equivalence_fact("src/m.py", {"line": "2"}, vote(answers, FILES, threshold=None))
+    assert fact == Fact(
+        check="verify.equivalence",
+        field="src/m.py:2",
+        expected="the verifiers find no input that tells the disputed mutant from the function",
+        actual="0 of 2 name an input that tells them apart, 2 find none",
+        message=(
+            "the verifiers on disputed mutant : 0 of 2 name an input that tells them apart, "
+            "2 find none; a person decides (verification only adds to this REVIEW)"
+        ),
+    )
+
+
+def test_the_fact_keeps_each_verifiers_first_reason_on_the_line() -> None:
+    first = Finding("src/m.py", 2, "xs.sort()", "xs=[2, 1]")
+    again = Finding("src/m.py", 2, "sort", "xs=[3, 1]")
+    answers = [
+        Answer("a", 1.0, findings=[first]),
+        Answer("b", 1.0, findings=[again]),
+        Answer("c", 1.0, findings=[again]),
+        Answer("d", 1.0, error="broke"),
+        Answer("e", 1.0, error="also"),
+    ]
+    verification = vote(answers, FILES, threshold=None)
+    fact = equivalence_fact("src/m.py", {"id": "m9", "line": 2}, verification)
+    assert fact.actual == (
+        "3 of 5 name an input that tells them apart (`a`: `xs=[2, 1]`; `b`: `xs=[2, 1]`; "
+        "`c`: `xs=[2, 1]`), 0 find none, 2 could not answer (`d`, `e`)"
+    )
+    assert fact.message == f"the verifiers on disputed mutant m9: {fact.actual}; a person decides (verification only adds to this REVIEW)"
+
+
+def test_the_fact_of_a_mutant_without_a_line_or_voters() -> None:
+    fact = equivalence_fact("src/m.py", {}, vote([], FILES, threshold=None))
+    assert (fact.field, fact.actual) == ("src/m.py:0", "0 of 0 name an input that tells them apart, 0 find none")
