@@ -229,6 +229,44 @@ def run_mutation_checks(
             shutil.rmtree(remote_dir, ignore_errors=True)
 
 
+def _instructions(t: Target) -> dict[str, Any]:
+    """What the mutation child is told of one function (over the channel)."""
+    return {
+        "file": str(t.file),
+        "start": t.start,
+        "nodeids": list(t.nodeids),
+        "seed": t.seed or f"{t.file}:{t.start}",
+        "operators": None if t.operators is None else list(t.operators),
+        "only": None if t.only is None else list(t.only),
+        "line_tests": _line_tests(t),
+        "confirm": t.confirm_kills,
+    }
+
+
+def _received_reports(
+    ran: ChannelRun, count: int, failed: Callable[[str, float], list[MutationReport]], timeout: float
+) -> tuple[list[MutationReport], bool]:
+    """The child's reports, and whether they are its own (else why not, in each report)."""
+    duration, received = ran.duration, ran.received
+    if ran.returncode is None:
+        message = f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped"
+        return failed(message, duration), False
+    if received.tampered:
+        reports = failed(f"the mutation report was tampered with: {received.tampered}", duration)
+        for report in reports:
+            report.tampered = received.tampered
+        return reports, False
+    if received.payload is None:
+        return _ended_early(ran, failed), False
+    try:
+        return _reports(received.payload, count, duration), True
+    except (ValueError, KeyError, TypeError) as exc:
+        reports = failed(f"the mutation report was unreadable: {exc}", duration)
+        for report in reports:
+            report.tampered = f"a message of the wrong shape ({exc})"
+        return reports, False
+
+
 def _run_checks(
     targets: list[Target],
     nodeids: list[str],
@@ -265,19 +303,7 @@ def _run_checks(
         subprocesses=bool(remote_dir),
         remote_dir=remote_dir,
         l1=l1,
-        functions=[
-            {
-                "file": str(t.file),
-                "start": t.start,
-                "nodeids": list(t.nodeids),
-                "seed": t.seed or f"{t.file}:{t.start}",
-                "operators": None if t.operators is None else list(t.operators),
-                "only": None if t.only is None else list(t.only),
-                "line_tests": _line_tests(t),
-                "confirm": t.confirm_kills,
-            }
-            for t in targets
-        ],
+        functions=[_instructions(t) for t in targets],
     )
     ran = run_over_channel(
         handshake,
@@ -288,25 +314,9 @@ def _run_checks(
         timeout=timeout,
         bound=(remote_dir,),
     )
-    duration, received = ran.duration, ran.received
-    if ran.returncode is None:
-        return failed(
-            f"the mutation check exceeded --quest-timeout ({timeout:g}s) and was stopped",
-            duration,
-        )
-    if received.tampered:
-        reports = failed(f"the mutation report was tampered with: {received.tampered}", duration)
-        for report in reports:
-            report.tampered = received.tampered
-        return reports
-    if received.payload is None:
-        return _ended_early(ran, failed)
-    try:
-        reports = _reports(received.payload, len(targets), duration)
-    except (ValueError, KeyError, TypeError) as exc:
-        reports = failed(f"the mutation report was unreadable: {exc}", duration)
-        for report in reports:
-            report.tampered = f"a message of the wrong shape ({exc})"
+    received = ran.received
+    reports, believed = _received_reports(ran, len(targets), failed, timeout)
+    if not believed:
         return reports
     if mutants:
         # The child's "no witness found" is never taken: the judge searches again, cleanly.
@@ -320,7 +330,7 @@ def _run_checks(
         if seconds and reports:
             # One process for all the functions: its time counted once.
             reports[0].phases["clean_search"] = seconds
-    if l1 is not None:
+    if l1 is not None and received.payload is not None:
         l1_results = received.payload.get("l1")
         answers = received.payload.get("answers")
         for report in reports:
