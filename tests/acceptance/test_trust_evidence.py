@@ -219,7 +219,9 @@ def test_a_test_honest_only_under_mutants_is_review(scanned: Path) -> None:
 
 
 @pytest.mark.children_measured
-def test_a_test_that_checks_the_code_identity_is_review(scanned: Path) -> None:
+def test_a_test_that_checks_the_code_identity_does_not_pass(scanned: Path) -> None:
+    # Its kills are discounted (it read the function's code in each mutant's run):
+    # the mutants survive, and their witnesses fail the quest.
     data = attack(
         scanned,
         LEVEL,
@@ -234,8 +236,8 @@ def test_a_test_that_checks_the_code_identity_is_review(scanned: Path) -> None:
             assert level.__code__ is ORIGINAL
         """,
     )
-    assert data["verdict"] == "REVIEW"
-    assert "mutation.detects_run" in checks(data)
+    assert data["verdict"] == "FAIL"
+    assert any(check.startswith("mutation.") for check in checks(data))
 
 
 @pytest.mark.unsandboxed  # what each child saw, written in the project and read from outside
