@@ -25,12 +25,15 @@ FORKS = """\
 import multiprocessing
 import os
 import signal
+import tempfile
 import time
 
 import pytest
 
 from pkg.calc import double
 
+# The forkserver's socket path must stay short (AF_UNIX): not under the harness's deep TMPDIR.
+tempfile.tempdir = "/tmp"
 
 def wait_for(lock):
     with lock:
