@@ -69,7 +69,7 @@ def test_a_fork_worker_terminated_while_waiting_on_a_lock_dies_of_sigterm():
 
 @pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
 def test_double_in_a_pool(method):
-    for _ in range(3):
+    for _ in range(10):
         with multiprocessing.get_context(method).Pool(2) as pool:
             assert pool.map(double, [1, 2]) == [2, 4]
 """
