@@ -85,7 +85,6 @@ def rcfile_text(
         "[run]",
         "branch = True",
         "parallel = True",
-        "sigterm = True",
         "concurrency = thread, multiprocessing",
         "patch = _exit",
         "data_file = " + data_file,
@@ -287,9 +286,10 @@ def stop_forkserver(grace: float = 5.0) -> bool:
     The forkserver is started by the first test that uses it and forks every
     later worker: its measurement (and, in the mutation child, the module it
     imported from the mutant of that run) would pass on to later tests'
-    workers.  SIGTERM lets its coverage save (``sigterm = true``); it is
-    waited for (SIGKILL after `grace` seconds), and the next use starts a new
-    one (``ForkServer.ensure_running``).  The fields reset are those
+    workers.  Its end of the "alive" pipe is closed first: the server then
+    exits (SystemExit) and its coverage saves at exit; one still running
+    after `grace` seconds is sent SIGTERM, then SIGKILL.  The next use starts
+    a new one (``ForkServer.ensure_running``).  The fields reset are those
     ``ForkServer._stop`` resets on Python 3.10 to 3.13.
     """
     module = sys.modules.get("multiprocessing.forkserver")
@@ -298,13 +298,14 @@ def stop_forkserver(grace: float = 5.0) -> bool:
     if server is None or not isinstance(pid, int):
         return False
     with getattr(server, "_lock", None) or contextlib.nullcontext():
-        _end_process(pid, grace)
         alive = getattr(server, "_forkserver_alive_fd", None)
         if isinstance(alive, int):
             try:
                 os.close(alive)
             except OSError:
                 pass
+            _wait_exit(pid, grace)
+        _end_process(pid, grace)
         address = getattr(server, "_forkserver_address", None)
         if isinstance(address, str) and address and not address.startswith("\0"):
             try:
@@ -315,6 +316,19 @@ def stop_forkserver(grace: float = 5.0) -> bool:
         server._forkserver_alive_fd = None
         server._forkserver_address = None
     return True
+
+
+def _wait_exit(pid: int, grace: float) -> None:
+    """Wait up to `grace` seconds for `pid` (a child of this process) to end; reap it if it did."""
+    deadline = time.monotonic() + grace
+    try:
+        while time.monotonic() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return
+            time.sleep(0.005)
+    except OSError:  # ChildProcessError: not ours, or reaped already
+        return
 
 
 def _end_process(pid: int, grace: float) -> None:

@@ -183,15 +183,9 @@ def _sigterm_is_ctrl_c() -> None:
     session's end says ``INTERRUPTED``, exits 2, kills the gate's children
     and removes the temporary data folder (plugin/session.py).
     """
-    import signal
+    from pytest_quest.engine.sigterm import sigterm_is_ctrl_c
 
-    def terminated(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        signal.signal(signal.SIGTERM, terminated)
-    except ValueError:  # pytest.main() in a thread other than the main one: left as it was
-        pass
+    sigterm_is_ctrl_c()
 
 
 @pytest.hookimpl(tryfirst=True)
