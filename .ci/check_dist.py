@@ -36,7 +36,9 @@ def main(folder: Path) -> list[str]:
     if "quest = pytest_quest.plugin.hooks" not in entry_points:
         problems.append(f"{wheels[0].name}: no pytest11 entry point 'quest'")
     if metadata.get("License-Expression") != "MIT":
-        problems.append(f"{wheels[0].name}: License-Expression is {metadata.get('License-Expression')!r}")
+        problems.append(
+            f"{wheels[0].name}: License-Expression is {metadata.get('License-Expression')!r}"
+        )
     if "Framework :: Pytest" not in metadata.get_all("Classifier", []):
         problems.append(f"{wheels[0].name}: no 'Framework :: Pytest' classifier")
     if metadata.get("Description-Content-Type") != "text/markdown":
@@ -57,5 +59,7 @@ if __name__ == "__main__":
     for problem in found:
         print(f"check_dist: {problem}", file=sys.stderr)
     if not found:
-        print("check_dist: wheel and sdist hold LICENSE, py.typed, the entry point and every module")
+        print(
+            "check_dist: wheel and sdist hold LICENSE, py.typed, the entry point and every module"
+        )
     sys.exit(1 if found else 0)

@@ -371,7 +371,16 @@ def measure_suite(
             configs.append(
                 (
                     f"--quest submit (1 quest + new test file) mutants {flags[1]}",
-                    [*pytest, "--quest", "submit", "--quest-id", qid, "--quest-file", str(submit_file), *flags],
+                    [
+                        *pytest,
+                        "--quest",
+                        "submit",
+                        "--quest-id",
+                        qid,
+                        "--quest-file",
+                        str(submit_file),
+                        *flags,
+                    ],
                 )
             )
     # A submit judged FAIL (the benchmark's new test covers little) exits 1: a verdict.
@@ -463,7 +472,19 @@ def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, S
         new_test.write_text(GRID_TEST.format(module=module, name=quest["qualname"], cases=cases))
         submit_file.write_bytes(saved)
         out = subprocess.run(
-            [*pytest, "--quest", "submit", "--quest-id", quest["id"], "--quest-file", str(submit_file), "--quest-mutants", "off", "--quest-format", "json"],
+            [
+                *pytest,
+                "--quest",
+                "submit",
+                "--quest-id",
+                quest["id"],
+                "--quest-file",
+                str(submit_file),
+                "--quest-mutants",
+                "off",
+                "--quest-format",
+                "json",
+            ],
             check=False,
             capture_output=True,
             text=True,
@@ -479,7 +500,17 @@ def mutant_rows(py: Path, folder: Path, repeats: int) -> tuple[list[tuple[str, S
     configs = [
         (
             f"submit {chosen['id']} PASS, mutants {flag}",
-            [*pytest, "--quest", "submit", "--quest-id", chosen["id"], "--quest-file", str(submit_file), "--quest-mutants", flag],
+            [
+                *pytest,
+                "--quest",
+                "submit",
+                "--quest-id",
+                chosen["id"],
+                "--quest-file",
+                str(submit_file),
+                "--quest-mutants",
+                flag,
+            ],
         )
         for flag in ("off", "on")
     ]

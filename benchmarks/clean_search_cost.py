@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_quest.core.mutants import plan_mutants  # noqa: E402
-from pytest_quest.engine.clean_search import judged, search_cleanly  # noqa: E402
-from pytest_quest.engine.seeds import encode  # noqa: E402
-from tests.e2e.test_witnessed_mutants import CELLS  # noqa: E402
+from pytest_quest.core.mutants import plan_mutants
+from pytest_quest.engine.clean_search import judged, search_cleanly
+from pytest_quest.engine.seeds import encode
+from tests.e2e.test_witnessed_mutants import CELLS
 
 
 def main() -> None:
@@ -43,7 +43,10 @@ def main() -> None:
             "module": "cells",
         }
 
-    for label, mutant_id in (("start and import", "m-not-planned"), ("one whole search", mutant.id)):
+    for label, mutant_id in (
+        ("start and import", "m-not-planned"),
+        ("one whole search", mutant.id),
+    ):
         for _ in range(3):
             found = entry(mutant_id)
             began = time.monotonic()

@@ -85,5 +85,6 @@ def main() -> None:
         f"journal line appended by a write: {journal_line:7.2f} ms (a whole store write: {store_write:.2f} ms)"
     )
 
+
 if __name__ == "__main__":
     main()

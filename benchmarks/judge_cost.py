@@ -34,7 +34,9 @@ def timed(
     best = []
     for _ in range(ROUNDS):
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            command, cwd=cwd, env=env, capture_output=True, text=True, check=False
+        )
         best.append(time.perf_counter() - started)
         output = done.stdout + done.stderr
         if done.returncode != exit_status or not any(said in output for said in says):
@@ -64,7 +66,9 @@ def main() -> None:
     print(f"the clean judge started directly:          {clean * 1000:.0f} ms")
     print(f"  => the hand-over costs                   {(user - clean) * 1000:.0f} ms per submit")
     print(f"/bin/true: {plain * 1000:.1f} ms; under the shim: {shimmed * 1000:.1f} ms")
-    print(f"  => the shim costs {(shimmed - plain) * 1000:.0f} ms per child (2 children per submit)")
+    print(
+        f"  => the shim costs {(shimmed - plain) * 1000:.0f} ms per child (2 children per submit)"
+    )
 
 
 if __name__ == "__main__":

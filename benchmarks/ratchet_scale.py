@@ -170,7 +170,9 @@ def run(command: list[str], cwd: Path) -> tuple[float, float, int, int, str]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, code, text
 
 
-def measure(python: str, size: int, repeats: int, folder: Path) -> tuple[list[str], dict[str, float]]:
+def measure(
+    python: str, size: int, repeats: int, folder: Path
+) -> tuple[list[str], dict[str, float]]:
     folder.mkdir()
     (folder / "pytest.ini").write_text("[pytest]\n")
     path = folder / "quest.json"
@@ -308,14 +310,18 @@ def side_by_side(old: str, new: str, sizes: str, repeats: int) -> int:
     """`measure` for `old` and `new` in turns (old, new, new, old: drift in the load evens
     out), each size; the medians of both runs of each, and new / old."""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"### {now}: {old} (old) against {new} (new), --repeats {repeats}, "
-          f"load average at start {os.getloadavg()[0]:.1f}\n")
+    print(
+        f"### {now}: {old} (old) against {new} (new), --repeats {repeats}, "
+        f"load average at start {os.getloadavg()[0]:.1f}\n"
+    )
     with tempfile.TemporaryDirectory(prefix="quest-scale-") as tmp:
         for size in (int(s) for s in sizes.split(",")):
             runs: dict[str, list[dict[str, float]]] = {old: [], new: []}
             for turn, python in enumerate((old, new, new, old)):
                 print(f"measuring {size} quests with {python}...", file=sys.stderr, flush=True)
-                runs[python].append(measure(python, size, repeats, Path(tmp) / f"q{size}-{turn}")[1])
+                runs[python].append(
+                    measure(python, size, repeats, Path(tmp) / f"q{size}-{turn}")[1]
+                )
             print(f"#### {size:,} quests\n")
             print("| figure | old | new | new / old |")
             print("|---|---:|---:|---:|")
@@ -325,8 +331,10 @@ def side_by_side(old: str, new: str, sizes: str, repeats: int) -> int:
                 before = statistics.median(r[label] for r in runs[old])
                 after = statistics.median(r[label] for r in runs[new])
                 unit = "CPU s" if label.endswith("cpu") else "wall s"
-                print(f"| `{label}` ({unit}) | {before:.3f} | {after:.3f} | "
-                      f"{after / before if before else float('nan'):.2f} |")
+                print(
+                    f"| `{label}` ({unit}) | {before:.3f} | {after:.3f} | "
+                    f"{after / before if before else float('nan'):.2f} |"
+                )
             print(f"\nload average at the end {os.getloadavg()[0]:.1f}\n")
     return 0
 

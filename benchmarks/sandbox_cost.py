@@ -123,7 +123,9 @@ def main() -> int:
     print(f"\nmedians over {args.rounds} rounds (submit wall, example_project, {QUEST}):")
     for label, _, _ in SETUPS:
         middle = statistics.median(walls[label])
-        print(f"  {label:12} {middle:6.2f} s  ({middle - base:+.2f} s, {100 * (middle / base - 1):+.1f} %)")
+        print(
+            f"  {label:12} {middle:6.2f} s  ({middle - base:+.2f} s, {100 * (middle / base - 1):+.1f} %)"
+        )
     return 0
 
 

@@ -148,15 +148,20 @@ def diff(first: Path, second: Path) -> list[str]:
     """Every difference between two ratchet files but times and the policy's sandbox key."""
     top_a, quests_a = comparable(first)
     top_b, quests_b = comparable(second)
-    lines = [f"top level `{key}` differs" for key in sorted(set(top_a) | set(top_b))
-             if top_a.get(key) != top_b.get(key)]
+    lines = [
+        f"top level `{key}` differs"
+        for key in sorted(set(top_a) | set(top_b))
+        if top_a.get(key) != top_b.get(key)
+    ]
     lines += [f"only in {first.name}: {q}" for q in sorted(set(quests_a) - set(quests_b))]
     lines += [f"only in {second.name}: {q}" for q in sorted(set(quests_b) - set(quests_a))]
     for quest_id in sorted(set(quests_a) & set(quests_b)):
         a, b = quests_a[quest_id], quests_b[quest_id]
         for key in sorted(set(a) | set(b)):
             if a.get(key) != b.get(key):
-                lines.append(f"{quest_id}: `{key}` {str(a.get(key))[:120]} != {str(b.get(key))[:120]}")
+                lines.append(
+                    f"{quest_id}: `{key}` {str(a.get(key))[:120]} != {str(b.get(key))[:120]}"
+                )
     return lines
 
 
@@ -195,7 +200,9 @@ def report(project: Project) -> tuple[list[str], bool]:
     if by["required"] and by["off"]:
         on = statistics.median(r.wall for r in by["required"])
         off = statistics.median(r.wall for r in by["off"])
-        lines.append(f"\nscan, required against off: {on - off:+.2f} s ({100 * (on / off - 1):+.1f} %)")
+        lines.append(
+            f"\nscan, required against off: {on - off:+.2f} s ({100 * (on / off - 1):+.1f} %)"
+        )
     if all(r.audit_wall is not None for r in good) and by["required"] and by["off"]:
         lines.append("\n| setup | audit wall median | rounds (s, load at start) |")
         lines.append("|---|---:|---|")
@@ -206,7 +213,9 @@ def report(project: Project) -> tuple[list[str], bool]:
             lines.append(f"| {setup} | {statistics.median(walls):.2f} s | {rounds} |")
         on = statistics.median(r.audit_wall for r in by["required"] if r.audit_wall is not None)
         off = statistics.median(r.audit_wall for r in by["off"] if r.audit_wall is not None)
-        lines.append(f"\naudit, required against off: {on - off:+.2f} s ({100 * (on / off - 1):+.1f} %)")
+        lines.append(
+            f"\naudit, required against off: {on - off:+.2f} s ({100 * (on / off - 1):+.1f} %)"
+        )
     # Every run against the first unsandboxed one: the same quests, the same audit.
     if by["off"]:
         reference = by["off"][0]
@@ -216,7 +225,9 @@ def report(project: Project) -> tuple[list[str], bool]:
             found = diff(reference.quest_json, run.quest_json)
             if found:
                 ok = False
-                lines.append(f"\nquests differ, {reference.quest_json.name} against {run.quest_json.name}:")
+                lines.append(
+                    f"\nquests differ, {reference.quest_json.name} against {run.quest_json.name}:"
+                )
                 lines += [f"- {line}" for line in found[:40]]
             if reference.audit is not None and run.audit is not None:
                 a, b = audit_summary(reference.audit), audit_summary(run.audit)
@@ -225,14 +236,20 @@ def report(project: Project) -> tuple[list[str], bool]:
                     lines.append(f"\naudits differ, {reference.setup} against {run.setup}:")
                     for key in a:
                         if a[key] != b[key]:
-                            lines.append(f"- `{key}`: {json.dumps(a[key])[:600]} != {json.dumps(b[key])[:600]}")
+                            lines.append(
+                                f"- `{key}`: {json.dumps(a[key])[:600]} != {json.dumps(b[key])[:600]}"
+                            )
         quests = len(comparable(reference.quest_json)[1])
         if ok:
             audited = len(reference.audit.get("audited", [])) if reference.audit else 0
             findings = len(reference.audit.get("findings", [])) if reference.audit else 0
             lines.append(
                 f"\nthe same {quests} quests in all {len(good)} runs"
-                + (f"; the same audit ({audited} audited, {findings} findings)" if reference.audit else "")
+                + (
+                    f"; the same audit ({audited} audited, {findings} findings)"
+                    if reference.audit
+                    else ""
+                )
             )
     return lines, ok
 

@@ -105,7 +105,9 @@ def one(python: str, root: Path, name: str, quest: str) -> dict[str, object]:
     try:
         verdict = json.loads(out)["verdict"]
     except (ValueError, KeyError) as exc:
-        raise SystemExit(f"{quest}: the submit gave no verdict (exit {code}, {exc}):\n{out[-2000:]}")
+        raise SystemExit(
+            f"{quest}: the submit gave no verdict (exit {code}, {exc}):\n{out[-2000:]}"
+        )
     tests = covering(root, quest) or [f"toolz/tests/{name}"]
     plain, plain_cpu, plain_code, plain_out = run(
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], root

@@ -43,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results.md"
 
+
 def demo_test() -> str:
     """The test file demo.sh writes for its first quest (its heredoc), as the demo writes it."""
     text = (ROOT / "demo.sh").read_text(encoding="utf-8")
@@ -50,7 +51,7 @@ def demo_test() -> str:
     return text[start : text.index("\nPY\n", start) + 1]
 
 
-PARSER_ERROR_TEST = '''from dateutil.parser import ParserError
+PARSER_ERROR_TEST = """from dateutil.parser import ParserError
 
 
 def test_str_formats_the_message_with_its_arguments():
@@ -60,7 +61,7 @@ def test_str_formats_the_message_with_its_arguments():
 def test_str_falls_back_when_the_arguments_do_not_fit():
     assert str(ParserError("no placeholder", "extra")) == "('no placeholder', 'extra')"
     assert str(ParserError("%s %s", "only one")) == "('%s %s', 'only one')"
-'''
+"""
 
 
 class Case(NamedTuple):
@@ -197,7 +198,9 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dateutil", type=Path, help="a python-dateutil checkout (src/ layout)")
-    parser.add_argument("--record", action="store_true", help=f"append the report to {RESULTS.name}")
+    parser.add_argument(
+        "--record", action="store_true", help=f"append the report to {RESULTS.name}"
+    )
     args = parser.parse_args()
     cases = [
         Case(

@@ -40,9 +40,17 @@ for transcript in sys.argv[1:]:
         qid = quest.get("id") or line.split(" | ")[0]
         attempts[qid] = attempts.get(qid, 0) + 1
         weak, why = judged.get(name, ("", ""))
-        rows.append([qid, attempts[qid], verdict,
-                     f"{float(seconds):.1f}", covering.get(name, ""), weak if verdict != "PASS" else "",
-                     why if verdict != "PASS" else ""])
+        rows.append(
+            [
+                qid,
+                attempts[qid],
+                verdict,
+                f"{float(seconds):.1f}",
+                covering.get(name, ""),
+                weak if verdict != "PASS" else "",
+                why if verdict != "PASS" else "",
+            ]
+        )
 writer = csv.writer(sys.stdout)
 writer.writerow(["quest", "try", "verdict", "seconds", "covering_tests_seconds", "weak", "why"])
 writer.writerows(rows)

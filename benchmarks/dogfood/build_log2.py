@@ -55,9 +55,18 @@ for transcript in sys.argv[2:]:
         attempts[qid] = attempts.get(qid, 0) + 1
         name = Path(out).name
         weak, why = judged.get(name, ("", ""))
-        rows.append([label, qid, str(attempts[qid]), verdict, f"{float(seconds):.1f}",
-                     covering.get(name, ""), weak if verdict != "PASS" else "",
-                     why if verdict != "PASS" else ""])
+        rows.append(
+            [
+                label,
+                qid,
+                str(attempts[qid]),
+                verdict,
+                f"{float(seconds):.1f}",
+                covering.get(name, ""),
+                weak if verdict != "PASS" else "",
+                why if verdict != "PASS" else "",
+            ]
+        )
 writer = csv.writer(sys.stdout, lineterminator="\n")
 writer.writerow(header)
 writer.writerows(rows)

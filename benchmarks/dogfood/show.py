@@ -1,4 +1,5 @@
 """Prints the quest of a saved `next`/`submit` JSON answer compactly: verdict, facts, source."""
+
 import json
 import sys
 
@@ -10,7 +11,9 @@ print("verdict:", d.get("verdict"), "| summary:", d.get("summary"), "| step:", d
 print("id:", q.get("id"), "tries:", q.get("tries"), "state:", q.get("state"))
 print("covering:", q.get("covering_tests_total"), (q.get("covering_tests") or [])[:5])
 for f in q.get("facts", []):
-    print("FACT", f["check"], f["field"], "|", f.get("message") or f"{f['expected']} / {f['actual']}")
+    print(
+        "FACT", f["check"], f["field"], "|", f.get("message") or f"{f['expected']} / {f['actual']}"
+    )
 if len(sys.argv) > 2:
     print(q.get("source"))
     ex = q.get("example") or {}

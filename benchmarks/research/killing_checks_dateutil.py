@@ -314,6 +314,8 @@ def ambiguous_without_is_ambiguous(m: Any) -> Any:
 
 
 DU = "src/dateutil/"
+
+
 # (check, module mutated, quest, mutant id[, module the check is given: the function's code swapped])
 def transition_time_with_minutes(m: Any) -> Any:
     return [m._parse_transition_time(t) for t in ("-1:30", "-1:30:15", "+2:05:09")]

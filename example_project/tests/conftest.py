@@ -1,5 +1,4 @@
 import pytest
-
 from shop.cart import Cart
 from shop.inventory import Inventory
 

@@ -1,5 +1,4 @@
 import pytest
-
 from shop.cart import CartLine
 from shop.pricing import Coupon
 

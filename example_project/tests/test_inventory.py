@@ -1,7 +1,6 @@
 import asyncio
 
 import pytest
-
 from shop.inventory import OutOfStock, reserve_many, restock_batches
 
 

@@ -191,8 +191,7 @@ def audit_functions(
         # The covering tests are every test of the measured suite that runs it.
         fill_mutation_evidence(evidence, result, None, whole_suite=True)
         unwitnessed = [
-            {"file": function.file, **unwitnessed_record(m)}
-            for m in evidence.unwitnessed_mutants()
+            {"file": function.file, **unwitnessed_record(m)} for m in evidence.unwitnessed_mutants()
         ]
         if unwitnessed:
             report.unwitnessed[quest.id] = unwitnessed
@@ -262,7 +261,9 @@ def _seconds(seconds: dict[str, float], tests: Iterable[str]) -> float | None:
 
 def _span(by_line: dict[int, set[str]], function: FunctionFacts) -> dict[int, set[str]]:
     """The per-line tests of `function`'s own lines (each mutant runs against its statement's)."""
-    return {line: tests for line, tests in by_line.items() if function.first <= line <= function.last}
+    return {
+        line: tests for line, tests in by_line.items() if function.first <= line <= function.last
+    }
 
 
 __all__ = ["AuditFinding", "AuditReport", "audit", "audit_functions", "audit_lines"]

@@ -96,9 +96,7 @@ def judge_unreachable(
         return judgement
     disputed = {f"{quest.file}:{_spot_field(spot)}" for spot in spots}
     others = [
-        f
-        for f in result.facts
-        if not (f.check.startswith("coverage.") and f.field in disputed)
+        f for f in result.facts if not (f.check.startswith("coverage.") and f.field in disputed)
     ]
     reached_now = [s for s in spots if not _missing(s, current)]
     if result.verdict is not Verdict.PASS and others and not reached_now:
@@ -130,7 +128,9 @@ def judge_unreachable(
         judgement.result = GateResult(Verdict.FAIL, [*refused, *kept], dispute.STEP)
         return judgement
     reason = ctx.options.reason or ""
-    facts = [dispute.unreachable_fact(quest.file, spot, reason, len(run.outcomes)) for spot in spots]
+    facts = [
+        dispute.unreachable_fact(quest.file, spot, reason, len(run.outcomes)) for spot in spots
+    ]
     judgement.result = GateResult(Verdict.REVIEW, facts, dispute.STEP)
     return judgement
 
@@ -394,9 +394,9 @@ def decide(
 __all__ = [
     "check_dispute",
     "check_spots",
-    "judge_unreachable",
     "decide",
     "judge_dispute",
+    "judge_unreachable",
     "outside",
     "submit_or_dispute",
     "whole_suite",

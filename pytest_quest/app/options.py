@@ -166,7 +166,9 @@ def suggest_quest_ids(given: str, ids: Iterable[str]) -> str:
     for qid in known:
         qfile, _, qname = qid.rpartition("::")
         names.setdefault(qname, []).append(qid)
-    in_file = {qname: [q for q in found if q.startswith(file + "::")] for qname, found in names.items()}
+    in_file = {
+        qname: [q for q in found if q.startswith(file + "::")] for qname, found in names.items()
+    }
     in_file = {qname: found for qname, found in in_file.items() if found}
     found: list[str] = []
     for pool in ([in_file] if sep and in_file else []) + [names]:
@@ -210,7 +212,6 @@ def check_since_option(command: str | None, since: str | None, require_pass: boo
         )
 
 
-
 def check_shard_options(command: str | None, shard_out: object, check_only: list[str]) -> None:
     """Usage errors for ``--quest-shard-out`` on a command it does not fit (docs/ci.md).
 
@@ -245,8 +246,8 @@ __all__ = [
     "check_since_option",
     "parse_choice",
     "parse_count",
-    "parse_seconds",
     "parse_quest_id",
+    "parse_seconds",
     "parse_text",
     "suggest_quest_ids",
 ]

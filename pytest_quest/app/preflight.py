@@ -95,9 +95,7 @@ def no_tests_ran(ctx: Context) -> Output | None:
         f"no tests ran: the selection left out all {counted(run.deselected, 'test')}; the {command} "
         "measured nothing and recorded nothing (check -k, -m, --deselect)"
     )
-    return Output(
-        {"ok": False, "tests": 0, "error": message}, [message], EXIT_NO_TESTS
-    )
+    return Output({"ok": False, "tests": 0, "error": message}, [message], EXIT_NO_TESTS)
 
 
 __all__ = [

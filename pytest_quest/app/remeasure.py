@@ -161,9 +161,7 @@ def _selection(quest: Quest, scan_changed: list[str], test_digests: dict[str, st
     return selection
 
 
-def _cache_key(
-    ctx: Context, quest: Quest, kind: str, at: str, test_digests: dict[str, str]
-) -> str:
+def _cache_key(ctx: Context, quest: Quest, kind: str, at: str, test_digests: dict[str, str]) -> str:
     """What a measurement depends on: the quest, its facts' time, the test files, the source."""
     try:
         source = digest(ctx.rootdir / quest.file)

@@ -19,13 +19,13 @@ from pytest_quest.app.deep_checks import deep_checks
 from pytest_quest.app.environment import begin_submit, outside_cause, record_outside_failure
 from pytest_quest.app.next import pick
 from pytest_quest.app.policy import ADDED_NOTE, ensure_policy, submit_policy, with_policy
+from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.app.submit_checks import (
     NotCollected,
     refuse_unchanged,
     refuse_uncollected,
     unbegin,
 )
-from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.core.environment import with_signal_attempts
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import Evidence, GateResult, judge
@@ -424,6 +424,7 @@ def verify_l2(
         questions=ctx.options.verify_questions,
         exclude=ctx.options.verify_exclude,
     )
+
 
 def _record_run(ctx: Context, target: Quest, state: State, judgement: Judgement) -> None:
     """What the quest keeps of the run that judged it: facts, times, policy, survivors."""

@@ -46,7 +46,9 @@ class Spot:
     end: int | None = None
 
     def text(self) -> str:
-        return f"line {self.line}" if self.end is None else f"branch {arc_text((self.line, self.end))}"
+        return (
+            f"line {self.line}" if self.end is None else f"branch {arc_text((self.line, self.end))}"
+        )
 
     def missing_in(self, lines: list[int], arcs: list[tuple[int, int]]) -> bool:
         """Whether this spot is among missing `lines` (a line) or `arcs` (a branch)."""
@@ -267,15 +269,15 @@ def is_dispute(quest: Quest) -> bool:
 __all__ = [
     "STEP",
     "Spot",
-    "parse_spots",
-    "reached_fact",
-    "unreachable_fact",
     "equivalent_fact",
     "is_dispute",
     "not_judged_fact",
     "others_killed_fact",
     "parse_ids",
+    "parse_spots",
+    "reached_fact",
     "refused_fact",
     "seen_fact",
     "unconfirmed_fact",
+    "unreachable_fact",
 ]

@@ -186,9 +186,10 @@ def begin_run(quest: Quest, *, limit: int, now: str) -> tuple[State, GateResult 
     one is then not begun) and the earlier run's result when there was one.
     """
     earlier = unrecorded_run(quest)
-    if earlier is not None and record_environment_failure(
-        quest, earlier, limit=limit, now=now
-    ) is State.REVIEW:
+    if (
+        earlier is not None
+        and record_environment_failure(quest, earlier, limit=limit, now=now) is State.REVIEW
+    ):
         return quest.state, earlier
     quest.extra[BEGUN_KEY] = now
     return quest.state, earlier

@@ -352,4 +352,6 @@ class Ratchet:
 
     def next_todo(self) -> Quest | None:
         """The next quest to work on, in the documented order: file path, then line."""
-        return min((q for q in self.quests.values() if q.state is State.TODO), key=SORT_KEY, default=None)
+        return min(
+            (q for q in self.quests.values() if q.state is State.TODO), key=SORT_KEY, default=None
+        )

@@ -32,6 +32,7 @@ def change_text(original: str, mutated: str) -> str:
         return f"`{original}` -> another value of its kind returned in place of `{value}`"
     return f"`{original}` -> `{mutated}`"
 
+
 _Scope = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _Comprehension = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -292,8 +293,8 @@ __all__ = [
     "REACHED",
     "Candidate",
     "body_start",
-    "change_text",
     "call_name",
+    "change_text",
     "exits",
     "inside",
     "is_none",

@@ -190,6 +190,8 @@ def unchanged_since_fail(quest: Quest, digest: str) -> str | None:
         "test and the configuration are as judged then; change the tests, then submit again "
         "(nothing was judged, no try spent)"
     )
+
+
 #: Set on a quest whose facts a rescan replaced after a verdict (cleared by the next verdict).
 RESCANNED_KEY = "facts_rescanned"
 

@@ -125,9 +125,7 @@ def changed_since(ref: str, rootdir: Path, sources: Iterable[Path]) -> Changes:
         text = data.decode("utf-8", errors="replace")
         # A new (or untracked) file is changed throughout; git names no hunk of an untracked one.
         in_hunks = hunks.get(path, set()) if old_path else None
-        lines[rel] = frozenset(
-            in_hunks if in_hunks is not None else range(1, text.count("\n") + 2)
-        )
+        lines[rel] = frozenset(in_hunks if in_hunks is not None else range(1, text.count("\n") + 2))
         runtime[rel] = runtime_lines(text)
         statements[rel] = statement_lines(text)
     return Changes(
@@ -147,7 +145,17 @@ _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 def _changed_lines(commit: str, top: Path, pathspecs: list[str]) -> dict[str, set[int]]:
     """Per file (path now, relative to the work tree's top), the lines added or changed."""
     out = git(
-        ["diff", "-U0", "-M", "--no-ext-diff", "--no-color", "--no-prefix", commit, "--", *pathspecs],
+        [
+            "diff",
+            "-U0",
+            "-M",
+            "--no-ext-diff",
+            "--no-color",
+            "--no-prefix",
+            commit,
+            "--",
+            *pathspecs,
+        ],
         top,
         OPTION,
     )
@@ -176,12 +184,20 @@ def _unquoted(name: str) -> str:
     return name
 
 
-def _diff(
-    commit: str, top: Path, pathspecs: list[str]
-) -> tuple[dict[str, str | None], list[str]]:
+def _diff(commit: str, top: Path, pathspecs: list[str]) -> tuple[dict[str, str | None], list[str]]:
     """Files changed since `commit` (path now -> path at the commit, None: new) and old paths touched."""
     out = git(
-        ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", commit, "--", *pathspecs],
+        [
+            "diff",
+            "--name-status",
+            "-z",
+            "-M",
+            "--no-ext-diff",
+            "--no-color",
+            commit,
+            "--",
+            *pathspecs,
+        ],
         top,
         OPTION,
     )
@@ -210,7 +226,9 @@ def _diff(
         else:  # M, T: the same path before and now
             now[path] = path
             touched.append(path)
-    untracked = git(["ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs], top, OPTION)
+    untracked = git(
+        ["ls-files", "--others", "--exclude-standard", "-z", "--", *pathspecs], top, OPTION
+    )
     for path in untracked.stdout.decode(errors="surrogateescape").split("\0"):
         if path:
             now.setdefault(path, None)

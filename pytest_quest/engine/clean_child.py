@@ -119,7 +119,9 @@ def _function(function: dict[str, Any], roots: list[str]) -> dict[str, dict[str,
         try:
             results[str(job["id"])] = _job(job, plan, trees, live, key, project)
         except Exception as exc:  # one survivor's search failing holds that survivor only
-            results[str(job["id"])] = _problem(f"the search failed: {type(exc).__name__}: {exc}"[:200])
+            results[str(job["id"])] = _problem(
+                f"the search failed: {type(exc).__name__}: {exc}"[:200]
+            )
     return results
 
 
@@ -134,7 +136,9 @@ def _job(
     """The search record of one survivor (`job`: what the mutation child said of it)."""
     mutant = plan.get(str(job["id"]))
     if mutant is None or (mutant.line, mutant.original, mutant.mutated) != (
-        job.get("line"), job.get("original"), job.get("mutated")
+        job.get("line"),
+        job.get("original"),
+        job.get("mutated"),
     ):
         return _problem("the mutant is not one of the judge's plan")
     filename = live.__code__.co_filename

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.mutants import find_function
 from pytest_quest.core.mutant_ast import parsed
+from pytest_quest.core.mutants import find_function
 from pytest_quest.core.observed import held_because, observed_text, witness_text
 from pytest_quest.engine.runner import run_over_channel
 from pytest_quest.engine.source import fingerprint_node
@@ -126,7 +126,9 @@ def _search(
             continue
         if function is None:
             for entry in jobs:
-                entry["search"] = _held("the judge could not read the function before the tests ran")
+                entry["search"] = _held(
+                    "the judge could not read the function before the tests ran"
+                )
             continue
         specs.append(
             {

@@ -83,8 +83,9 @@ def deadly_target(event: str, args: tuple[Any, ...], gate: set[int]) -> str:
             if not own and group not in {_group_of(pid) for pid in gate}:
                 return ""
         elif who in (0, -1, os.getpid()):
-            own, target = True, {0: "its own process group", -1: "every process"}.get(
-                who, "its own process"
+            own, target = (
+                True,
+                {0: "its own process group", -1: "every process"}.get(who, "its own process"),
             )
         elif who in gate:
             own, target = False, f"the gate's process {who}"

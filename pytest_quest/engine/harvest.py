@@ -397,4 +397,12 @@ def _names(connection: sqlite3.Connection, folder: str | None) -> dict[int, str]
     }
 
 
-__all__ = ["FAILED_CONTEXT", "PASSED_CONTEXT", "WHO_PREFIX", "Harvest", "failing_arcs", "measured_name", "passing_arcs"]
+__all__ = [
+    "FAILED_CONTEXT",
+    "PASSED_CONTEXT",
+    "WHO_PREFIX",
+    "Harvest",
+    "failing_arcs",
+    "measured_name",
+    "passing_arcs",
+]

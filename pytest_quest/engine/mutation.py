@@ -244,7 +244,10 @@ def _instructions(t: Target) -> dict[str, Any]:
 
 
 def _received_reports(
-    ran: ChannelRun, count: int, failed: Callable[[str, float], list[MutationReport]], timeout: float
+    ran: ChannelRun,
+    count: int,
+    failed: Callable[[str, float], list[MutationReport]],
+    timeout: float,
 ) -> tuple[list[MutationReport], bool]:
     """The child's reports, and whether they are its own (else why not, in each report)."""
     duration, received = ran.duration, ran.received

@@ -49,7 +49,6 @@ def weight(target: Target) -> float:
     return 4.0 * len(target.nodeids) + 10.0
 
 
-
 def run_mutation_checks_across(
     targets: list[Target],
     workers: int,

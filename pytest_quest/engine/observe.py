@@ -215,7 +215,10 @@ def whole_state(value: Any, depth: int = 4) -> str:
         alive.append(item)
         try:
             if isinstance(item, dict):
-                parts = [f"{walk(k, level - 1)}: {walk(v, level - 1)}" for k, v in list(item.items())[:50]]
+                parts = [
+                    f"{walk(k, level - 1)}: {walk(v, level - 1)}"
+                    for k, v in list(item.items())[:50]
+                ]
                 return "{" + ", ".join(parts) + "}"
             if isinstance(item, (list, tuple, set, frozenset)):
                 items = sorted(map(repr, item))[:50] if isinstance(item, (set, frozenset)) else item

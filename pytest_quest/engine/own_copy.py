@@ -115,8 +115,7 @@ class CopyWatch:
         if self._is_judged(code.co_filename):
             return True
         return any(
-            isinstance(const, types.CodeType) and self._from_file(const)
-            for const in code.co_consts
+            isinstance(const, types.CodeType) and self._from_file(const) for const in code.co_consts
         )
 
     def _what(self, event: str, args: tuple[Any, ...], reader: object = None) -> str:

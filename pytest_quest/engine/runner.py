@@ -70,7 +70,9 @@ CHILD_PLUGIN = "pytest_quest.plugin.mutation_child"
 REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
 
 
-def child_command(*, rootdir: Path, inifile: Path | None, plugin_args: list[str], channel: str) -> list[str]:
+def child_command(
+    *, rootdir: Path, inifile: Path | None, plugin_args: list[str], channel: str
+) -> list[str]:
     """The command line of every gate child, measuring or mutating: the same in both roles.
 
     What differs between the roles (which tests, which sources are measured,

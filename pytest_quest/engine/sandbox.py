@@ -275,10 +275,10 @@ class Choice:
 
 
 def _probe(command: list[str], env: dict[str, str] | None = None) -> str:
-    """"" when `command` runs and exits 0, else what it said."""
+    """ "" when `command` runs and exits 0, else what it said."""
     try:
         done = subprocess.run(
-            command, capture_output=True, timeout=30, stdin=subprocess.DEVNULL, env=env
+            command, check=False, capture_output=True, timeout=30, stdin=subprocess.DEVNULL, env=env
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)

@@ -27,13 +27,25 @@ MAX_CALLS = 20
 ALLOWED_STDLIB: dict[str, frozenset[str]] = {
     "builtins": frozenset(
         {
-            "bool", "int", "float", "complex", "str", "bytes", "bytearray", "list",
-            "tuple", "dict", "set", "frozenset", "slice", "range",
+            "bool",
+            "int",
+            "float",
+            "complex",
+            "str",
+            "bytes",
+            "bytearray",
+            "list",
+            "tuple",
+            "dict",
+            "set",
+            "frozenset",
+            "slice",
+            "range",
             # How a list, text or tuple iterator pickles (`iter(value)` at its position):
             # it calls only `__iter__` of a value that read back as allowed.
             "iter",
         }
-    ),  # fmt: skip
+    ),
     "collections": frozenset({"OrderedDict", "defaultdict", "deque", "Counter"}),
     "datetime": frozenset({"date", "time", "datetime", "timedelta", "timezone"}),
     "decimal": frozenset({"Decimal"}),

@@ -100,7 +100,9 @@ class LiveIndex:
         if not functions:
             return []
         if self._wrappers is None:
-            indexed = [f for refs in self._found.values() for ref in refs if (f := ref()) is not None]
+            indexed = [
+                f for refs in self._found.values() for ref in refs if (f := ref()) is not None
+            ]
             self._wrappers = [
                 (holder, {id(inner) for inner in gc.get_referents(holder)})
                 for holder in _wrappers(indexed)
@@ -318,4 +320,11 @@ def _wrappers(functions: list[types.FunctionType]) -> list[Any]:
     ]
 
 
-__all__ = ["CodeSwap", "LiveIndex", "SwapError", "SwapMissError", "cache_wrappers", "cache_wrappers_of"]
+__all__ = [
+    "CodeSwap",
+    "LiveIndex",
+    "SwapError",
+    "SwapMissError",
+    "cache_wrappers",
+    "cache_wrappers_of",
+]

@@ -120,7 +120,9 @@ class _Guard:
                 return
         elif not event.startswith(_ESCAPING):
             return
-        self.seen = self.seen or (f"writes a file ({args[0]!r})"[:120] if event == "open" else event)
+        self.seen = self.seen or (
+            f"writes a file ({args[0]!r})"[:120] if event == "open" else event
+        )
         self.active = False  # raised once; the function's own handling is its business
         raise _Escaped(event)
 
@@ -331,7 +333,9 @@ def _split(code: CodeType, given: dict[str, Any]) -> tuple[list[Any], dict[str, 
     names = code.co_varnames
     positional = [given[name] for name in names[: code.co_argcount] if name in given]
     at = code.co_argcount
-    keywords = {name: given[name] for name in names[at : at + code.co_kwonlyargcount] if name in given}
+    keywords = {
+        name: given[name] for name in names[at : at + code.co_kwonlyargcount] if name in given
+    }
     at += code.co_kwonlyargcount
     if code.co_flags & 0x04:
         positional += list(given.get(names[at], ()))

@@ -17,7 +17,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         epilog="Arguments after -- are passed to every pytest run (set by you, never by the agent).",
     )
     parser.add_argument(
-        "--root", type=Path, default=Path.cwd(), help="the project's root (default: the current folder)"
+        "--root",
+        type=Path,
+        default=Path.cwd(),
+        help="the project's root (default: the current folder)",
     )
     parser.add_argument(
         "--python",
@@ -38,7 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     handed = [arg for arg in options.pytest_args if arg.startswith("--quest")]
     if handed:
         # The tools choose the quest options; a person action must never ride along.
-        print(f"pytest-quest-mcp: quest options are not passed through: {' '.join(handed)}", file=sys.stderr)
+        print(
+            f"pytest-quest-mcp: quest options are not passed through: {' '.join(handed)}",
+            file=sys.stderr,
+        )
         return 2
     try:
         # The SDK is an optional extra: imported here, so a missing one gets a hint.

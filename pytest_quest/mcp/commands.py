@@ -131,8 +131,10 @@ def invocation(tool: str, arguments: dict[str, Any], root: Path) -> Invocation:
     if "since" in given:
         args.append(f"--quest-since={git_ref(given['since'])}")
     if ("dispute" in given) != ("reason" in given):
-        raise ArgumentError("dispute and reason go together: the mutant ids and why no input can "
-                            "tell them from the function")
+        raise ArgumentError(
+            "dispute and reason go together: the mutant ids and why no input can "
+            "tell them from the function"
+        )
     if "dispute" in given:
         args.append(f"--quest-dispute={mutant_ids(given['dispute'])}")
         # Joined to its option by `=`: a reason may start with a dash.

@@ -91,7 +91,13 @@ def _runs_no_test_here(early_config: pytest.Config, command: str | None) -> bool
     namespace = early_config.known_args_namespace
     return command is None and any(
         getattr(namespace, name, None)
-        for name in ("quest_status", "quest_reopen", "quest_accept", "quest_exclude", "quest_policy")
+        for name in (
+            "quest_status",
+            "quest_reopen",
+            "quest_accept",
+            "quest_exclude",
+            "quest_policy",
+        )
     )
 
 

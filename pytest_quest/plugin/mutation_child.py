@@ -591,7 +591,9 @@ def given(namespace: Any, spec: dict[str, Any]) -> None:
     if "sources" in spec:
         namespace.quest_source = [str(source) for source in spec.get("sources") or []] or None
     if "measure_only" in spec:
-        namespace.quest_measure_only = [str(name) for name in spec.get("measure_only") or []] or None
+        namespace.quest_measure_only = [
+            str(name) for name in spec.get("measure_only") or []
+        ] or None
     if spec.get("no_cov"):
         namespace.no_cov = True
     if spec.get("no_xdist"):
@@ -614,7 +616,7 @@ def pytest_collection(session: pytest.Session) -> None:
 def _ignored(config: pytest.Config, arg: str) -> bool:
     """Whether pytest would not collect `arg`'s file, or one of its folders, from the rootdir."""
     root = Path(str(config.rootpath)).resolve()
-    path = (Path(str(config.invocation_params.dir)) / arg.split("::")[0]).resolve()
+    path = (Path(str(config.invocation_params.dir)) / arg.split("::", maxsplit=1)[0]).resolve()
     if root not in path.parents:
         return False
     # From the rootdir down, as pytest walks: a conftest inside an ignored folder (a

@@ -322,7 +322,12 @@ def header_fields(raw: bytes) -> Any:
     naming ``"policy"`` after its head, is parsed whole.
     """
     end = raw.find(b'\n"tests": [')
-    if raw.startswith(b"{\n") and end > 0 and raw[end - 1 : end] == b"," and raw.find(b'"policy"', end) < 0:
+    if (
+        raw.startswith(b"{\n")
+        and end > 0
+        and raw[end - 1 : end] == b","
+        and raw.find(b'"policy"', end) < 0
+    ):
         try:
             head = json.loads(raw[: end - 1] + b"}")
         except ValueError:

@@ -21,8 +21,8 @@ import pytest
 from _pytest.config import create_terminal_writer
 
 from pytest_quest.app.context import Context, RunData
-from pytest_quest.engine.store_help import paused_gc
 from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.store_help import paused_gc
 from pytest_quest.plugin.invocation import answered, build_context, safe_lines, writer_terminal
 from pytest_quest.plugin.options import resolve
 from pytest_quest.plugin.quiet import check_positional_paths

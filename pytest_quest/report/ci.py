@@ -49,6 +49,7 @@ class CheckOutcome:
 #: How many functions changed since their PASS the text names before "and N more".
 CHANGED_SHOWN = 5
 
+
 def regression_json(regression: Regression) -> dict[str, Any]:
     quest = regression.quest
     return {
@@ -133,7 +134,9 @@ def check_outcome(
     if report.changed:
         # One line however many: a refactoring changes dozens; JSON's `changed` lists them all.
         shown = summarised(list(report.changed), first=CHANGED_SHOWN)
-        more = " (--quest-format json lists them all)" if len(report.changed) > CHANGED_SHOWN else ""
+        more = (
+            " (--quest-format json lists them all)" if len(report.changed) > CHANGED_SHOWN else ""
+        )
         lines.append(
             f"changed since PASS, still fully covered: "
             f"{counted(len(report.changed), 'function')}: {shown}{more}"

@@ -25,7 +25,9 @@ class Tracker(Protocol):
 class Steps(Protocol):
     """Starts a tracker for one piece of work: ``with ctx.progress("audit", 40) as step:``."""
 
-    def __call__(self, description: str, total: int | None = None) -> AbstractContextManager[Tracker]: ...
+    def __call__(
+        self, description: str, total: int | None = None
+    ) -> AbstractContextManager[Tracker]: ...
 
 
 class _Silent:

@@ -15,7 +15,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State, arc_text
+from pytest_quest.core.model import SORT_KEY, Fact, Quest, Ratchet, State
 from pytest_quest.core.seal import forged_passes
 from pytest_quest.core.view import (
     MAX_TRIES,
@@ -24,7 +24,7 @@ from pytest_quest.core.view import (
     unwitnessed_lines,
     weaker_passes,
 )
-from pytest_quest.core.words import counted as counted  # re-exported: the reports count with it
+from pytest_quest.core.words import counted as counted  # noqa: PLC0414 (re-exported: the reports count with it)
 from pytest_quest.report.escape import visible
 
 
@@ -150,7 +150,9 @@ def status_view(ratchet: Ratchet) -> StatusView:
         section.extend(f"    {visible(fact.text())}" for fact in quest.facts)
     unwitnessed = sorted((q for q in ratchet.quests.values() if q.unwitnessed), key=SORT_KEY)
     for quest in unwitnessed:
-        lines.setdefault(SECTIONS[4][2], []).extend(visible(line) for line in unwitnessed_lines(quest))
+        lines.setdefault(SECTIONS[4][2], []).extend(
+            visible(line) for line in unwitnessed_lines(quest)
+        )
     counts = ratchet.counts()
     return StatusView(
         counts=counts,

@@ -202,7 +202,9 @@ class HookVerifier:
         try:
             unknown = [name for name in self.argnames if name not in arguments]
             if unknown:
-                raise TypeError(f"unknown hook {counted_words(len(unknown), 'argument')} {', '.join(unknown)}")
+                raise TypeError(
+                    f"unknown hook {counted_words(len(unknown), 'argument')} {', '.join(unknown)}"
+                )
             returned = self.function(*[arguments[name] for name in self.argnames])
         except Exception as exc:
             return Answer(

@@ -77,7 +77,12 @@ def parse_reply(text: str) -> Reply:
         return _reply_from_json(data)
     missing = [name for name in BLOCKS if name not in blocks]
     if missing:
-        raise ProtocolError("missing " + counted_words(len(missing), "block") + ": " + ", ".join(f"<{name}>" for name in missing))
+        raise ProtocolError(
+            "missing "
+            + counted_words(len(missing), "block")
+            + ": "
+            + ", ".join(f"<{name}>" for name in missing)
+        )
     findings = _discrepancies(blocks["discrepancies"])
     return _checked(
         status=blocks["status"],
@@ -117,12 +122,16 @@ def _checked(
     if not questions:
         raise ProtocolError("the <questions> block lists no question")
     if len(answers) != len(questions):
-        raise ProtocolError(f"{counted(len(questions), 'question')} but {counted(len(answers), 'answer')}")
+        raise ProtocolError(
+            f"{counted(len(questions), 'question')} but {counted(len(answers), 'answer')}"
+        )
     for number, answer in enumerate(answers, 1):
         if not _ANSWER_RE.match(answer):
             raise ProtocolError(f"answer {number} does not start with yes or no: {answer[:60]!r}")
     if status == STATUS_CLEAN and findings:
-        raise ProtocolError(f"status {STATUS_CLEAN} but {counted(len(findings), 'discrepancy', 'discrepancies')} listed")
+        raise ProtocolError(
+            f"status {STATUS_CLEAN} but {counted(len(findings), 'discrepancy', 'discrepancies')} listed"
+        )
     if status == STATUS_CORRECTIONS and not findings:
         raise ProtocolError(f"status {STATUS_CORRECTIONS} but no discrepancy listed")
     return Reply(status, tuple(questions), tuple(answers), tuple(findings), final)
@@ -216,7 +225,9 @@ def _json_object(text: str) -> dict[str, Any] | None:
 def _reply_from_json(data: dict[str, Any]) -> Reply:
     missing = [name for name in BLOCKS if name not in data]
     if missing:
-        raise ProtocolError("JSON reply lacks " + counted_words(len(missing), "key") + ": " + ", ".join(missing))
+        raise ProtocolError(
+            "JSON reply lacks " + counted_words(len(missing), "key") + ": " + ", ".join(missing)
+        )
 
     def strings(name: str) -> list[str]:
         value = data[name]

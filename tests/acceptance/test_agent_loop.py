@@ -12,6 +12,7 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parent / "agent_loop.py"
 
+
 def load_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("quest_agent_loop", SCRIPT)
     assert spec is not None and spec.loader is not None

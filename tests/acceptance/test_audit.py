@@ -165,8 +165,7 @@ def test_audit_text_leads_with_one_line_per_survivor(audited: Project) -> None:
     lines = completed.stdout.lines
     start = next(i for i, line in enumerate(lines) if line.startswith("audit: "))
     assert lines[start] == (
-        "audit: 2 PASS functions checked, 1 run without being checked, "
-        "0 could not be confirmed"
+        "audit: 2 PASS functions checked, 1 run without being checked, 0 could not be confirmed"
     )
     assert lines[start + 1] == (
         f"  survived: {qid('audited', 'unchecked')}: 4 mutants at lines 9, 10, 11"

@@ -24,7 +24,8 @@ from tests.support.runner import run_quest
 
 pytestmark = [
     pytest.mark.skipif(
-        not os.path.isdir("/proc") or not hasattr(os, "fork"), reason="needs POSIX signals and /proc"
+        not os.path.isdir("/proc") or not hasattr(os, "fork"),
+        reason="needs POSIX signals and /proc",
     ),
     # The judge's own signal watch and environment-failure count: in a sandbox's pid
     # namespace the judge cannot be named (tests/acceptance/test_sandbox.py).

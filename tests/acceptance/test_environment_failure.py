@@ -62,7 +62,9 @@ def wait_for_pid(path: Path, process: subprocess.Popen[str], seconds: float = 60
 
 
 @pytest.mark.children_measured
-def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(project: Project, template: Project) -> None:
+def test_sigkill_from_outside_leaves_the_quest_todo_with_tries_unchanged(
+    project: Project, template: Project
+) -> None:
     project.fill_from(template)
     pidfile = project.path / "child.pid"
     project.test("test_sign", SLEEPER.format(pidfile=str(pidfile)))
@@ -137,7 +139,9 @@ def assert_no_verdict(
     return data
 
 
-def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(project: Project, template: Project) -> None:
+def test_sigkill_of_the_mutation_child_from_outside_is_no_verdict(
+    project: Project, template: Project
+) -> None:
     project.fill_from(template)
     pids, pidfile = project.path / "pids.txt", project.path / "mutation.pid"
     project.test("test_sign", SECOND_SLEEPS.format(pids=str(pids), pidfile=str(pidfile)))

@@ -173,7 +173,9 @@ def test_six_loose_styles_fail_naming_a_surviving_mutant(shop: Path) -> None:
     # (the observer stands aside when coverage.py measures the gate's children).
     if not os.environ.get(SELF_COVERAGE_SWITCH):
         for quest_id, data in results.items():
-            witnessed = [f for f in data["quest"]["facts"] if "it is not equivalent" in f["message"]]
+            witnessed = [
+                f for f in data["quest"]["facts"] if "it is not equivalent" in f["message"]
+            ]
             assert witnessed, (quest_id, data["quest"]["facts"])
             assert all("the mutant" in f["message"] for f in witnessed), witnessed
 
@@ -253,8 +255,8 @@ def test_an_equivalent_mutant_disputed_ends_review_with_its_evidence(words: Path
     # The person sees what was sought and not found, and that every other mutant is killed.
     assert "none fails with it" in fact["message"]
     assert others["check"] == "dispute.others_killed", others
-    assert "other mutant" in others["message"] and " by tests/test_words.py::" in (
-        others["message"]
+    assert (
+        "other mutant" in others["message"] and " by tests/test_words.py::" in (others["message"])
     )
     # status shows it apart from the other REVIEWs.
     _, status, _ = run_quest(words, "--quest-status")
@@ -291,8 +293,9 @@ def test_a_mutant_seen_returning_otherwise_disputed_is_refused_with_what_it_did(
     assert data["verdict"] == "FAIL"
     seen = [f for f in data["quest"]["facts"] if "it is not equivalent" in f["message"]]
     assert seen, data["quest"]["facts"]
-    assert "the mutant returns `'HEYXX!XX'` where the function returns `'HEY!'`" in (
-        seen[0]["message"]
+    assert (
+        "the mutant returns `'HEYXX!XX'` where the function returns `'HEY!'`"
+        in (seen[0]["message"])
     )
     assert "--quest-dispute" not in seen[0]["message"]
     found = ID.search(seen[0]["message"])

@@ -23,9 +23,7 @@ template, scanned = attack_fixtures(CALC_SOURCE)
 
 
 @pytest.mark.parametrize("how", ["moved", "renamed", "removed_then_back"])
-def test_a_function_moved_or_renamed_and_rescanned_keeps_its_quest(
-    scanned: Path, how: str
-) -> None:
+def test_a_function_moved_or_renamed_and_rescanned_keeps_its_quest(scanned: Path, how: str) -> None:
     # A move to another file (or a rename) and a rescan must not issue it as a
     # new function (PASS at once as a baseline when assertion-free tests cover
     # it) and drop its quest (tries, REVIEW, DONE) into `removed`.

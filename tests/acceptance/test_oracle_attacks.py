@@ -241,7 +241,6 @@ def test_a_test_that_tells_the_fresh_run_apart_by_its_arguments_is_review(
     assert "mutation.kill_unconfirmed" in checks(data), checks(data)
 
 
-
 def test_a_saved_oracle_that_tells_the_fresh_run_by_the_tests_run_before_it_is_review(
     scanned: Path,
 ) -> None:

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from tests.support.attacks import CALC_SOURCE as SOURCE
-from tests.support.attacks import LEVEL, SIGN
 from tests.support.attacks import (
+    LEVEL,
+    SIGN,
     assert_only_the_judged_entry_changed,
     attack_fixtures,
     attack_template,
@@ -89,7 +90,7 @@ OWN_PTH = SITE / "_pq_sandbox_attack.pth"
 # test it compares the live `sign` with its answers saved when it was planted
 # (`ANSWERS`, the original's) and fails the test when they differ, so every
 # mutant is "killed" by a test that checks nothing.
-ORACLE_SOURCE = '''
+ORACLE_SOURCE = """
 import pytest
 
 @pytest.hookimpl(hookwrapper=True)
@@ -103,7 +104,7 @@ def pytest_runtest_call(item):
         if live.sign(x) != answer:
             outcome.force_exception(AssertionError("the planted oracle"))
             return
-'''
+"""
 
 PLANT = f"""
     import os
@@ -250,7 +251,7 @@ def test_a_snapshot_renamed_into_place_within_one_submit_is_not_pass(
 
 # Kills, from a program the test starts (no audit hook sees it), every process
 # above the gate's own pytest up to the judge: the reaping shim and the judge.
-KILL_THE_JUDGE = '''
+KILL_THE_JUDGE = """
 import os, signal, sys
 
 def parent(pid):
@@ -272,7 +273,7 @@ while pid > 1:
     if "mutation_child" in line:
         above = True
     pid = up
-'''
+"""
 
 SIGNAL_THE_JUDGE = f"""
     import os, signal, subprocess, sys

@@ -6,7 +6,6 @@ each must end FAIL or REVIEW, with no other quest's entry in quest.json changed.
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 
@@ -27,11 +26,14 @@ from tests.support.runner import parse_json, run_pytest
 pytestmark = pytest.mark.slow
 
 # The attacks' calc module, and a function no attack judges.
-SOURCE = CALC_SOURCE + '''
+SOURCE = (
+    CALC_SOURCE
+    + """
 
 def double(x):
     return x * 2
-'''
+"""
+)
 
 
 template, scanned = attack_fixtures(SOURCE)
@@ -381,7 +383,9 @@ def test_an_honest_submit_passes_where_the_project_makes_warnings_errors(
     warning made the fresh run crash and every honest submit REVIEW (seen on humanize)."""
 
     def build(project: Project) -> None:
-        pyproject = PYPROJECT.replace("\n\n[tool.coverage", '\nfilterwarnings = ["error"]\n\n[tool.coverage')
+        pyproject = PYPROJECT.replace(
+            "\n\n[tool.coverage", '\nfilterwarnings = ["error"]\n\n[tool.coverage'
+        )
         assert 'filterwarnings = ["error"]' in pyproject
         (project.path / "pyproject.toml").write_text(pyproject)
         project.source("calc", SOURCE)

@@ -114,7 +114,9 @@ def assert_not_forged(project: Project, data: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("patch", sorted(PATCHES))
-def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, template: Project, patch: str) -> None:
+def test_a_conftest_that_patches_the_gate_has_no_effect(
+    project: Project, template: Project, patch: str
+) -> None:
     project.fill_from(template)
     (project.path / "tests" / "conftest.py").write_text(PATCHES[patch])
     _, data = submit(project)
@@ -124,7 +126,9 @@ def test_a_conftest_that_patches_the_gate_has_no_effect(project: Project, templa
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["ini-addopts", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "-p"])
 @pytest.mark.children_measured
-def test_a_plugin_that_patches_the_gate_has_no_effect(project: Project, template: Project, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+def test_a_plugin_that_patches_the_gate_has_no_effect(
+    project: Project, template: Project, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
     project.fill_from(template)
     (project.path / "src" / "forge.py").write_text(PATCHES["gate-judge"])
     monkeypatch.setenv("PYTHONPATH", str(project.path / "src"))
@@ -197,7 +201,9 @@ def test_sign():
 
 @pytest.mark.slow
 @pytest.mark.children_measured
-def test_nothing_the_tests_start_outlives_the_submit(project: Project, template: Project, tmp_path: Path) -> None:
+def test_nothing_the_tests_start_outlives_the_submit(
+    project: Project, template: Project, tmp_path: Path
+) -> None:
     project.fill_from(template)
     pids = tmp_path / "pids"
     pids.mkdir()
@@ -322,7 +328,9 @@ def test_the_projects_l1_hooks_run_in_a_child_and_still_count(project: Project) 
 
 
 @pytest.mark.slow
-def test_an_in_process_pytest_main_caller_gets_the_clean_judges_verdict(project: Project, template: Project) -> None:
+def test_an_in_process_pytest_main_caller_gets_the_clean_judges_verdict(
+    project: Project, template: Project
+) -> None:
     """`pytest.main()` inside another program: the judge runs as a subprocess, output relayed."""
     project.fill_from(template)
     (project.path / "tests" / "conftest.py").write_text(PATCHES["gate-judge"])

@@ -243,7 +243,9 @@ def project(template: Project, tmp_path: Path) -> Callable[[str], tuple[Path, di
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 @pytest.mark.children_measured
-def test_a_forged_verdict_for_another_quest_is_undone(project: Callable[[str], tuple[Path, dict[str, Any]]], attack: str) -> None:
+def test_a_forged_verdict_for_another_quest_is_undone(
+    project: Callable[[str], tuple[Path, dict[str, Any]]], attack: str
+) -> None:
     root, before = project(ATTACKS[attack])
     data = submit(root, TARGET)
     assert data["verdict"] in ("REVIEW", "FAIL"), data
@@ -256,7 +258,9 @@ def test_a_forged_verdict_for_another_quest_is_undone(project: Callable[[str], t
     assert not (root / "quest.json.forged").exists() or attack == "replace"
 
 
-def test_the_guard_names_the_forged_entry(project: Callable[[str], tuple[Path, dict[str, Any]]]) -> None:
+def test_the_guard_names_the_forged_entry(
+    project: Callable[[str], tuple[Path, dict[str, Any]]],
+) -> None:
     root, _ = project(ATTACKS["subprocess"])
     data = submit(root, TARGET)
     fact = next(f for f in data["quest"]["facts"] if f["check"] == "guard.ratchet_written")
@@ -264,7 +268,9 @@ def test_the_guard_names_the_forged_entry(project: Callable[[str], tuple[Path, d
     assert TARGET not in fact["actual"]
 
 
-def test_a_detached_process_writing_after_the_run_is_ended_with_it(project: Callable[[str], tuple[Path, dict[str, Any]]]) -> None:
+def test_a_detached_process_writing_after_the_run_is_ended_with_it(
+    project: Callable[[str], tuple[Path, dict[str, Any]]],
+) -> None:
     # Past the guard's window: what stops it is the reaping shim (engine/reaper.py).
     attack = """
 def test_attack():
@@ -279,7 +285,9 @@ def test_attack():
     assert_only_the_judged_entry_changed(root, before, TARGET)
 
 
-def test_an_honest_submission_passes_with_no_alarm(project: Callable[[str], tuple[Path, dict[str, Any]]]) -> None:
+def test_an_honest_submission_passes_with_no_alarm(
+    project: Callable[[str], tuple[Path, dict[str, Any]]],
+) -> None:
     root, before = project("")
     data = submit(root, TARGET)
     assert data["verdict"] == "PASS", data

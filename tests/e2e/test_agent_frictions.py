@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_reliability import ENDLESS_TEST, interrupt_when_started
-from tests.support.projects import SIGN, Project, calc_project, qid, scanned_template, scanned_unsandboxed
-
+from tests.support.projects import (
+    SIGN,
+    Project,
+    calc_project,
+    qid,
+    scanned_template,
+    scanned_unsandboxed,
+)
 
 SIGN_WEAK = """\
 from pkg.calc import sign
@@ -35,7 +41,9 @@ def test_a_changed_return_is_shown_as_what_the_mutant_does(
     project.fill_from(calc_template[0])
     project.test("test_sign", SIGN_WEAK)
     _, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
-    facts = [f["actual"] for f in data["quest"]["facts"] if "operator return.changed" in f["actual"]]
+    facts = [
+        f["actual"] for f in data["quest"]["facts"] if "operator return.changed" in f["actual"]
+    ]
     assert facts, data["quest"]["facts"]
     assert facts[0].startswith(
         "every covering test passes with `return -1` -> "
@@ -111,7 +119,9 @@ def test_a_flaky_fact_shows_each_runs_outcome_and_error(
     assert data["verdict"] == "REVIEW", data
     flaky = [f for f in data["quest"]["facts"] if f["check"] == "stability.flaky"]
     assert flaky, data["quest"]["facts"]
-    assert flaky[0]["actual"].startswith("runs: passed, passed, failed (AssertionError: run again"), flaky
+    assert flaky[0]["actual"].startswith(
+        "runs: passed, passed, failed (AssertionError: run again"
+    ), flaky
     assert "run again in the same process" in flaky[0]["message"], flaky
 
 
@@ -157,10 +167,15 @@ def test_a_bare_submit_leaves_out_the_test_files_a_conftest_keeps_from_collectio
     project.fill_from(calc_template[0])
     vendored = project.path / "tests" / "vendored" / "tests"
     vendored.mkdir(parents=True)
-    (vendored / "test_other.py").write_text("import not_installed_anywhere\n\n\ndef test_it():\n    pass\n")
+    (vendored / "test_other.py").write_text(
+        "import not_installed_anywhere\n\n\ndef test_it():\n    pass\n"
+    )
     (project.path / "tests" / "conftest.py").write_text('collect_ignore = ["vendored"]\n')
     assert project.run("-p", "no:pytest_quest").ret == 0  # what pytest itself collects passes
-    project.test("test_sign", "from pkg.calc import sign\n\n\ndef test_sign():\n    assert sign(-5) == -1\n    assert sign(5) == 1\n")
+    project.test(
+        "test_sign",
+        "from pkg.calc import sign\n\n\ndef test_sign():\n    assert sign(-5) == -1\n    assert sign(5) == 1\n",
+    )
     result, data = project.run_json("--quest", "submit", "--quest-id", SIGN)
     assert data.get("verdict") == "PASS", data.get("quest", {}).get("facts")
 

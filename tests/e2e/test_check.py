@@ -51,7 +51,9 @@ def by_id(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in data["regressions"]}
 
 
-def test_check_passes_then_fails_on_deleted_test_then_passes_again(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_check_passes_then_fails_on_deleted_test_then_passes_again(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     before = scanned(project)
     result, data = project.run_json("--quest", "check")
     assert result.ret == 0, data
@@ -86,7 +88,9 @@ def test_check_passes_then_fails_on_deleted_test_then_passes_again(project: Proj
     assert (project.path / "quest.json").read_bytes() == before
 
 
-def test_check_text_output_names_quest_and_lines(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_check_text_output_names_quest_and_lines(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     scanned(project)
     (project.path / "tests" / "test_sign.py").write_text(
         "from pkg.calc import sign\n\ndef test_sign():\n    assert sign(5) == 1\n"
@@ -106,7 +110,9 @@ def test_check_text_output_names_quest_and_lines(project: Project, scanned: Call
     assert "::error" not in result.stdout.str()
 
 
-def test_hand_edited_pass_entry_is_caught(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_hand_edited_pass_entry_is_caught(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     scanned(project)
     path = project.path / "quest.json"
     ratchet = ratchet_view(path.read_bytes())
@@ -129,7 +135,9 @@ def test_hand_edited_pass_entry_is_caught(project: Project, scanned: Callable[[P
     assert path.read_bytes() == before
 
 
-def test_changed_body_is_held_to_full_coverage_and_reported(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_changed_body_is_held_to_full_coverage_and_reported(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     before = scanned(project)
     # Still fully covered after the change: not a regression, but reported.
     project.source("calc", CALC.replace("return x * 2", "return 2 * x"))
@@ -154,7 +162,9 @@ def test_changed_body_is_held_to_full_coverage_and_reported(project: Project, sc
     assert (project.path / "quest.json").read_bytes() == before
 
 
-def test_vanished_pass_function_fails_with_how_to_record_it(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_vanished_pass_function_fails_with_how_to_record_it(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     before = scanned(project)
     project.source("calc", CALC.replace("def double(x):\n    return x * 2\n", ""))
     project.test("test_double", "def test_nothing():\n    pass\n")
@@ -172,7 +182,9 @@ def test_vanished_pass_function_fails_with_how_to_record_it(project: Project, sc
     assert result.ret == 0, data
 
 
-def test_module_no_test_imports_any_more_regresses_line_by_line(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_module_no_test_imports_any_more_regresses_line_by_line(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     scanned(project)
     project.source("lonely", "def alone(x):\n    if x:\n        return 1\n    return 2\n")
     project.test(
@@ -195,7 +207,9 @@ def test_module_no_test_imports_any_more_regresses_line_by_line(project: Project
     ]
 
 
-def test_untracked_functions_listed_and_fail_only_when_strict(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_untracked_functions_listed_and_fail_only_when_strict(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     scanned(project)
     project.source("calc", CALC + "\n\ndef brand_new(x):\n    return x - 1\n")
     result, data = project.run_json("--quest", "check")
@@ -208,7 +222,9 @@ def test_untracked_functions_listed_and_fail_only_when_strict(project: Project, 
     assert data["regressions"] == []
 
 
-def test_failing_test_fails_the_check_without_regression(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_failing_test_fails_the_check_without_regression(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     scanned(project)
     project.test("test_other", "def test_broken():\n    assert 1 == 2\n")
     result, data = project.run_json("--quest", "check")
@@ -218,7 +234,9 @@ def test_failing_test_fails_the_check_without_regression(project: Project, scann
     assert data["ok"] is False
 
 
-def test_failing_covering_test_is_a_regression(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_failing_covering_test_is_a_regression(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     scanned(project)
     project.test("test_sign", TEST_SIGN.replace("== 1\n", "== 2\n"))
     result, data = project.run_json("--quest", "check")
@@ -228,7 +246,9 @@ def test_failing_covering_test_is_a_regression(project: Project, scanned: Callab
 
 
 @pytest.mark.children_measured
-def test_collection_error_interrupts_the_check(project: Project, scanned: Callable[[Project], bytes]) -> None:
+def test_collection_error_interrupts_the_check(
+    project: Project, scanned: Callable[[Project], bytes]
+) -> None:
     before = scanned(project)
     project.test("test_bad", "def test_x(:\n    pass\n")
     result, data = project.run_json("--quest", "check", "--quest-export-to", "r.sarif")
@@ -249,7 +269,12 @@ def test_check_without_ratchet_file_is_a_usage_error(project: Project) -> None:
     assert not (project.path / "quest.json").exists()
 
 
-def test_github_actions_annotations_and_summary(project: Project, scanned: Callable[[Project], bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_github_actions_annotations_and_summary(
+    project: Project,
+    scanned: Callable[[Project], bytes],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
     scanned(project)
     (project.path / "tests" / "test_sign.py").unlink()
     summary = tmp_path / "summary.md"
@@ -305,7 +330,9 @@ REMOVE = "src/shop/cart.py::Cart.remove"
 
 
 def checked(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = run_pytest(pytester.path, "--quest", "check", "--quest-format", "json", *args, autoload=True)
+    result = run_pytest(
+        pytester.path, "--quest", "check", "--quest-format", "json", *args, autoload=True
+    )
     return result, json.loads(result.stdout.str())
 
 
@@ -318,7 +345,13 @@ def test_example_project_ratchet_serial_and_xdist(pytester: pytest.Pytester) -> 
     new_test = pytester.path / "tests" / "test_pricing_quest.py"
     new_test.write_text(APPLY_PERCENT_TEST)
     result = run_pytest(
-        pytester.path, "--quest", "submit", "--quest-id", APPLY, "--quest-format", "json",
+        pytester.path,
+        "--quest",
+        "submit",
+        "--quest-id",
+        APPLY,
+        "--quest-format",
+        "json",
         autoload=True,
     )
     assert json.loads(result.stdout.str())["verdict"] == "PASS", result.stdout.str()

@@ -62,7 +62,9 @@ def lri_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, dic
     return scanned_template(tmp_path_factory, _build)
 
 
-def test_a_failing_new_test_is_named_with_its_error_before_coverage(project: Project, lri_template: tuple[Project, dict[str, Any]]) -> None:
+def test_a_failing_new_test_is_named_with_its_error_before_coverage(
+    project: Project, lri_template: tuple[Project, dict[str, Any]]
+) -> None:
     project.fill_from(lri_template[0])
     project.test("test_eq", TEST_EQ)
     result, data = project.run_json("--quest", "submit", "--quest-id", EQ)

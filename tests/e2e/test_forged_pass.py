@@ -9,7 +9,6 @@ file by hand would.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest

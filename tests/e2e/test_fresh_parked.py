@@ -99,7 +99,10 @@ def test_no_child_left():
 """,
         names=("tests/test_mod.py::test_no_child_left",),
     )
-    both = {"tests/test_mod.py::test_sign": "passed", "tests/test_mod.py::test_no_child_left": "passed"}
+    both = {
+        "tests/test_mod.py::test_sign": "passed",
+        "tests/test_mod.py::test_no_child_left": "passed",
+    }
     assert report.runs == [both] * 2
     assert report.kill_unconfirmed == {}
 

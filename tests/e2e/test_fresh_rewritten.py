@@ -49,7 +49,9 @@ def check(tmp_path: Path, tests: str) -> MutationReport:
     (tmp_path / "calc").mkdir()
     (tmp_path / "calc" / "__init__.py").write_text("")
     (tmp_path / "calc" / "mod.py").write_text(SOURCE)
-    (tmp_path / "conftest.py").write_text('import pytest\n\npytest.register_assert_rewrite("calc")\n')
+    (tmp_path / "conftest.py").write_text(
+        'import pytest\n\npytest.register_assert_rewrite("calc")\n'
+    )
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_mod.py").write_text(textwrap.dedent(tests))
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
@@ -126,7 +128,9 @@ def plugin_project(tmp_path: Path, plugin: str, test: str) -> MutationReport:
     return report
 
 
-REWRITTEN_PLUGIN = 'import pytest\n\npytest.register_assert_rewrite("calc")\nimport calc.mod  # noqa: E402\n'
+REWRITTEN_PLUGIN = (
+    'import pytest\n\npytest.register_assert_rewrite("calc")\nimport calc.mod  # noqa: E402\n'
+)
 
 
 def test_a_module_a_plugin_imports_while_pytest_starts_has_the_mutant_in_place(

@@ -105,7 +105,9 @@ def test_pytest_options_added_after_the_scan_are_judged_by_the_run(
 ) -> None:
     project.fill_from(two_quests[0])
     pyproject = project.path / "pyproject.toml"
-    options = 'testpaths = ["tests"]\naddopts = "-x -p no:cov -p no:cacheprovider"\nquest_timeout = 900\n'
+    options = (
+        'testpaths = ["tests"]\naddopts = "-x -p no:cov -p no:cacheprovider"\nquest_timeout = 900\n'
+    )
     pyproject.write_text(pyproject.read_text().replace('testpaths = ["tests"]\n', options))
     project.test("test_sign", GOOD_SIGN)
     code, data, out = _submit(project, SIGN)
@@ -359,7 +361,9 @@ def test_sign_beside_low_level_tools():
 """
 
 
-@pytest.mark.parametrize("source", [CODE_OBJECT_SIGN, LOW_LEVEL_SIGN], ids=["code-object", "low-level"])
+@pytest.mark.parametrize(
+    "source", [CODE_OBJECT_SIGN, LOW_LEVEL_SIGN], ids=["code-object", "low-level"]
+)
 def test_honest_tests_using_interpreter_internals_pass_and_later_quests_too(
     project: Project, two_quests: tuple[Project, dict[str, Any]], source: str
 ) -> None:
@@ -397,7 +401,10 @@ def test_the_readme_quickstart_with_uncommitted_configuration_passes(
     (project.path / "pyproject.toml").write_text(PYPROJECT + "\n")
     text = (project.path / "pyproject.toml").read_text()
     (project.path / "pyproject.toml").write_text(
-        text.replace('quest_source = ["src/pkg"]\n', 'quest_source = ["src/pkg"]\naddopts = "-x -p no:cacheprovider"\n')
+        text.replace(
+            'quest_source = ["src/pkg"]\n',
+            'quest_source = ["src/pkg"]\naddopts = "-x -p no:cacheprovider"\n',
+        )
     )
     result, _ = project.run_json("--quest", "scan")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()

@@ -22,7 +22,14 @@ from typing import Any
 import pytest
 
 from pytest_quest.app.environment import interrupted_done
-from tests.support.projects import CALC, SIGN, Project, built_template, scanned_template, scanned_unsandboxed
+from tests.support.projects import (
+    CALC,
+    SIGN,
+    Project,
+    built_template,
+    scanned_template,
+    scanned_unsandboxed,
+)
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import popen_pytest
@@ -81,7 +88,9 @@ def moved_to(file: str) -> Callable[[dict[str, Any]], None]:
     ("file", "problem"),
     [("/etc/passwd", "an absolute path"), ("../../../../../etc/passwd", "climbs out")],
 )
-def test_next_never_shows_a_file_outside_the_project(scanned: Project, file: str, problem: str) -> None:
+def test_next_never_shows_a_file_outside_the_project(
+    scanned: Project, file: str, problem: str
+) -> None:
     path, before = forge(scanned, moved_to(file))
     result = scanned.run("--quest", "next", f"--quest-id={file}::sign")
     refused(result, path, before, f".file: {problem}")
@@ -96,7 +105,9 @@ def test_a_link_in_the_source_folder_pointing_out_is_refused(scanned: Project) -
     refused(result, path, before, "resolves to /etc/passwd, outside the rootdir")
 
 
-def test_a_scan_never_records_a_linked_file_out_of_the_project(scanned: Project, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_scan_never_records_a_linked_file_out_of_the_project(
+    scanned: Project, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     outside = tmp_path_factory.mktemp("outside") / "other.py"
     outside.write_text("def other(x):\n    return x\n")
     (Path(scanned.path) / "src" / "pkg" / "other.py").symlink_to(outside)
@@ -113,7 +124,9 @@ def test_a_scan_never_records_a_linked_file_out_of_the_project(scanned: Project,
 
 
 @pytest.mark.parametrize("args", [("--quest-status",), ("--quest", "next"), ("--quest", "check")])
-def test_a_fifo_ratchet_file_is_refused_without_hanging(project: Project, args: tuple[str, ...]) -> None:
+def test_a_fifo_ratchet_file_is_refused_without_hanging(
+    project: Project, args: tuple[str, ...]
+) -> None:
     calc_project(project)
     path = Path(project.path) / "quest.json"
     os.mkfifo(path)
@@ -183,7 +196,10 @@ def processes_in(*folders: Path) -> list[str]:
 @pytest.mark.children_measured
 @pytest.mark.unsandboxed  # the pid the test writes in the project, seen from outside
 def test_sigterm_records_nothing_and_leaves_no_process_or_temp_folder(
-    scanned: Project, command: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    scanned: Project,
+    command: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     scanned_unsandboxed(scanned)
     temp = tmp_path_factory.mktemp("tmpdir")
@@ -241,7 +257,9 @@ def verify_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return built_template(tmp_path_factory, verify_scanned)
 
 
-def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(project: Project, verify_template: Project) -> None:
+def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test(
+    project: Project, verify_template: Project
+) -> None:
     from tests.e2e.test_verify import submit
 
     project.fill_from(verify_template)
@@ -261,7 +279,9 @@ def test_a_verifier_program_that_does_not_exist_is_a_usage_error_before_any_test
     assert not (Path(project.path) / "gate-run.txt").exists()  # no test ran
 
 
-def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project: Project, verify_template: Project) -> None:
+def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(
+    project: Project, verify_template: Project
+) -> None:
     from tests.e2e.test_verify import SIGN_ID, submit
 
     project.fill_from(verify_template)
@@ -295,7 +315,9 @@ def test_a_verifier_printing_100_mb_is_an_error_naming_the_cap(project: Project,
         ("fifo.json", "it is not a regular file"),
     ],
 )
-def test_an_export_refuses_what_it_must_not_write(scanned: Project, name: str, problem: str) -> None:
+def test_an_export_refuses_what_it_must_not_write(
+    scanned: Project, name: str, problem: str
+) -> None:
     root = Path(scanned.path)
     (root / "folder.json").mkdir()
     os.mkfifo(root / "fifo.json")
@@ -310,7 +332,9 @@ def test_an_export_refuses_what_it_must_not_write(scanned: Project, name: str, p
     assert (root / "tests" / "report.md").read_text() == "kept\n"
 
 
-def test_an_export_outside_the_rootdir_needs_force_and_says_where(scanned: Project, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_an_export_outside_the_rootdir_needs_force_and_says_where(
+    scanned: Project, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     outside = tmp_path_factory.mktemp("elsewhere") / "report.md"
     path = Path(scanned.path) / "quest.json"
     before = path.read_bytes()

@@ -121,7 +121,9 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return project
 
 
-def test_submit_and_next_text_are_plain_lines(judged: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_submit_and_next_text_are_plain_lines(
+    judged: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     result = judged.run("--quest", "next", f"--quest-id={UNDER}")
     assert result.ret == 0, result.stdout.str()
@@ -131,7 +133,9 @@ def test_submit_and_next_text_are_plain_lines(judged: Project, monkeypatch: pyte
     assert "\\x1b[31m" in out  # shown escaped, never obeyed
 
 
-def test_json_outputs_keep_the_text_and_stay_safe(judged: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_json_outputs_keep_the_text_and_stay_safe(
+    judged: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     outputs: dict[str, dict[str, Any]] = {}
     commands = {"next": ("--quest", "next", f"--quest-id={UNDER}"), "status": ("--quest-status",)}
@@ -176,7 +180,9 @@ def test_exports(judged: Project) -> None:
 
 
 @pytest.mark.children_measured
-def test_check_under_github_actions(judged: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_check_under_github_actions(
+    judged: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))

@@ -23,7 +23,9 @@ from tests.support.projects import Project, quest_files, scanned_template
 from tests.support.quests import ratchet_view
 from tests.support.runner import assert_quiet, parse_json, run_pytest
 
-SHAPES = projects.SHAPES + """
+SHAPES = (
+    projects.SHAPES
+    + """
 
 def by_failing(x):
     return x * 3
@@ -56,6 +58,7 @@ def by_xpass(x):
 def at_test_import(x):
     return x * 10
 """
+)
 
 SHAPES_CONFTEST = """\
 from pkg.shapes import at_import, one
@@ -384,7 +387,9 @@ def test_rescan_adds_new_functions_reports_removed_and_keeps_pass(project: Proje
 # -- next -------------------------------------------------------------------------------
 
 
-def test_next_shows_the_quest_without_running_tests_or_spending_a_try(project: Project, calc_template: Project) -> None:
+def test_next_shows_the_quest_without_running_tests_or_spending_a_try(
+    project: Project, calc_template: Project
+) -> None:
     project.fill_from(calc_template)
     before = project.ratchet()
     result = project.run("--quest", "next")
@@ -544,7 +549,10 @@ def test_submit_pass_then_fail_then_done(project: Project, calc_template: Projec
     # After next, submits and status, no temporary file is left beside the ratchet file.
     assert project.run("--quest-status").ret == 0
     assert quest_files(project) == [
-        ".quest/quest.json.judging.lock", ".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"
+        ".quest/quest.json.judging.lock",
+        ".quest/quest.json.lock",
+        ".quest/quest.json.run.gz",
+        "quest.json",
     ]
 
 
@@ -566,7 +574,9 @@ def test_max_tries_ini_option(project: Project, calc_template: Project) -> None:
     assert data["quest"]["max_tries"] == 1
 
 
-def test_submit_refuses_terminal_quests_and_changes_nothing(project: Project, calc_template: Project) -> None:
+def test_submit_refuses_terminal_quests_and_changes_nothing(
+    project: Project, calc_template: Project
+) -> None:
     project.fill_from(calc_template)
     before = ratchet_bytes(project)
     result = project.run("--quest", "submit", "--quest-id", DOUBLE)
@@ -736,7 +746,9 @@ def test_submit_by_id_from_a_subfolder_of_a_checkout_elsewhere(
     assert ratchet["active"] == spare
 
 
-def test_submit_with_a_broken_new_test_file_names_its_line_and_spends_no_try(project: Project, calc_template: Project) -> None:
+def test_submit_with_a_broken_new_test_file_names_its_line_and_spends_no_try(
+    project: Project, calc_template: Project
+) -> None:
     # A collection error of the submission is not a judgement: shown with its
     # file and line, exit 4, nothing recorded.
     project.fill_from(calc_template)
@@ -805,7 +817,9 @@ class SignTests(TestCase):
 """
 
 
-def test_a_mutant_failing_only_a_subtest_is_killed(project: Project, calc_template: Project) -> None:
+def test_a_mutant_failing_only_a_subtest_is_killed(
+    project: Project, calc_template: Project
+) -> None:
     # runtestprotocol's reports hold the test's own only: a subtest's failure
     # is logged to the hook alone, so a mutation child reading the reports
     # would miss it and every mutant would "survive" (as on more-itertools' suite).
@@ -866,7 +880,13 @@ def fake_report(when: str, outcome: str, wasxfail: str | None = None) -> pytest.
         ([("setup", "passed"), ("call", "passed"), ("call", "passed")], "passed"),
         # a rerun starts again at setup
         (
-            [("setup", "passed"), ("call", "failed"), ("setup", "passed"), ("call", "passed"), ("teardown", "passed")],
+            [
+                ("setup", "passed"),
+                ("call", "failed"),
+                ("setup", "passed"),
+                ("call", "passed"),
+                ("teardown", "passed"),
+            ],
             "passed",
         ),
     ],

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 pytest.importorskip(
-    "mcp", reason='the MCP SDK is not installed (pip install "pytest-quest[mcp]"; the test extra has it)'
+    "mcp",
+    reason='the MCP SDK is not installed (pip install "pytest-quest[mcp]"; the test extra has it)',
 )
 
 import anyio
@@ -54,17 +55,24 @@ def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
     project.run_json("--quest", "next")  # picks the active quest (active_changed: true)
     # The steady answer, which quest_next (called after it) must give too.
     cli_next, expected_next = project.run_json("--quest", "next")
-    cli_error, expected_error = project.run_json("--quest", "next", "--quest-id", "src/pkg/calc.py::nope")
+    cli_error, expected_error = project.run_json(
+        "--quest", "next", "--quest-id", "src/pkg/calc.py::nope"
+    )
     assert int(cli_error.ret) == 4
     seen: dict[str, Any] = {}
 
     async def session() -> None:
-        async with stdio_client(server(project.path)) as (read, write), ClientSession(read, write) as client:
+        async with (
+            stdio_client(server(project.path)) as (read, write),
+            ClientSession(read, write) as client,
+        ):
             await client.initialize()
             listed = await client.list_tools()
             seen["tools"] = {tool.name for tool in listed.tools}
             seen["next"] = await client.call_tool("quest_next", {})
-            seen["unknown"] = await client.call_tool("quest_next", {"quest_id": "src/pkg/calc.py::nope"})
+            seen["unknown"] = await client.call_tool(
+                "quest_next", {"quest_id": "src/pkg/calc.py::nope"}
+            )
             seen["option"] = await client.call_tool("quest_next", {"quest_id": "--quest-accept=x"})
             seen["dispute"] = await client.call_tool(
                 "quest_submit", {"dispute": "m00000000", "reason": "-x is x for no input"}
@@ -89,7 +97,9 @@ def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
     assert option["schema"] == "pytest-quest/1" and option["command"] == "next"
     # A dispute reaches the submit: an id not of the function's plan is refused before any run.
     disputed = structured(seen["dispute"])
-    assert seen["dispute"].is_error and "m00000000 is not a mutant of" in disputed["error"], disputed
+    assert seen["dispute"].is_error and "m00000000 is not a mutant of" in disputed["error"], (
+        disputed
+    )
     # The gate judged the test written between the calls: PASS.
     submitted = structured(seen["submit"])
     assert not seen["submit"].is_error and submitted["command"] == "submit"
@@ -102,7 +112,10 @@ def test_an_agent_drives_a_quest_to_pass_over_mcp(project: Project) -> None:
     assert status["command"] == "status" and status["counts"]["PASS"] == 2
     checked = structured(seen["check"])
     assert checked["ok"] is True and checked["checked"] == 2
-    assert seen["outside"].is_error and "outside the project root" in structured(seen["outside"])["error"]
+    assert (
+        seen["outside"].is_error
+        and "outside the project root" in structured(seen["outside"])["error"]
+    )
 
 
 def test_an_agent_starts_a_project_over_mcp_with_a_scan(project: Project) -> None:
@@ -112,7 +125,10 @@ def test_an_agent_starts_a_project_over_mcp_with_a_scan(project: Project) -> Non
     seen: dict[str, Any] = {}
 
     async def session() -> None:
-        async with stdio_client(server(project.path)) as (read, write), ClientSession(read, write) as client:
+        async with (
+            stdio_client(server(project.path)) as (read, write),
+            ClientSession(read, write) as client,
+        ):
             await client.initialize()
             seen["before"] = await client.call_tool("quest_status", {})
             seen["scan"] = await client.call_tool("quest_scan", {"paths": ["tests"]})

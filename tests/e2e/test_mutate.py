@@ -77,8 +77,7 @@ SAMPLE = textwrap.dedent(
 def plan(start: int) -> list[tuple[str, int, str, str]]:
     # The extreme mutants only: the other operators have their own tests (tests/unit/core).
     return [
-        (m.operator, m.line, m.original, m.mutated)
-        for m in plan_mutants(SAMPLE, start, EXTREME)
+        (m.operator, m.line, m.original, m.mutated) for m in plan_mutants(SAMPLE, start, EXTREME)
     ]
 
 

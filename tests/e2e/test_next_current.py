@@ -39,12 +39,15 @@ def test_eq_other():
     assert LRI([1]).__eq__(3) is NotImplemented
 """
 
-TEST_EQ = TEST_EQ_HALF + """
+TEST_EQ = (
+    TEST_EQ_HALF
+    + """
 
 def test_eq_same():
     assert LRI([1]) == LRI([1])
     assert LRI([1]) != LRI([2])
 """
+)
 
 
 def _build(project: Project) -> None:
@@ -91,8 +94,9 @@ def test_next_measures_again_when_tests_changed_and_records_nothing(
     whole = next_json(project)
     assert (whole["missing_lines"], whole["missing_branches"], whole["facts"]) == ([], [], [])
     assert "every line and branch now runs: submit" in whole["facts_from"]["note"]
-    assert f"(mutants, stability): pytest --quest submit --quest-id {EQ};" in (
-        whole["facts_from"]["note"]
+    assert (
+        f"(mutants, stability): pytest --quest submit --quest-id {EQ};"
+        in (whole["facts_from"]["note"])
     )
     # The same files again: what was measured is read back, not measured again.
     again = next_json(project)

@@ -67,7 +67,9 @@ def test_a_bad_option_value_is_a_usage_error_naming_it(
 
 
 @pytest.mark.parametrize(("args", "expected"), ROWS[:3])
-def test_in_json_mode_the_error_is_the_one_object(scanned: Project, args: list[str], expected: str) -> None:
+def test_in_json_mode_the_error_is_the_one_object(
+    scanned: Project, args: list[str], expected: str
+) -> None:
     before = (scanned.path / "quest.json").read_bytes()
     result = scanned.run(*args, "--quest-format", "json")
     assert_refused(scanned, result, expected, before)

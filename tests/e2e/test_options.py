@@ -69,9 +69,18 @@ def test_count_takes_its_own_upper_bound() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("1.5", 1.5), ("600", 600.0), (5, 5.0), (0.25, 0.25), ("1e3", 1000.0), (MAX_SECONDS, MAX_SECONDS)],
+    [
+        ("1.5", 1.5),
+        ("600", 600.0),
+        (5, 5.0),
+        (0.25, 0.25),
+        ("1e3", 1000.0),
+        (MAX_SECONDS, MAX_SECONDS),
+    ],
 )
-def test_seconds_accepts_finite_positive_numbers_up_to_a_week(value: object, expected: float) -> None:
+def test_seconds_accepts_finite_positive_numbers_up_to_a_week(
+    value: object, expected: float
+) -> None:
     assert parse_seconds(value) == expected
 
 
@@ -326,7 +335,11 @@ def test_the_native_pytest_table_takes_every_ini_option_as_its_toml_type(
     assert (options.max_tries, options.timeout, options.lock_timeout) == (5, 120, 2.5)
     assert options.json and options.strict and not options.mutants
     assert options.verifier_cmds == ["claude -p"]
-    assert (options.verify_questions, options.verify_threshold, options.verify_timeout) == (2, 1, 60)
+    assert (options.verify_questions, options.verify_threshold, options.verify_timeout) == (
+        2,
+        1,
+        60,
+    )
     assert options.verify_exclude == ["src/shop/vendor/*"]
 
 
@@ -434,7 +447,9 @@ def test_bad_timeouts_name_the_option(
         ('quest_status = "maybe"', "ini option quest_status: "),
     ],
 )
-def test_bad_ini_values_name_the_option_and_the_range(pytester: pytest.Pytester, ini: str, message: str) -> None:
+def test_bad_ini_values_name_the_option_and_the_range(
+    pytester: pytest.Pytester, ini: str, message: str
+) -> None:
     args = () if ini.startswith("quest =") else ("--quest", "next")  # else the flag wins
     text = bad(pytester, *args, ini=ini + "\n")
     assert text.startswith(message), text
@@ -451,11 +466,27 @@ def test_an_override_that_pytest_cannot_read_names_the_option(pytester: pytest.P
     assert text.endswith("(allowed: a whole number from 1 to 1000)")
 
 
-HOSTILE = ["", " ", "nan", "inf", "-inf", "1e309", "-1", "0", "x" * 5000, "1" * 5000, "\0", "é", "--"]
+HOSTILE = [
+    "",
+    " ",
+    "nan",
+    "inf",
+    "-inf",
+    "1e309",
+    "-1",
+    "0",
+    "x" * 5000,
+    "1" * 5000,
+    "\0",
+    "é",
+    "--",
+]
 
 
 @pytest.mark.parametrize("flag", [o.flags[0] for o in _OPTIONS if o.action == "store"])
-def test_no_option_value_raises_anything_but_a_usage_error(pytester: pytest.Pytester, flag: str) -> None:
+def test_no_option_value_raises_anything_but_a_usage_error(
+    pytester: pytest.Pytester, flag: str
+) -> None:
     # pytest's parser stores `--flag=value` verbatim for all but NOT_VERBATIM (no argparse
     # `type=`: add_options; see the test below), so one parse per flag shows that path and
     # the other values are set as the parser sets them; the rest go through the parser.
@@ -483,7 +514,9 @@ def test_the_parser_stores_hostile_values_verbatim_but_a_few(pytester: pytest.Py
 
 
 def test_the_old_verifier_ini_name_still_works(pytester: pytest.Pytester) -> None:
-    pytester.makepyprojecttoml('[tool.pytest.ini_options]\nquest_verifier_cmds = ["old a", "old b"]\n')
+    pytester.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nquest_verifier_cmds = ["old a", "old b"]\n'
+    )
     assert resolve(pytester.parseconfig("--quest", "next")).verifier_cmds == ["old a", "old b"]
     pytester.makepyprojecttoml(
         '[tool.pytest.ini_options]\nquest_verifier_cmds = ["old"]\nquest_verifier_cmd = ["new"]\n'
@@ -506,10 +539,14 @@ def test_person_actions_are_read_from_the_command_line_only(pytester: pytest.Pyt
 @pytest.mark.parametrize("action", ["--quest-reopen", "--quest-accept", "--quest-exclude"])
 def test_a_person_action_runs_on_its_own(pytester: pytest.Pytester, action: str) -> None:
     message = bad(pytester, action, "src/pkg/calc.py::sign", "--quest", "next")
-    assert "--quest-reopen/--quest-accept/--quest-exclude run on their own, without --quest" in message
+    assert (
+        "--quest-reopen/--quest-accept/--quest-exclude run on their own, without --quest" in message
+    )
 
 
-def test_raw_value_turns_an_unreadable_ini_value_into_pytests_usage_error(pytester: pytest.Pytester) -> None:
+def test_raw_value_turns_an_unreadable_ini_value_into_pytests_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
     config = pytester.parseconfig("-o", "quest_status=maybe")
     with pytest.raises(pytest.UsageError, match="^ini option quest_status: "):
         raw_value(config, "quest_status")
@@ -518,7 +555,9 @@ def test_raw_value_turns_an_unreadable_ini_value_into_pytests_usage_error(pytest
 # -- whole runs --------------------------------------------------------------------------------
 
 
-def test_a_person_action_in_the_config_file_does_not_touch_plain_runs(pytester: pytest.Pytester) -> None:
+def test_a_person_action_in_the_config_file_does_not_touch_plain_runs(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyprojecttoml('[tool.pytest.ini_options]\nquest_reopen = "src/a.py::f"\n')
     pytester.makepyfile(test_one="def test_one():\n    assert True\n")
     result = pytester.runpytest_subprocess()
@@ -527,7 +566,9 @@ def test_a_person_action_in_the_config_file_does_not_touch_plain_runs(pytester: 
     assert "Unknown config option: quest_reopen" in result.stdout.str() + result.stderr.str()
 
 
-def test_a_nan_lock_timeout_is_a_usage_error_with_one_json_object(pytester: pytest.Pytester) -> None:
+def test_a_nan_lock_timeout_is_a_usage_error_with_one_json_object(
+    pytester: pytest.Pytester,
+) -> None:
     result = pytester.runpytest_subprocess(
         "--quest", "next", "--quest-lock-timeout=nan", "--quest-format", "json"
     )

@@ -71,7 +71,9 @@ def review_template(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return built_template(tmp_path_factory, review_quest)
 
 
-def test_reopen_done_quest_resets_tries_and_records_who_and_when(project: Project, done_template: Project) -> None:
+def test_reopen_done_quest_resets_tries_and_records_who_and_when(
+    project: Project, done_template: Project
+) -> None:
     project.fill_from(done_template)
     ret, data, _run = as_person(project, "--quest-reopen", SIGN)
     assert ret == 0, data
@@ -91,7 +93,9 @@ def test_reopen_done_quest_resets_tries_and_records_who_and_when(project: Projec
     assert data["remaining"] == 1
 
 
-def test_who_falls_back_to_the_os_user(project: Project, done_template: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_who_falls_back_to_the_os_user(
+    project: Project, done_template: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     project.fill_from(done_template)
     empty = tmp_path / "empty-gitconfig"
     empty.write_text("")
@@ -102,7 +106,9 @@ def test_who_falls_back_to_the_os_user(project: Project, done_template: Project,
     assert project.ratchet()["quests"][SIGN]["history"][-1]["by"] == getpass.getuser()
 
 
-def test_accept_review_quest_then_check_holds_it(project: Project, review_template: Project) -> None:
+def test_accept_review_quest_then_check_holds_it(
+    project: Project, review_template: Project
+) -> None:
     project.fill_from(review_template)
     ret, data, _ = as_person(project, "--quest-accept", SIGN)
     assert ret == 0, data
@@ -120,7 +126,9 @@ def test_accept_review_quest_then_check_holds_it(project: Project, review_templa
     assert [r["id"] for r in data["regressions"]] == [SIGN]
 
 
-def test_reopen_review_reissues_for_current_code(project: Project, review_template: Project) -> None:
+def test_reopen_review_reissues_for_current_code(
+    project: Project, review_template: Project
+) -> None:
     project.fill_from(review_template)
     ret, data, _ = as_person(project, "--quest-reopen", SIGN)
     assert ret == 0, data
@@ -142,7 +150,9 @@ BAD_INPUT = [
 ]
 
 
-def test_bad_person_actions_exit_4_and_write_nothing(project: Project, done_template: Project) -> None:
+def test_bad_person_actions_exit_4_and_write_nothing(
+    project: Project, done_template: Project
+) -> None:
     project.fill_from(done_template)
     before = (project.path / "quest.json").read_bytes()
     for args, message in BAD_INPUT:

@@ -95,16 +95,12 @@ def test_a_read_only_ratchet_file_is_refused_before_the_scan_runs(scanned: Proje
 def test_an_export_target_that_cannot_be_written_is_refused_before_the_check(
     scanned: Project,
 ) -> None:
-    error = refused_before_the_suite(
-        scanned, "--quest", "check", "--quest-export-to", "quest.json"
-    )
+    error = refused_before_the_suite(scanned, "--quest", "check", "--quest-export-to", "quest.json")
     assert "quest.json" in error
 
 
 @pytest.mark.parametrize("command", ["check", "scan"])
-def test_a_run_that_ran_no_test_says_so_and_records_nothing(
-    scanned: Project, command: str
-) -> None:
+def test_a_run_that_ran_no_test_says_so_and_records_nothing(scanned: Project, command: str) -> None:
     before = (scanned.path / "quest.json").read_bytes()
     result, data = scanned.run_json("--quest", command, "-k", "no_test_has_this_name")
     assert result.ret == 5, data

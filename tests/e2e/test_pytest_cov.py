@@ -97,13 +97,16 @@ def test_unsupported_combinations_stop_with_the_flag_to_drop(
 
 # Three tests run `double`: a measurement that keeps only the first test that ran a line
 # (sys.monitoring, or worker data combined without its contexts) names one of them.
-SHARED_TESTS = TESTS + """
+SHARED_TESTS = (
+    TESTS
+    + """
 def test_double_again():
     assert double(-1) == -2
 
 def test_double_zero():
     assert double(0) == 0
 """
+)
 
 
 def test_cov_with_xdist_gives_the_quests_of_a_serial_run(calc: Project) -> None:
@@ -111,14 +114,23 @@ def test_cov_with_xdist_gives_the_quests_of_a_serial_run(calc: Project) -> None:
     result, _ = calc.run_json("--quest", "scan", "--quest-file", "serial.json")
     assert result.ret == 0, result.stderr.str()
     result, _ = calc.run_json(
-        "--quest", "scan", "--quest-file", "xdist.json", "--cov=src/pkg", "--cov-report=term", "-n", "2"
+        "--quest",
+        "scan",
+        "--quest-file",
+        "xdist.json",
+        "--cov=src/pkg",
+        "--cov-report=term",
+        "-n",
+        "2",
     )
     assert result.ret == 0, result.stderr.str()
     assert "TOTAL" in result.stderr.str()  # pytest-cov still reports
     assert quests(calc, "xdist.json") == quests(calc, "serial.json")
     double = quests(calc, "xdist.json")["src/pkg/calc.py::double"]
     assert len(double["covering_tests"]) == 3
-    result, data = calc.run_json("--quest", "check", "--quest-file", "xdist.json", "--cov=src/pkg", "-n", "2")
+    result, data = calc.run_json(
+        "--quest", "check", "--quest-file", "xdist.json", "--cov=src/pkg", "-n", "2"
+    )
     assert result.ret == 0, result.stderr.str()
     assert data["ok"] is True
     # No worker ran the command itself: one ratchet file each, no other.
@@ -133,7 +145,9 @@ def test_a_project_configured_for_the_sysmon_core_is_measured_per_test_with_cov(
     calc.test("test_calc", SHARED_TESTS)
     pyproject = projects.PYPROJECT.replace("branch = true\n", 'branch = true\ncore = "sysmon"\n')
     (calc.path / "pyproject.toml").write_text(
-        pyproject.replace("[tool.pytest.ini_options]\n", '[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n')
+        pyproject.replace(
+            "[tool.pytest.ini_options]\n", '[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n'
+        )
     )
     result, _ = calc.run_json("--quest", "scan", "--quest-file", "serial.json")
     assert result.ret == 0, result.stderr.str()
@@ -210,8 +224,14 @@ def test_a_command_that_runs_no_test_leaves_pytest_cov_out(calc: Project) -> Non
     assert calc.run("--quest", "scan").ret == 0
     (calc.path / ".coverage").unlink(missing_ok=True)
     result = calc.run(
-        "--quest", "export", "--quest-export-to", "report.md",
-        "--cov", "--cov-branch", "--cov-report=term", "--cov-append",
+        "--quest",
+        "export",
+        "--quest-export-to",
+        "report.md",
+        "--cov",
+        "--cov-branch",
+        "--cov-report=term",
+        "--cov-append",
     )
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == 0, output

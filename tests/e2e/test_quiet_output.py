@@ -68,7 +68,9 @@ def assert_session_only_for_export(scanned: Project, args: tuple[str, ...]) -> N
 
 
 @pytest.mark.parametrize("args", QUIET_COMMANDS)
-def test_commands_that_run_no_test_print_no_header_in_text_mode(scanned: Project, args: tuple[str, ...]) -> None:
+def test_commands_that_run_no_test_print_no_header_in_text_mode(
+    scanned: Project, args: tuple[str, ...]
+) -> None:
     (scanned.path / "conftest.py").write_text(SESSION_HOOKS)
     result = scanned.run(*args)
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
@@ -201,7 +203,9 @@ def test_the_old_verifier_ini_name_warns_once_and_still_works(scanned: Project) 
 
 
 @pytest.mark.parametrize("columns", ["40", "100"])
-def test_status_fits_the_terminal_width_in_ascii_when_piped(scanned: Project, monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
+def test_status_fits_the_terminal_width_in_ascii_when_piped(
+    scanned: Project, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
     monkeypatch.setenv("COLUMNS", columns)
     result = scanned.run("--quest", "status")
     assert result.ret == 0

@@ -23,7 +23,14 @@ import pytest
 from pytest_quest.app.environment import interrupted_done
 from pytest_quest.core.environment import BEGUN_KEY
 from tests.support.paths import DOCS
-from tests.support.projects import CALC, SIGN, Project, quest_files, scanned_template, scanned_unsandboxed
+from tests.support.projects import (
+    CALC,
+    SIGN,
+    Project,
+    quest_files,
+    scanned_template,
+    scanned_unsandboxed,
+)
 from tests.support.projects import TEST_DOUBLE as TEST_CALC
 from tests.support.quests import ratchet_view, without_begun_marks
 from tests.support.runner import child_environ, popen_pytest
@@ -155,7 +162,9 @@ def lock_holder(scanned: Project) -> Iterator[subprocess.Popen[str]]:
 
 
 @pytest.mark.slow  # waits out a timeout
-def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned: Project, lock_holder: subprocess.Popen[str]) -> None:
+def test_lock_held_too_long_is_a_clear_error_after_the_timeout(
+    scanned: Project, lock_holder: subprocess.Popen[str]
+) -> None:
     path = Path(scanned.path) / "quest.json"
     before = path.read_bytes()
     started = time.monotonic()
@@ -186,7 +195,9 @@ def test_lock_held_too_long_is_a_clear_error_after_the_timeout(scanned: Project,
     assert path.read_bytes() == before
 
 
-def test_lock_of_a_killed_process_does_not_block(scanned: Project, lock_holder: subprocess.Popen[str]) -> None:
+def test_lock_of_a_killed_process_does_not_block(
+    scanned: Project, lock_holder: subprocess.Popen[str]
+) -> None:
     lock_holder.kill()  # SIGKILL: its lock file stays, its lock goes with it
     lock_holder.wait()
     assert (Path(scanned.path) / ".quest" / "quest.json.lock").exists()
@@ -207,7 +218,9 @@ def test_lock_of_a_killed_process_does_not_block(scanned: Project, lock_holder: 
         ("--quest-timeout", "0", "0 must be more than 0 seconds"),
     ],
 )
-def test_bad_timeouts_are_usage_errors(project: Project, option: str, value: str, problem: str) -> None:
+def test_bad_timeouts_are_usage_errors(
+    project: Project, option: str, value: str, problem: str
+) -> None:
     result = project.run("--quest", "next", f"{option}={value}")
     assert result.ret == 4
     assert f"argument {option}: {problem}" in result.stderr.str()
@@ -244,7 +257,10 @@ def test_submit_with_a_collection_error_in_the_tests_spends_no_try(scanned: Proj
     assert line.endswith("nothing was judged, no try spent")
     assert path.read_bytes() == before
     assert quest_files(scanned) == [
-        ".quest/quest.json.judging.lock", ".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"
+        ".quest/quest.json.judging.lock",
+        ".quest/quest.json.lock",
+        ".quest/quest.json.run.gz",
+        "quest.json",
     ]
 
 
@@ -336,7 +352,12 @@ def test_ctrl_c_records_nothing_and_leaves_no_process(scanned: Project, command:
     assert not alive(pid), "the tests under judgment kept running"
     assert quest_files(scanned) in (
         [".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"],
-        [".quest/quest.json.judging.lock", ".quest/quest.json.lock", ".quest/quest.json.run.gz", "quest.json"],
+        [
+            ".quest/quest.json.judging.lock",
+            ".quest/quest.json.lock",
+            ".quest/quest.json.run.gz",
+            "quest.json",
+        ],
     )
 
 

@@ -86,9 +86,7 @@ def comparable(path: Path) -> dict[str, Any]:
         kept = {k: v for k, v in entry.items() if k not in ("issued_at", "passed_at")}
         # The seals cover the issue and pass times (the clock).
         kept["extra"] = {
-            k: v
-            for k, v in entry.get("extra", {}).items()
-            if k not in ("issued_seal", "pass_seal")
+            k: v for k, v in entry.get("extra", {}).items() if k not in ("issued_seal", "pass_seal")
         }
         quests[qid] = kept
     return {

@@ -51,7 +51,9 @@ def test_a_pull_request_whose_changed_functions_are_pass_passes(branch: Project)
     )
     branch.source("calc", source)
     commit_all(branch.path, "feature: sign")
-    result, data = branch.run_json("--quest", "check", "--quest-since", "main", "--quest-require-pass")
+    result, data = branch.run_json(
+        "--quest", "check", "--quest-since", "main", "--quest-require-pass"
+    )
     assert result.ret == 0, data
     since = data["since"]
     assert since["ref"] == "main" and since["changed"] == [SIGN]
@@ -86,7 +88,10 @@ def test_a_pull_request_with_a_changed_function_not_pass_fails_with_facts(
     # The ratchet itself is whole: every PASS was re-measured, and none regressed.
     assert data["checked"] == 2 and data["regressions"] == []
     stderr = result.stderr.str()
-    assert "::error file=src/pkg/calc.py,line=11,title=pytest-quest%3A src/pkg/calc.py%3A%3Auntested::" in stderr
+    assert (
+        "::error file=src/pkg/calc.py,line=11,title=pytest-quest%3A src/pkg/calc.py%3A%3Auntested::"
+        in stderr
+    )
 
     # next and status over the same change: only its functions.
     result, data = branch.run_json("--quest", "next", "--quest-since", "main")

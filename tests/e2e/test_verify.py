@@ -105,7 +105,9 @@ def request_(tmp_path: Path) -> Request:
 # -- the prompt ------------------------------------------------------------------------
 
 
-def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(request_: Request) -> None:
+def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(
+    request_: Request,
+) -> None:
     assert request_.function_first == 4
     assert request_.function_source == SOURCE.split("\n", 3)[3].rstrip("\n")
     assert [(t.nodeid, t.file, t.first, t.last) for t in request_.tests] == [
@@ -117,7 +119,9 @@ def test_request_shows_the_function_with_decorators_and_the_changed_tests_only(r
     assert request_.questions == list(QUESTIONS[:3])
 
 
-def test_request_falls_back_to_every_covering_test_when_no_test_file_changed(tmp_path: Path) -> None:
+def test_request_falls_back_to_every_covering_test_when_no_test_file_changed(
+    tmp_path: Path,
+) -> None:
     quest, current = make_project(tmp_path)
     request = build_request(
         rootdir=tmp_path, quest=quest, current=current, covering_tests=current.covering_tests,
@@ -181,7 +185,9 @@ def test_recheck(request_: Request, finding: Finding, why: str) -> None:
         assert result is not None and result.startswith(why)
 
 
-def test_recheck_accepts_an_absolute_path_under_the_rootdir(tmp_path: Path, request_: Request) -> None:
+def test_recheck_accepts_an_absolute_path_under_the_rootdir(
+    tmp_path: Path, request_: Request
+) -> None:
     finding = Finding(str(tmp_path / "src/pkg/calc.py"), 6, "if x < 0:")
     assert recheck(finding, request_.files, tmp_path) is None
 
@@ -549,7 +555,9 @@ def submit(project: Project, *args: str) -> tuple[pytest.RunResult, dict[str, An
 
 
 @pytest.mark.slow
-def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project: Project, template: Project) -> None:
+def test_e2e_two_agreeing_verifiers_turn_pass_into_review(
+    project: Project, template: Project
+) -> None:
     project.fill_from(template)
     cite = ("tests/test_sign.py", ZERO_LINE, "assert sign(0) == 1", "zero is not a sign")
     result, data = submit(
@@ -581,7 +589,9 @@ def test_e2e_two_agreeing_verifiers_turn_pass_into_review(project: Project, temp
 
 
 @pytest.mark.slow
-def test_e2e_a_hallucinated_line_is_dropped_and_counted(project: Project, template: Project) -> None:
+def test_e2e_a_hallucinated_line_is_dropped_and_counted(
+    project: Project, template: Project
+) -> None:
     project.fill_from(template)
     _, data = submit(
         project, "--quest-verify", "on",
@@ -597,7 +607,9 @@ def test_e2e_a_hallucinated_line_is_dropped_and_counted(project: Project, templa
 
 
 @pytest.mark.slow
-def test_e2e_verification_off_runs_no_verifier(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_e2e_verification_off_runs_no_verifier(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("PYTEST_QUEST_VERIFY", raising=False)
     marker = project.path / "verifier-ran.txt"
     text = (project.path / "pyproject.toml").read_text().replace(
@@ -615,7 +627,9 @@ def test_e2e_verification_off_runs_no_verifier(project: Project, monkeypatch: py
 
 @pytest.mark.slow
 @pytest.mark.unsandboxed  # the child's marker file, read from outside (a sandbox throws it away)
-def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(project: Project, template: Project) -> None:
+def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(
+    project: Project, template: Project
+) -> None:
     project.fill_from(template)
     # Scanned again before the quest's test exists (the template's order), where no sandbox starts.
     test_sign = project.path / "tests" / "test_sign.py"
@@ -645,7 +659,9 @@ def test_e2e_verification_on_without_a_verifier_is_a_usage_error_before_any_run(
 
 @pytest.mark.slow
 @pytest.mark.children_measured
-def test_e2e_a_failing_verifier_and_a_plugin_verifier(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_e2e_a_failing_verifier_and_a_plugin_verifier(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PYTEST_QUEST_VERIFY=on; a crashing command is REVIEW naming it; a plugin is a verifier."""
     monkeypatch.setenv("PYTEST_QUEST_VERIFY", "on")
     project.test(
@@ -739,7 +755,9 @@ def test_commands_that_disagree_leave_the_pass(request_: Request) -> None:
     ]
 
 
-def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(request_: Request, tmp_path: Path) -> None:
+def test_hook_verifiers_one_per_plugin_and_wrappers_skipped(
+    request_: Request, tmp_path: Path
+) -> None:
     import pluggy
 
     from pytest_quest.plugin import hookspecs

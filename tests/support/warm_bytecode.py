@@ -31,7 +31,7 @@ PACKAGE = ROOT / "pytest_quest"
 
 #: A test that imports every module of the plugin inside pytest, where the
 #: assertion-rewriting import hook is installed, so pytest caches its rewritten form.
-IMPORT_ALL = '''
+IMPORT_ALL = """
 import importlib
 import pkgutil
 
@@ -47,7 +47,7 @@ def test_import_every_module():
             importlib.import_module(module.name)
         except ImportError:  # an optional extra that is not installed
             pass
-'''
+"""
 
 
 #: Written after a warm run; the caches are fresh while no source is newer.
@@ -80,7 +80,12 @@ def warm(python: str = sys.executable) -> None:
         )
         (project / "test_import_all.py").write_text(IMPORT_ALL, encoding="utf-8")
         # A scan, a next and a submit start every kind of process the suite starts.
-        runs = (["test_import_all.py"], ["--quest", "scan"], ["--quest", "next"], ["--quest", "submit"])
+        runs = (
+            ["test_import_all.py"],
+            ["--quest", "scan"],
+            ["--quest", "next"],
+            ["--quest", "submit"],
+        )
         for args in runs:
             subprocess.run(
                 [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],

@@ -69,7 +69,9 @@ def test_every_doc_page_is_in_the_site_nav() -> None:
     mkdocs = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = set(re.findall(r"^\s*- (?:[^:\n]+: )?([\w-]+\.md)\s*$", mkdocs, flags=re.M))
     pages = {p.name for p in (ROOT / "docs").glob("*.md")}
-    assert pages == nav, f"in docs/ but not in the nav: {pages - nav}; in the nav only: {nav - pages}"
+    assert pages == nav, (
+        f"in docs/ but not in the nav: {pages - nav}; in the nav only: {nav - pages}"
+    )
 
 
 def test_ci_builds_the_site_strictly_and_checks_the_package() -> None:

@@ -5,5 +5,5 @@ from shop.inventory import Inventory, OutOfStock
 from shop.pricing import Coupon
 from shop.shipping import Carrier
 
-__all__ = ["Cart", "CartLine", "Carrier", "Coupon", "Inventory", "OutOfStock"]
+__all__ = ["Carrier", "Cart", "CartLine", "Coupon", "Inventory", "OutOfStock"]
 __version__ = "0.1.0"

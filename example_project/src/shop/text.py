@@ -13,7 +13,8 @@ def slugify(title: str) -> str:
     return "-".join(words)
 
 
-def to_cents(units: int) -> int: return units * 100
+def to_cents(units: int) -> int:
+    return units * 100
 
 
 def format_price(cents: int, currency: str = "EUR") -> str:

@@ -36,7 +36,9 @@ def fake(monkeypatch: pytest.MonkeyPatch, calc: CalcProject, report: RunReport) 
     monkeypatch.setattr(submit_module, "run_child", run_child)
 
 
-def test_outside_kills_spend_no_try_until_the_limit_in_a_row(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_outside_kills_spend_no_try_until_the_limit_in_a_row(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake(monkeypatch, calc, KILLED)
     next_quest(calc.context("next", quest_id=CLAMP))
     for count in (1, 2):
@@ -59,7 +61,9 @@ def test_outside_kills_spend_no_try_until_the_limit_in_a_row(calc: CalcProject, 
 
 
 @pytest.mark.parametrize("report", [TIMEOUT])
-def test_the_gates_own_timeout_stays_review_at_once(calc: CalcProject, monkeypatch: pytest.MonkeyPatch, report: RunReport) -> None:
+def test_the_gates_own_timeout_stays_review_at_once(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch, report: RunReport
+) -> None:
     fake(monkeypatch, calc, report)
     next_quest(calc.context("next", quest_id=CLAMP))
     output = submit(calc.context("submit"))
@@ -83,7 +87,9 @@ MUTATION_TIMEOUT = MutationReport(
 )
 
 
-def fake_mutation(monkeypatch: pytest.MonkeyPatch, calc: CalcProject, report: MutationReport) -> list[int]:
+def fake_mutation(
+    monkeypatch: pytest.MonkeyPatch, calc: CalcProject, report: MutationReport
+) -> list[int]:
     """Steps 1-3 pass (sign fully covered by TEST_SIGN); the mutation child ends as `report`."""
     calc.test("test_sign", "from pkg.calc import sign\n\ndef test_sign():\n    pass\n")
     runs: list[int] = []
@@ -100,7 +106,9 @@ def fake_mutation(monkeypatch: pytest.MonkeyPatch, calc: CalcProject, report: Mu
     return runs
 
 
-def test_a_mutation_child_killed_from_outside_spends_no_try_until_the_limit(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_mutation_child_killed_from_outside_spends_no_try_until_the_limit(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runs = fake_mutation(monkeypatch, calc, MUTATION_KILLED)
     next_quest(calc.context("next", quest_id=SIGN))
     for count in (1, 2):
@@ -125,7 +133,9 @@ def test_a_mutation_child_killed_from_outside_spends_no_try_until_the_limit(calc
     assert len(runs) == 3
 
 
-def test_the_mutation_childs_own_timeout_stays_review_at_once(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_mutation_childs_own_timeout_stays_review_at_once(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_mutation(monkeypatch, calc, MUTATION_TIMEOUT)
     next_quest(calc.context("next", quest_id=SIGN))
     output = submit(calc.context("submit"))
@@ -139,7 +149,9 @@ class JudgeKilled(BaseException):
     """The judge dies mid-run (SIGKILL): nothing after the run happens."""
 
 
-def test_a_judge_killed_mid_run_counts_at_the_next_submit(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_judge_killed_mid_run_counts_at_the_next_submit(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calc.test("test_clamp", "from pkg.calc import clamp\n\ndef test_low():\n    pass\n")
     runs: list[int] = []
 
@@ -158,7 +170,11 @@ def test_a_judge_killed_mid_run_counts_at_the_next_submit(calc: CalcProject, mon
         assert BEGUN_KEY in quest.extra
     output = submit(calc.context("submit"))
     assert len(runs) == 3  # the fourth submit ran nothing
-    assert (output.exitcode, output.data["verdict"], output.data["step"]) == (0, "REVIEW", "environment")
+    assert (output.exitcode, output.data["verdict"], output.data["step"]) == (
+        0,
+        "REVIEW",
+        "environment",
+    )
     assert output.data["environment"]["in_a_row"] == 3
     assert "recorded nothing" in output.data["environment"]["cause"]
     quest = calc.context("next").store.load().quests[CLAMP]
@@ -167,7 +183,9 @@ def test_a_judge_killed_mid_run_counts_at_the_next_submit(calc: CalcProject, mon
     assert BEGUN_KEY not in quest.extra
 
 
-def test_a_quest_gone_before_the_submit_begins_is_a_usage_error_and_nothing_is_written(calc: CalcProject) -> None:
+def test_a_quest_gone_before_the_submit_begins_is_a_usage_error_and_nothing_is_written(
+    calc: CalcProject,
+) -> None:
     before = (calc.root / "quest.json").read_bytes()
     with pytest.raises(QuestUsageError, match="vanished from the ratchet file"):
         begin_submit(calc.context("submit"), "src/pkg/calc.py::gone", "2026-12-01T10:00:00Z")
@@ -184,7 +202,10 @@ def test_an_interrupted_command_says_what_it_recorded() -> None:
 
 
 def whole_suite_with(
-    calc: CalcProject, monkeypatch: pytest.MonkeyPatch, run: RunReport, report: MutationReport | None = None
+    calc: CalcProject,
+    monkeypatch: pytest.MonkeyPatch,
+    run: RunReport,
+    report: MutationReport | None = None,
 ) -> tuple[GateResult, Judgement]:
     from pytest_quest.app import dispute as dispute_module
     from pytest_quest.core.model import Verdict
@@ -203,14 +224,21 @@ def whole_suite_with(
     return result, judgement
 
 
-def test_a_disputes_whole_suite_run_killed_from_outside_is_no_verdict(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_disputes_whole_suite_run_killed_from_outside_is_no_verdict(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     killed = RunReport(completed=False, problem="killed: SIGKILL", environment="killed by SIGKILL")
     result, judgement = whole_suite_with(calc, monkeypatch, killed)
-    assert (result.step, [f.check for f in result.facts]) == ("environment", ["environment.outside"])
+    assert (result.step, [f.check for f in result.facts]) == (
+        "environment",
+        ["environment.outside"],
+    )
     assert outside_cause(judgement.run, result, judgement.mutation)[0] == "killed by SIGKILL"
 
 
-def test_a_disputes_mutation_child_killed_from_outside_is_no_verdict(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_disputes_mutation_child_killed_from_outside_is_no_verdict(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run = RunReport(outcomes={TEST_SIGN: "passed"})
     result, judgement = whole_suite_with(calc, monkeypatch, run, MUTATION_KILLED)
     assert result.step == "environment"

@@ -28,7 +28,9 @@ REFUSED = [
 
 
 @pytest.mark.parametrize(("name", "problem"), REFUSED)
-def test_an_export_refuses_what_it_must_not_write(calc: CalcProject, name: str, problem: str) -> None:
+def test_an_export_refuses_what_it_must_not_write(
+    calc: CalcProject, name: str, problem: str
+) -> None:
     root = calc.root
     (root / "folder.json").mkdir()
     os.mkfifo(root / "fifo.json")
@@ -44,4 +46,3 @@ def test_an_export_refuses_what_it_must_not_write(calc: CalcProject, name: str, 
     assert path.read_bytes() == before
     assert sorted(p.name for p in root.iterdir()) == listing
     assert (root / "tests" / "report.md").read_text() == "kept\n"
-

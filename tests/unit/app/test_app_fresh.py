@@ -15,7 +15,9 @@ from pytest_quest.core.run import RunReport
 from pytest_quest.engine.measure import MeasuredSource
 
 
-def test_next_says_where_facts_come_from_and_keeps_gate_facts_over_a_rescan(calc: CalcProject, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_next_says_where_facts_come_from_and_keeps_gate_facts_over_a_rescan(
+    calc: CalcProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = next_quest(calc.context("next", quest_id=CLAMP))
     origin = first.data["quest"]["facts_from"]
     assert origin["kind"] == "scan"
@@ -49,6 +51,4 @@ def test_next_says_where_facts_come_from_and_keeps_gate_facts_over_a_rescan(calc
     assert kept["verdict"] == "FAIL"
     assert kept["facts"][0]["check"] == "test.failed"
     assert any(line.startswith("  last gate facts (submit of ") for line in output.lines)
-    assert (
-        "    tests/test_clamp.py::test_low failed: AssertionError: assert 0" in output.lines
-    )
+    assert "    tests/test_clamp.py::test_low failed: AssertionError: assert 0" in output.lines

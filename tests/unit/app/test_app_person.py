@@ -120,7 +120,9 @@ def test_reopen_review_reissues_for_current_code(calc: CalcProject) -> None:
         ({"reopen": "src/pkg/calc.py::double"}, "only REVIEW and DONE quests"),
     ],
 )
-def test_bad_person_actions_write_nothing(calc: CalcProject, changes: dict[str, Any], message: str) -> None:
+def test_bad_person_actions_write_nothing(
+    calc: CalcProject, changes: dict[str, Any], message: str
+) -> None:
     judged(calc, Verdict.FAIL, max_tries=1)
     before = (calc.root / "quest.json").read_bytes()
     use_case = reopen if "reopen" in changes else accept

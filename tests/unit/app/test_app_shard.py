@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from app_calc import CLAMP, DOUBLE, SIGN, CalcProject
 
-from pytest_quest.engine.testfiles import digest_test_files
 from pytest_quest.app.check import check
 from pytest_quest.app.context import RunData
 from pytest_quest.app.scan import scan
@@ -27,6 +26,7 @@ from pytest_quest.core.run import CollectionError
 from pytest_quest.core.shard import digest_bytes, manifest_of
 from pytest_quest.engine.measure import Measurer, analyze, coverage_settings
 from pytest_quest.engine.shard import read_shard
+from pytest_quest.engine.testfiles import digest_test_files
 from tests.support.quests import ratchet_view
 
 # The arcs coverage.py records for src/pkg/calc.py (app_calc.CALC).

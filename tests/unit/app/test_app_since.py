@@ -89,7 +89,10 @@ def test_check_require_pass_fails_with_one_fact_per_changed_function(repo: CalcP
     assert since["changed"] == [SIGN, "src/pkg/calc.py::triple"]
     assert since["new"] == ["src/pkg/calc.py::triple"]
     failing = {item["id"]: item for item in since["not_pass"]}
-    assert failing[SIGN]["state"] == "TODO" and failing["src/pkg/calc.py::triple"]["state"] == "untracked"
+    assert (
+        failing[SIGN]["state"] == "TODO"
+        and failing["src/pkg/calc.py::triple"]["state"] == "untracked"
+    )
     for item in failing.values():
         assert len(item["facts"]) == 1 and item["facts"][0]["check"] == "since.require_pass"
     assert failing[SIGN]["facts"][0]["field"] == "src/pkg/calc.py:1"
@@ -129,13 +132,17 @@ def test_a_regressed_pass_is_not_pass_and_github_gets_annotations(repo: CalcProj
     assert item["id"] == DOUBLE and item["state"] == "PASS"
     assert item["facts"][0]["actual"] == "PASS, but regressed (see its regression facts)"
     assert any(
-        line.startswith("::error file=src/pkg/calc.py,line=1,title=pytest-quest%3A src/pkg/calc.py%3A%3Adouble::")
+        line.startswith(
+            "::error file=src/pkg/calc.py,line=1,title=pytest-quest%3A src/pkg/calc.py%3A%3Adouble::"
+        )
         for line in output.lines
     )
     summary = step_summary(CheckOutcome(output.data))
     assert "### Changed since `origin/main` (required to be PASS)" in summary
     assert "1 function changed, 1 not PASS." in summary
-    assert "| `src/pkg/calc.py::double` | PASS | `src/pkg/calc.py:1` | PASS, but regressed" in summary
+    assert (
+        "| `src/pkg/calc.py::double` | PASS | `src/pkg/calc.py:1` | PASS, but regressed" in summary
+    )
 
 
 def test_require_pass_needs_a_ref_outside_a_pull_request(repo: CalcProject) -> None:

@@ -81,7 +81,9 @@ def test_submit_fail_spends_a_try_then_done(calc: CalcProject, fake_run: list[li
     assert calc.context("next").store.load().active == SIGN
 
 
-def test_submit_refusals_run_nothing_and_write_nothing(calc: CalcProject, fake_run: list[list[str]]) -> None:
+def test_submit_refusals_run_nothing_and_write_nothing(
+    calc: CalcProject, fake_run: list[list[str]]
+) -> None:
     before = (calc.root / "quest.json").read_bytes()
     with pytest.raises(QuestUsageError, match="no active quest: run `pytest --quest next`"):
         submit(calc.context("submit"))

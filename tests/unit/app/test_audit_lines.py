@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from pytest_quest.app.audit import AuditFinding, AuditReport, _seconds, _span, _survivor_lines, audit_lines
+from pytest_quest.app.audit import (
+    AuditFinding,
+    AuditReport,
+    _seconds,
+    _span,
+    _survivor_lines,
+    audit_lines,
+)
 from pytest_quest.core.model import Fact, FunctionFacts
 
 
@@ -11,7 +18,10 @@ def _fact(field: str, message: str = "mutant survived") -> Fact:
 
 
 def test_survivor_lines_are_the_facts_lines_once_each_in_order() -> None:
-    finding = AuditFinding("a.py::f", [_fact("a.py:12"), _fact("a.py:3"), _fact("a.py:12"), _fact("a.py"), _fact("a.py:x")])
+    finding = AuditFinding(
+        "a.py::f",
+        [_fact("a.py:12"), _fact("a.py:3"), _fact("a.py:12"), _fact("a.py"), _fact("a.py:x")],
+    )
     assert _survivor_lines(finding) == [3, 12]
     assert _survivor_lines(AuditFinding("a.py::f", [])) == []
 
@@ -25,8 +35,15 @@ def test_seconds_sums_the_tests_own_times_or_is_none_when_one_was_not_timed() ->
 
 def test_span_keeps_the_functions_own_lines() -> None:
     function = FunctionFacts(
-        file="a.py", qualname="f", ordinal=0, start=4, first=5, last=7,
-        fingerprint="x", statements=3, branches=0,
+        file="a.py",
+        qualname="f",
+        ordinal=0,
+        start=4,
+        first=5,
+        last=7,
+        fingerprint="x",
+        statements=3,
+        branches=0,
     )
     by_line = {4: {"t1"}, 5: {"t2"}, 7: {"t3"}, 8: {"t4"}}
     assert _span(by_line, function) == {5: {"t2"}, 7: {"t3"}}
@@ -36,7 +53,11 @@ def test_audit_lines_of_a_report_with_everything() -> None:
     report = AuditReport(
         audited=["a.py::f", "a.py::g", "a.py::h"],
         findings=[
-            AuditFinding("a.py::f", [_fact("a.py:4", "m1 survived"), _fact("a.py:9", "m2 survived")], survived=True),
+            AuditFinding(
+                "a.py::f",
+                [_fact("a.py:4", "m1 survived"), _fact("a.py:9", "m2 survived")],
+                survived=True,
+            ),
             AuditFinding("a.py::g", [_fact("a.py:20", "m3 survived")], survived=True),
             AuditFinding(
                 "a.py::h",
@@ -47,7 +68,14 @@ def test_audit_lines_of_a_report_with_everything() -> None:
         skipped={"b.py::z": "changed since PASS", "b.py::y": "gone"},
         unwitnessed={
             "a.py::f": [
-                {"file": "a.py", "line": 5, "original": "x + 1", "mutated": "x - 1", "operator": "binop", "id": "m7"}
+                {
+                    "file": "a.py",
+                    "line": 5,
+                    "original": "x + 1",
+                    "mutated": "x - 1",
+                    "operator": "binop",
+                    "id": "m7",
+                }
             ]
         },
     )

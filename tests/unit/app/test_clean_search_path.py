@@ -6,8 +6,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from pytest_quest.app.deep_checks import clean_search_path
 from app_calc import CalcProject
+
+from pytest_quest.app.deep_checks import clean_search_path
 
 
 def test_the_ini_pythonpath_the_rootdir_and_the_sources_parents_in_that_order(

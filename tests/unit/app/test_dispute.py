@@ -145,7 +145,12 @@ def test_survivors_are_possibly_equivalent_only_for_the_whole_suite_and_known_te
 
 def test_a_disputed_survivor_seen_doing_otherwise_is_refused_with_what_it_did() -> None:
     # A test's own inputs tell it apart: not equivalent, whatever the reason says.
-    observed = {"test": "tests/t.py::t1", "args": "", "mutant": "returns 1", "original": "raises E()"}
+    observed = {
+        "test": "tests/t.py::t1",
+        "args": "",
+        "mutant": "returns 1",
+        "original": "raises E()",
+    }
     seen = mutant("m1", "survived", observed=observed)
     result = decide(QUEST, ("m1", "m2"), report(seen, mutant("m2", "survived")), "why")
     assert (result.verdict, result.step) == (Verdict.FAIL, "dispute")

@@ -10,8 +10,15 @@ from pytest_quest.core.model import Fact, FunctionFacts, Verdict
 
 def _facts(**changes: object) -> FunctionFacts:
     values: dict[str, object] = {
-        "file": "a.py", "qualname": "f", "ordinal": 1, "start": 1, "first": 1, "last": 9,
-        "fingerprint": "x", "statements": 5, "branches": 2,
+        "file": "a.py",
+        "qualname": "f",
+        "ordinal": 1,
+        "start": 1,
+        "first": 1,
+        "last": 9,
+        "fingerprint": "x",
+        "statements": 5,
+        "branches": 2,
     }
     values.update(changes)
     return FunctionFacts(**values)  # type: ignore[arg-type]
@@ -25,7 +32,10 @@ def test_spot_field_is_the_line_or_the_arc() -> None:
 
 def test_missing_counts_only_what_no_test_reached_failing_reach_is_reach() -> None:
     current = _facts(
-        missing_lines=[3, 4], failing_lines=[4], missing_branches=[(5, 6), (5, 8)], failing_branches=[(5, 8)]
+        missing_lines=[3, 4],
+        failing_lines=[4],
+        missing_branches=[(5, 6), (5, 8)],
+        failing_branches=[(5, 8)],
     )
     assert _missing(Spot(None, 3), current) is True
     assert _missing(Spot(None, 4), current) is False  # a failing test ran it
@@ -36,7 +46,10 @@ def test_missing_counts_only_what_no_test_reached_failing_reach_is_reach() -> No
 
 
 def test_reaching_prefers_the_covering_tests_then_the_failed_then_says_a_test() -> None:
-    assert _reaching(Spot(None, 3), _facts(covering_tests=["t::b", "t::a"]), {"t::z"}) == ["t::a", "t::b"]
+    assert _reaching(Spot(None, 3), _facts(covering_tests=["t::b", "t::a"]), {"t::z"}) == [
+        "t::a",
+        "t::b",
+    ]
     assert _reaching(Spot(None, 3), _facts(), {"t::z", "t::y"}) == ["t::y", "t::z"]
     assert _reaching(Spot(None, 3), _facts(), set()) == ["a test of the suite"]
 

@@ -21,9 +21,22 @@ from pytest_quest.core.errors import QuestUsageError
 
 def _options(format: str) -> QuestOptions:
     return QuestOptions(
-        command="next", sources=[], quest_file=Path("quest.json"), max_tries=3, format=format,
-        quest_id=None, timeout=60.0, lock_timeout=5.0, strict=False, reopen=None, accept=None,
-        export_to=None, export_force=False, mutants=True, verify="off", measure_out=None,
+        command="next",
+        sources=[],
+        quest_file=Path("quest.json"),
+        max_tries=3,
+        format=format,
+        quest_id=None,
+        timeout=60.0,
+        lock_timeout=5.0,
+        strict=False,
+        reopen=None,
+        accept=None,
+        export_to=None,
+        export_force=False,
+        mutants=True,
+        verify="off",
+        measure_out=None,
     )
 
 

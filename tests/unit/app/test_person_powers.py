@@ -55,7 +55,9 @@ def at_terminal(ctx: Context, typed: str) -> TypedTerminal:
     return terminal
 
 
-def act(project: CalcProject, action: str, quest_id: str, typed: str | None = None, **options: Any) -> tuple[Output, TypedTerminal]:
+def act(
+    project: CalcProject, action: str, quest_id: str, typed: str | None = None, **options: Any
+) -> tuple[Output, TypedTerminal]:
     """Run `action` on `quest_id` as a person who types `typed` (default: the id)."""
     options.setdefault("reason", REASON)
     named: dict[str, Any] = {action: quest_id}
@@ -91,7 +93,9 @@ def current_fingerprint(project: CalcProject, quest_id: str) -> str:
 # -- the guard -------------------------------------------------------------------------
 
 
-def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(calc: CalcProject) -> None:
+def test_exclude_confirmed_is_recorded_with_who_when_reason_and_fingerprint(
+    calc: CalcProject,
+) -> None:
     output, terminal = act(calc, "exclude", SIGN)
     assert output.exitcode == 0
     (prompt,) = terminal.prompts
@@ -133,7 +137,9 @@ def test_a_wrong_confirmation_changes_nothing(calc: CalcProject, typed: str) -> 
 
 
 @pytest.mark.parametrize("reason", [None, "", "   "])
-def test_a_missing_reason_is_refused_before_anyone_is_asked(calc: CalcProject, reason: str | None) -> None:
+def test_a_missing_reason_is_refused_before_anyone_is_asked(
+    calc: CalcProject, reason: str | None
+) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     for action in ("exclude", "accept", "reopen"):
@@ -144,7 +150,9 @@ def test_a_missing_reason_is_refused_before_anyone_is_asked(calc: CalcProject, r
 
 
 @pytest.mark.parametrize("action", ["exclude", "accept", "reopen"])
-def test_without_a_terminal_a_person_action_exits_4_naming_it(calc: CalcProject, action: str) -> None:
+def test_without_a_terminal_a_person_action_exits_4_naming_it(
+    calc: CalcProject, action: str
+) -> None:
     judged(calc, SIGN, Verdict.REVIEW)
     before = quest_file(calc)
     use_case = {"reopen": reopen, "accept": accept, "exclude": exclude}[action]

@@ -36,9 +36,22 @@ def test_passed_since_of_an_unreadable_time_is_true() -> None:
 
 def _options(sources: list[Path]) -> QuestOptions:
     return QuestOptions(
-        command="check", sources=sources, quest_file=Path("quest.json"), max_tries=3, format="text",
-        quest_id=None, timeout=60.0, lock_timeout=5.0, strict=False, reopen=None, accept=None,
-        export_to=None, export_force=False, mutants=True, verify="off", measure_out=None,
+        command="check",
+        sources=sources,
+        quest_file=Path("quest.json"),
+        max_tries=3,
+        format="text",
+        quest_id=None,
+        timeout=60.0,
+        lock_timeout=5.0,
+        strict=False,
+        reopen=None,
+        accept=None,
+        export_to=None,
+        export_force=False,
+        mutants=True,
+        verify="off",
+        measure_out=None,
     )
 
 
@@ -67,7 +80,9 @@ def test_who_is_gits_user_name(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("failure", [OSError("no git"), subprocess.TimeoutExpired("git", 5)])
-def test_who_without_git_is_the_os_user(monkeypatch: pytest.MonkeyPatch, failure: Exception) -> None:
+def test_who_without_git_is_the_os_user(
+    monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
     def run(argv: list[str], **options: object) -> subprocess.CompletedProcess[str]:
         raise failure
 

@@ -35,7 +35,11 @@ def test_a_first_scan_needs_no_file(tmp_path: Path) -> None:
 def test_check_and_audit_keep_the_ratchet_they_read(calc: CalcProject) -> None:
     checked = preflight(calc.context("check"))
     assert checked.ratchet is not None and checked.base is None and checked.changes is None
-    assert sorted(checked.ratchet.quests) == ["src/pkg/calc.py::clamp", "src/pkg/calc.py::double", "src/pkg/calc.py::sign"]
+    assert sorted(checked.ratchet.quests) == [
+        "src/pkg/calc.py::clamp",
+        "src/pkg/calc.py::double",
+        "src/pkg/calc.py::sign",
+    ]
     audited = preflight(calc.context("audit"))
     assert audited.ratchet is not None and (audited.base, audited.changes) == (None, None)
     assert sorted(audited.ratchet.quests) == sorted(checked.ratchet.quests)

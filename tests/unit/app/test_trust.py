@@ -103,7 +103,9 @@ def test_a_test_that_did_not_reach_the_function_is_named_only_when_a_mutant_went
             original_reached=["t::a"],
             probed=True,
         )
-        return [f.field for f in unverified_facts(report, FUNCTION) if f.check == "evidence.disagree"]
+        return [
+            f.field for f in unverified_facts(report, FUNCTION) if f.check == "evidence.disagree"
+        ]
 
     assert disagreeing(mutant("killed"), mutant("survived", line=3)) == []
     assert disagreeing(mutant("killed"), mutant("unreached", line=3)) == ["t::b"]

@@ -10,8 +10,14 @@ from pytest_quest.core.ratchet import Regression, check_ratchet
 
 def _quest(name: str, state: State = State.PASS, **changes: Any) -> Quest:
     values: dict[str, Any] = {
-        "id": f"a.py::{name}", "file": "a.py", "qualname": name, "first": 10, "last": 14,
-        "fingerprint": "fp-1", "state": state, "passed_at": "2026-12-01T10:00:00Z",
+        "id": f"a.py::{name}",
+        "file": "a.py",
+        "qualname": name,
+        "first": 10,
+        "last": 14,
+        "fingerprint": "fp-1",
+        "state": state,
+        "passed_at": "2026-12-01T10:00:00Z",
     }
     values.update(changes)
     return Quest(**values)
@@ -19,8 +25,15 @@ def _quest(name: str, state: State = State.PASS, **changes: Any) -> Quest:
 
 def _facts(name: str, **changes: Any) -> FunctionFacts:
     values: dict[str, Any] = {
-        "file": "a.py", "qualname": name, "ordinal": 1, "start": 10, "first": 10, "last": 14,
-        "fingerprint": "fp-1", "statements": 3, "branches": 0,
+        "file": "a.py",
+        "qualname": name,
+        "ordinal": 1,
+        "start": 10,
+        "first": 10,
+        "last": 14,
+        "fingerprint": "fp-1",
+        "statements": 3,
+        "branches": 0,
     }
     values.update(changes)
     return FunctionFacts(**values)
@@ -67,18 +80,36 @@ def test_a_changed_function_still_covered_is_listed_as_changed() -> None:
 
 def test_missing_coverage_of_a_changed_function_is_a_regression_saying_so() -> None:
     quest = _quest("f", passed_at="")
-    report = check_ratchet(_ratchet(quest), [_facts("f", fingerprint="fp-2", missing_lines=[12], missing_branches=[(12, 14)])])
+    report = check_ratchet(
+        _ratchet(quest),
+        [_facts("f", fingerprint="fp-2", missing_lines=[12], missing_branches=[(12, 14)])],
+    )
     assert report.changed == []
     assert report.regressions == [
         Regression(
             quest,
             [
-                Fact("coverage.line", "a.py:12", "executed by a passing test", "never executed",
-                     "line 12 not covered [a.py::f, PASS (no date recorded)]"),
-                Fact("coverage.branch", "a.py:12->14", "branch taken by a passing test", "never taken",
-                     "branch 12->14 not taken [a.py::f, PASS (no date recorded)]"),
-                Fact("ratchet.changed", "a.py:10", "code as at PASS (fp-1)", "changed (fp-2)",
-                     "function f changed since it passed [a.py::f, PASS (no date recorded)]"),
+                Fact(
+                    "coverage.line",
+                    "a.py:12",
+                    "executed by a passing test",
+                    "never executed",
+                    "line 12 not covered [a.py::f, PASS (no date recorded)]",
+                ),
+                Fact(
+                    "coverage.branch",
+                    "a.py:12->14",
+                    "branch taken by a passing test",
+                    "never taken",
+                    "branch 12->14 not taken [a.py::f, PASS (no date recorded)]",
+                ),
+                Fact(
+                    "ratchet.changed",
+                    "a.py:10",
+                    "code as at PASS (fp-1)",
+                    "changed (fp-2)",
+                    "function f changed since it passed [a.py::f, PASS (no date recorded)]",
+                ),
             ],
             True,
         )
@@ -94,9 +125,13 @@ def test_a_line_newly_excluded_is_a_regression_counted_by_offset() -> None:
         Regression(
             quest,
             [
-                Fact("ratchet.excluded", "a.py:18", "no coverage exclusion added after PASS",
-                     "excluded from coverage",
-                     "line 18 newly excluded from coverage [a.py::f, PASS since 2026-12-01T10:00:00Z]"),
+                Fact(
+                    "ratchet.excluded",
+                    "a.py:18",
+                    "no coverage exclusion added after PASS",
+                    "excluded from coverage",
+                    "line 18 newly excluded from coverage [a.py::f, PASS since 2026-12-01T10:00:00Z]",
+                ),
             ],
             False,
         )
@@ -110,8 +145,13 @@ def test_a_function_left_without_statements_is_a_regression() -> None:
         Regression(
             quest,
             [
-                Fact("ratchet.empty", "a.py:10", "measurable statements", "none left",
-                     "the function has no measurable statement any more [a.py::f, PASS since 2026-12-01T10:00:00Z]"),
+                Fact(
+                    "ratchet.empty",
+                    "a.py:10",
+                    "measurable statements",
+                    "none left",
+                    "the function has no measurable statement any more [a.py::f, PASS since 2026-12-01T10:00:00Z]",
+                ),
             ],
             False,
         )

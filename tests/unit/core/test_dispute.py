@@ -80,7 +80,9 @@ def test_a_spot_reached_by_one_of_many_names_three_and_counts_the_rest() -> None
     tests = [f"t.py::test_{n}" for n in range(5)]
     fact = reached_fact("src/m.py", Spot(None, 7, 9), tests)
     assert fact.field == "src/m.py:7->9"
-    assert fact.actual == "reached by a test among t.py::test_0, t.py::test_1, t.py::test_2 and 2 more"
+    assert (
+        fact.actual == "reached by a test among t.py::test_0, t.py::test_1, t.py::test_2 and 2 more"
+    )
     assert reached_fact("m.py", Spot(None, 7), tests[:3]).actual == (
         "reached by a test among t.py::test_0, t.py::test_1, t.py::test_2"
     )

@@ -45,7 +45,11 @@ def test_the_exit_status_is_not_pytests_nor_a_shell_signal_status() -> None:
         (-signal.SIGKILL, "", "killed by signal SIGKILL"),
         (128 + signal.SIGTERM, "", "killed by signal SIGTERM"),
         (127, "", "the interpreter failed to start (exit status 127)"),
-        (1, "Fatal Python error: init_import_site\nPython runtime state", "the interpreter failed to start"),
+        (
+            1,
+            "Fatal Python error: init_import_site\nPython runtime state",
+            "the interpreter failed to start",
+        ),
         (1, "collected 3 items\nTraceback...\nMemoryError", "out of memory"),
     ],
 )

@@ -15,14 +15,33 @@ SCAN1 = "2026-12-01T09:00:00Z"
 SUBMIT = "2026-12-01T09:30:00Z"
 SCAN2 = "2026-12-01T10:00:00Z"
 QID = "src/pkg/m.py::f"
-FAILED = Fact("test.failed", "tests/t.py::test_f", "the test passes", "failed: ValueError", "failed: ValueError")
-LINE = Fact("coverage.line", "src/pkg/m.py:5", "executed by a passing test", "never executed", "line 5 not covered")
+FAILED = Fact(
+    "test.failed",
+    "tests/t.py::test_f",
+    "the test passes",
+    "failed: ValueError",
+    "failed: ValueError",
+)
+LINE = Fact(
+    "coverage.line",
+    "src/pkg/m.py:5",
+    "executed by a passing test",
+    "never executed",
+    "line 5 not covered",
+)
 
 
 def function(**changes: Any) -> FunctionFacts:
     values: dict[str, Any] = {
-        "file": "src/pkg/m.py", "qualname": "f", "ordinal": 1, "start": 3, "first": 3,
-        "last": 6, "fingerprint": "sha256:" + "0" * 32, "statements": 3, "branches": 2,
+        "file": "src/pkg/m.py",
+        "qualname": "f",
+        "ordinal": 1,
+        "start": 3,
+        "first": 3,
+        "last": 6,
+        "fingerprint": "sha256:" + "0" * 32,
+        "statements": 3,
+        "branches": 2,
     }
     values.update(changes)
     return FunctionFacts(**values)
@@ -75,7 +94,5 @@ def test_a_rescan_in_the_same_second_as_the_submit_is_still_the_scan() -> None:
     merge_scan(ratchet, [function()], [], {}, {}, SUBMIT)
     assert facts_origin(ratchet.quests[QID], ratchet) == ("scan", SUBMIT)
     assert ratchet.quests[QID].extra[GATE_FACTS_KEY]["at"] == SUBMIT
-    apply_verdict(
-        ratchet.quests[QID], GateResult(Verdict.FAIL, [LINE], "3-coverage"), 3, SUBMIT
-    )
+    apply_verdict(ratchet.quests[QID], GateResult(Verdict.FAIL, [LINE], "3-coverage"), 3, SUBMIT)
     assert facts_origin(ratchet.quests[QID], ratchet) == ("submit", SUBMIT)

@@ -554,7 +554,9 @@ def test_a_configuration_sealed_as_now_or_unsealed_gives_no_fact() -> None:
 def test_a_changed_coverage_configuration_and_policy_are_each_a_fact() -> None:
     from pytest_quest.core.gate import sealed_config_facts
 
-    evidence = make_evidence(sealed_config="cfg:1111;pol:2222", config_digest_now="cfg:3333;pol:4444")
+    evidence = make_evidence(
+        sealed_config="cfg:1111;pol:2222", config_digest_now="cfg:3333;pol:4444"
+    )
     assert sealed_config_facts(evidence) == [
         Fact(
             check="exclusion.config",
@@ -579,11 +581,17 @@ def test_a_changed_coverage_configuration_and_policy_are_each_a_fact() -> None:
 def test_only_the_part_that_changed_is_a_fact() -> None:
     from pytest_quest.core.gate import sealed_config_facts
 
-    policy = sealed_config_facts(make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:1;pol:5"))
+    policy = sealed_config_facts(
+        make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:1;pol:5")
+    )
     assert [fact.check for fact in policy] == ["exclusion.policy"]
-    config = sealed_config_facts(make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:9;pol:2"))
+    config = sealed_config_facts(
+        make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:9;pol:2")
+    )
     assert [(fact.check, fact.actual) for fact in config] == [("exclusion.config", "cfg:9")]
-    gone = sealed_config_facts(make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:1"))
+    gone = sealed_config_facts(
+        make_evidence(sealed_config="cfg:1;pol:2", config_digest_now="cfg:1")
+    )
     assert [(fact.check, fact.actual) for fact in gone] == [("exclusion.policy", "pol:None")]
 
 
@@ -592,4 +600,6 @@ def test_unverified_mutants_are_review_with_their_facts() -> None:
 
     fact = Fact("mutation.unverified", f"{FILE}:41", "applied", "not reached")
     assert step_unverified(make_evidence()) is None
-    assert step_unverified(make_evidence(unverified=[fact])) == GateResult(Verdict.REVIEW, [fact], "4-mutants")
+    assert step_unverified(make_evidence(unverified=[fact])) == GateResult(
+        Verdict.REVIEW, [fact], "4-mutants"
+    )

@@ -35,7 +35,11 @@ def current(**changes: Any) -> FunctionFacts:
 
 def evidence(run: RunReport, **changes: Any) -> Evidence:
     quest = quests.make_quest(
-        id=f"{FILE}::LRI.__eq__", file=FILE, qualname="LRI.__eq__", first=10, last=14,
+        id=f"{FILE}::LRI.__eq__",
+        file=FILE,
+        qualname="LRI.__eq__",
+        first=10,
+        last=14,
         fingerprint="sha256:" + "0" * 32,
     )
     return Evidence(quest=quest, current=current(**changes), run=run)
@@ -66,9 +70,14 @@ def test_failing_tests_come_first_with_outcome_and_error() -> None:
         "tests/test_lri.py::test_eq_cycle failed: RecursionError: maximum recursion depth exceeded"
     )
     assert second.check == "test.error"
-    assert second.text() == "tests/test_lri.py::test_fixture error: ValueError: no such fixture value"
+    assert (
+        second.text() == "tests/test_lri.py::test_fixture error: ValueError: no such fixture value"
+    )
     assert [fact.check for fact in result.facts[2:]] == [
-        "coverage.line", "coverage.line", "coverage.branch", "coverage.branch"
+        "coverage.line",
+        "coverage.line",
+        "coverage.branch",
+        "coverage.branch",
     ]
 
 

@@ -59,7 +59,13 @@ def test_a_survivor_with_no_witness_whose_effects_were_all_compared_passes_unwit
     result = judge(make_evidence(surviving_mutants=[mutant]))
     assert (result.verdict, result.facts) == (Verdict.PASS, [])
     assert result.unwitnessed == [
-        {"id": "m1234abcd", "line": 32, "operator": "slice.bounds", "original": "n - 1", "mutated": "n"}
+        {
+            "id": "m1234abcd",
+            "line": 32,
+            "operator": "slice.bounds",
+            "original": "n - 1",
+            "mutated": "n",
+        }
     ]
     assert result.to_dict()["unwitnessed"] == result.unwitnessed
 

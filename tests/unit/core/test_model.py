@@ -236,7 +236,11 @@ def test_rescan_names_pass_functions_no_longer_fully_covered_and_keeps_them() ->
     before = quest_to_dict(ratchet.quests["src/pkg/m.py::f"])
     report = merge_scan(
         ratchet,
-        [facts("f", 1, missing_branches=[(2, 3)]), facts("g", 10), facts("h", 20, missing_lines=[21])],
+        [
+            facts("f", 1, missing_branches=[(2, 3)]),
+            facts("g", 10),
+            facts("h", 20, missing_lines=[21]),
+        ],
         [],
         CONFIG,
         {},
@@ -430,11 +434,20 @@ def test_invalid_json_is_an_error_with_its_position() -> None:
     ("fact", "text"),
     [
         (Fact("x.check", "", "e", "a", "the whole message"), "the whole message"),
-        (Fact("test.failed", "t.py::test_x", "e", "a", "failed: boom"), "t.py::test_x failed: boom"),
-        (Fact("coverage.branch", "src/a.py:41->44", "e", "a", "branch not taken"), "src/a.py:41: branch not taken"),
+        (
+            Fact("test.failed", "t.py::test_x", "e", "a", "failed: boom"),
+            "t.py::test_x failed: boom",
+        ),
+        (
+            Fact("coverage.branch", "src/a.py:41->44", "e", "a", "branch not taken"),
+            "src/a.py:41: branch not taken",
+        ),
         (Fact("coverage.branch", "src/a.py:41->exit", "e", "a", "m"), "src/a.py:41: m"),
         (Fact("coverage.line", "src/a.py:41", "e", "a", "m"), "src/a.py:41: m"),
-        (Fact("coverage.line", "src/a.py:41", "run", "never"), "src/a.py:41: expected run, got never"),
+        (
+            Fact("coverage.line", "src/a.py:41", "run", "never"),
+            "src/a.py:41: expected run, got never",
+        ),
     ],
 )
 def test_a_fact_reads_as_one_line_at_its_place(fact: Fact, text: str) -> None:

@@ -100,12 +100,31 @@ def test_walk_scope_does_not_enter_nested_scopes_and_comprehensions_when_told() 
     statement = _function(NESTED).body[1]  # y = [x for x in xs if x]
     assert _kinds(walk_scope(statement, skip_comprehensions=True)) == ["Assign", "Name", "Store"]
     assert _kinds(walk_scope(statement, skip_comprehensions=False)) == [
-        "Assign", "Name", "Store", "ListComp", "Name", "Load", "comprehension",
-        "Name", "Store", "Name", "Load", "Name", "Load",
+        "Assign",
+        "Name",
+        "Store",
+        "ListComp",
+        "Name",
+        "Load",
+        "comprehension",
+        "Name",
+        "Store",
+        "Name",
+        "Load",
+        "Name",
+        "Load",
     ]
     lam = _function(NESTED).body[4]  # if xs: g = lambda: 2; return y
     assert _kinds(walk_scope(lam, skip_comprehensions=False)) == [
-        "If", "Name", "Load", "Assign", "Name", "Store", "Return", "Name", "Load",
+        "If",
+        "Name",
+        "Load",
+        "Assign",
+        "Name",
+        "Store",
+        "Return",
+        "Name",
+        "Load",
     ]
 
 
@@ -162,7 +181,7 @@ def test_spliced_shows_the_node_alone_when_it_spans_lines_or_has_no_place() -> N
     assert spliced(["x = a"], zero.value, "b") == ("a", "b")
 
 
-STATEMENTS = '''\
+STATEMENTS = """\
 def f(xs):
     total = (1 +
              2)
@@ -174,7 +193,7 @@ def f(xs):
     def inner():
         return 0
     return total
-'''
+"""
 
 
 def test_statement_lines_of_a_change_on_each_kind_of_line() -> None:

@@ -223,7 +223,7 @@ def test_a_swap_finds_its_live_functions_and_their_caches_in_one_walk(tmp_path: 
     assert module.plain(2) == 4
 
 
-PATHS = '''\
+PATHS = """\
 import os
 
 
@@ -242,14 +242,19 @@ if os.name:
 else:
     def branch():
         pass
-'''
+"""
 
 
 def test_path_runs_from_the_module_down_to_the_function_on_the_line() -> None:
     tree = ast.parse(PATHS)
     path = mutant_module._path(tree, 8)
     assert path is not None
-    assert [getattr(node, "name", type(node).__name__) for node in path] == ["Outer", "Inner", "method", "nested"]
+    assert [getattr(node, "name", type(node).__name__) for node in path] == [
+        "Outer",
+        "Inner",
+        "method",
+        "nested",
+    ]
     method = mutant_module._path(tree, 7)
     assert method is not None
     assert [getattr(node, "name", "") for node in method] == ["Outer", "Inner", "method"]
@@ -269,14 +274,14 @@ def test_path_is_none_where_no_function_is_defined() -> None:
     assert mutant_module._path(tree, 100) is None
 
 
-MATCHED = '''\
+MATCHED = """\
 match value:
     case 1:
         pass
     case 2:
         def chosen():
             pass
-'''
+"""
 
 
 def test_path_goes_on_past_a_statement_that_does_not_hold_the_function() -> None:

@@ -466,7 +466,10 @@ def test_a_changed_int_reverses_the_order_so_a_sort_key_cannot_hide_it() -> None
     assert [changed_value(v) for v in (-2, 0, 1, 2)] == [1, -1, -2, -3]
     dedented = textwrap.dedent(source).lstrip("\n")
     (changed,) = [m for m in plan_mutants(dedented, 3) if m.operator == "return.changed"]
-    namespace: dict[str, Any] = {"pytest_quest_reached": lambda v: v, "pytest_quest_changed": changed_value}
+    namespace: dict[str, Any] = {
+        "pytest_quest_reached": lambda v: v,
+        "pytest_quest_changed": changed_value,
+    }
     exec(compile(mutated_tree(dedented, 3, changed.index), "<m>", "exec"), namespace)
     assert namespace["order"]("xrw") == "xwr"  # the original gives "rwx"
 
@@ -615,7 +618,9 @@ def test_statements_are_those_whose_lines_hold_the_line_decorators_included() ->
 
     from pytest_quest.core.mutants import _statements
 
-    tree = ast.parse("x = 1\n@dec\n\ndef f():\n    pass\nmatch x:\n    case 1:\n        pass\n    case 2:\n        pass\n")
+    tree = ast.parse(
+        "x = 1\n@dec\n\ndef f():\n    pass\nmatch x:\n    case 1:\n        pass\n    case 2:\n        pass\n"
+    )
     assert _kinds(_statements(tree, 1)) == ["Assign"]
     assert _kinds(_statements(tree, 2)) == ["FunctionDef"]
     assert _kinds(_statements(tree, 3)) == ["FunctionDef"]

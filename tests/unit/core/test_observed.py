@@ -56,4 +56,6 @@ def test_what_a_call_left_is_worded_like_what_it_returned() -> None:
         "in `tests/t.py::t`, with `item='pen'` the mutant leaves `self={'items': []}` "
         "where the function leaves `self={'items': ['pen']}`; no test noticed"
     )
-    assert observed_text({"test": "t", "args": "", "mutant": "keeps 1", "original": "keeps 2"}) == ""
+    assert (
+        observed_text({"test": "t", "args": "", "mutant": "keeps 1", "original": "keeps 2"}) == ""
+    )

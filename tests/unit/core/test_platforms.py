@@ -26,7 +26,9 @@ def test_windows_gets_a_reason_and_a_way_out(platform: str) -> None:
     assert "WSL" in reason
 
 
-def test_a_quest_command_on_windows_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_quest_command_on_windows_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(hooks, "sys", types.SimpleNamespace(platform="win32", stdout=sys.stdout))
     with pytest.raises(pytest.UsageError, match="need a POSIX system"):
         hooks._refuse_unsupported_platform("status", json_mode=True)

@@ -68,7 +68,11 @@ def test_mutants_off_recorded_allows_on() -> None:
 
 def test_mutants_strict_is_tighter_than_the_witnessed_default() -> None:
     strict = replace(BASE, mutants="strict")
-    assert BASE.mutants == "on" and BASE.checks_mutants and not replace(BASE, mutants="off").checks_mutants
+    assert (
+        BASE.mutants == "on"
+        and BASE.checks_mutants
+        and not replace(BASE, mutants="off").checks_mutants
+    )
     assert weaker_keys(BASE, strict) == []
     assert weaker_keys(strict, BASE) == ["mutants"]
     with pytest.raises(QuestUsageError, match=r"mutants=strict.*--quest-policy"):
@@ -261,7 +265,9 @@ def test_a_timeout_floor_is_seconds_from_a_number_or_text(value: Any, expected: 
         ([1], "timeout_floor: expected a number of seconds above 0, got [1]"),
     ],
 )
-def test_a_timeout_floor_that_is_not_seconds_above_zero_is_refused(value: Any, message: str) -> None:
+def test_a_timeout_floor_that_is_not_seconds_above_zero_is_refused(
+    value: Any, message: str
+) -> None:
     with pytest.raises(PolicyError) as raised:
         parse_value("timeout_floor", value)
     assert str(raised.value) == message

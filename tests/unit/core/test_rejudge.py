@@ -203,7 +203,9 @@ def test_the_rejudge_runs_under_the_base_policy_which_options_only_tighten() -> 
     asked_off = ctx(False, 10.0, {"quest_mutants", "quest_timeout"})
     # The base's recorded mutation operators are the re-judge's.
     ops = GatePolicy().operators
-    assert base_policy(strict, asked_off) == RejudgePolicy(mutants=True, timeout=600.0, operators=ops)
+    assert base_policy(strict, asked_off) == RejudgePolicy(
+        mutants=True, timeout=600.0, operators=ops
+    )
     assert base_policy(weak, ctx(True, 900.0, {"quest_mutants", "quest_timeout"})) == (
         RejudgePolicy(mutants=True, timeout=900.0, operators=ops)
     )

@@ -6,7 +6,14 @@ import ast
 
 import pytest
 
-from pytest_quest.core.runtime_code import BUILT, LAMBDA, PARTIAL, _called_name, runtime_lines, statement_lines
+from pytest_quest.core.runtime_code import (
+    BUILT,
+    LAMBDA,
+    PARTIAL,
+    _called_name,
+    runtime_lines,
+    statement_lines,
+)
 
 SOURCE = """\
 import functools, types
@@ -49,9 +56,15 @@ def test_a_lambda_inside_a_def_is_the_defs_and_a_source_that_does_not_parse_has_
 
 
 def test_a_line_marked_first_keeps_its_kind_unless_it_was_a_partial() -> None:
-    assert runtime_lines('f = lambda: exec("x")\n') == {1: (LAMBDA, "a lambda bound outside any def")}
-    assert runtime_lines('x = exec("a") + eval("b")\n') == {1: (BUILT, "code built at run time (exec)")}
-    assert runtime_lines('p = partial(exec("x"))\n') == {1: (BUILT, "code built at run time (exec)")}
+    assert runtime_lines('f = lambda: exec("x")\n') == {
+        1: (LAMBDA, "a lambda bound outside any def")
+    }
+    assert runtime_lines('x = exec("a") + eval("b")\n') == {
+        1: (BUILT, "code built at run time (exec)")
+    }
+    assert runtime_lines('p = partial(exec("x"))\n') == {
+        1: (BUILT, "code built at run time (exec)")
+    }
     assert runtime_lines("p = partial(\n    k,\n)\n") == {
         1: (PARTIAL, "a callable bound at run time (partial)"),
         2: (PARTIAL, "a callable bound at run time (partial)"),

@@ -227,7 +227,9 @@ COMMIT = "0123456789abcdef0123"
 TESTS = {"tests/test_a.py": "sha256:a", "tests/test_b.py": "sha256:b"}
 
 
-def same_tree_error(shards: list[Shard], *, commit: str = COMMIT, tests: dict[str, str] | None = None) -> str:
+def same_tree_error(
+    shards: list[Shard], *, commit: str = COMMIT, tests: dict[str, str] | None = None
+) -> str:
     from pytest_quest.core.shard import check_same_tree
 
     with pytest.raises(QuestUsageError) as raised:
@@ -257,8 +259,14 @@ def test_shards_made_at_different_commits_are_refused_naming_both() -> None:
     ("second", "difference"),
     [
         ({"tests/test_a.py": "sha256:a"}, "tests/test_b.py is in shard s/1, not in shard s/2"),
-        ({**TESTS, "tests/test_c.py": "sha256:c"}, "tests/test_c.py is in shard s/2, not in shard s/1"),
-        ({**TESTS, "tests/test_a.py": "sha256:x"}, "tests/test_a.py differs between shard s/1 and shard s/2"),
+        (
+            {**TESTS, "tests/test_c.py": "sha256:c"},
+            "tests/test_c.py is in shard s/2, not in shard s/1",
+        ),
+        (
+            {**TESTS, "tests/test_a.py": "sha256:x"},
+            "tests/test_a.py differs between shard s/1 and shard s/2",
+        ),
     ],
 )
 def test_shards_made_with_different_test_files_name_the_first_difference(

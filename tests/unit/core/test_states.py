@@ -358,7 +358,9 @@ class QuestLoop(RuleBasedStateMachine):
             assert self.ratchet.quests[self.ratchet.active].state is State.TODO
 
 
-QuestLoop.TestCase.settings = settings(max_examples=examples(60), stateful_step_count=30, deadline=None)
+QuestLoop.TestCase.settings = settings(
+    max_examples=examples(60), stateful_step_count=30, deadline=None
+)
 test_quest_loop = QuestLoop.TestCase
 
 

@@ -74,7 +74,9 @@ def test_no_message_counts_a_placeholder_in_a_fixed_plural() -> None:
     fixed = [
         f"{where}: {text[:80]!r}"
         for where, text in _message_texts()
-        if re.search(r"\{\} (functions|quests|tests|files|lines|questions|answers|verifiers)\b", text)
+        if re.search(
+            r"\{\} (functions|quests|tests|files|lines|questions|answers|verifiers)\b", text
+        )
     ]
     assert not fixed, "count with core.words.counted instead:\n" + "\n".join(fixed)
 
@@ -91,6 +93,10 @@ def test_no_fix_of_a_ratchet_file_error_nests_parentheses() -> None:
             ):
                 continue
             for part in ast.walk(node.args[2]):
-                if isinstance(part, ast.Constant) and isinstance(part.value, str) and "(" in part.value:
+                if (
+                    isinstance(part, ast.Constant)
+                    and isinstance(part.value, str)
+                    and "(" in part.value
+                ):
                     nested.append(f"{path.relative_to(paths.ROOT)}:{node.lineno}: {part.value!r}")
     assert not nested, "\n".join(nested)

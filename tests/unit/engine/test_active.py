@@ -51,7 +51,9 @@ def store_with(tmp_path: Path, ratchet: Ratchet) -> RatchetStore:
     return RatchetStore(path)
 
 
-def test_set_active_writes_the_one_line_and_journals_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_set_active_writes_the_one_line_and_journals_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = store_with(tmp_path, three(A))
     store.load()
     monkeypatch.setattr(

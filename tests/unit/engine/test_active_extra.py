@@ -38,7 +38,10 @@ def test_an_existing_key_is_replaced() -> None:
 
 def test_an_id_is_found_as_the_file_writes_it() -> None:
     text = b'{\n"q\\u00e9.py::f": {"state": "TODO"}\n}\n'
-    assert with_quest_extra(text, "q\u00e9.py::f", "k", "v") == b'{\n"q\\u00e9.py::f": {"extra": {"k": "v"}, "state": "TODO"}\n}\n'
+    assert (
+        with_quest_extra(text, "q\u00e9.py::f", "k", "v")
+        == b'{\n"q\\u00e9.py::f": {"extra": {"k": "v"}, "state": "TODO"}\n}\n'
+    )
 
 
 def test_none_when_the_file_is_not_laid_out_one_quest_a_line() -> None:

@@ -57,13 +57,18 @@ def test_nothing_changed_nothing_listed(repo: Path) -> None:
 
 def test_comments_blank_lines_and_moves_inside_the_file_do_not_count(repo: Path) -> None:
     moved = SHAPES.replace("def area(w, h):\n    return w * h\n", "")
-    moved = moved.replace("    return 2 * (w + h)", "    # the sum of the sides\n\n    return 2 * (w + h)  # twice")
+    moved = moved.replace(
+        "    return 2 * (w + h)", "    # the sum of the sides\n\n    return 2 * (w + h)  # twice"
+    )
     write(repo / "src" / "geo" / "shapes.py", moved + "\n\ndef area(w, h):\n    return w * h\n")
     assert changed(repo) == ([], [])
 
 
 def test_a_changed_body_and_a_new_function_count(repo: Path) -> None:
-    text = SHAPES.replace("return w * h\n", "return h * w\n") + "\n\ndef diagonal(w, h):\n    return (w * w + h * h) ** 0.5\n"
+    text = (
+        SHAPES.replace("return w * h\n", "return h * w\n")
+        + "\n\ndef diagonal(w, h):\n    return (w * w + h * h) ** 0.5\n"
+    )
     write(repo / "src" / "geo" / "shapes.py", text)
     assert changed(repo) == (
         ["src/geo/shapes.py::area", "src/geo/shapes.py::diagonal"],
@@ -112,8 +117,12 @@ def test_a_deleted_file_adds_nothing(repo: Path) -> None:
     assert changed(repo) == ([], [])
 
 
-def test_an_unknown_ref_and_a_folder_outside_git_are_usage_errors(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    with pytest.raises(QuestUsageError, match=r"--quest-since nope: no such commit.*fetch-depth: 0"):
+def test_an_unknown_ref_and_a_folder_outside_git_are_usage_errors(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    with pytest.raises(
+        QuestUsageError, match=r"--quest-since nope: no such commit.*fetch-depth: 0"
+    ):
         changed(repo, "nope")
     with pytest.raises(QuestUsageError, match="a git ref does not start with '-'"):
         changed(repo, "--output=/tmp/x")
@@ -162,7 +171,10 @@ def test_comments_and_blank_lines_anywhere_are_no_change(
 ) -> None:
     lines = SHAPES.splitlines()
     # A trailing comment on a line of code, then whole comment or blank lines between lines.
-    lines = [line + "  # note" if index in commented and line.strip() else line for index, line in enumerate(lines)]
+    lines = [
+        line + "  # note" if index in commented and line.strip() else line
+        for index, line in enumerate(lines)
+    ]
     for where, text in sorted(inserted, reverse=True):
         lines.insert(where, text)
     edited = "\n".join(lines) + "\n"
@@ -171,7 +183,9 @@ def test_comments_and_blank_lines_anywhere_are_no_change(
 
 
 @pytest.mark.parametrize("ref", ["--output=written", "-ooutput"])
-def test_a_ref_git_would_read_as_an_option_is_refused_and_writes_nothing(repo: Path, ref: str) -> None:
+def test_a_ref_git_would_read_as_an_option_is_refused_and_writes_nothing(
+    repo: Path, ref: str
+) -> None:
     """`git show --output=FILE` writes FILE: every option taking a ref refuses one starting with '-'."""
     from pytest_quest.app.policy import since_time
     from pytest_quest.engine.base import base_from_ref

@@ -50,7 +50,18 @@ def test_diff_reads_each_status_and_the_untracked_files(monkeypatch: pytest.Monk
     }
     assert touched == ["a.py", "old.py", "gone.py", "link.py"]
     assert fake.calls == [
-        ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", "abc", "--", "src", "lib"],
+        [
+            "diff",
+            "--name-status",
+            "-z",
+            "-M",
+            "--no-ext-diff",
+            "--no-color",
+            "abc",
+            "--",
+            "src",
+            "lib",
+        ],
         ["ls-files", "--others", "--exclude-standard", "-z", "--", "src", "lib"],
     ]
 
@@ -64,7 +75,10 @@ def test_diff_that_git_refuses_is_a_usage_error(monkeypatch: pytest.MonkeyPatch)
     _fake(monkeypatch, {"--name-status": (128, b"", b"fatal: bad object\n")})
     with pytest.raises(QuestUsageError) as caught:
         _diff("0123456789abcdef", Path("/top"), ["."])
-    assert str(caught.value) == "--quest-since: git diff against 0123456789ab failed: fatal: bad object"
+    assert (
+        str(caught.value)
+        == "--quest-since: git diff against 0123456789ab failed: fatal: bad object"
+    )
 
 
 DIFF = b"""\
@@ -163,12 +177,24 @@ def from_elsewhere():
 def test_compare_finds_the_changed_and_the_new_functions() -> None:
     before = source_functions("m.py", BEFORE)
     # A function without a measurable line is never a quest (coverage.py may find none).
-    now = [*source_functions("m.py", NOW), replace(source_functions("m.py", "def empty(): ...\n")[0], lines=set())]
+    now = [
+        *source_functions("m.py", NOW),
+        replace(source_functions("m.py", "def empty(): ...\n")[0], lines=set()),
+    ]
     moved = source_functions("other.py", "def from_elsewhere():\n    return 5\n")
     moved_from = {(info.qualname, info.fingerprint) for info in moved}
     changed, new = compare(now, before, moved_from)
     assert [info.qualname for info in changed] == ["edited", "renamed_twin", "brand_new"]
     assert new == {"m.py::renamed_twin", "m.py::brand_new"}
     everything, all_new = compare(now, [], set())
-    assert [info.qualname for info in everything] == ["same", "edited", "renamed_twin", "brand_new", "from_elsewhere"]
-    assert all_new == {f"m.py::{name}" for name in ["same", "edited", "renamed_twin", "brand_new", "from_elsewhere"]}
+    assert [info.qualname for info in everything] == [
+        "same",
+        "edited",
+        "renamed_twin",
+        "brand_new",
+        "from_elsewhere",
+    ]
+    assert all_new == {
+        f"m.py::{name}"
+        for name in ["same", "edited", "renamed_twin", "brand_new", "from_elsewhere"]
+    }

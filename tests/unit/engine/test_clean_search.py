@@ -21,7 +21,7 @@ from pytest_quest.core.mutants import plan_mutants
 from pytest_quest.engine.clean_search import judged, module_names, search_cleanly
 from pytest_quest.engine.seeds import decode, encode
 
-PROJECT = '''\
+PROJECT = """\
 from subprocess import Popen
 
 
@@ -42,7 +42,7 @@ def bulk_price(price, quantity):
 def refuse(value):
     value = value + 1
     raise ValueError("never")
-'''
+"""
 
 
 @pytest.fixture
@@ -198,6 +198,8 @@ def test_an_iterator_over_allowed_values_reads_back_at_its_position() -> None:
 
     items = iter([1, 2, 3])
     next(items)
-    (call,) = decode(encode([{"it": items, "text": iter("ab"), "cache": deque([0])}]), lambda m: False)
+    (call,) = decode(
+        encode([{"it": items, "text": iter("ab"), "cache": deque([0])}]), lambda m: False
+    )
     assert list(call["it"]) == [2, 3] and list(call["text"]) == ["a", "b"]
     assert call["cache"] == deque([0])

@@ -81,8 +81,18 @@ def test_status_and_next_take_this_path_for_a_file_the_writer_wrote(text: bytes)
         (TODO_ID, b'"tries": 1', b'"tries": -1', r"\.tries"),
         (TODO_ID, b'"tries": 1', b'"tries": true', r"\.tries"),
         (TODO_ID, b'"qualname": "C.f1"', b'"qualname": "C.f1\\u001b[2J"', r"qualname"),
-        (PASS_ID, b'"covering_tests": [0, 1, 2]', b'"covering_tests": []', r"must record the tests"),
-        (PASS_ID, b'"covering_tests": [0, 1, 2]', b'"covering_tests": [ ]', r"must record the tests"),
+        (
+            PASS_ID,
+            b'"covering_tests": [0, 1, 2]',
+            b'"covering_tests": []',
+            r"must record the tests",
+        ),
+        (
+            PASS_ID,
+            b'"covering_tests": [0, 1, 2]',
+            b'"covering_tests": [ ]',
+            r"must record the tests",
+        ),
         (PASS_ID, b'"passed_at"', b'"missing_lines": [ 3 ], "passed_at"', r"missing"),
         (PASS_ID, b'"passed_at": "2026-01-02T00:00:00Z", ', b"", r"passed_at"),
         (TODO_ID, b'"issued_seal": "sha256:', b'"issued_seal": 1e400, "x": "', r"extra"),
@@ -104,7 +114,9 @@ def test_a_quest_written_twice_is_left_to_the_reader_that_refuses_it(text: bytes
         lazy(twice)
 
 
-def test_a_field_of_the_file_written_twice_or_spelled_out_is_left_to_the_others(text: bytes) -> None:
+def test_a_field_of_the_file_written_twice_or_spelled_out_is_left_to_the_others(
+    text: bytes,
+) -> None:
     twice = text.replace(b'"schema": 2,\n', b'"schema": 2,\n"schema": 2,\n')
     assert codec.view(twice, "quest.json") is None
     with pytest.raises(RatchetFileError, match=r"duplicate key"):

@@ -21,7 +21,11 @@ def test_a_read_of_a_file_an_earlier_run_created_is_named(tmp_path: Path) -> Non
     log = tmp_path / "created.log"
     log.write_text("")
     watch = CreatedFiles(str(log))
-    golden, fresh, cache = tmp_path / "golden.json", tmp_path / "fresh.txt", tmp_path / "__pycache__"
+    golden, fresh, cache = (
+        tmp_path / "golden.json",
+        tmp_path / "fresh.txt",
+        tmp_path / "__pycache__",
+    )
     watch.hook("open", (str(golden), "w", 0))  # the measuring run creates it (no run window)
     golden.write_text("{}")
     watch.hook("open", (str(golden), "w", 0))  # written again: not created, not logged again

@@ -149,8 +149,6 @@ def test_a_refused_signal_makes_anything_but_a_fail_review() -> None:
     assert with_signal_attempts(same, []) is same
 
 
-
-
 def test_a_flood_of_lines_is_named_ten_at_most_each_cut() -> None:
     facts = signal_facts([f"{n} send SIGKILL to its own process" + "x" * 500 for n in range(50)])
     assert len(facts) == 10

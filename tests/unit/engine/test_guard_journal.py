@@ -185,7 +185,9 @@ def test_a_forged_entry_of_another_quest_is_named_and_undone(tmp_path: Path) -> 
     assert store.load().quests["src/m.py::b"].state is State.TODO
 
 
-def test_a_forged_journal_line_does_not_vouch_for_a_forgery_it_does_not_chain(tmp_path: Path) -> None:
+def test_a_forged_journal_line_does_not_vouch_for_a_forgery_it_does_not_chain(
+    tmp_path: Path,
+) -> None:
     store = store_with(tmp_path, "src/m.py::a", "src/m.py::b")
     guard = VerdictGuard(store.path, "src/m.py::a", store)
     with open(store.journal_path, "a") as handle:

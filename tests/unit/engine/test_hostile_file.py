@@ -20,11 +20,10 @@ from pytest_quest.core import grammar
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import Quest, Ratchet
 from pytest_quest.core.policy import GatePolicy
-from pytest_quest.engine.codec import dumps, loads
+from pytest_quest.engine.codec import BadNumber, dumps, loads
+from pytest_quest.engine.codec import strict_parse as parse
 from pytest_quest.engine.source import source_functions
 from pytest_quest.engine.store import RatchetStore, files_outside, read_regular
-from pytest_quest.engine.codec import BadNumber
-from pytest_quest.engine.codec import strict_parse as parse
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -272,7 +271,9 @@ def test_a_file_under_the_source_and_links_inside_pass(tmp_path: Path) -> None:
     assert len(store.load().quests) == 3
 
 
-def test_coverage_source_is_used_when_no_policy_and_package_names_only_check_the_root(tmp_path: Path) -> None:
+def test_coverage_source_is_used_when_no_policy_and_package_names_only_check_the_root(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "src").mkdir()
     ratchet = Ratchet(quests={"lib/x.py::f": quest("lib/x.py", "f")})
     ratchet.coverage_config = {"run:source": ["src"]}

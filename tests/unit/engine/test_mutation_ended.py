@@ -37,7 +37,9 @@ def test_the_interpreter_failing_to_start_is_an_environment_failure() -> None:
 
 
 def test_a_crash_of_the_code_under_test_stays_could_not_confirm() -> None:
-    ran = ChannelRun(128 + signal.SIGSEGV, Received(), "Fatal Python error: Segmentation fault", 1.0)
+    ran = ChannelRun(
+        128 + signal.SIGSEGV, Received(), "Fatal Python error: Segmentation fault", 1.0
+    )
     (report,) = _ended_early(ran, lambda p, d: [MutationReport(completed=False, problem=p)])
     assert report.environment == ""
     assert report.output_tail == []

@@ -271,9 +271,12 @@ def test_two_objects_shown_by_type_only_are_no_difference() -> None:
         "original": "returns <list_iterator object>",
     }
     node = (("n", "<Node a>"),)
-    assert first_difference(
-        [Call("", "returns", "1", (("n", "<Node b>"),))], [Call("", "returns", "1", node)]
-    ) is None
+    assert (
+        first_difference(
+            [Call("", "returns", "1", (("n", "<Node b>"),))], [Call("", "returns", "1", node)]
+        )
+        is None
+    )
 
 
 def test_kept_arguments_are_copies_as_given_a_generators_once(tmp_path: Path) -> None:

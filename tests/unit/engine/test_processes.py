@@ -43,20 +43,26 @@ def test_a_child_that_exits_has_exited_with_or_without_a_report() -> None:
 
 def test_a_child_still_running_after_its_report_overstays_at_the_grace_not_the_timeout() -> None:
     start = time.monotonic()
-    assert processes.wait_for_exit(Child(None).exited, reported_after(0.1), 30) == processes.OVERSTAYED
+    assert (
+        processes.wait_for_exit(Child(None).exited, reported_after(0.1), 30) == processes.OVERSTAYED
+    )
     assert 0.4 <= time.monotonic() - start < 5
 
 
 def test_without_a_whole_report_a_running_child_has_its_whole_time() -> None:
     start = time.monotonic()
-    assert processes.wait_for_exit(Child(None).exited, threading.Event(), 1.0) == processes.TIMED_OUT
+    assert (
+        processes.wait_for_exit(Child(None).exited, threading.Event(), 1.0) == processes.TIMED_OUT
+    )
     assert time.monotonic() - start >= 1.0
 
 
 def test_a_report_just_before_the_timeout_is_still_a_timeout() -> None:
     # The grace never extends a child's time past --quest-timeout.
     start = time.monotonic()
-    assert processes.wait_for_exit(Child(None).exited, reported_after(0.9), 1.0) == processes.TIMED_OUT
+    assert (
+        processes.wait_for_exit(Child(None).exited, reported_after(0.9), 1.0) == processes.TIMED_OUT
+    )
     assert time.monotonic() - start < 1.2
 
 

@@ -12,7 +12,9 @@ import pytest
 
 from pytest_quest.engine import reaper
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and prctl")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="needs /proc and prctl"
+)
 
 # A "test run" that leaves processes behind: a detached sleeper in its own
 # session (double fork), and a plain child of its own; it writes their pids.
@@ -72,7 +74,9 @@ def test_the_shim_kills_what_the_run_left_behind(tmp_path: Path) -> None:
 def test_the_shim_passes_on_the_exit_status(tmp_path: Path) -> None:
     command = reaper.shim_command([sys.executable, "-c", "raise SystemExit(3)"])
     assert subprocess.run(command, timeout=60).returncode == 3
-    killed = reaper.shim_command([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"])
+    killed = reaper.shim_command(
+        [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+    )
     assert subprocess.run(killed, timeout=60).returncode == 128 + signal.SIGKILL
 
 
@@ -109,7 +113,9 @@ def test_kill_descendants_sweeps_orphans_of_a_subreaper(tmp_path: Path) -> None:
         "n = reaper.kill_descendants()\n"
         "print(len(left), n, len(reaper.descendants(__import__('os').getpid())))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     left, killed, after = map(int, result.stdout.split())
     assert left == 3 and killed == 3 and after == 0

@@ -117,7 +117,7 @@ def test_a_record_read_half_written_is_not_believed(tmp_path: Path) -> None:
     path.write_bytes(whole)
     assert read_record(str(path))["mode"] == "mutant"
     long = record_bytes("mutant", file="/x" * 3000 + ".py", start=1, index=0, marks="/m")
-    path.write_bytes(off + long[len(off):])  # a long record renamed in, a short one over its start
+    path.write_bytes(off + long[len(off) :])  # a long record renamed in, a short one over its start
     assert read_record(str(path)) == {"mode": "off"}
 
 

@@ -68,7 +68,9 @@ def child(tmp_path: Path) -> Callable[..., Callable[[str], list[str]]]:
     return command
 
 
-def test_a_child_gets_the_handshake_and_its_output_is_kept(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path) -> None:
+def test_a_child_gets_the_handshake_and_its_output_is_kept(
+    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path
+) -> None:
     ran = runner.run_over_channel(
         {"role": "measure", "n": 1}, child("echo"), cwd=tmp_path, timeout=60
     )
@@ -79,14 +81,20 @@ def test_a_child_gets_the_handshake_and_its_output_is_kept(child: Callable[..., 
     assert ran.duration > 0
 
 
-def test_a_child_over_its_time_is_stopped(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path) -> None:
+def test_a_child_over_its_time_is_stopped(
+    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path
+) -> None:
     ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=0.5)
     assert ran.returncode is None
     assert ran.received.payload is None
     assert 0.5 <= ran.duration < 30
 
 
-def test_a_child_that_reported_and_hangs_is_stopped_and_its_report_stands(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_that_reported_and_hangs_is_stopped_and_its_report_stands(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # e.g. a test's multiprocessing pool whose finalizer deadlocks at exit, after the report.
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
     ran = runner.run_over_channel({}, child("send-hang"), cwd=tmp_path, timeout=20)
@@ -96,7 +104,11 @@ def test_a_child_that_reported_and_hangs_is_stopped_and_its_report_stands(child:
     assert "sent its report but had not exited 0.5s later" in ran.output
 
 
-def test_a_child_that_reported_then_wrote_more_before_it_was_stopped_is_tampered(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_that_reported_then_wrote_more_before_it_was_stopped_is_tampered(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
     ran = runner.run_over_channel({}, child("send-more-hang"), cwd=tmp_path, timeout=20)
     assert ran.received.payload is None
@@ -104,7 +116,11 @@ def test_a_child_that_reported_then_wrote_more_before_it_was_stopped_is_tampered
     assert ran.duration < 15
 
 
-def test_a_whole_frame_forged_without_the_nonce_then_a_hang_is_tampered_not_believed(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_whole_frame_forged_without_the_nonce_then_a_hang_is_tampered_not_believed(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # My attack on the grace: a test writes a whole frame early and keeps the run going
     # past it, so that its own report is the only one when the child is stopped.
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.5)
@@ -113,7 +129,11 @@ def test_a_whole_frame_forged_without_the_nonce_then_a_hang_is_tampered_not_beli
     assert ran.received.tampered == "a message with the wrong nonce"
 
 
-def test_a_child_with_no_whole_report_still_gets_its_whole_time(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_with_no_whole_report_still_gets_its_whole_time(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(processes, "REPORTED_GRACE", 0.1)
     ran = runner.run_over_channel({}, child("sleep"), cwd=tmp_path, timeout=2)
     assert ran.returncode is None
@@ -121,7 +141,10 @@ def test_a_child_with_no_whole_report_still_gets_its_whole_time(child: Callable[
 
 
 def _run_child(
-    command: Callable[[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, timeout: float = 60
+    command: Callable[[str], list[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    timeout: float = 60,
 ) -> tuple[RunReport, MeasuredSource | None]:
     monkeypatch.setattr(runner, "child_command", lambda *a, channel, **k: command(channel))
     return runner.run_child(
@@ -130,7 +153,11 @@ def _run_child(
     )  # fmt: skip
 
 
-def test_the_measuring_run_reads_the_facts_it_was_sent(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_measuring_run_reads_the_facts_it_was_sent(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     facts = FunctionFacts(
         file="src/m.py", qualname="f", ordinal=0, start=2, first=3, last=4,
         fingerprint="abc", statements=2, branches=2, missing_branches=[(3, 4)],
@@ -157,7 +184,13 @@ def test_the_measuring_run_reads_the_facts_it_was_sent(child: Callable[..., Call
     ],
 )
 def test_the_measuring_run_that_did_not_end_well_is_incomplete(
-    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, extra: tuple[str, ...], problem: str, tampered: str
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    extra: tuple[str, ...],
+    problem: str,
+    tampered: str,
 ) -> None:
     # Only the sleeping child needs a short limit: the others must end on their own,
     # even on a loaded machine.
@@ -195,7 +228,11 @@ def _function_report(problem: str, seconds: float) -> dict[str, object]:
     }  # fmt: skip
 
 
-def test_the_mutation_child_reports_one_entry_per_function(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_mutation_child_reports_one_entry_per_function(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     sent = {
         "functions": [_function_report("", 1.5), _function_report("no baseline", 2.0)],
         "l1": [{"verdict": "PASS", "fact": "ok"}],
@@ -214,7 +251,11 @@ def test_the_mutation_child_reports_one_entry_per_function(child: Callable[..., 
     assert plain[0].l1 is None
 
 
-def test_the_mutation_childs_unreadable_report_is_tampering(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_mutation_childs_unreadable_report_is_tampering(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     reports = _check(child("echo"), tmp_path, monkeypatch)
     assert [r.completed for r in reports] == [False, False]
     assert reports[0].problem.startswith("the mutation report was unreadable")
@@ -224,7 +265,11 @@ def test_the_mutation_childs_unreadable_report_is_tampering(child: Callable[...,
     assert reports[1].problem == "the mutation report was unreadable: 2 function reports expected"
 
 
-def test_the_mutation_child_that_did_not_end_well(child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_mutation_child_that_did_not_end_well(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     slow = _check(child("sleep"), tmp_path, monkeypatch, timeout=1)
     assert [r.problem for r in slow] == [
         "the mutation check exceeded --quest-timeout (1s) and was stopped"
@@ -304,7 +349,9 @@ def test_the_ratchet_file_is_guarded_in_the_judged_only_where_the_engine_leaves_
 
 
 def test_an_unsandboxed_child_is_started_as_given(
-    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from pytest_quest.engine import sandbox
 
@@ -314,7 +361,9 @@ def test_an_unsandboxed_child_is_started_as_given(
 
 
 def test_the_clean_search_is_timed_once_for_every_function_of_the_child(
-    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     searched: list[list[Any]] = []
 
@@ -331,7 +380,9 @@ def test_the_clean_search_is_timed_once_for_every_function_of_the_child(
 
 
 def test_a_check_without_mutants_starts_no_clean_search(
-    child: Callable[..., Callable[[str], list[str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def search_cleanly(pairs: list[Any], **_: Any) -> float:
         raise AssertionError("no mutant ran: nothing to search")

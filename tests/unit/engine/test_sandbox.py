@@ -137,7 +137,9 @@ def test_a_bwrap_refused_namespaces_falls_back_to_landlock(
 ) -> None:
     # What Ubuntu's AppArmor rule does to a bwrap without a profile: it cannot start.
     refusing = tmp_path / "bwrap"
-    refusing.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    refusing.write_text(
+        "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n"
+    )
     refusing.chmod(0o755)
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: str(refusing))
     choice = sandbox.choose()
@@ -178,7 +180,10 @@ sys.stdin.read()
 
 def started_judge(fate: str) -> tuple[subprocess.Popen[str], Path]:
     judge = subprocess.Popen(
-        [sys.executable, "-c", JUDGE, fate], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", JUDGE, fate],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert judge.stdout is not None
     said = judge.stdout.readline().strip()

@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from pytest_quest.engine.seeds import MAX_CALL_BYTES, MAX_CALLS, SeedRefused, _Unpickler, decode, encode
+from pytest_quest.engine.seeds import (
+    MAX_CALL_BYTES,
+    MAX_CALLS,
+    SeedRefused,
+    _Unpickler,
+    decode,
+    encode,
+)
 
 HERE = __name__
 
@@ -44,8 +51,13 @@ def test_encode_keeps_the_calls_that_pickle_up_to_the_limits() -> None:
     assert encode([]) == []
     lock_call: dict[str, Any] = {"lock": threading.Lock()}
     big = {"data": b"x" * MAX_CALL_BYTES}
-    assert encode([{"a": 1}, lock_call, big, {"b": (2, "c")}]) == [_b64({"a": 1}), _b64({"b": (2, "c")})]
-    assert encode([{"n": n} for n in range(MAX_CALLS + 5)]) == [_b64({"n": n}) for n in range(MAX_CALLS)]
+    assert encode([{"a": 1}, lock_call, big, {"b": (2, "c")}]) == [
+        _b64({"a": 1}),
+        _b64({"b": (2, "c")}),
+    ]
+    assert encode([{"n": n} for n in range(MAX_CALLS + 5)]) == [
+        _b64({"n": n}) for n in range(MAX_CALLS)
+    ]
 
 
 def test_a_call_just_under_the_byte_limit_is_kept() -> None:
@@ -71,7 +83,11 @@ def test_find_class_allows_stdlib_value_types_and_the_projects_own_classes() -> 
     ("module", "name", "message"),
     [
         ("builtins", "eval", "builtins.eval is not a type the seeds may hold"),
-        ("os", "system", "os.system is not a type the seeds may hold"),  # imported, not the project's
+        (
+            "os",
+            "system",
+            "os.system is not a type the seeds may hold",
+        ),  # imported, not the project's
         ("no_such_module_5a1", "X", "no_such_module_5a1.X is not a type the seeds may hold"),
         (HERE, "Point.__init__", f"{HERE}.Point.__init__: a private name"),
         (HERE, "__builtins__", f"{HERE}.__builtins__: a private name"),

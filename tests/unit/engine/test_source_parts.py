@@ -67,13 +67,28 @@ def test_facts_from_source_with_every_line_missing_or_identity_only(tmp_path: Pa
     fingerprint = fingerprint_node(ast.parse(SOURCE).body[1])
     missing = facts_from_source("pkg/m.py::new_name", "pkg/m.py", tmp_path, all_missing=True)
     assert missing == FunctionFacts(
-        file="pkg/m.py", qualname="new_name", ordinal=1, start=4, first=4, last=5,
-        fingerprint=fingerprint, statements=1, branches=0, missing_lines=[5],
+        file="pkg/m.py",
+        qualname="new_name",
+        ordinal=1,
+        start=4,
+        first=4,
+        last=5,
+        fingerprint=fingerprint,
+        statements=1,
+        branches=0,
+        missing_lines=[5],
     )
     identity = facts_from_source("pkg/m.py::new_name", "pkg/m.py", tmp_path, all_missing=False)
     assert identity == FunctionFacts(
-        file="pkg/m.py", qualname="new_name", ordinal=1, start=4, first=4, last=5,
-        fingerprint=fingerprint, statements=0, branches=0,
+        file="pkg/m.py",
+        qualname="new_name",
+        ordinal=1,
+        start=4,
+        first=4,
+        last=5,
+        fingerprint=fingerprint,
+        statements=0,
+        branches=0,
     )
 
 

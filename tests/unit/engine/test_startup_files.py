@@ -39,7 +39,13 @@ def test_every_change_is_undone_and_kept_aside(tmp_path: Path) -> None:
     (site / "module.py").write_text("x = 2\n")  # not a start-up file
     (path / "other.pth").write_text("changed\n")
     changes = files.restore()
-    assert [c.split(" ", 2)[1] for c in changes] == ["added", "removed", "changed", "added", "added"]
+    assert [c.split(" ", 2)[1] for c in changes] == [
+        "added",
+        "removed",
+        "changed",
+        "added",
+        "added",
+    ]
     assert (site / "keep.pth").read_text() == "/somewhere\n"
     assert (site / "gone.pth").read_text() == "/elsewhere\n"
     assert not (site / "new.pth").exists()
@@ -63,7 +69,9 @@ def test_a_change_that_cannot_be_undone_is_still_named(tmp_path: Path) -> None:
     files = StartupFiles(([str(site)], [str(site)]))
     files.before[str(tmp_path / "gone" / "x.pth")] = b"x"  # its folder is gone: not written back
     (changes,) = files.restore()
-    assert changes.endswith("removed during the run (could not be undone: No such file or directory)")
+    assert changes.endswith(
+        "removed during the run (could not be undone: No such file or directory)"
+    )
 
 
 def test_the_watch_runs_unless_the_engine_keeps_the_start_up_files_out_of_reach(

@@ -133,7 +133,9 @@ def test_unchanged_content_is_not_rewritten(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="tells a folder fd via /proc")
-def test_write_is_temp_fsync_rename_fsync_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_is_temp_fsync_rename_fsync_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "quest.json"
     calls: list[tuple[str, str]] = []
     real_fsync, real_replace = os.fsync, os.replace
@@ -156,11 +158,16 @@ def test_write_is_temp_fsync_rename_fsync_folder(tmp_path: Path, monkeypatch: py
     assert calls[1][1].startswith(".quest-tmp-quest.json-")
     # The lock out of sight, in a folder git ignores by itself.
     assert sorted(p.name for p in tmp_path.iterdir()) == [".quest", "quest.json"]
-    assert sorted(p.name for p in (tmp_path / ".quest").iterdir()) == [".gitignore", "quest.json.lock"]
+    assert sorted(p.name for p in (tmp_path / ".quest").iterdir()) == [
+        ".gitignore",
+        "quest.json.lock",
+    ]
     assert (tmp_path / ".quest" / ".gitignore").read_text().splitlines()[-1] == "*"
 
 
-def test_failed_write_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_write_leaves_old_file_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -341,7 +348,9 @@ def replace_with(target: Ratchet, source: Ratchet) -> None:
         setattr(target, name, value)
 
 
-def test_migration_machinery_upgrades_an_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_migration_machinery_upgrades_an_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Version 1 is the first real version: pretend this pytest-quest writes
     # version 2 and registers the step from version 1.
     seen = []
@@ -471,7 +480,9 @@ def test_lock_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.Mo
     )
 
 
-def test_temporary_file_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_temporary_file_that_cannot_be_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     before = path.read_bytes()
@@ -516,7 +527,9 @@ def test_claims_file_that_cannot_be_opened(tmp_path: Path, monkeypatch: pytest.M
         RatchetStore(tmp_path / "quest.json").claim("src/pkg/calc.py::sign")
 
 
-def test_claim_on_a_file_system_without_record_locks_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_claim_on_a_file_system_without_record_locks_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import errno
     import fcntl
 
@@ -587,7 +600,9 @@ def test_a_typed_extra_field_of_another_type_is_kept_as_found() -> None:
     assert dumps(loads(again)) == again
 
 
-def test_update_validates_before_taking_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_update_validates_before_taking_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The lock is held for the change and the write: the same bytes are not validated twice."""
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
@@ -609,7 +624,9 @@ def test_update_validates_before_taking_the_lock(tmp_path: Path, monkeypatch: py
     assert loads(path.read_bytes()).active is None
 
 
-def test_update_reads_again_when_the_file_changed_before_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_update_reads_again_when_the_file_changed_before_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "quest.json"
     path.write_text(dumps(sample_ratchet()))
     take = RatchetStore._acquire_lock

@@ -23,18 +23,20 @@ def target(original: str, mutant: str, name: str, kept: list[dict[str, Any]]) ->
     return Target(function, function.__code__, compiled(mutant, name).__code__, kept)
 
 
-TRUNCATE = '''
+TRUNCATE = """
 def truncate(text, limit):
     if len(text) <= limit:
         return text
     return text[: limit - 1] + "…"
-'''
+"""
 
 
 def test_a_difference_the_tests_calls_miss_is_found_shrunk_and_the_same_every_time() -> None:
     # The test called it only with short texts: the slice is never reached there.
     mutant = TRUNCATE.replace("limit - 1", "limit")
-    found = [search(target(TRUNCATE, mutant, "truncate", [{"text": "ab", "limit": 5}])) for _ in "ab"]
+    found = [
+        search(target(TRUNCATE, mutant, "truncate", [{"text": "ab", "limit": 5}])) for _ in "ab"
+    ]
     assert found[0].witness == found[1].witness
     witness = found[0].witness
     assert witness is not None
@@ -57,14 +59,14 @@ def test_the_tests_own_call_is_tried_first_outside_their_patches() -> None:
 
 def test_an_equivalent_mutant_has_no_witness() -> None:
     # A type dispatch whose two branches give the same text: forcing it False changes nothing.
-    original = '''
+    original = """
 def cell(value):
     if isinstance(value, str):
         text = value
     else:
         text = str(value)
     return text.rjust(6)
-'''
+"""
     mutant = original.replace("isinstance(value, str)", "False")
     found = search(target(original, mutant, "cell", [{"value": "ab"}, {"value": 42}]))
     assert found.witness is None and found.calls > 2
@@ -105,14 +107,14 @@ def test_no_recorded_call_is_a_problem_not_a_clean_search() -> None:
 
 
 def test_a_method_is_shown_on_its_object() -> None:
-    original = '''
+    original = """
 class Cart:
     def __init__(self):
         self.items = []
 
     def total(self, extra):
         return sum(self.items) + extra
-'''
+"""
     namespace: dict[str, Any] = {}
     exec(compile(original, "<cart>", "exec"), namespace)
     cart = namespace["Cart"]()
@@ -149,7 +151,9 @@ def test_a_generator_is_drained_and_what_it_yields_compared() -> None:
     found = search(target(original, original.replace("range(0, n, 2)", "range(0, n + 1, 2)"),
                           "evens", [{"n": 3}]))  # fmt: skip
     assert found.witness is not None
-    assert found.witness["mutant"].startswith("yields [") and found.witness["call"].startswith("evens(")
+    assert found.witness["mutant"].startswith("yields [") and found.witness["call"].startswith(
+        "evens("
+    )
 
 
 def test_a_mutant_that_leaves_only_private_state_otherwise_is_held() -> None:

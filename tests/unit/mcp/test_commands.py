@@ -26,45 +26,86 @@ def root(tmp_path: Path) -> Path:
     [
         ("quest_next", {}, ["--quest", "next", "--quest-format", "json"]),
         ("quest_scan", {}, ["--quest", "scan", "--quest-format", "json"]),
-        ("quest_scan", {"paths": ["tests/unit"]}, ["--quest", "scan", "--quest-format", "json", "tests/unit"]),
+        (
+            "quest_scan",
+            {"paths": ["tests/unit"]},
+            ["--quest", "scan", "--quest-format", "json", "tests/unit"],
+        ),
         (
             "quest_next",
             {"quest_id": "src/a.py::f", "since": "origin/main"},
-            ["--quest", "next", "--quest-format", "json", "--quest-id=src/a.py::f", "--quest-since=origin/main"],
+            [
+                "--quest",
+                "next",
+                "--quest-format",
+                "json",
+                "--quest-id=src/a.py::f",
+                "--quest-since=origin/main",
+            ],
         ),
         ("quest_submit", {"quest_id": None}, ["--quest", "submit", "--quest-format", "json"]),
         ("quest_status", {}, ["--quest-status", "--quest-format", "json"]),
         (
             "quest_submit",
             {"dispute": "m1a2b3c4d, m00000000", "reason": "-1 and 1 give the same square"},
-            ["--quest", "submit", "--quest-format", "json", "--quest-dispute=m1a2b3c4d,m00000000",
-             "--quest-reason=-1 and 1 give the same square"],
+            [
+                "--quest",
+                "submit",
+                "--quest-format",
+                "json",
+                "--quest-dispute=m1a2b3c4d,m00000000",
+                "--quest-reason=-1 and 1 give the same square",
+            ],
         ),
         (
             "quest_check",
-            {"since": "main", "require_pass": True, "paths": ["tests/unit", "tests/test_a.py::test_x"]},
-            ["--quest", "check", "--quest-format", "json", "--quest-since=main", "--quest-require-pass",
-             "tests/unit", "tests/test_a.py::test_x"],
+            {
+                "since": "main",
+                "require_pass": True,
+                "paths": ["tests/unit", "tests/test_a.py::test_x"],
+            },
+            [
+                "--quest",
+                "check",
+                "--quest-format",
+                "json",
+                "--quest-since=main",
+                "--quest-require-pass",
+                "tests/unit",
+                "tests/test_a.py::test_x",
+            ],
         ),
         ("quest_check", {"require_pass": False}, ["--quest", "check", "--quest-format", "json"]),
     ],
 )
-def test_each_tool_runs_one_fixed_command(root: Path, tool: str, arguments: dict[str, object], args: list[str]) -> None:
+def test_each_tool_runs_one_fixed_command(
+    root: Path, tool: str, arguments: dict[str, object], args: list[str]
+) -> None:
     called = invocation(tool, arguments, root)
     assert called.args == args
     # A dispute's reason is the one person option's name a tool passes, and only with it.
     person = [arg for arg in called.args if arg.startswith(PERSON)]
-    assert person == [arg for arg in args if arg.startswith("--quest-reason=") and "dispute" in arguments]
+    assert person == [
+        arg for arg in args if arg.startswith("--quest-reason=") and "dispute" in arguments
+    ]
 
 
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
         ("quest_accept", {}, "unknown tool 'quest_accept'"),
-        ("quest_submit", {"since": "main"}, "quest_submit takes dispute, quest_id, reason; not since"),
+        (
+            "quest_submit",
+            {"since": "main"},
+            "quest_submit takes dispute, quest_id, reason; not since",
+        ),
         ("quest_submit", {"dispute": "m1a2b3c4d"}, "dispute and reason go together"),
         ("quest_submit", {"reason": "same"}, "dispute and reason go together"),
-        ("quest_submit", {"dispute": "m1a2b3c4d --quest-accept", "reason": "x"}, "expected mutant ids"),
+        (
+            "quest_submit",
+            {"dispute": "m1a2b3c4d --quest-accept", "reason": "x"},
+            "expected mutant ids",
+        ),
         ("quest_submit", {"dispute": "-m1a2b3c4d", "reason": "x"}, "may not start with '-'"),
         ("quest_submit", {"dispute": "m1a2b3c4d", "reason": "a\nb"}, "control characters"),
         ("quest_next", {"reason": "x"}, "quest_next takes quest_id, since; not reason"),
@@ -86,23 +127,31 @@ def test_each_tool_runs_one_fixed_command(root: Path, tool: str, arguments: dict
         ("quest_scan", {"paths": ["--quest-accept=a.py::f"]}, "may not start with '-'"),
     ],
 )
-def test_bad_arguments_are_refused(root: Path, tool: str, arguments: dict[str, object], message: str) -> None:
+def test_bad_arguments_are_refused(
+    root: Path, tool: str, arguments: dict[str, object], message: str
+) -> None:
     with pytest.raises(ArgumentError, match=message.replace("(", r"\(").replace("[", r"\[")):
         invocation(tool, arguments, root)
 
 
-def test_a_link_out_of_the_root_is_outside(root: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_link_out_of_the_root_is_outside(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     (root / "tests" / "elsewhere").symlink_to(tmp_path_factory.mktemp("other"))
     with pytest.raises(ArgumentError, match="outside the project root"):
         invocation("quest_check", {"paths": ["tests/elsewhere"]}, root)
 
 
-def completed(stdout: bytes, code: int = 0, stderr: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+def completed(
+    stdout: bytes, code: int = 0, stderr: bytes = b""
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.CompletedProcess([], code, stdout, stderr)
 
 
 def test_the_result_is_the_printed_object_and_an_error_object_is_an_error() -> None:
-    ok = result_of("next", completed(b'{"schema": "pytest-quest/1", "command": "next", "quest": null}'))
+    ok = result_of(
+        "next", completed(b'{"schema": "pytest-quest/1", "command": "next", "quest": null}')
+    )
     assert (ok.data["quest"], ok.exitcode, ok.error) == (None, 0, False)
     failed = result_of("submit", completed(b'{"verdict": "FAIL"}', 1))
     assert (failed.exitcode, failed.error) == (1, False)  # a FAIL is a verdict, not an error
@@ -125,7 +174,10 @@ def test_the_console_script_refuses_a_missing_root_and_quest_options(
     assert cli.main(["--root", str(tmp_path / "nope")]) == 2
     assert "is not a folder" in capsys.readouterr().err
     assert cli.main(["--root", str(tmp_path), "--", "--quest-accept=src/a.py::f"]) == 2
-    assert "quest options are not passed through: --quest-accept=src/a.py::f" in capsys.readouterr().err
+    assert (
+        "quest options are not passed through: --quest-accept=src/a.py::f"
+        in capsys.readouterr().err
+    )
 
 
 def test_the_console_script_names_the_extra_when_the_sdk_is_missing(
@@ -156,18 +208,25 @@ def test_the_console_script_serves_over_stdio_with_the_options_read_from_argv(
     monkeypatch.setattr(server, "build_server", Server)
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "argv", ["pytest-quest-mcp", "--root", "sub/../sub", "--python", "py3", "--", "-x"])
+    monkeypatch.setattr(
+        sys, "argv", ["pytest-quest-mcp", "--root", "sub/../sub", "--python", "py3", "--", "-x"]
+    )
     assert cli.main() == 0
     assert served == [(tmp_path / "sub", "py3", ["-x"], "stdio")]
     assert capsys.readouterr() == ("", "")
 
 
-def test_the_console_script_messages_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_console_script_messages_in_full(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = tmp_path / "nope"
     assert cli.main(["--root", str(missing)]) == 2
     assert capsys.readouterr().err == f"pytest-quest-mcp: --root {missing} is not a folder\n"
     assert cli.main(["--root", str(tmp_path), "--", "-q", "--quest-id=a", "--questx"]) == 2
-    assert capsys.readouterr().err == "pytest-quest-mcp: quest options are not passed through: --quest-id=a --questx\n"
+    assert (
+        capsys.readouterr().err
+        == "pytest-quest-mcp: quest options are not passed through: --quest-id=a --questx\n"
+    )
 
 
 def test_the_console_script_hint_when_the_sdk_is_missing_in_full(

@@ -26,7 +26,13 @@ def test_the_server_lists_five_tools_and_the_status_resource(tmp_path: Path) -> 
         return [t.name for t in tools], [str(r.uri) for r in resources], schema
 
     names, uris, schema = anyio.run(listed)
-    assert sorted(names) == ["quest_check", "quest_next", "quest_scan", "quest_status", "quest_submit"]
+    assert sorted(names) == [
+        "quest_check",
+        "quest_next",
+        "quest_scan",
+        "quest_status",
+        "quest_submit",
+    ]
     assert uris == ["quest://status"]
     assert set(schema["properties"]) == {"since", "require_pass", "paths"}  # type: ignore[call-overload]
 
@@ -48,7 +54,9 @@ def test_every_parameter_of_every_tool_is_described(tmp_path: Path) -> None:
 
 
 def test_a_refused_argument_is_an_error_result_without_running_pytest(tmp_path: Path) -> None:
-    tools = QuestTools(tmp_path, "/nonexistent/python")  # never started: the argument is refused first
+    tools = QuestTools(
+        tmp_path, "/nonexistent/python"
+    )  # never started: the argument is refused first
     result = anyio.run(tools.run, "quest_submit", {"quest_id": "--quest-accept=a.py::f"})
     assert result.error and result.exitcode == 4
     assert result.data["command"] == "submit" and "may not start with '-'" in result.data["error"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ import anyio
 from pytest_quest.mcp import server as server_module
 from pytest_quest.mcp.commands import ToolResult
 from pytest_quest.mcp.server import QuestTools, _version, build_server, run_child
+
+if sys.version_info < (3, 11):  # anyio's backport
+    from exceptiongroup import BaseExceptionGroup
 
 
 def _fake_python(tmp_path: Path, answer: str, status: int = 0) -> str:
@@ -38,7 +42,14 @@ def test_a_tool_runs_pytest_with_the_persons_arguments_then_the_tools(tmp_path: 
     result = anyio.run(tools.run, "quest_next", {"quest_id": "a.py::f", "since": None})
     assert result == ToolResult({"command": "next", "quest": None}, 0, False)
     assert (tmp_path / "argv").read_text().splitlines() == [
-        "-m", "pytest", "-p", "no:cacheprovider", "--quest", "next", "--quest-format", "json",
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--quest",
+        "next",
+        "--quest-format",
+        "json",
         "--quest-id=a.py::f",
     ]
 
@@ -72,7 +83,9 @@ def test_the_scan_tool_and_the_status_resource_run_their_commands(tmp_path: Path
     assert scanned.structured_content == {"command": "scan", "b": 1, "a": [2]}
     assert json.loads(scanned.content[0].text) == {"command": "scan", "b": 1, "a": [2]}
     assert scan_argv == ["-m", "pytest", "--quest", "scan", "--quest-format", "json", "tests/unit"]
-    assert [item.content for item in status] == ['{\n  "a": [\n    2\n  ],\n  "b": 1,\n  "command": "scan"\n}']
+    assert [item.content for item in status] == [
+        '{\n  "a": [\n    2\n  ],\n  "b": 1,\n  "command": "scan"\n}'
+    ]
     assert status_argv == ["-m", "pytest", "--quest-status", "--quest-format", "json"]
 
 
@@ -101,7 +114,9 @@ class _Stream:
 class _Process:
     """A process that ends when told: at `wait`, at `terminate` (unless it ignores it), at `kill`."""
 
-    def __init__(self, stdout: _Stream, stderr: _Stream, *, ended: bool, ignores_term: bool = False) -> None:
+    def __init__(
+        self, stdout: _Stream, stderr: _Stream, *, ended: bool, ignores_term: bool = False
+    ) -> None:
         self.stdout, self.stderr = stdout, stderr
         self.returncode: int | None = 0 if ended else None
         self.ignores_term = ignores_term
@@ -143,7 +158,15 @@ def test_run_child_collects_both_streams(monkeypatch: pytest.MonkeyPatch, tmp_pa
     done = anyio.run(run_child, ["x", "y"], tmp_path)
     assert (done.args, done.returncode, done.stdout, done.stderr) == (["x", "y"], 0, b"ab", b"e")
     assert seen == [
-        (["x", "y"], {"cwd": tmp_path, "stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE})
+        (
+            ["x", "y"],
+            {
+                "cwd": tmp_path,
+                "stdin": subprocess.DEVNULL,
+                "stdout": subprocess.PIPE,
+                "stderr": subprocess.PIPE,
+            },
+        )
     ]
     assert process.calls == ["wait", "aclose"]
 
@@ -159,8 +182,12 @@ def test_run_child_of_a_failure_after_the_child_ended_only_closes_it(
     assert process.calls == ["wait", "aclose"]
 
 
-def test_run_child_kills_a_child_that_ignores_sigterm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    process = _Process(_Stream([], OSError("pipe broke")), _Stream([]), ended=False, ignores_term=True)
+def test_run_child_kills_a_child_that_ignores_sigterm(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    process = _Process(
+        _Stream([], OSError("pipe broke")), _Stream([]), ended=False, ignores_term=True
+    )
     _opened(monkeypatch, process)
     monkeypatch.setattr(server_module, "TERMINATE_GRACE", 0.05)
     with pytest.raises(BaseExceptionGroup):
@@ -169,7 +196,9 @@ def test_run_child_kills_a_child_that_ignores_sigterm(monkeypatch: pytest.Monkey
     assert process.returncode == -9
 
 
-def test_run_child_terminates_a_running_child(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_run_child_terminates_a_running_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     process = _Process(_Stream([], OSError("pipe broke")), _Stream([]), ended=False)
     _opened(monkeypatch, process)
     with pytest.raises(BaseExceptionGroup):

@@ -79,10 +79,16 @@ def test_two_original_runs_that_disagree_are_made_again_next_time() -> None:
 @pytest.mark.parametrize(
     ("reports", "expected"),
     [
-        ([report("setup", "passed"), report("call", "passed"), report("teardown", "passed")], "passed"),
+        (
+            [report("setup", "passed"), report("call", "passed"), report("teardown", "passed")],
+            "passed",
+        ),
         ([report("setup", "passed"), report("call", "failed")], "failed"),
         ([report("setup", "failed")], "error"),
-        ([report("setup", "passed"), report("call", "passed"), report("teardown", "failed")], "error"),
+        (
+            [report("setup", "passed"), report("call", "passed"), report("teardown", "failed")],
+            "error",
+        ),
         ([report("setup", "skipped")], "skipped"),
         ([report("call", "skipped", wasxfail="")], "xfailed"),
         ([report("call", "passed", wasxfail="")], "xpassed"),

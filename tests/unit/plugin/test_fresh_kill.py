@@ -32,7 +32,9 @@ def test_the_fresh_run_takes_the_childs_arguments_with_its_own_channel() -> None
     assert fresh_arguments(["-q"], "1,2") == ["-q"]
 
 
-def test_each_killing_test_is_confirmed_once_with_its_first_failure_else_its_first_runaway() -> None:
+def test_each_killing_test_is_confirmed_once_with_its_first_failure_else_its_first_runaway() -> (
+    None
+):
     mutants = [
         killed(0, "t::slow", how="timeout"),
         killed(1, "t::a"),
@@ -66,7 +68,9 @@ def test_every_killer_is_tried_with_return_none_then_with_its_own_kill(
         (3, ("t::d",)): "the fresh run sent no report (exit status 3)",
     }
     monkeypatch.setattr(
-        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: answers[(armed[-1], tuple(tests))]
+        fresh_kill,
+        "run_fresh",
+        lambda config, tests, timeout, parked=None: answers[(armed[-1], tuple(tests))],
     )
 
     def arm(index: int) -> str:
@@ -80,7 +84,10 @@ def test_every_killer_is_tried_with_return_none_then_with_its_own_kill(
     assert armed == [9, 1, 3]
     # t::b passes with its own kill in place, but t::c fails there: mutant 1's kill holds.
     assert sorted(found) == ["t::d"]
-    assert found["t::d"] == "mutant m3 `x > 0` -> `x >= 0`: the fresh run sent no report (exit status 3)"
+    assert (
+        found["t::d"]
+        == "mutant m3 `x > 0` -> `x >= 0`: the fresh run sent no report (exit status 3)"
+    )
 
 
 def test_a_kill_no_other_covering_test_confirms_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,7 +105,14 @@ def test_a_kill_no_other_covering_test_confirms_is_named(monkeypatch: pytest.Mon
         return ""
 
     mutants = [killed(1, "t::b"), killed(9, "t::a") | {"operator": "body.return_none"}]
-    found = unconfirmed_kills(None, mutants, arm, lambda: None, timeout=1.0, alongside=["t::a", "t::b"])  # type: ignore[arg-type]
+    found = unconfirmed_kills(
+        None,  # type: ignore[arg-type]
+        mutants,
+        arm,
+        lambda: None,
+        timeout=1.0,
+        alongside=["t::a", "t::b"],
+    )
     assert armed == [9, 1]
     assert list(found) == ["t::b"]
     assert found["t::b"].endswith(
@@ -125,7 +139,14 @@ def test_a_kill_confirmed_by_another_test_needs_the_killers_other_kills_confirme
         return ""
 
     mutants = [killed(1, "t::b"), killed(2, "t::b")]
-    found = unconfirmed_kills(None, mutants, arm, lambda: None, timeout=1.0, alongside=["t::a", "t::b"])  # type: ignore[arg-type]
+    found = unconfirmed_kills(
+        None,  # type: ignore[arg-type]
+        mutants,
+        arm,
+        lambda: None,
+        timeout=1.0,
+        alongside=["t::a", "t::b"],
+    )
     assert armed == [1, 2]
     assert list(found) == ["t::b"]
     assert "no covering test fails" in found["t::b"]
@@ -136,7 +157,9 @@ def test_without_return_none_the_first_kill_is_the_pilot_and_a_pass_there_is_nam
 ) -> None:
     marks = tmp_path / "marks"
     monkeypatch.setattr(
-        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: Fresh({"t::a": "passed"}, {"t::b"})
+        fresh_kill,
+        "run_fresh",
+        lambda config, tests, timeout, parked=None: Fresh({"t::a": "passed"}, {"t::b"}),
     )
 
     def arm(index: int) -> str:
@@ -163,7 +186,9 @@ def test_a_fresh_run_without_the_mutant_says_nothing_a_missing_test_is_named(
             Fresh({}, set()),  # not collected: its id came from the function
         ]
     )
-    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers))
+    monkeypatch.setattr(
+        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers)
+    )
     found = [
         unconfirmed_kills(None, [killed(0, "t::a")], lambda i: "", lambda: None, 1.0)  # type: ignore[arg-type]
         for _ in range(3)
@@ -195,7 +220,9 @@ def test_a_test_stopped_at_its_budget_in_the_fresh_run_confirms_nothing(
             Fresh({"t::a": "timeout"}, {"t::a"}),  # with the mutant it killed itself
         ]
     )
-    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers))
+    monkeypatch.setattr(
+        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers)
+    )
     pilot = killed(9, "t::b") | {"operator": "body.return_none"}
     found = unconfirmed_kills(None, [killed(1, "t::a"), pilot], lambda i: "", lambda: None, 1.0)  # type: ignore[arg-type]
     assert list(found) == ["t::a"] and found["t::a"].startswith("mutant m1 ")
@@ -236,8 +263,12 @@ def test_a_run_held_early_is_stopped_when_no_mutant_was_killed(
 def test_a_runaway_kill_holds_when_the_test_runs_away_in_the_fresh_run_too(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    answers = iter([Fresh({"t::loop": "timeout"}, {"t::loop"}), Fresh({"t::a": "timeout"}, {"t::a"})])
-    monkeypatch.setattr(fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers))
+    answers = iter(
+        [Fresh({"t::loop": "timeout"}, {"t::loop"}), Fresh({"t::a": "timeout"}, {"t::a"})]
+    )
+    monkeypatch.setattr(
+        fresh_kill, "run_fresh", lambda config, tests, timeout, parked=None: next(answers)
+    )
     runaway = killed(3, "t::loop", how="timeout")
     assert unconfirmed_kills(None, [runaway], lambda i: "", lambda: None, 1.0) == {}  # type: ignore[arg-type]
     # A kill by a failure is not confirmed by a test that runs away in the fresh run.

@@ -19,7 +19,12 @@ FILE = "src/pkg/calc.py"
 
 
 def quest(
-    qualname: str, first: int, last: int, state: State = State.PASS, fingerprint: str = "fp", **kwargs: Any
+    qualname: str,
+    first: int,
+    last: int,
+    state: State = State.PASS,
+    fingerprint: str = "fp",
+    **kwargs: Any,
 ) -> Quest:
     return Quest(
         id=f"{FILE}::{qualname}",
@@ -146,12 +151,13 @@ def test_check_outcome_exit_statuses() -> None:
     assert broken.lines[1] == "  tests/t.py:3: boom"
 
 
-
 def test_many_collection_errors_are_summarised_in_text_and_kept_whole_in_json() -> None:
     errors = [CollectionError(file=f"tests/t{n}.py", line=1, message="boom") for n in range(12)]
     broken = ci.interrupted(errors, ratchet(quest("a", 1, 3)))
     assert broken.lines[0].startswith("check: not run: 12 collection errors stopped the suite")
-    assert broken.lines[1:] == [f"  tests/t{n}.py:1: boom" for n in range(10)] + ["  ... and 2 more"]
+    assert broken.lines[1:] == [f"  tests/t{n}.py:1: boom" for n in range(10)] + [
+        "  ... and 2 more"
+    ]
     assert len(broken.data["collection_errors"]) == 12
     one = ci.interrupted(errors[:1], ratchet(quest("a", 1, 3)))
     assert one.lines[0].startswith("check: not run: 1 collection error stopped the suite")

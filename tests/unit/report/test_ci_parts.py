@@ -9,7 +9,13 @@ from pytest_quest.core.person_log import PersonAction
 from pytest_quest.core.rejudge import Rejudged, RejudgeReport
 from pytest_quest.report.ci import CheckOutcome, add_rejudge, add_since, since_annotations
 
-FACT = Fact(check="rejudge.mutation", field="src/a.py:12", expected="e", actual="a", message="mutant survived")
+FACT = Fact(
+    check="rejudge.mutation",
+    field="src/a.py:12",
+    expected="e",
+    actual="a",
+    message="mutant survived",
+)
 ACTION = PersonAction("src/a.py::g", "accept", "Ada", "2026-12-01T00:00:00Z", "looked at it")
 
 
@@ -56,11 +62,25 @@ def test_add_rejudge_of_a_regression_fails_the_check() -> None:
                     "holds": False,
                     "facts": [FACT.to_dict()],
                 },
-                {"id": "src/a.py::h", "reason": "changed", "verdict": "PASS", "step": "pass", "holds": True, "facts": []},
+                {
+                    "id": "src/a.py::h",
+                    "reason": "changed",
+                    "verdict": "PASS",
+                    "step": "pass",
+                    "holds": True,
+                    "facts": [],
+                },
             ],
         },
         "person_actions": [
-            {"id": "src/a.py::g", "action": "accept", "by": "Ada", "at": "2026-12-01T00:00:00Z", "reason": "looked at it", "fingerprint": ""}
+            {
+                "id": "src/a.py::g",
+                "action": "accept",
+                "by": "Ada",
+                "at": "2026-12-01T00:00:00Z",
+                "reason": "looked at it",
+                "fingerprint": "",
+            }
         ],
     }
     assert outcome.lines == [
@@ -109,8 +129,20 @@ NOT_PASS: list[dict[str, Any]] = [
         "id": "src/a.py::f",
         "state": "TODO",
         "facts": [
-            {"check": "coverage.line", "field": "src/a.py:4", "expected": "run", "actual": "not run", "message": "line 4 not run"},
-            {"check": "coverage.branch", "field": "src/a.py:5->7", "expected": "taken", "actual": "not taken", "message": "branch not taken"},
+            {
+                "check": "coverage.line",
+                "field": "src/a.py:4",
+                "expected": "run",
+                "actual": "not run",
+                "message": "line 4 not run",
+            },
+            {
+                "check": "coverage.branch",
+                "field": "src/a.py:5->7",
+                "expected": "taken",
+                "actual": "not taken",
+                "message": "branch not taken",
+            },
         ],
     },
     {"id": "src/b.py::g", "state": "REVIEW", "facts": []},

@@ -26,7 +26,7 @@ def test_no_quest_no_pie() -> None:
 
 def test_a_quote_cannot_end_the_label() -> None:
     (line,) = [line for line in ci.totals_pie({'a"b': 1}) if line.startswith("    ")]
-    assert line == "    \"a'b\" : 1"
+    assert line == '    "a\'b" : 1'
 
 
 def test_the_step_summary_carries_the_pie_after_the_counts() -> None:

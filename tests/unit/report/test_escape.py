@@ -220,7 +220,9 @@ def test_terminal_text_of_hostile_facts() -> None:
     quest = ratchet.quests[f"{FILE}::_under_score_"]
     lines = text.quest_text(quest, 3, {}) + text.facts_text(quest.facts)
     lines += text.status_text(ratchet, 3, markup=False, width=100).splitlines()
-    assert sum("::error file=X::Y" in line for line in lines) == 2  # next; status shows no TODO facts
+    assert (
+        sum("::error file=X::Y" in line for line in lines) == 2
+    )  # next; status shows no TODO facts
     for line in lines:
         assert "\x1b" not in line and "\r" not in line
         assert not line.lstrip().startswith("::")
@@ -229,9 +231,9 @@ def test_terminal_text_of_hostile_facts() -> None:
 def test_encodable_escapes_only_what_the_encoding_lacks() -> None:
     from pytest_quest.report.escape import encodable
 
-    assert encodable('café ✓', "cp1252") == "café \\u2713"
-    assert encodable('café ✓', "ascii") == "caf\\xe9 \\u2713"
-    assert encodable('café ✓', "utf-8") == "café ✓"
+    assert encodable("café ✓", "cp1252") == "café \\u2713"
+    assert encodable("café ✓", "ascii") == "caf\\xe9 \\u2713"
+    assert encodable("café ✓", "utf-8") == "café ✓"
     assert encodable("café", "no-such-codec") == "caf\\xe9"
 
 

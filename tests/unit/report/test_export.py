@@ -33,7 +33,9 @@ def test_the_version_is_the_installed_distributions() -> None:
     assert _version() == importlib.metadata.version("pytest-quest")
 
 
-def test_the_version_is_0_when_the_distribution_cannot_be_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_version_is_0_when_the_distribution_cannot_be_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def missing(name: str) -> str:
         raise importlib.metadata.PackageNotFoundError(name)
 

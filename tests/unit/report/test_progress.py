@@ -76,7 +76,9 @@ def test_terminal_steps_without_a_total_and_with_markup() -> None:
     assert "\x1b[32m0/?\x1b[0m" in drawn  # coloured, no total: the count alone
 
 
-def test_terminal_steps_leave_the_processs_own_output_alone(capsys: pytest.CaptureFixture[str]) -> None:
+def test_terminal_steps_leave_the_processs_own_output_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     stream = io.StringIO()
     with terminal_steps(stream, markup=False)("work", 1) as step:
         print("printed while the bar runs")

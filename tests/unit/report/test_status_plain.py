@@ -106,7 +106,9 @@ def test_ascii_output_imports_no_rich_when_nothing_needs_it(
 def test_status_lists_unwitnessed_survivors_in_their_own_section() -> None:
     ratchet = ratchet_of([("src/a.py", [State.PASS, State.PASS])])
     survivor = {"id": "m0000beef", "line": 3, "operator": "condition.false"}
-    ratchet.quests["src/a.py::f1"].unwitnessed = [{**survivor, "original": "if x:", "mutated": "if False:"}]
+    ratchet.quests["src/a.py::f1"].unwitnessed = [
+        {**survivor, "original": "if x:", "mutated": "if False:"}
+    ]
     view = text.status_view(ratchet)
     assert view.sections == {
         "surviving mutants no call tells apart, not held against the tests (unwitnessed)": (

@@ -102,7 +102,9 @@ def test_without_colour_the_progress_bar_still_shows_both_parts() -> None:
     text = status_text(ratchet(), 3, markup=False, width=60, ascii=False)
     bar = next(line for line in text.splitlines() if "settled" in line)
     assert bar == "[" + "█" * 21 + "░" * 9 + "] 25/35 settled (71%)"
-    none_settled = Ratchet(quests={k: q for k, q in ratchet().quests.items() if q.state is State.TODO})
+    none_settled = Ratchet(
+        quests={k: q for k, q in ratchet().quests.items() if q.state is State.TODO}
+    )
     text = status_text(none_settled, 3, markup=False, width=60, ascii=False)
     bar = next(line for line in text.splitlines() if "settled" in line)
     assert bar == "[" + "░" * 30 + "] 0/10 settled (0%)"

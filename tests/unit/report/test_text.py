@@ -20,14 +20,21 @@ def test_forged_passes_are_counted_then_listed_one_a_line() -> None:
 
 def _quest(**changes: object) -> Quest:
     values: dict[str, Any] = {
-        "id": "m.py::f", "file": "m.py", "qualname": "f", "first": 9, "last": 12, "fingerprint": "x",
+        "id": "m.py::f",
+        "file": "m.py",
+        "qualname": "f",
+        "first": 9,
+        "last": 12,
+        "fingerprint": "x",
     }
     values.update(changes)
     return Quest(**values)
 
 
 def test_source_with_marks_marks_missing_lines_and_partial_branches(tmp_path: Path) -> None:
-    (tmp_path / "m.py").write_text("\n".join(f"line {n}" for n in range(1, 14)) + "\n", encoding="utf-8")
+    (tmp_path / "m.py").write_text(
+        "\n".join(f"line {n}" for n in range(1, 14)) + "\n", encoding="utf-8"
+    )
     quest = _quest(missing_lines=[10], missing_branches=[(10, 11), (11, 12), (11, 13)])
     assert source_with_marks(quest, tmp_path) == (
         "   9 | line 9\n> 10 | line 10\n~ 11 | line 11\n  12 | line 12"

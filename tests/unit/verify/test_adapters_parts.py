@@ -26,12 +26,14 @@ from pytest_quest.verify.adapters import (
 )
 from pytest_quest.verify.capped import CappedReader
 from pytest_quest.verify.prompt import Request, TestSource
-from pytest_quest.verify.protocol import Finding, ProtocolError
+from pytest_quest.verify.protocol import Finding
 from pytest_quest.verify.vote import Answer
 
 
 def _quest() -> Quest:
-    return Quest(id="pkg/m.py::f", file="pkg/m.py", qualname="f", first=3, last=4, fingerprint="sha256:0")
+    return Quest(
+        id="pkg/m.py::f", file="pkg/m.py", qualname="f", first=3, last=4, fingerprint="sha256:0"
+    )
 
 
 def _request() -> Request:
@@ -67,7 +69,9 @@ def test_not_startable_names_a_program_that_cannot_run(tmp_path: Path) -> None:
     assert _not_startable("./folder", tmp_path) == "./folder"
     assert _not_startable("./missing", tmp_path) == "./missing"
     assert _not_startable("sh", tmp_path) == ""
-    assert _not_startable("no-such-program-anywhere-5f3a", tmp_path) == "no-such-program-anywhere-5f3a"
+    assert (
+        _not_startable("no-such-program-anywhere-5f3a", tmp_path) == "no-such-program-anywhere-5f3a"
+    )
 
 
 def test_request_to_dict_and_back() -> None:
@@ -78,7 +82,13 @@ def test_request_to_dict_and_back() -> None:
         "function_first": 3,
         "function_source": "def f():\n    return 1",
         "tests": [
-            {"nodeid": "t.py::test_f", "file": "t.py", "first": 1, "last": 2, "text": "def test_f():\n    assert f() == 1"}
+            {
+                "nodeid": "t.py::test_f",
+                "file": "t.py",
+                "first": 1,
+                "last": 2,
+                "text": "def test_f():\n    assert f() == 1",
+            }
         ],
         "questions": ["Q1?", "Q2?"],
         "prompt": "the prompt",
@@ -106,13 +116,19 @@ def test_request_from_dict_converts_the_types() -> None:
         "prompt": 5,
     }
     request, prompt = request_from_dict(data, _quest())
-    assert (request.function_file, request.function_first, request.function_source) == ("7", 3, "None")
+    assert (request.function_file, request.function_first, request.function_source) == (
+        "7",
+        3,
+        "None",
+    )
     assert request.questions == ["1", "b"]
     assert prompt == "5"
 
 
 def test_answer_to_dict_and_back() -> None:
-    answer = Answer("v", 1.5, findings=[Finding("t.py", 2, "q", "r")], error="", status="s", abstained=True)
+    answer = Answer(
+        "v", 1.5, findings=[Finding("t.py", 2, "q", "r")], error="", status="s", abstained=True
+    )
     data = answer_to_dict(answer)
     assert data == {
         "verifier": "v",
@@ -127,17 +143,23 @@ def test_answer_to_dict_and_back() -> None:
 
 def test_answer_from_dict_defaults() -> None:
     assert answer_from_dict({"seconds": "2", "findings": []}) == Answer("plugin", 2.0)
-    assert answer_from_dict({"verifier": 3, "seconds": 0, "findings": [], "error": "e", "status": 1, "abstained": 1}) == Answer(
-        "3", 0.0, error="e", status="1", abstained=True
-    )
+    assert answer_from_dict(
+        {"verifier": 3, "seconds": 0, "findings": [], "error": "e", "status": 1, "abstained": 1}
+    ) == Answer("3", 0.0, error="e", status="1", abstained=True)
 
 
 @pytest.mark.parametrize(
     ("data", "error"),
     [
         ({"verifier": "v", "findings": []}, "unusable answer from the child: 'seconds'"),
-        ({"verifier": "v", "seconds": "soon", "findings": []}, "unusable answer from the child: could not convert string to float: 'soon'"),
-        ({"verifier": "v", "seconds": 1, "findings": [{"where": 1}]}, "unusable answer from the child: Finding.__init__() got an unexpected keyword argument 'where'"),
+        (
+            {"verifier": "v", "seconds": "soon", "findings": []},
+            "unusable answer from the child: could not convert string to float: 'soon'",
+        ),
+        (
+            {"verifier": "v", "seconds": 1, "findings": [{"where": 1}]},
+            "unusable answer from the child: Finding.__init__() got an unexpected keyword argument 'where'",
+        ),
     ],
 )
 def test_answer_from_dict_of_a_malformed_answer(data: dict[str, Any], error: str) -> None:
@@ -167,11 +189,22 @@ def test_a_hook_verifier_keeps_its_argument_names() -> None:
         return None
 
     verifier = HookVerifier("plugin p", hook, ("quest", "prompt"))
-    assert (verifier.name, verifier.function, verifier.argnames) == ("plugin p", hook, ["quest", "prompt"])
+    assert (verifier.name, verifier.function, verifier.argnames) == (
+        "plugin p",
+        hook,
+        ["quest", "prompt"],
+    )
 
 
 class _Impl:
-    def __init__(self, name: str, function: Any, argnames: tuple[str, ...], hookwrapper: bool = False, wrapper: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        function: Any,
+        argnames: tuple[str, ...],
+        hookwrapper: bool = False,
+        wrapper: bool = False,
+    ) -> None:
         self.plugin_name = name
         self.function = function
         self.argnames = argnames
@@ -220,7 +253,10 @@ def test_hook_verifiers_in_pluggy_call_order_without_wrappers() -> None:
         ("plugin myplugin", _two, ["prompt", "tests"]),
         ("plugin conftest.py", _one, ["quest"]),
     ]
-    assert [v.name for v in hook_verifiers(manager)] == ["plugin myplugin", "plugin /root/conftest.py"]
+    assert [v.name for v in hook_verifiers(manager)] == [
+        "plugin myplugin",
+        "plugin /root/conftest.py",
+    ]
 
 
 def test_hook_verifiers_without_the_hook() -> None:
@@ -231,7 +267,10 @@ def test_hook_verifiers_without_the_hook() -> None:
 def test_a_command_verifier_that_cannot_be_split_or_is_empty(tmp_path: Path) -> None:
     request = _request()
     broken = CommandVerifier("echo 'open", 5.0, tmp_path)(request, "p")
-    assert (broken.verifier, broken.error) == ("echo 'open", "cannot split the command line: No closing quotation")
+    assert (broken.verifier, broken.error) == (
+        "echo 'open",
+        "cannot split the command line: No closing quotation",
+    )
     assert broken.seconds >= 0.0
     empty = CommandVerifier("   ", 5.0, tmp_path)(request, "p")
     assert empty.error == "empty command"
@@ -260,7 +299,9 @@ def test_exchange_gives_stdout_and_stderr(tmp_path: Path) -> None:
 
 def test_exchange_of_a_flood_is_stopped_at_the_cap(tmp_path: Path) -> None:
     verifier = CommandVerifier("x", 30.0, tmp_path, max_output=2048)
-    process = _started("import sys, time; sys.stdout.write('x' * 5000); sys.stdout.flush(); time.sleep(30)")
+    process = _started(
+        "import sys, time; sys.stdout.write('x' * 5000); sys.stdout.flush(); time.sleep(30)"
+    )
     try:
         problem = verifier._exchange(process, b"", time.monotonic())
     finally:

@@ -108,9 +108,15 @@ def test_the_fact_keeps_each_verifiers_first_reason_on_the_line() -> None:
         "3 of 5 name an input that tells them apart (`a`: `xs=[2, 1]`; `b`: `xs=[2, 1]`; "
         "`c`: `xs=[2, 1]`), 0 find none, 2 could not answer (`d`, `e`)"
     )
-    assert fact.message == f"the verifiers on disputed mutant m9: {fact.actual}; a person decides (verification only adds to this REVIEW)"
+    assert (
+        fact.message
+        == f"the verifiers on disputed mutant m9: {fact.actual}; a person decides (verification only adds to this REVIEW)"
+    )
 
 
 def test_the_fact_of_a_mutant_without_a_line_or_voters() -> None:
     fact = equivalence_fact("src/m.py", {}, vote([], FILES, threshold=None))
-    assert (fact.field, fact.actual) == ("src/m.py:0", "0 of 0 name an input that tells them apart, 0 find none")
+    assert (fact.field, fact.actual) == (
+        "src/m.py:0",
+        "0 of 0 name an input that tells them apart, 0 find none",
+    )

@@ -18,7 +18,7 @@ from pytest_quest.verify.prompt import (
     numbered,
 )
 
-TESTS = '''\
+TESTS = """\
 import pytest
 
 
@@ -41,7 +41,7 @@ class TestGroup:
 
 def test_one():
     assert 2
-'''
+"""
 
 
 def test_numbered_pads_the_line_numbers_to_five() -> None:
@@ -109,11 +109,13 @@ def test_covering_test_sources_in_order_each_test_once(tmp_path: Path) -> None:
             16,
             "    def test_in(self):\n        assert True",
         ),
-        TestSource("tests/test_a.py::test_one", "tests/test_a.py", 21, 22, "def test_one():\n    assert 2"),
+        TestSource(
+            "tests/test_a.py::test_one", "tests/test_a.py", 21, 22, "def test_one():\n    assert 2"
+        ),
     ]
 
 
-CODE = '''\
+CODE = """\
 import functools
 
 
@@ -124,17 +126,26 @@ def f(x):
 
 def g():
     return 2
-'''
+"""
 
 
 def _quest() -> Quest:
-    return Quest(id="pkg/m.py::f", file="pkg/m.py", qualname="f", first=5, last=6, fingerprint="sha256:0")
+    return Quest(
+        id="pkg/m.py::f", file="pkg/m.py", qualname="f", first=5, last=6, fingerprint="sha256:0"
+    )
 
 
 def _facts(start: int, last: int, file: str = "pkg/m.py") -> FunctionFacts:
     return FunctionFacts(
-        file=file, qualname="f", ordinal=0, start=start, first=start, last=last,
-        fingerprint="sha256:0", statements=1, branches=0,
+        file=file,
+        qualname="f",
+        ordinal=0,
+        start=start,
+        first=start,
+        last=last,
+        fingerprint="sha256:0",
+        statements=1,
+        branches=0,
     )
 
 
@@ -142,7 +153,9 @@ def _project(tmp_path: Path) -> Path:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "m.py").write_text(CODE, encoding="utf-8")
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_old.py").write_text("def test_old():\n    assert True\n", encoding="utf-8")
+    (tmp_path / "tests" / "test_old.py").write_text(
+        "def test_old():\n    assert True\n", encoding="utf-8"
+    )
     (tmp_path / "tests" / "test_new.py").write_text(
         "def test_new():\n    assert False\n\n\ndef test_more():\n    pass\n", encoding="utf-8"
     )
@@ -155,7 +168,11 @@ def test_build_request_shows_the_changed_tests_and_the_decorators(tmp_path: Path
         rootdir=root,
         quest=_quest(),
         current=_facts(5, 6),
-        covering_tests=["tests/test_old.py::test_old", "tests/test_new.py::test_new", "tests/test_new.py::test_more"],
+        covering_tests=[
+            "tests/test_old.py::test_old",
+            "tests/test_new.py::test_new",
+            "tests/test_new.py::test_more",
+        ],
         changed_files=["tests/test_new.py", "pkg/other.py"],
         questions=2,
     )
@@ -165,13 +182,32 @@ def test_build_request_shows_the_changed_tests_and_the_decorators(tmp_path: Path
         function_first=4,
         function_source="@functools.cache\ndef f(x):\n    return x + 1",
         tests=[
-            TestSource("tests/test_new.py::test_new", "tests/test_new.py", 1, 2, "def test_new():\n    assert False"),
-            TestSource("tests/test_new.py::test_more", "tests/test_new.py", 5, 6, "def test_more():\n    pass"),
+            TestSource(
+                "tests/test_new.py::test_new",
+                "tests/test_new.py",
+                1,
+                2,
+                "def test_new():\n    assert False",
+            ),
+            TestSource(
+                "tests/test_new.py::test_more",
+                "tests/test_new.py",
+                5,
+                6,
+                "def test_more():\n    pass",
+            ),
         ],
         questions=[QUESTIONS[0], QUESTIONS[1]],
         files={
             "pkg/m.py": CODE.splitlines(),
-            "tests/test_new.py": ["def test_new():", "    assert False", "", "", "def test_more():", "    pass"],
+            "tests/test_new.py": [
+                "def test_new():",
+                "    assert False",
+                "",
+                "",
+                "def test_more():",
+                "    pass",
+            ],
         },
     )
 
@@ -188,9 +224,20 @@ def test_build_request_without_changed_tests_shows_every_covering_test(tmp_path:
     )
     assert request.function_first == 9
     assert request.function_source == "def g():\n    return 2"
-    assert request.tests == [TestSource("tests/test_old.py::test_old", "tests/test_old.py", 1, 2, "def test_old():\n    assert True")]
+    assert request.tests == [
+        TestSource(
+            "tests/test_old.py::test_old",
+            "tests/test_old.py",
+            1,
+            2,
+            "def test_old():\n    assert True",
+        )
+    ]
     assert request.questions == [QUESTIONS[0]]
-    assert request.files == {"pkg/m.py": CODE.splitlines(), "tests/test_old.py": ["def test_old():", "    assert True"]}
+    assert request.files == {
+        "pkg/m.py": CODE.splitlines(),
+        "tests/test_old.py": ["def test_old():", "    assert True"],
+    }
 
 
 def test_build_request_for_a_file_that_does_not_parse(tmp_path: Path) -> None:

@@ -42,7 +42,9 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def test_a_flood_of_output_is_cut_at_the_cap_and_never_held(request_: Request, tmp_path: Path) -> None:
+def test_a_flood_of_output_is_cut_at_the_cap_and_never_held(
+    request_: Request, tmp_path: Path
+) -> None:
     assert OUTPUT_LIMIT == 1024 * 1024
     before = peak_rss_mb()
     started = time.monotonic()
@@ -73,7 +75,9 @@ def test_output_under_the_cap_is_read_whole(request_: Request, tmp_path: Path) -
     assert (answer.error, answer.status) == ("", "verified-clean")
 
 
-def test_a_verifier_that_holds_its_output_open_is_stopped_at_the_timeout(request_: Request, tmp_path: Path) -> None:
+def test_a_verifier_that_holds_its_output_open_is_stopped_at_the_timeout(
+    request_: Request, tmp_path: Path
+) -> None:
     hang = command(
         "import sys, time\nsys.stdout.write('partial')\nsys.stdout.flush()\ntime.sleep(60)"
     )

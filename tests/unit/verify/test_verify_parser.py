@@ -319,7 +319,9 @@ def test_well_formed_replies_round_trip(reply: Reply) -> None:
 
 @settings(max_examples=examples(200), deadline=None)
 @given(replies(), st.permutations(range(5)), st.sampled_from(["-", "*"]))
-def test_round_trip_in_any_block_order_and_bullet(reply: Reply, order: list[int], bullet: str) -> None:
+def test_round_trip_in_any_block_order_and_bullet(
+    reply: Reply, order: list[int], bullet: str
+) -> None:
     blocks = re.split(
         r"\n(?=<(?:status|questions|answers|discrepancies|final)>)", format_reply(reply)
     )

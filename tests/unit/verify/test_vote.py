@@ -46,7 +46,9 @@ def test_normalize_path_keeps_a_relative_path_when_a_rootdir_is_given() -> None:
     assert normalize_path("./t.py", Path("/root")) == "t.py"
 
 
-def test_normalize_path_keeps_the_path_when_relpath_cannot_relate_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_normalize_path_keeps_the_path_when_relpath_cannot_relate_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def refuse(path: str, start: object) -> str:
         raise ValueError("path is on mount 'D:', start on mount 'C:'")
 
@@ -61,7 +63,13 @@ def test_majority_is_more_than_half() -> None:
 def test_a_confirmed_finding_as_a_dict_copies_its_voters() -> None:
     item = Confirmed("t.py", 3, "x = 1", "weak", ["a", "b"])
     data = item.to_dict()
-    assert data == {"file": "t.py", "line": 3, "quote": "x = 1", "reason": "weak", "raised_by": ["a", "b"]}
+    assert data == {
+        "file": "t.py",
+        "line": 3,
+        "quote": "x = 1",
+        "reason": "weak",
+        "raised_by": ["a", "b"],
+    }
     data["raised_by"].append("c")
     assert item.raised_by == ["a", "b"]
 
@@ -101,7 +109,8 @@ def test_judge_leaves_a_pass_without_facts_alone() -> None:
 def test_judge_makes_a_pass_with_facts_review() -> None:
     passed = GateResult(Verdict.PASS, [], "l1-pass")
     verification = _verification(
-        [Answer("b", 2.0, error="timed out")], [Confirmed("t.py", 2, "assert x", "too weak", ["a", "b"])]
+        [Answer("b", 2.0, error="timed out")],
+        [Confirmed("t.py", 2, "assert x", "too weak", ["a", "b"])],
     )
     judged = verification.judge(passed)
     assert judged.verdict is Verdict.REVIEW
@@ -126,7 +135,9 @@ def test_judge_makes_a_pass_with_facts_review() -> None:
 
 def test_record_of_a_verification_that_met_an_error() -> None:
     answers = [
-        Answer("a", 1.23456, findings=[Finding("t.py", 1, "q")], status="verified-with-corrections"),
+        Answer(
+            "a", 1.23456, findings=[Finding("t.py", 1, "q")], status="verified-with-corrections"
+        ),
         Answer("b", 2.0, error="timed out"),
         Answer("c", 0.5, abstained=True),
     ]
@@ -137,13 +148,28 @@ def test_record_of_a_verification_that_met_an_error() -> None:
         "threshold": 2,
         "verifiers": 3,
         "questions": 4,
-        "discrepancies": [{"file": "t.py", "line": 1, "quote": "q", "reason": "", "raised_by": ["a", "c"]}],
-        "below_threshold": [{"file": "t.py", "line": 9, "quote": "y", "reason": "maybe", "raised_by": ["c"]}],
+        "discrepancies": [
+            {"file": "t.py", "line": 1, "quote": "q", "reason": "", "raised_by": ["a", "c"]}
+        ],
+        "below_threshold": [
+            {"file": "t.py", "line": 9, "quote": "y", "reason": "maybe", "raised_by": ["c"]}
+        ],
         "hallucinations": 2,
         "dropped": [{"why": "one"}, {"why": "two"}],
         "calls": [
-            {"verifier": "a", "seconds": 1.235, "status": "verified-with-corrections", "findings": 1},
-            {"verifier": "b", "seconds": 2.0, "status": "error", "findings": 0, "error": "timed out"},
+            {
+                "verifier": "a",
+                "seconds": 1.235,
+                "status": "verified-with-corrections",
+                "findings": 1,
+            },
+            {
+                "verifier": "b",
+                "seconds": 2.0,
+                "status": "error",
+                "findings": 0,
+                "error": "timed out",
+            },
             {"verifier": "c", "seconds": 0.5, "status": "abstained", "findings": 0},
         ],
     }
@@ -152,10 +178,15 @@ def test_record_of_a_verification_that_met_an_error() -> None:
 def test_record_outcome_with_a_discrepancy_and_when_clean() -> None:
     answer = Answer("a", 1.0, status="verified-clean")
     found = _verification([answer], [Confirmed("t.py", 1, "q", "", ["a"])]).record()
-    assert (found["result"], found["verified_with_discrepancy"]) == ("verified_with_discrepancy", True)
+    assert (found["result"], found["verified_with_discrepancy"]) == (
+        "verified_with_discrepancy",
+        True,
+    )
     clean = _verification([answer]).record()
     assert (clean["result"], clean["verified_with_discrepancy"]) == ("verified_clean", False)
-    assert clean["calls"] == [{"verifier": "a", "seconds": 1.0, "status": "verified-clean", "findings": 0}]
+    assert clean["calls"] == [
+        {"verifier": "a", "seconds": 1.0, "status": "verified-clean", "findings": 0}
+    ]
 
 
 def test_vote_keeps_what_a_majority_raised_and_drops_what_does_not_hold() -> None:
@@ -199,7 +230,9 @@ def test_vote_with_a_given_threshold_and_absolute_paths() -> None:
 
 
 def _quest(qid: str, file: str) -> Quest:
-    return Quest(id=qid, file=file, qualname=qid.split("::")[1], first=1, last=2, fingerprint="sha256:0")
+    return Quest(
+        id=qid, file=file, qualname=qid.split("::")[1], first=1, last=2, fingerprint="sha256:0"
+    )
 
 
 def test_excluded_by_names_the_first_pattern_matching_the_id_or_the_file() -> None:
