@@ -114,8 +114,9 @@ def test_a_run_that_ran_no_test_says_so_and_records_nothing(scanned: Project, co
 
 
 def test_the_checks_of_the_inputs_pass_an_honest_run(scanned: Project, tmp_path: Path) -> None:
+    # A full run: an incremental one would keep every test's recorded result (nothing changed).
     result, data = scanned.run_json(
-        "--quest", "check", "--quest-since", "main", "--quest-base", "main"
+        "--quest", "check", "--quest-full", "--quest-since", "main", "--quest-base", "main"
     )
     assert result.ret == 0 and data["ok"] is True, data
     assert (scanned.path / "a-test-ran").exists()
