@@ -229,3 +229,18 @@ def test_the_scratch_folder_of_a_killed_judge_is_removed_by_the_next_judge() -> 
         living.wait(timeout=60)
     aged(held)
     assert str(held) in sandbox.sweep(held.parent)  # its judge ended without removing it
+
+
+def test_removing_a_folder_this_judge_does_not_hold_removes_it_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    held = sandbox.scratch_folder()
+    other = tmp_path / "pqt-other"
+    (other / "left").mkdir(parents=True)
+    try:
+        sandbox.remove(other)
+        assert not other.exists()
+        assert str(held) in sandbox._HELD  # another folder's lock is kept
+    finally:
+        sandbox.remove(held)
+    assert str(held) not in sandbox._HELD and not held.exists()

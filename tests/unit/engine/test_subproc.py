@@ -263,3 +263,21 @@ def test_a_server_ignoring_sigterm_is_killed_and_a_stranger_never_signalled() ->
     # A pid that is no child of ours (any more) is left alone.
     _end_process(stubborn.pid, 0.1)
     assert stop_forkserver() is False  # none runs here now
+
+
+def test_a_link_left_half_swapped_is_replaced_and_a_written_rcfile_reused(
+    children: ChildMeasurement,
+) -> None:
+    children.start()
+    try:
+        rcfile = os.environ["COVERAGE_PROCESS_START"]
+        outside = os.readlink(rcfile)
+        os.symlink("nowhere", rcfile + ".next")  # a switch stopped between its two steps
+        children.switch("t::a")
+        assert os.readlink(rcfile) != outside and not os.path.lexists(rcfile + ".next")
+        written = os.path.join(os.path.dirname(rcfile), outside)
+        before = os.stat(written).st_mtime_ns
+        children.switch("")  # back to the file written at the start, not written again
+        assert os.readlink(rcfile) == outside and os.stat(written).st_mtime_ns == before
+    finally:
+        children.stop()
