@@ -13,7 +13,7 @@ from app_calc import CLAMP, CalcProject
 from pytest_quest.app.next import next_quest
 from pytest_quest.app.remeasure import BUDGET_FLOOR, budget
 from pytest_quest.core.model import Event, Fact, Quest, Ratchet
-from pytest_quest.core.run import RunReport
+from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine.measure import MeasuredSource
 
 TEST_CLAMP = "from pkg.calc import clamp\n\n\ndef test_low():\n    assert clamp(-1, 0, 5) == 0\n"
@@ -136,3 +136,27 @@ def test_what_was_measured_is_kept_for_the_same_files(calc: CalcProject) -> None
     calc.test("test_clamp", TEST_CLAMP + "\n\ndef test_high():\n    assert clamp(9, 0, 5) == 5\n")
     next_data(calc, child)
     assert len(child.selections) == 2
+
+
+class BrokenChild(FakeChild):
+    """The changed test file does not import: pytest collected nothing, ran nothing."""
+
+    def __call__(self, ctx: Any, selection: list[str], quest: Quest) -> Any:
+        self.selections.append(list(selection))
+        error = CollectionError(
+            "tests/test_clamp.py", 2, "ModuleNotFoundError: No module named 'helper'"
+        )
+        clamp = next(f for f in self.project.measured({}).functions if f.quest_id == CLAMP)
+        return RunReport(collection_errors=[error]), MeasuredSource(functions=[clamp])
+
+
+def test_a_collection_error_is_named_not_taken_for_missing_lines(calc: CalcProject) -> None:
+    calc.test("test_clamp", TEST_CLAMP)
+    quest = next_data(calc, BrokenChild(calc, [15]))
+    note = quest["facts_from"]["note"]
+    assert "tests/test_clamp.py:2: ModuleNotFoundError: No module named 'helper'" in note
+    assert "still missing" not in note
+    assert quest["facts_measured"]["how"] != "remeasured"
+    # Not kept: once the file imports, `next` measures it.
+    child = FakeChild(calc, [])
+    assert next_data(calc, child)["facts_measured"]["how"] == "remeasured"
