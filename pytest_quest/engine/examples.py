@@ -23,12 +23,6 @@ def module_name(rel_path: str, rootdir: Path) -> str:
     return ".".join(parts) or path.stem
 
 
-def read_test_source(nodeid: str, rootdir: Path) -> str | None:
-    """The source of the test function a node id names, or None."""
-    found = _TestFiles(rootdir).test(nodeid)
-    return found[0] if found else None
-
-
 class _TestFiles:
     """Test files parsed once per call: a quest may have a hundred covering tests in one file."""
 
@@ -152,20 +146,6 @@ def _enclosing_functions(quest: Quest, rootdir: Path) -> set[str]:
             found.add(part)
         body = node.body
     return found
-
-
-def calls_in_process(node: ast.AST, names: set[str]) -> bool:
-    """Whether the test's own code names the function (a call, a reference, an attribute).
-
-    A test that reaches the function only through a subprocess (a command line, a script)
-    does not name it: it shows nothing of how to call the function.
-    """
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and child.id in names:
-            return True
-        if isinstance(child, ast.Attribute) and child.attr in names:
-            return True
-    return False
 
 
 def example_for(

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from pytest_quest.engine.testfiles import FileSearch, digest, find_test_files
+from pytest_quest.engine.testfiles import FileSearch, find_test_files
 
 CONFIG_FILES = (
     "pyproject.toml",
@@ -88,13 +88,6 @@ def _relative(path: Path, rootdir: Path) -> str | None:
     try:
         return Path(os.path.relpath(path, rootdir)).as_posix()
     except ValueError:
-        return None
-
-
-def _digest(path: Path) -> str | None:
-    try:
-        return digest(path)
-    except OSError:
         return None
 
 
