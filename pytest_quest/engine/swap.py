@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import builtins
+import collections
 import functools
 import gc
 import os
@@ -280,6 +282,96 @@ def _put_back(namespace: dict[str, Any], before: dict[str, Any]) -> None:
 _MISSING = object()
 
 
+#: Names of a module's namespace never put back: Python's own, rebuilt as needed.
+_OWN_NAMES = frozenset({"__builtins__", "__warningregistry__"})
+_PLAIN = (dict, list, set, collections.deque)
+
+
+class ModuleState:
+    """Some modules' names and plain containers as they were at one moment, put back on demand.
+
+    The mutation child runs every mutant in one process after the baseline
+    runs: a dict the module fills on first use (a cache of translations, of
+    parsed settings) holds the original's results, so a mutant of the code
+    that fills it never runs, and survives, where each test in a fresh
+    process kills it.  Taken after collection, before any test ran, and put
+    back before each test of the mutant runs, it gives each test the module
+    a fresh process would have given it: its top-level names (as `_put_back`
+    does) and the contents of its top-level dicts, lists, sets and deques
+    (the same objects, refilled: other modules hold them).  The interpreter's
+    own tables a module may name (``sys.modules``, ``sys.path``, builtins,
+    module namespaces) are never touched.
+    """
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        wanted = {_real(str(path)) for path in paths}
+        modules = [
+            module
+            for module in list(sys.modules.values())
+            if isinstance(getattr(module, "__file__", None), str)
+            and _real(module.__file__) in wanted
+        ]
+        interpreter = {id(value) for value in vars(sys).values()}
+        interpreter |= {id(vars(module)) for module in list(sys.modules.values()) if module}
+        interpreter.add(id(vars(builtins)))
+        self.saved: list[tuple[dict[str, Any], dict[str, Any], list[tuple[Any, Any]]]] = []
+        for module in modules:
+            namespace = vars(module)
+            names = {k: v for k, v in namespace.items() if k not in _OWN_NAMES}
+            contents = [
+                (value, _copied(value))
+                for name, value in names.items()
+                if not name.startswith("__")
+                and isinstance(value, _PLAIN)
+                and id(value) not in interpreter
+            ]
+            self.saved.append((namespace, names, contents))
+
+    def changed(self) -> bool:
+        """Whether a name or a container differs from what was taken (a test filled a cache)."""
+        for namespace, names, contents in self.saved:
+            now = {k: v for k, v in namespace.items() if k not in _OWN_NAMES}
+            added = [k for k in now if k not in names and not isinstance(now[k], types.ModuleType)]
+            if added or any(now.get(k, _MISSING) is not v for k, v in names.items()):
+                return True
+            if any(not _same(value, copy) for value, copy in contents):
+                return True
+        return False
+
+    def restore(self) -> None:
+        """Every name and container as taken."""
+        for namespace, names, contents in self.saved:
+            _put_back(
+                namespace, {**names, **{k: namespace[k] for k in _OWN_NAMES if k in namespace}}
+            )
+            for value, copy in contents:
+                if not _same(value, copy):
+                    _refill(value, copy)
+
+
+def _copied(value: Any) -> Any:
+    return list(value.items()) if isinstance(value, dict) else list(value)
+
+
+def _same(value: Any, copy: list[Any]) -> bool:
+    """Whether `value` holds what `copy` was taken from, element by element (identity)."""
+    if len(value) != len(copy):
+        return False
+    if isinstance(value, dict):
+        return all(value.get(key, _MISSING) is item for key, item in copy)
+    if isinstance(value, set):
+        return all(item in value for item in copy)
+    return all(a is b for a, b in zip(value, copy))
+
+
+def _refill(value: Any, copy: list[Any]) -> None:
+    value.clear()
+    if isinstance(value, (dict, set)):
+        value.update(copy)
+    else:
+        value.extend(copy)
+
+
 def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
     """The ``functools.lru_cache``/``cache`` wrappers of the live function on line `start`."""
     return cache_wrappers_of([(path, source, start)])
@@ -323,6 +415,7 @@ def _wrappers(functions: list[types.FunctionType]) -> list[Any]:
 __all__ = [
     "CodeSwap",
     "LiveIndex",
+    "ModuleState",
     "SwapError",
     "SwapMissError",
     "cache_wrappers",

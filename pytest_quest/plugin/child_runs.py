@@ -16,7 +16,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from pytest_quest.engine.memory_cap import capped
-from pytest_quest.engine.swap import cache_wrappers_of
+from pytest_quest.engine.swap import ModuleState, cache_wrappers_of
 
 _T = TypeVar("_T")
 
@@ -114,6 +114,9 @@ def ran_out_of_memory(reports: list[pytest.TestReport]) -> bool:
 # ``functools.lru_cache``/``cache`` wrappers of the function: cleared before
 # every test, so that each run executes the function (and each mutant).
 CACHES: list[Any] = []
+# The judged modules as collection left them (`ModuleState`): put back before every
+# test of a mutant or probe run when it was shown safe (`module_resets`).
+RESETS: list[ModuleState] = []
 
 
 class _Logged:
@@ -172,6 +175,8 @@ def run_item(item: pytest.Item) -> list[pytest.TestReport]:
     skipped subtest does not make the test skipped)."""
     for cache in CACHES:
         cache.cache_clear()
+    for state in RESETS:
+        state.restore()
     fresh_doctest(item)
 
     logged = _Logged()
@@ -204,6 +209,9 @@ class Baseline:
         self.seconds: list[dict[str, float]] = []
         # Per test, the first error line of each run where it did not pass ("" else).
         self.errors: dict[str, list[str]] = {}
+        # Taken before any test ran: what a fresh process gives each test.
+        self.files = list(sources)
+        self.modules = ModuleState(self.files)
         for _ in range(self.RUNS):
             # Found before each run: the module may be imported by the first.
             CACHES[:] = again_on_ast_race(
@@ -238,6 +246,31 @@ class Baseline:
     def fastest_first(self, items: list[pytest.Item]) -> list[pytest.Item]:
         """`items`, the fastest first (a mutant stops at its first killing test); ties kept."""
         return sorted(items, key=lambda item: self.fastest.get(item.nodeid, 0.0))
+
+
+def module_resets(
+    baseline: Baseline, stable: list[pytest.Item], budget: float
+) -> list[ModuleState]:
+    """The judged modules' state to put back before each test of the mutant runs, or none.
+
+    Nothing when the baseline runs left the modules as collection did.  Else the
+    stable tests run once more against the original, each from that state: a
+    test that then fails needs what an earlier run left (a session fixture's
+    registration in a module's dict, say), and the mutant runs go on from the
+    state the baseline left, as they did without it.
+    """
+    if not baseline.modules.changed():
+        return []
+    left = ModuleState(baseline.files)
+    RESETS[:] = [baseline.modules]
+    try:
+        outcome = try_mutant(stable, budget)
+    finally:
+        RESETS.clear()
+    if outcome["status"] == "survived":
+        return [baseline.modules]
+    left.restore()
+    return []
 
 
 def quiet_hypothesis() -> None:

@@ -39,8 +39,10 @@ from pytest_quest.plugin import child_channel, child_start, fresh_kill, selectio
 from pytest_quest.plugin.child_l1 import l1_results, verifier_answers
 from pytest_quest.plugin.child_runs import (
     CACHES,
+    RESETS,
     Baseline,
     again_on_ast_race,
+    module_resets,
     quiet_hypothesis,
     try_mutant,
 )
@@ -167,6 +169,7 @@ class MutationChild:
         watch = Watch(swap.path, source, start, lambda item: try_mutant([item], budget))
         setattr(builtins, CHANGED, tracker.changed)
         setattr(builtins, REACHED, tracker.mark)
+        RESETS[:] = module_resets(baseline, stable, budget)
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
             costs = [_cost(slot, mutants, reaching, stable, baseline) for slot in schedule]
@@ -190,6 +193,7 @@ class MutationChild:
                     phase = status if status in ("killed", "survived") else "other"
                 phases[phase] = phases.get(phase, 0.0) + time.monotonic() - began
         finally:
+            RESETS.clear()
             delattr(builtins, CHANGED)
             delattr(builtins, REACHED)
         _tracked(tracker, result)
