@@ -38,8 +38,8 @@ def test_names_and_containers_are_put_back_as_taken(tmp_path: Path) -> None:
         module.SEEN.append(1)
         module.TAGS.add("y")
         module.RECENT.appendleft(0)
-        module.__version__ = "1.0"  # what a module's __getattr__ caches
-        module.SEEN_LATER = []
+        vars(module)["__version__"] = "1.0"  # what a module's __getattr__ caches
+        vars(module)["SEEN_LATER"] = []
         state.restore()
         assert not state.changed()
         assert module.CACHE == {} and module.CACHE is cache  # the same object, refilled
@@ -67,7 +67,7 @@ def test_a_rebound_name_and_a_replaced_value_count_as_changed(tmp_path: Path) ->
         assert state.changed()
         state.restore()
         assert module.ITEMS == [1, 2]
-        module.LIMIT = 5
+        vars(module)["LIMIT"] = 5
         assert state.changed()
         state.restore()
         assert module.LIMIT == 1
