@@ -55,7 +55,9 @@ class _TestFiles:
                     for n in ast.walk(node)
                     if isinstance(n, (ast.Name, ast.Attribute))
                 )
-                start: int = getattr(node, "lineno", 0)
+                # As shown: a parameter table in its decorators counts.
+                decorators = getattr(node, "decorator_list", [])
+                start: int = min([d.lineno for d in decorators] + [getattr(node, "lineno", 0)])
                 end: int = getattr(node, "end_lineno", None) or start
                 self.seen[plain] = (used, end - start)
         return self.seen[plain]

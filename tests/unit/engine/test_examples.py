@@ -128,6 +128,8 @@ CLI_TESTS = """\
 import subprocess
 import sys
 
+import pytest
+
 from pkg.lri import LRI
 
 
@@ -149,6 +151,19 @@ def test_c_short():
 
 def test_d_helper_only():
     assert LRI().items == []
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        (1, 2),
+        (3, 4),
+        (5, 6),
+        (7, 8),
+    ],
+)
+def test_e_table(key, value):
+    assert LRI().pop() is None
 """
 
 
@@ -198,3 +213,11 @@ def test_a_dunder_is_called_through_its_class_and_a_nested_function_through_its_
     (nested / SOURCE).write_text("def helper():\n    def inner():\n        return 1\n")
     example = example_for(inner, ratchet, nested)
     assert (example["kind"], example["test"]) == ("own", "tests/test_lri.py::test_helper")
+
+
+def test_a_long_parameter_table_counts_in_a_test_s_length(tmp_path: Path) -> None:
+    # Its body is one line, its source as shown twelve: the two-line test is shorter.
+    tests = ["tests/test_cli.py::test_e_table[1-2]", "tests/test_cli.py::test_b_long"]
+    pop = quest("LRI.pop", 13, tests)
+    example = example_for(pop, cli_setup(tmp_path, pop), tmp_path)
+    assert (example["kind"], example["test"]) == ("own", "tests/test_cli.py::test_b_long")
