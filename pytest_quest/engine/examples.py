@@ -29,8 +29,9 @@ class _TestFiles:
     def __init__(self, rootdir: Path) -> None:
         self.rootdir = rootdir
         self.parsed: dict[str, tuple[str, ast.Module] | None] = {}
-        # A test's names and length, by its id without parameters.
-        self.seen: dict[str, tuple[frozenset[str], int] | None] = {}
+        # A test's names, and its rank as an example (no check first, length), by its id
+        # without parameters.
+        self.seen: dict[str, tuple[frozenset[str], tuple[bool, int]] | None] = {}
 
     def parse(self, file_part: str) -> tuple[str, ast.Module] | None:
         if file_part not in self.parsed:
@@ -41,8 +42,10 @@ class _TestFiles:
                 self.parsed[file_part] = None
         return self.parsed[file_part]
 
-    def names(self, nodeid: str) -> tuple[frozenset[str], int] | None:
-        """The names the test's code uses (names and attributes) and its length in lines."""
+    def names(self, nodeid: str) -> tuple[frozenset[str], tuple[bool, int]] | None:
+        """The names the test's code uses (names and attributes), and its rank as an example:
+        whether it checks nothing (no ``assert``, ``assert*`` or ``raises`` call: a benchmark
+        that only runs the code is no pattern to follow), then its length in lines."""
         plain = re.sub(r"\[.*\]$", "", nodeid)
         if plain not in self.seen:
             found = self._node(plain)
@@ -59,7 +62,7 @@ class _TestFiles:
                 decorators = getattr(node, "decorator_list", [])
                 start: int = min([d.lineno for d in decorators] + [getattr(node, "lineno", 0)])
                 end: int = getattr(node, "end_lineno", None) or start
-                self.seen[plain] = (used, end - start)
+                self.seen[plain] = (used, (not _checks(node), end - start))
         return self.seen[plain]
 
     def _node(self, nodeid: str) -> tuple[str, ast.AST] | None:
@@ -105,6 +108,20 @@ class _TestFiles:
         text = "\n".join(lines[start - 1 : end])
         indent = len(text) - len(text.lstrip(" "))
         return "\n".join(line[indent:] for line in text.splitlines()), node
+
+
+def _checks(node: ast.AST) -> bool:
+    """Whether the test's code checks something: an ``assert``, or a call of ``assert*``,
+    ``raises``, ``warns`` or ``fail`` (unittest, pytest)."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Assert):
+            return True
+        if isinstance(child, ast.Call):
+            func = child.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name.startswith("assert") or name in ("raises", "warns", "fail"):
+                return True
+    return False
 
 
 def called_names(quest: Quest, rootdir: Path) -> set[str]:
@@ -212,7 +229,7 @@ def _shortest(
     A test is parsed once (its names kept for every quest that asks), its source read
     only for the one chosen.
     """
-    best: tuple[int, str] | None = None
+    best: tuple[tuple[bool, int], str] | None = None
     for nodeid in sorted(nodeids)[:_READ_AT_MOST]:
         if not allowed(nodeid):
             continue

@@ -153,6 +153,15 @@ def test_d_helper_only():
     assert LRI().items == []
 
 
+def test_f_bench(benchmark):
+    benchmark(LRI().pop)
+
+
+def test_g_raises():
+    with pytest.raises(KeyError):
+        LRI().pop(strict=True)
+
+
 @pytest.mark.parametrize(
     "key, value",
     [
@@ -221,3 +230,20 @@ def test_a_long_parameter_table_counts_in_a_test_s_length(tmp_path: Path) -> Non
     pop = quest("LRI.pop", 13, tests)
     example = example_for(pop, cli_setup(tmp_path, pop), tmp_path)
     assert (example["kind"], example["test"]) == ("own", "tests/test_cli.py::test_b_long")
+
+
+def test_a_test_that_checks_nothing_is_shown_last(tmp_path: Path) -> None:
+    # A benchmark that only runs the code is shorter, and no pattern to follow.
+    tests = ["tests/test_cli.py::test_f_bench", "tests/test_cli.py::test_b_long"]
+    pop = quest("LRI.pop", 13, tests)
+    example = example_for(pop, cli_setup(tmp_path, pop), tmp_path)
+    assert example["test"] == "tests/test_cli.py::test_b_long"
+    # `pytest.raises` is a check.
+    tests = ["tests/test_cli.py::test_f_bench", "tests/test_cli.py::test_g_raises"]
+    pop = quest("LRI.pop", 13, tests)
+    example = example_for(pop, cli_setup(tmp_path / "b", pop), tmp_path / "b")
+    assert example["test"] == "tests/test_cli.py::test_g_raises"
+    # With nothing else, it is still shown.
+    pop = quest("LRI.pop", 13, ["tests/test_cli.py::test_f_bench"])
+    example = example_for(pop, cli_setup(tmp_path / "c", pop), tmp_path / "c")
+    assert example["test"] == "tests/test_cli.py::test_f_bench"
