@@ -221,7 +221,7 @@ def position(start, value):
     mutant = original.replace("if start <= value:", "if True:").replace(
         "return value - start", "return value - start if value >= start else -1"
     )
-    kept = [{"start": 0, "value": 3}, {"start": 0, "value": "3"}]  # a test of the TypeError
+    kept: list[dict[str, Any]] = [{"start": 0, "value": 3}, {"start": 0, "value": "3"}]
     found = search(target(original, mutant, "position", kept))
     assert found.witness is None and found.calls > 2, found.witness
     # A TypeError on one side only is a difference.
