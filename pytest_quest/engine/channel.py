@@ -10,6 +10,7 @@ import json
 import os
 import secrets
 import select
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -21,6 +22,65 @@ _LENGTH_BYTES = 8
 HEADER_BYTES = len(MAGIC) + NONCE_BYTES + _LENGTH_BYTES
 # More than this from a child is not a report of ours.
 MAX_BYTES = 256 * 1024 * 1024
+
+#: Where every gate child finds its channel (write end, read end), whatever role it has
+#: and whoever starts it: the measuring run, the mutation child and its fresh runs have
+#: the same open descriptors and the same ``--quest-channel`` value, so neither tells a
+#: test which run it is in.
+CHILD_FDS = (3, 4)
+CHILD_ARGUMENT = f"{CHILD_FDS[0]},{CHILD_FDS[1]}"
+
+# Defines `move_channel(spec, output)`, run in a child just before it runs its command:
+# the channel's ends `spec` ("W,R") moved to CHILD_FDS, its output (when a path is given)
+# to that file, and every other descriptor above 2 closed.  Plain stdlib: it also runs
+# inside the reaping shim (engine/reaper.py), before any of pytest-quest is importable.
+MOVE_CHANNEL = r"""
+def move_channel(spec, output):
+    import fcntl, os
+    ends = [int(part) for part in spec.split(",")]
+    # Above every number taken or wanted first: no end is overwritten by another's move.
+    held = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in ends]
+    for fd, target in zip(held, (3, 4)):
+        os.dup2(fd, target)
+    if output:
+        try:
+            log = os.open(output, os.O_WRONLY)
+            os.lseek(log, 0, os.SEEK_END)
+            os.dup2(log, 1)
+            os.dup2(log, 2)
+        except OSError:
+            pass  # the output goes where it went
+    try:
+        others = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:
+        others = list(range(5, max(held + ends) + 1))
+    for fd in others:
+        if fd > 4:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+"""
+
+# Run as `python -I -S -c MOVED W,R OUTPUT -- command...`: the channel moved, then the
+# command in this process's place (its pid is the child's).
+MOVED = (
+    MOVE_CHANNEL
+    + """
+import os, sys
+move_channel(sys.argv[1], sys.argv[2])
+os.execvp(sys.argv[4], sys.argv[4:])
+"""
+)
+
+
+def moved_command(command: list[str], ends: tuple[int, int], output: str = "") -> list[str]:
+    """`command` run with the channel `ends` moved to `CHILD_FDS` (pass `ends` to Popen).
+
+    `output`: a file the child's output goes to instead of its stdout and stderr.
+    """
+    spec = f"{ends[0]},{ends[1]}"
+    return [sys.executable, "-I", "-S", "-c", MOVED, spec, output, "--", *command]
 
 
 def frame(nonce: bytes, payload: dict[str, Any]) -> bytes:
@@ -162,6 +222,7 @@ class JudgeChannel:
 
     @property
     def argument(self) -> str:
+        """The ends' numbers here (for a child started with them where they are)."""
         return f"{self._out_write},{self._in_read}"
 
     def started(self) -> None:
@@ -251,13 +312,18 @@ class JudgeChannel:
 
 
 __all__ = [
+    "CHILD_ARGUMENT",
+    "CHILD_FDS",
     "HEADER_BYTES",
     "MAGIC",
+    "MOVED",
+    "MOVE_CHANNEL",
     "NONCE_BYTES",
     "JudgeChannel",
     "Received",
     "answer",
     "frame",
+    "moved_command",
     "parse",
     "parse_unchecked",
     "read_instructions",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import inspect
 import os
 import re
 import reprlib
@@ -198,8 +199,8 @@ def _first_yield(code: CodeType) -> int:
 
 
 def whole_state(value: Any, depth: int = 4) -> str:
-    """`value`'s whole state as text: private attributes too, an iterator's position
-    (``__reduce_ex__``), containers item by item; bounded in depth and items."""
+    """`value`'s whole state as text: private attributes too (by name), an iterator's
+    position (``__reduce_ex__``), containers item by item; bounded in depth and items."""
     seen: set[int] = set()
     # Everything walked stays alive until the end: the lists and tuples made here
     # (`__reduce_ex__`'s) would be freed, and a later one at the same address taken
@@ -227,7 +228,16 @@ def whole_state(value: Any, depth: int = 4) -> str:
                 return f"<{getattr(item, '__qualname__', type(item).__name__)}>"
             attributes = getattr(item, "__dict__", None)
             if isinstance(attributes, dict):
-                return f"{type(item).__name__}{walk(attributes, level)}"
+                # By name: the order they were set in depends on how the object
+                # was built (a copy through `__reduce__` may set them otherwise).
+                # A `functools.cached_property`'s value is a cache of the rest: whether
+                # it was read yet is no state of the object's.
+                named = {
+                    name: value
+                    for name, value in sorted(attributes.items(), key=lambda pair: str(pair[0]))
+                    if not _cached(type(item), name)
+                }
+                return f"{type(item).__name__}{walk(named, level)}"
             reduced = item.__reduce_ex__(4)
             if isinstance(reduced, tuple):
                 return f"{type(item).__name__}{walk(list(reduced[1:3]), level - 1)}"
@@ -236,6 +246,15 @@ def whole_state(value: Any, depth: int = 4) -> str:
         return f"<{type(item).__name__}>"
 
     return walk(value, depth)
+
+
+def _cached(kind: type, name: object) -> bool:
+    """Whether `name` is a `functools.cached_property` of `kind` (read without running it)."""
+    try:
+        found = inspect.getattr_static(kind, name, None) if isinstance(name, str) else None
+    except Exception:  # a metaclass may raise anything
+        return False
+    return isinstance(found, functools.cached_property)
 
 
 def _parameter_count(code: CodeType) -> int:

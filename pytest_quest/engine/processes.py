@@ -98,7 +98,7 @@ def run_in_own_session(
     env: dict[str, str],
     log_path: Path,
     timeout: float,
-    pass_fds: tuple[int, ...] = (),
+    channel: tuple[int, int] | None = None,
     on_start: Callable[[], None] | None = None,
     reported: threading.Event | None = None,
 ) -> int | None:
@@ -112,7 +112,8 @@ def run_in_own_session(
     every process it started, detached ones included, when it ends.
     Interrupted (Ctrl-C, SIGTERM in the judge), the tree is killed too before
     the interruption goes on: nothing else would stop a child in its own session.
-    `pass_fds` are inherited by the child (through the shim); `on_start` runs once it started.
+    `channel`, a judge channel's ends (engine/channel.py), is the child's at `CHILD_FDS`
+    (moved there by the shim); `on_start` runs once it started.
     """
     try:
         with open(log_path, "wb") as log:
@@ -122,7 +123,7 @@ def run_in_own_session(
                 env=env,
                 log=log,
                 timeout=timeout,
-                pass_fds=pass_fds,
+                channel=channel,
                 on_start=on_start,
                 reported=reported,
             )
@@ -137,19 +138,19 @@ def _run_shimmed(
     env: dict[str, str],
     log: IO[bytes],
     timeout: float,
-    pass_fds: tuple[int, ...],
+    channel: tuple[int, int] | None,
     on_start: Callable[[], None] | None,
     reported: threading.Event | None,
 ) -> int | None:
     process = subprocess.Popen(
-        reaper.shim_command(command),
+        reaper.shim_command(command, channel),
         cwd=str(cwd),
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        pass_fds=pass_fds,
+        pass_fds=channel or (),
     )
     with _RUNNING_LOCK:
         _RUNNING.add(process)

@@ -22,12 +22,17 @@ import signal
 import sys
 import time
 
+from pytest_quest.engine.channel import MOVE_CHANNEL
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
-# The shim, run as `python -I -c SHIM <judge pid> -- command...`.  It imports
-# nothing of pytest-quest (and nothing of the project) so it starts in ~20 ms.
-SHIM = r"""
+# The shim, run as `python -I -c SHIM <judge pid> <channel ends W,R or -> -- command...`.
+# It imports nothing of pytest-quest (and nothing of the project) so it starts in
+# ~20 ms; the command gets the channel at engine/channel.py's CHILD_FDS.
+SHIM = (
+    MOVE_CHANNEL
+    + r"""
 import ctypes, os, signal, sys, time
 
 def prctl(option, value):
@@ -92,7 +97,8 @@ def kill_all(child):
     reap()
 
 judge = int(sys.argv[1])
-command = sys.argv[3:]
+ends = "" if sys.argv[2] == "-" else sys.argv[2]
+command = sys.argv[4:]
 subreaper = prctl(36, 1)
 prctl(1, signal.SIGTERM)
 if os.getppid() != judge:
@@ -112,9 +118,13 @@ if child == 0:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     try:
+        if ends:
+            move_channel(ends, "")
         os.execvp(command[0], command)
     finally:
         os._exit(127)
+for end in ends.split(",") if ends else ():
+    os.close(int(end))  # the child's alone: its end of file is the judge's
 while True:
     try:
         _, status = os.waitpid(child, 0)
@@ -125,6 +135,7 @@ kill_all(child)
 code = os.waitstatus_to_exitcode(status)
 sys.exit(code if code >= 0 else 128 - code)
 """
+)
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -144,14 +155,18 @@ def become_subreaper() -> bool:
     return _prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
-def shim_command(command: list[str]) -> list[str]:
+def shim_command(command: list[str], channel: tuple[int, int] | None = None) -> list[str]:
     """`command` wrapped in the reaping shim (the judge's pid lets it notice an early death).
+
+    `channel`: the ends of a judge channel (engine/channel.py) passed to the shim, which
+    the command gets at `CHILD_FDS`, every other inherited descriptor closed.
 
     ``-S``: the shim needs the standard library only, so no ``.pth`` file of the
     environment runs in it (a hook planted there, coverage.py's subprocess start-up):
     what they do happens in `command`, as it would without the shim.
     """
-    return [sys.executable, "-I", "-S", "-c", SHIM, str(os.getpid()), "--", *command]
+    ends = "-" if channel is None else f"{channel[0]},{channel[1]}"
+    return [sys.executable, "-I", "-S", "-c", SHIM, str(os.getpid()), ends, "--", *command]
 
 
 def children_of(pid: int) -> list[int]:

@@ -19,7 +19,7 @@ from pytest_quest.core.environment import environment_cause
 from pytest_quest.core.model import FunctionFacts
 from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.engine import sandbox
-from pytest_quest.engine.channel import JudgeChannel, Received
+from pytest_quest.engine.channel import CHILD_ARGUMENT, JudgeChannel, Received
 from pytest_quest.engine.created_files import CREATED_ENV
 from pytest_quest.engine.gate_signals import SIGNALS_ENV
 from pytest_quest.engine.measure import MeasuredSource
@@ -167,7 +167,7 @@ def run_over_channel(
         channel = JudgeChannel(handshake)
         scratch = sandbox.scratch_folder()
         try:
-            argv = command(channel.argument)
+            argv = command(CHILD_ARGUMENT)  # the shim moves the channel there
             log_path = Path(workdir) / "output.txt"
             started = time.monotonic()
             env = child_env()
@@ -199,7 +199,7 @@ def run_over_channel(
                 env=env,
                 log_path=log_path,
                 timeout=timeout,
-                pass_fds=channel.child_fds,
+                channel=channel.child_fds,
                 on_start=channel.started,
                 reported=channel.reported,
             )

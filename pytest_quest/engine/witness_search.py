@@ -221,6 +221,8 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
         found.escapes = f"changes module globals ({(original.globals or again.globals)[:80]})"
         return False
     difference = first_difference([mutant.call], [original.call], [again.call])
+    if difference is not None and _both_refuse_the_types(mutant.call, original.call):
+        difference = None  # arguments of types neither accepts: outside the function's domain
     if difference is None and mutant.globals:
         difference = {
             "mutant": f"leaves globals {mutant.globals[:60]}",
@@ -242,6 +244,16 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
         "original": difference["original"],
     }
     return True
+
+
+def _both_refuse_the_types(mutant: Call, original: Call) -> bool:
+    """Whether both calls raised TypeError and left their arguments alike (the messages aside)."""
+    return (
+        mutant.ended == original.ended == "raises"
+        and mutant.value.startswith("TypeError(")
+        and original.value.startswith("TypeError(")
+        and mutant.after == original.after
+    )
 
 
 def _again(target: Target, arguments: dict[str, Any], original: Outcome, mutant: Outcome) -> bool:

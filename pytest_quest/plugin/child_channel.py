@@ -27,9 +27,24 @@ def open_channel(argument: str) -> dict[str, Any]:
         # the controller (plugin/xdist.py), which reports.
         _state["instructions"] = {"role": "measure"}
         return {"role": "measure"}
+    _state["output"] = _output_file()
     write_fd, nonce, instructions = read_instructions(argument)
     _state.update(fd=write_fd, nonce=nonce, instructions=instructions)
     return dict(instructions)
+
+
+def _output_file() -> str:
+    """The file this process's output goes to at its start (its log), or ""."""
+    try:
+        target = os.readlink("/proc/self/fd/1")
+    except OSError:
+        return ""
+    return target if target.startswith("/") and os.path.isfile(target) else ""
+
+
+def output_file() -> str:
+    """Where this child's output went when it read its instructions: its fresh runs' goes there too."""
+    return str(_state.get("output", ""))
 
 
 def opened() -> bool:
@@ -60,4 +75,4 @@ def close() -> None:
             pass
 
 
-__all__ = ["close", "instructions", "open_channel", "opened", "send"]
+__all__ = ["close", "instructions", "open_channel", "opened", "output_file", "send"]

@@ -56,7 +56,7 @@ import pytest
 from pytest_quest.core.kills import IMPORTED_BEFORE_SIGN, RUNAWAY, describe, killers, pilot
 from pytest_quest.core.mutants import CHANGED, REACHED
 from pytest_quest.engine import processes, remote_mutant
-from pytest_quest.engine.channel import JudgeChannel
+from pytest_quest.engine.channel import CHILD_ARGUMENT, JudgeChannel, moved_command
 from pytest_quest.engine.memory_cap import capped
 from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_runs import outcome_of, own_alarm
@@ -229,7 +229,8 @@ class Parked:
         self.channel = JudgeChannel(None)
         self.pidfd = -1
         self.started = time.monotonic()
-        command = [sys.executable, "-m", "pytest", *fresh_arguments(args, self.channel.argument)]
+        command = [sys.executable, "-m", "pytest", *fresh_arguments(args, CHILD_ARGUMENT)]
+        command = moved_command(command, self.channel.child_fds, child_channel.output_file())
         fds = ",".join(str(fd) for fd in self.channel.child_fds)
         try:
             done = subprocess.run(
@@ -365,9 +366,9 @@ def run_fresh(
     channel = JudgeChannel({"role": ROLE, "only": list(nodeids), "budgets": _budgets(nodeids)})
     try:
         command = [sys.executable, "-m", "pytest"]
-        command += fresh_arguments(config.invocation_params.args, channel.argument)
+        command += fresh_arguments(config.invocation_params.args, CHILD_ARGUMENT)
         process = subprocess.Popen(
-            command,
+            moved_command(command, channel.child_fds, child_channel.output_file()),
             cwd=str(config.invocation_params.dir),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

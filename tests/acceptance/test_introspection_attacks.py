@@ -23,6 +23,25 @@ pytestmark = pytest.mark.slow
 
 template, scanned = attack_fixtures(CALC_SOURCE)
 
+# Kills every mutant by comparing with its own first run, and fails in a run it
+# takes for a fresh run (`fresh_run`, defined by each attack below).
+SAVED_ORACLE = """
+import builtins
+import os
+
+from pkg.calc import sign
+
+
+def test_sign():
+    seen = (sign(5), sign(-5), sign(0), sign(1), sign(-1))
+    saved = getattr(builtins, "pq_saved", None)
+    if saved is None:
+        builtins.pq_saved = seen
+        assert not fresh_run()
+    else:
+        assert seen == saved
+"""
+
 ATTACKS: dict[str, tuple[str, str]] = {
     # The original's instructions, written out (jumps relative to the body's
     # start): a mutant changes them, the reach mark the probes add on top does not.
@@ -108,6 +127,39 @@ def test_sign():
         current.get_data().add_lines({calc.__file__: list(range(first, first + 7))})
 """,
         "",
+    ),
+    # A saved oracle (its first run's results, compared in its later runs) kills
+    # every mutant in the mutation child; the fresh run that confirms the kills is
+    # the first run of its process, as the measuring run is.  Told apart by its
+    # open descriptors (its output went to no log file) it fails there on purpose.
+    "fresh_run_by_its_descriptors": (
+        SAVED_ORACLE
+        + """
+
+def fresh_run():
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}").endswith("output.txt"):
+                return False
+        except OSError:
+            pass
+    return True
+""",
+        "mutation.kill_unconfirmed",
+    ),
+    # The same, told apart by the number of its channel's descriptor (the judge
+    # holds more descriptors open than the mutation child that starts a fresh run):
+    # the same number in every run, it fails the measuring run too.
+    "fresh_run_by_its_channel_number": (
+        SAVED_ORACLE
+        + """
+
+def fresh_run():
+    arguments = open("/proc/self/cmdline", "rb").read().split(b"\\0")
+    channel = arguments[arguments.index(b"--quest-channel") + 1]
+    return int(channel.split(b",")[0]) < 12
+""",
+        "test.failed",
     ),
 }
 

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from pytest_quest.engine.channel import (
+    CHILD_ARGUMENT,
     HEADER_BYTES,
     NONCE_BYTES,
     JudgeChannel,
     Received,
     frame,
+    moved_command,
     parse,
     parse_unchecked,
 )
@@ -185,3 +187,36 @@ def test_a_child_never_instructed_reads_end_of_file_when_the_channel_closes(tmp_
     channel.close()
     _, err = process.communicate(timeout=60)
     assert process.returncode != 0 and b"malformed" in err  # no instructions: it runs nothing
+
+
+def test_a_moved_command_reads_its_channel_at_the_fixed_numbers_and_writes_to_the_log(
+    tmp_path: Path,
+) -> None:
+    # A fresh run is started by the mutation child, whose descriptor numbers are not the
+    # judge's: moved, its channel and its output are where a measuring run's are.
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    log = tmp_path / "output.txt"
+    log.write_text("before\n")
+    channel = JudgeChannel({"role": "fresh"})
+    stray = os.open(tmp_path, os.O_RDONLY)
+    try:
+        probe = "import os; print(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))"
+        command = moved_command([sys.executable, "-c", probe], channel.child_fds, str(log))
+        subprocess.run(command, pass_fds=(*channel.child_fds, stray), check=True, timeout=60)
+        moved = moved_command(
+            [sys.executable, str(script), CHILD_ARGUMENT, "honest"], channel.child_fds
+        )
+        process = subprocess.Popen(
+            moved,
+            pass_fds=channel.child_fds,
+            env={k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"},
+        )
+        channel.started()
+        assert process.wait(timeout=60) == 0
+        assert channel.receive().payload == {"echo": {"role": "fresh"}}
+    finally:
+        os.close(stray)
+        channel.close()
+    # 0-2, the channel at 3 and 4, the listing's own descriptor: the stray one is closed.
+    assert log.read_text() == "before\n[0, 1, 2, 3, 4, 5]\n"

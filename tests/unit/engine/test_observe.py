@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -341,3 +342,52 @@ def test_whole_state_is_the_same_text_on_every_reading() -> None:
 
     value = Peekable()
     assert len({whole_state(value) for _ in range(50)}) == 1
+
+
+class _Span:
+    """Its attributes set in an order that depends on how it was built; its copy builds it
+    the other way (as a class whose `__reduce__` calls it with every argument does)."""
+
+    def __init__(self, *args: int) -> None:
+        if len(args) == 1:
+            (self.stop,) = args
+            self.start = 0
+        else:
+            self.start, self.stop = args
+
+    def __reduce__(self) -> tuple[type[_Span], tuple[int, int]]:
+        return (_Span, (self.start, self.stop))
+
+    def width(self) -> int:
+        return self.stop - self.start
+
+
+def test_the_order_attributes_were_set_in_is_not_state(tmp_path: Path) -> None:
+    # A copy made through `__reduce__` has the same attributes in another order: it is
+    # the value as given, and the call is kept for the witness search (it was not, and
+    # its survivors were held for want of a call).
+    assert whole_state(_Span(5)) == whole_state(_Span(0, 5))
+    assert whole_state(_Span(5)) != whole_state(_Span(1, 5))
+    with CallObserver(__file__, "width", _Span.width.__code__.co_firstlineno, keep=True) as seen:
+        _Span(5).width()
+    assert seen.uncopied == 0 and [call["self"].stop for call in seen.kept] == [5]
+
+
+class _Sized:
+    """A `functools.cached_property` fills the object's `__dict__` on its first read."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    @functools.cached_property
+    def size(self) -> int:
+        return self.n * 2
+
+
+def test_a_cached_property_read_or_not_is_the_same_state() -> None:
+    # A mutant that reads the cached value where the function did not (or the other way)
+    # left the object "otherwise", and was held on its private state.
+    read = _Sized(3)
+    assert read.size == 6
+    assert whole_state(read) == whole_state(_Sized(3))
+    assert whole_state(_Sized(3)) != whole_state(_Sized(4))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -135,3 +136,42 @@ def test_no_site_hook_runs_in_the_shim_and_the_command_keeps_its_own(tmp_path: P
     command = reaper.shim_command([sys.executable, "-c", probe])
     out = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["True", "True"]
+
+
+# What a gate child sees of its descriptors: each open one and what it is.
+DESCRIPTORS = (
+    "import os\n"
+    "found = {}\n"
+    "for fd in os.listdir('/proc/self/fd'):\n"
+    "    try:\n"
+    "        found[int(fd)] = os.readlink(f'/proc/self/fd/{fd}')\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "print(sorted(fd for fd, what in found.items() if fd > 2 and 'pipe:' in what))\n"
+    "print(sorted(fd for fd, what in found.items() if fd > 2 and 'pipe:' not in what))\n"
+)
+
+
+def test_the_shim_gives_the_command_its_channel_at_the_same_numbers_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    # The judge's own descriptor numbers vary with what it holds open; a test that
+    # saw them (or a descriptor the judge leaked) could tell one role from another.
+    from pytest_quest.engine.channel import CHILD_FDS
+
+    ends = [os.pipe(), os.pipe()]
+    extra = os.open(tmp_path, os.O_RDONLY)
+    padding = [os.open("/dev/null", os.O_RDONLY) for _ in range(7)]
+    channel = (ends[0][1], ends[1][0])
+    try:
+        command = reaper.shim_command([sys.executable, "-c", DESCRIPTORS], channel)
+        out = subprocess.run(
+            command, capture_output=True, text=True, timeout=60, check=True,
+            pass_fds=(*channel, extra),
+        )  # fmt: skip
+    finally:
+        for fd in (*ends[0], *ends[1], extra, *padding):
+            os.close(fd)
+    pipes, others = out.stdout.splitlines()
+    assert pipes == str(list(CHILD_FDS))
+    assert others == "[]"  # the judge's other descriptors are closed

@@ -206,3 +206,25 @@ def test_a_difference_that_does_not_come_again_is_no_witness() -> None:
     mutant = original.replace("return next(_DRAWN)", "return next(_DRAWN) if True else k")
     found = search(target(original, mutant, "pick", [{"k": 1}]))
     assert found.witness is None
+
+
+def test_both_raising_type_error_is_no_witness() -> None:
+    # An argument of a type neither the function nor the mutant accepts is outside the
+    # function's domain: that the two TypeErrors read otherwise asks nothing of a test.
+    # The same check moved after a subtraction is equivalent on every number.
+    original = """
+def position(start, value):
+    if start <= value:
+        return value - start
+    return -1
+"""
+    mutant = original.replace("if start <= value:", "if True:").replace(
+        "return value - start", "return value - start if value >= start else -1"
+    )
+    kept: list[dict[str, Any]] = [{"start": 0, "value": 3}, {"start": 0, "value": "3"}]
+    found = search(target(original, mutant, "position", kept))
+    assert found.witness is None and found.calls > 2, found.witness
+    # A TypeError on one side only is a difference.
+    strict = original.replace("return -1", "raise TypeError('before the start')")
+    witnessed = search(target(original, strict, "position", [{"start": 5, "value": 3}]))
+    assert witnessed.witness is not None
