@@ -151,6 +151,9 @@ class JudgeChannel:
         self._eof = threading.Event()
         # Set once a whole message is in: the child has nothing more to say.
         self.reported = threading.Event()
+        # Set once a whole message is in and every holder of the child's end has
+        # closed it: nothing can be added; what the child does now reaches no verdict.
+        self.finished = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._closed = False
@@ -207,6 +210,8 @@ class JudgeChannel:
                     continue
                 chunk = os.read(self._out_read, 1 << 16)
                 if not chunk:
+                    if _whole(self._data):
+                        self.finished.set()
                     self._eof.set()
                     return
                 self._data += chunk

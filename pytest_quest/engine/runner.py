@@ -202,6 +202,7 @@ def run_over_channel(
                 pass_fds=channel.child_fds,
                 on_start=channel.started,
                 reported=channel.reported,
+                finished=channel.finished,
             )
             received = channel.receive()
         finally:

@@ -259,9 +259,12 @@ class Parked:
         )
         try:
             if self.pidfd >= 0:
-                # Reported and still running (a hang at its exit): stopped, its report stands.
+                # Reported and still running (its exit, a hang there): stopped, its report stands.
                 ended = processes.wait_for_exit(
-                    processes.pidfd_exited(self.pidfd), self.channel.reported, timeout
+                    processes.pidfd_exited(self.pidfd),
+                    self.channel.reported,
+                    timeout,
+                    self.channel.finished,
                 )
                 if ended != processes.EXITED:
                     processes.pidfd_kill(self.pidfd)
@@ -376,7 +379,9 @@ def run_fresh(
             pass_fds=channel.child_fds,
         )
         channel.started()
-        ended = processes.wait_for_exit(processes.popen_exited(process), channel.reported, timeout)
+        ended = processes.wait_for_exit(
+            processes.popen_exited(process), channel.reported, timeout, channel.finished
+        )
         if ended != processes.EXITED:
             process.kill()
             process.wait()
