@@ -68,10 +68,26 @@ def stop_running() -> None:
 
 
 def reap_leftovers() -> int:
-    """In the judge: kill every descendant still alive (what a run's tests left); how many."""
+    """In the judge: kill every descendant still alive (what a run's tests left); how many.
+
+    A gate child still running (one started alongside, engine/prestart.py) and
+    its processes are spared: they are its run's, not left over.
+    """
     if not _REAPING:
         return 0
-    return reaper.kill_descendants()
+    found = 0
+    for _ in range(200):
+        # Looked at again each round: a running child's tree may have grown.
+        with _RUNNING_LOCK:
+            running = [process.pid for process in _RUNNING]
+        spared = set(running)
+        for pid in running:
+            spared.update(reaper.descendants(pid))
+        killed = reaper.kill_descendants(spare=frozenset(spared), rounds=1)
+        if not killed:
+            break
+        found += killed
+    return found
 
 
 def child_env() -> dict[str, str]:
@@ -209,7 +225,8 @@ def wait_for_exit(
         if grace_end is not None and now >= grace_end:
             return OVERSTAYED
         end = deadline if grace_end is None else min(deadline, grace_end)
-        if exited(min(0.05, end - now)):
+        # Looked at every 10 ms when the channel can end the wait: its end is the child's.
+        if exited(min(0.05 if finished is None else 0.01, end - now)):
             return EXITED
 
 

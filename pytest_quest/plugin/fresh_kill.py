@@ -319,7 +319,9 @@ def park_early(instructions: dict[str, Any], config: pytest.Config) -> None:
     functions = instructions.get("functions") or []
     if not can_park():
         return
-    if instructions.get("mutants", True) and any(f.get("confirm", True) for f in functions):
+    # A first part of the instructions (the functions not known yet) says whether kills are confirmed.
+    confirm = instructions.get("confirm", any(f.get("confirm", True) for f in functions))
+    if instructions.get("mutants", True) and confirm:
         params = config.invocation_params
         PARKED[:] = [Parked(params.args, str(params.dir))]
 
