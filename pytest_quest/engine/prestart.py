@@ -15,6 +15,10 @@ have had, and `--quest-timeout` counts from when it is given its work.
 Only in a sandbox that hides each run's processes from the other's and gives
 each its own throwaway layer (bwrap's pid namespace and overlays): there the
 two runs cannot see or touch each other, as when one follows the other.
+What its tests could still tell: their process is older than one started
+after the measuring run, by the time it waited; a child that waited longer
+than `MAX_WAIT` is not used (stopped; one is started then), the bound the
+fresh run held by the mutation child keeps too (plugin/fresh_kill.py).
 """
 
 from __future__ import annotations
@@ -126,6 +130,8 @@ class Prestarted:
 
 
 _WAITING: list[Prestarted] = []
+#: Seconds a child may wait for its work and still be given it (fresh_kill.MAX_HOLD's bound).
+MAX_WAIT = 1.5
 
 
 def hides_runs() -> bool:
@@ -151,12 +157,16 @@ def prestarted(launch: Launch, timeout: float) -> Iterator[Prestarted | None]:
 
 
 def take(launch: Launch) -> Prestarted | None:
-    """The child started with `launch` and waiting (once), or None."""
+    """The child started with `launch` and waiting (once), or None (none, or one that waited
+    longer than `MAX_WAIT`: stopped now)."""
     for started in _WAITING:
         if started.launch == launch:
             _WAITING.remove(started)
+            if time.monotonic() - started.started > MAX_WAIT:
+                started.close()
+                return None
             return started
     return None
 
 
-__all__ = ["Launch", "Prestarted", "hides_runs", "prestarted", "take"]
+__all__ = ["MAX_WAIT", "Launch", "Prestarted", "hides_runs", "prestarted", "take"]

@@ -29,7 +29,7 @@ def check(tmp_path: Path, tests: str) -> tuple[MutationReport, prestart.Prestart
     launch = prestart.Launch(tmp_path, tmp_path / "pyproject.toml", (), tmp_path, True, True)
     with prestart.prestarted(launch, timeout=120) as started:
         assert started is not None
-        time.sleep(1.0)  # as a measuring run would take: it starts and waits meanwhile
+        time.sleep(0.5)  # as a measuring run would take: it starts and waits meanwhile
         report = run_mutation_check(
             ["tests/test_mod.py::test_sign"], file=tmp_path / "mod.py", start=1,
             rootdir=tmp_path, inifile=tmp_path / "pyproject.toml", timeout=120, cwd=tmp_path,

@@ -119,6 +119,21 @@ def test_only_a_child_started_with_the_same_command_is_taken(
     assert started.ran is not None  # stopped at the end, its work never given
 
 
+def test_a_child_that_waited_too_long_is_not_taken_and_is_stopped(
+    tmp_path: Path, script_child: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its tests would find their process older than one started now by all it waited.
+    monkeypatch.setattr(prestart, "hides_runs", lambda: True)
+    monkeypatch.setattr(prestart, "MAX_WAIT", 0.2)
+    with prestart.prestarted(launch(tmp_path), timeout=60) as started:
+        assert started is not None
+        wait_for(script_child)
+        time.sleep(0.3)
+        assert prestart.take(launch(tmp_path)) is None
+        assert started.ran is not None  # stopped already, not at the end
+        assert not os.path.exists(started.remote_dir)
+
+
 def test_without_a_sandbox_that_hides_runs_none_is_started(tmp_path: Path) -> None:
     with prestart.prestarted(launch(tmp_path), timeout=60) as started:
         if not prestart.hides_runs():
