@@ -34,7 +34,7 @@ from pytest_quest.core.policy import POLICY_ACTION
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import config_digest
 from pytest_quest.core.states import apply_verdict, ensure_submittable, kept_fail, record_pass_facts
-from pytest_quest.engine import sandbox
+from pytest_quest.engine import prestart, sandbox
 from pytest_quest.engine.guard import VerdictGuard
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.mutation import MutationReport
@@ -256,22 +256,27 @@ def judge_files(
         path = nodeid.split("::")[0]
         if path not in changed_set and path in test_files and path not in selection:
             selection.append(nodeid)
-    run, source = run_selection(ctx, selection, quest)
-    refuse_uncollected(run, changed)
-    current = source.by_id().get(quest.id) if source else None
-    evidence = gather_evidence(ctx, quest, ratchet=ratchet, run=run, source=source, current=current)
-    evidence.submitted = list(changed)
-    judgement = Judgement(judge(evidence), current, run, notes=list(source.notes) if source else [])
-    judgement.files = sorted({item.split("::")[0] for item in selection})
-    report = None
-    if judgement.result.verdict is Verdict.PASS and current is not None:
-        # Steps 4 and 5 and the project's own L1 checks only run for a
-        # submission that steps 1-3 would PASS: they cost test runs.
-        report = deep_checks(ctx, evidence, plugin_verify_request(ctx, evidence, changed))
-        if report is not None:
-            judgement.mutation_seconds = round(report.duration, 3)
-            judgement.mutation = report
-        judgement.result = judge(evidence)
+    # The mutation child starts with the measuring run (its start needs no result of it).
+    with prestart.prestarted(mutation_launch(ctx), ctx.options.timeout):
+        run, source = run_selection(ctx, selection, quest)
+        refuse_uncollected(run, changed)
+        current = source.by_id().get(quest.id) if source else None
+        evidence = gather_evidence(
+            ctx, quest, ratchet=ratchet, run=run, source=source, current=current
+        )
+        evidence.submitted = list(changed)
+        notes = list(source.notes) if source else []
+        judgement = Judgement(judge(evidence), current, run, notes=notes)
+        judgement.files = sorted({item.split("::")[0] for item in selection})
+        report = None
+        if judgement.result.verdict is Verdict.PASS and current is not None:
+            # Steps 4 and 5 and the project's own L1 checks only run for a
+            # submission that steps 1-3 would PASS: they cost test runs.
+            report = deep_checks(ctx, evidence, plugin_verify_request(ctx, evidence, changed))
+            if report is not None:
+                judgement.mutation_seconds = round(report.duration, 3)
+                judgement.mutation = report
+            judgement.result = judge(evidence)
     if (
         ctx.options.verify == "on"
         and judgement.result.verdict is Verdict.PASS
@@ -287,6 +292,19 @@ def judge_files(
             verifiers=[*verifiers, *(AnsweredVerifier(a) for a in answered)],
         )
     return judgement
+
+
+def mutation_launch(ctx: Context) -> prestart.Launch:
+    """How the mutation child of this submit starts (app/deep_checks.py `check_function`'s)."""
+    policy = ctx.options.policy
+    return prestart.Launch(
+        rootdir=ctx.rootdir,
+        inifile=ctx.child.inifile,
+        plugin_args=tuple(ctx.child.plugin_args),
+        cwd=ctx.rootdir,
+        subprocesses=policy.subprocesses if policy is not None else True,
+        mutants=ctx.options.mutants,
+    )
 
 
 def gather_evidence(

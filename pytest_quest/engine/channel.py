@@ -162,25 +162,71 @@ def parse_unchecked(data: bytes) -> tuple[bytes, dict[str, Any]]:
     return split[0], payload
 
 
+#: In a first message, what says the rest of the instructions comes later (`read_rest`).
+MORE = "more"
+
+
 def read_instructions(argument: str) -> tuple[int, bytes, dict[str, Any]]:
     """The child's end: read the judge's one message from the descriptors `argument` names.
 
     Returns the descriptor to answer on (no longer inherited by what the child
     starts), the nonce and the instructions; ValueError if the message is malformed.
+    A first message marked `MORE` (a child started before its work was known)
+    is returned as it is, its pipe left open for `read_rest`.
     """
     write_fd, read_fd = (int(part) for part in argument.split(","))
-    chunks = []
     try:
-        while True:
-            chunk = os.read(read_fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
+        first = _read_frame(read_fd)
+        nonce, instructions = parse_unchecked(first)
+        if instructions.get(MORE) is True:
+            os.set_inheritable(write_fd, False)
+            os.set_inheritable(read_fd, False)
+            return write_fd, nonce, instructions
+        nonce, instructions = parse_unchecked(first + _read_all(read_fd))
+    except BaseException:
         os.close(read_fd)
-    nonce, instructions = parse_unchecked(b"".join(chunks))
+        raise
+    os.close(read_fd)
     os.set_inheritable(write_fd, False)
     return write_fd, nonce, instructions
+
+
+def read_rest(argument: str, nonce: bytes) -> dict[str, Any]:
+    """The rest of the instructions after a first message marked `MORE`: one message, then
+    end of file, with the same nonce (ValueError otherwise); the pipe is closed."""
+    read_fd = int(argument.split(",")[1])
+    try:
+        got, rest = parse_unchecked(_read_all(read_fd))
+    finally:
+        os.close(read_fd)
+    if not hmac.compare_digest(got, nonce):
+        raise ValueError("the judge's message is malformed: another nonce")
+    return rest
+
+
+def _read_frame(fd: int) -> bytes:
+    """Exactly one frame's bytes from `fd` (fewer at end of file: the parse says what is wrong)."""
+    data = bytearray()
+    while True:
+        if len(data) < HEADER_BYTES:
+            need = HEADER_BYTES - len(data)
+        else:
+            need = HEADER_BYTES + _declared_length(data) - len(data)
+        if need <= 0:
+            return bytes(data)
+        chunk = os.read(fd, min(need, 1 << 16))
+        if not chunk or data[: len(MAGIC)] != MAGIC[: len(data)]:
+            return bytes(data + chunk)  # ended early, or not a frame: the parse names it
+        data += chunk
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def answer(fd: int, nonce: bytes, payload: dict[str, Any]) -> None:
@@ -201,16 +247,28 @@ class JudgeChannel:
     once the child is running, ``channel.receive()`` once it has ended.
     """
 
-    def __init__(self, instructions: dict[str, Any] | None) -> None:
-        """`instructions` None: given later (`instruct`); the child waits for them meanwhile."""
+    def __init__(
+        self, instructions: dict[str, Any] | None, first: dict[str, Any] | None = None
+    ) -> None:
+        """`instructions` None: given later (`instruct`); the child waits for them meanwhile.
+
+        `first` (with `instructions` None): a first part sent as the child
+        starts, marked `MORE`; the child reads it and then waits for the rest.
+        """
         self.nonce = secrets.token_bytes(NONCE_BYTES)
         self._message = b"" if instructions is None else frame(self.nonce, instructions)
+        self._first = b"" if first is None else frame(self.nonce, {**first, MORE: True})
         self._in_read, self._in_write = os.pipe()
         self._out_read, self._out_write = os.pipe()
         self._data = bytearray()
         self._eof = threading.Event()
         # Set once a whole message is in: the child has nothing more to say.
         self.reported = threading.Event()
+        # Set once a whole message is in and every holder of the child's end has
+        # closed it: nothing can be added; what the child does now reaches no verdict.
+        self.finished = threading.Event()
+        # Set once the child runs (`started`): instructions may be given from then.
+        self.running = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._closed = False
@@ -232,10 +290,17 @@ class JudgeChannel:
         """
         os.close(self._out_write)
         os.close(self._in_read)
+        self.running.set()
         if self._message:
             self._start()
         else:
             self._deferred = True
+            if self._first:
+                try:
+                    # A few hundred bytes: the pipe takes them whole, without blocking.
+                    os.write(self._in_write, self._first)
+                except OSError:
+                    pass  # the child ended already: it reports nothing
 
     def instruct(self, instructions: dict[str, Any]) -> None:
         """The instructions of a child started without them (it waits for them until now)."""
@@ -268,6 +333,8 @@ class JudgeChannel:
                     continue
                 chunk = os.read(self._out_read, 1 << 16)
                 if not chunk:
+                    if _whole(self._data):
+                        self.finished.set()
                     self._eof.set()
                     return
                 self._data += chunk
@@ -280,6 +347,9 @@ class JudgeChannel:
 
     def receive(self, wait: float = 5.0) -> Received:
         """After the child ended: its one message, or what was wrong (up to `wait` s for EOF)."""
+        if self._deferred and not self._threads:
+            self.close()
+            return Received()  # never given its instructions: nothing of it is read
         deadline = time.monotonic() + wait
         while not self._eof.is_set() and time.monotonic() < deadline:
             if len(self._data) > MAX_BYTES:
@@ -295,6 +365,10 @@ class JudgeChannel:
             # could write after this verdict, so nothing of it is believed.
             return Received(tampered="the channel was still held open after the run ended")
         return parse(data, self.nonce)
+
+    def abandon(self) -> None:
+        """The child's work is not wanted: nothing it sends will be read (`finished` is set)."""
+        self.finished.set()
 
     def close(self) -> None:
         if self._closed:
@@ -316,6 +390,7 @@ __all__ = [
     "CHILD_FDS",
     "HEADER_BYTES",
     "MAGIC",
+    "MORE",
     "MOVED",
     "MOVE_CHANNEL",
     "NONCE_BYTES",
@@ -327,4 +402,5 @@ __all__ = [
     "parse",
     "parse_unchecked",
     "read_instructions",
+    "read_rest",
 ]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.core.environment import environment_cause
+from pytest_quest.engine import prestart
 from pytest_quest.engine.clean_search import Judged, SearchPath, judged, search_cleanly
 from pytest_quest.engine.runner import ChannelRun, child_command, gate_handshake, run_over_channel
 
@@ -215,15 +216,23 @@ def run_mutation_checks(
         ]
 
     nodeids = sorted({nodeid for target in targets for nodeid in target.nodeids})
+    # One started already, alongside the measuring run, with this command (engine/prestart.py).
+    started = prestart.take(
+        prestart.Launch(rootdir, inifile, tuple(plugin_args or ()), cwd, subprocesses, mutants,
+            all(t.confirm_kills for t in targets))
+    )  # fmt: skip
     # The folder of the mutants in the processes the tests start (engine/remote_mutant.py):
     # made and removed here, whatever way the child ends; named like the
     # measuring run's (runner.run_child), so the two children look alike.
-    remote_dir = tempfile.mkdtemp(prefix="pytest-quest-children-") if subprocesses else ""
+    if started is not None:
+        remote_dir = started.remote_dir
+    else:
+        remote_dir = tempfile.mkdtemp(prefix="pytest-quest-children-") if subprocesses else ""
     try:
         return _run_checks(targets, nodeids, remote_dir, failed, rootdir=rootdir,
             inifile=inifile, timeout=timeout, cwd=cwd, plugin_args=plugin_args,
             mutants=mutants, has_xdist=has_xdist, has_cov=has_cov, l1=l1,
-            search_path=search_path, sources=sources)  # fmt: skip
+            search_path=search_path, sources=sources, started=started)  # fmt: skip
     finally:
         if remote_dir:
             shutil.rmtree(remote_dir, ignore_errors=True)
@@ -287,6 +296,7 @@ def _run_checks(
     l1: dict[str, Any] | None,
     search_path: SearchPath | None = None,
     sources: Sequence[Path] = (),
+    started: prestart.Prestarted | None = None,
 ) -> list[MutationReport]:
     # The functions as they stand before the judged tests run (the clean search checks them).
     before: list[Judged | None] = [
@@ -308,15 +318,17 @@ def _run_checks(
         l1=l1,
         functions=[_instructions(t) for t in targets],
     )
-    ran = run_over_channel(
-        handshake,
-        lambda channel: mutation_command(
-            rootdir=rootdir, inifile=inifile, plugin_args=plugin_args or [], channel=channel
-        ),
-        cwd=cwd,
-        timeout=timeout,
-        bound=(remote_dir,),
-    )
+    ran = started.run(handshake, timeout) if started is not None else None
+    if ran is None:
+        ran = run_over_channel(
+            handshake,
+            lambda channel: mutation_command(
+                rootdir=rootdir, inifile=inifile, plugin_args=plugin_args or [], channel=channel
+            ),
+            cwd=cwd,
+            timeout=timeout,
+            bound=(remote_dir,),
+        )
     received = ran.received
     reports, believed = _received_reports(ran, len(targets), failed, timeout)
     if not believed:

@@ -68,10 +68,26 @@ def stop_running() -> None:
 
 
 def reap_leftovers() -> int:
-    """In the judge: kill every descendant still alive (what a run's tests left); how many."""
+    """In the judge: kill every descendant still alive (what a run's tests left); how many.
+
+    A gate child still running (one started alongside, engine/prestart.py) and
+    its processes are spared: they are its run's, not left over.
+    """
     if not _REAPING:
         return 0
-    return reaper.kill_descendants()
+    found = 0
+    for _ in range(200):
+        # Looked at again each round: a running child's tree may have grown.
+        with _RUNNING_LOCK:
+            running = [process.pid for process in _RUNNING]
+        spared = set(running)
+        for pid in running:
+            spared.update(reaper.descendants(pid))
+        killed = reaper.kill_descendants(spare=frozenset(spared), rounds=1)
+        if not killed:
+            break
+        found += killed
+    return found
 
 
 def child_env() -> dict[str, str]:
@@ -101,13 +117,16 @@ def run_in_own_session(
     channel: tuple[int, int] | None = None,
     on_start: Callable[[], None] | None = None,
     reported: threading.Event | None = None,
+    finished: threading.Event | None = None,
 ) -> int | None:
     """Run `command` in its own session, output to `log_path`; its exit status, or None.
 
     None means it exceeded `timeout` seconds and its whole tree was killed.
     Once `reported` is set (the child's whole report is in), the child has
     `REPORTED_GRACE` seconds to exit; then its tree is stopped, and the status
-    is the stopped shim's (never None: the report stands).
+    is the stopped shim's (never None: the report stands).  Once `finished`
+    is set (that report in, and its channel closed by every holder), its tree
+    is stopped at once: nothing it could do after can reach the judge.
     The command runs under the reaping shim (engine/reaper.py), which kills
     every process it started, detached ones included, when it ends.
     Interrupted (Ctrl-C, SIGTERM in the judge), the tree is killed too before
@@ -126,6 +145,7 @@ def run_in_own_session(
                 channel=channel,
                 on_start=on_start,
                 reported=reported,
+                finished=finished,
             )
     finally:
         reap_leftovers()
@@ -141,6 +161,7 @@ def _run_shimmed(
     channel: tuple[int, int] | None,
     on_start: Callable[[], None] | None,
     reported: threading.Event | None,
+    finished: threading.Event | None = None,
 ) -> int | None:
     process = subprocess.Popen(
         reaper.shim_command(command, channel),
@@ -158,7 +179,9 @@ def _run_shimmed(
         if on_start is not None:
             on_start()
         # Without a report to wait for (an Event never set), only the exit or the timeout ends it.
-        return _wait_reported(process, log, timeout=timeout, reported=reported or threading.Event())
+        return _wait_reported(
+            process, log, timeout=timeout, reported=reported or threading.Event(), finished=finished
+        )
     except subprocess.TimeoutExpired:
         stop_tree(process)
         return None
@@ -171,21 +194,31 @@ def _run_shimmed(
 
 
 EXITED, OVERSTAYED, TIMED_OUT = "exited", "overstayed", "timed out"
+FINISHED = "finished"
 
 
 def wait_for_exit(
-    exited: Callable[[float], bool], reported: threading.Event, timeout: float
+    exited: Callable[[float], bool],
+    reported: threading.Event,
+    timeout: float,
+    finished: threading.Event | None = None,
 ) -> str:
-    """How a child ended: EXITED, OVERSTAYED or TIMED_OUT; nothing is stopped here.
+    """How a child ended: EXITED, FINISHED, OVERSTAYED or TIMED_OUT; nothing is stopped here.
 
     `exited(seconds)` waits up to that long for the child's exit and says whether
-    it came.  OVERSTAYED: its whole report in (`reported`), it was still running
-    `REPORTED_GRACE` seconds later.  TIMED_OUT: `timeout` seconds went by first.
+    it came.  FINISHED: its channel is done (`finished`: a whole report in and
+    the child's end closed by every holder), so nothing it does from now on
+    (pytest's summary, its interpreter's exit, an ``atexit`` handler) can reach
+    the judge: it need not be waited for.  OVERSTAYED: its whole report in
+    (`reported`), it was still running `REPORTED_GRACE` seconds later.
+    TIMED_OUT: `timeout` seconds went by first.
     """
     deadline = time.monotonic() + timeout
     grace_end: float | None = None
     while True:
         now = time.monotonic()
+        if finished is not None and finished.is_set():
+            return FINISHED
         if grace_end is None and reported.is_set():
             grace_end = now + REPORTED_GRACE
         if now >= deadline:
@@ -193,7 +226,8 @@ def wait_for_exit(
         if grace_end is not None and now >= grace_end:
             return OVERSTAYED
         end = deadline if grace_end is None else min(deadline, grace_end)
-        if exited(min(0.05, end - now)):
+        # Looked at every 10 ms when the channel can end the wait: its end is the child's.
+        if exited(min(0.05 if finished is None else 0.01, end - now)):
             return EXITED
 
 
@@ -229,13 +263,21 @@ def pidfd_kill(pidfd: int) -> None:
 
 
 def _wait_reported(
-    process: subprocess.Popen[bytes], log: IO[bytes], *, timeout: float, reported: threading.Event
+    process: subprocess.Popen[bytes],
+    log: IO[bytes],
+    *,
+    timeout: float,
+    reported: threading.Event,
+    finished: threading.Event | None = None,
 ) -> int:
     """`process`'s exit status, its tree stopped `REPORTED_GRACE` s after `reported` if still running.
 
-    Raises TimeoutExpired past `timeout` seconds, as ``Popen.wait`` does.
+    Stopped at once when `finished`.  Raises TimeoutExpired past `timeout`
+    seconds, as ``Popen.wait`` does.
     """
-    ended = wait_for_exit(popen_exited(process), reported, timeout)
+    ended = wait_for_exit(popen_exited(process), reported, timeout, finished)
+    if ended == FINISHED:
+        stop_tree(process)
     if ended == TIMED_OUT:
         raise subprocess.TimeoutExpired(process.args, timeout)
     if ended == OVERSTAYED:

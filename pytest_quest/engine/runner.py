@@ -152,6 +152,7 @@ def run_over_channel(
     cwd: Path,
     timeout: float,
     bound: tuple[str, ...] = (),
+    channel: JudgeChannel | None = None,
 ) -> ChannelRun:
     """Run the gate child `command(channel argument)` in its own session, its channel open.
 
@@ -160,11 +161,12 @@ def run_over_channel(
     goes to a log in a temporary folder.  In this judgement's sandbox
     (engine/sandbox.py) when it has one: `cwd` is the project it may write in
     (its writes vanish with the run where the engine can), `bound` the
-    folders the judge reads back, writable inside.
+    folders the judge reads back, writable inside.  `channel`: one made by
+    the caller (its instructions given later), in place of `handshake`.
     """
     # Named alike for every role: the folder's name is seen by the tests (DATA_PARENT_ENV).
     with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
-        channel = JudgeChannel(handshake)
+        channel = channel if channel is not None else JudgeChannel(handshake)
         scratch = sandbox.scratch_folder()
         try:
             argv = command(CHILD_ARGUMENT)  # the shim moves the channel there
@@ -202,6 +204,7 @@ def run_over_channel(
                 channel=channel.child_fds,
                 on_start=channel.started,
                 reported=channel.reported,
+                finished=channel.finished,
             )
             received = channel.receive()
         finally:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pytest_quest.engine.channel import answer, read_instructions
+from pytest_quest.engine.channel import MORE, answer, read_instructions, read_rest
 
 _state: dict[str, Any] = {}
 
@@ -30,6 +30,8 @@ def open_channel(argument: str) -> dict[str, Any]:
     _state["output"] = _output_file()
     write_fd, nonce, instructions = read_instructions(argument)
     _state.update(fd=write_fd, nonce=nonce, instructions=instructions)
+    if instructions.get(MORE) is True:
+        _state["rest"] = argument  # a first part: the rest is read by `complete`
     return dict(instructions)
 
 
@@ -45,6 +47,19 @@ def _output_file() -> str:
 def output_file() -> str:
     """Where this child's output went when it read its instructions: its fresh runs' goes there too."""
     return str(_state.get("output", ""))
+
+
+def complete() -> dict[str, Any]:
+    """The whole instructions: after a first part, the rest read now (waiting for it), merged.
+
+    Called before any conftest is imported: the pipe is closed then, as when
+    the instructions came whole.
+    """
+    argument = _state.pop("rest", None)
+    if argument is not None:
+        first = {k: v for k, v in _state["instructions"].items() if k != MORE}
+        _state["instructions"] = {**first, **read_rest(argument, _state["nonce"])}
+    return instructions()
 
 
 def opened() -> bool:
@@ -75,4 +90,4 @@ def close() -> None:
             pass
 
 
-__all__ = ["close", "instructions", "open_channel", "opened", "output_file", "send"]
+__all__ = ["close", "complete", "instructions", "open_channel", "opened", "output_file", "send"]

@@ -260,9 +260,12 @@ class Parked:
         )
         try:
             if self.pidfd >= 0:
-                # Reported and still running (a hang at its exit): stopped, its report stands.
+                # Reported and still running (its exit, a hang there): stopped, its report stands.
                 ended = processes.wait_for_exit(
-                    processes.pidfd_exited(self.pidfd), self.channel.reported, timeout
+                    processes.pidfd_exited(self.pidfd),
+                    self.channel.reported,
+                    timeout,
+                    self.channel.finished,
                 )
                 if ended != processes.EXITED:
                     processes.pidfd_kill(self.pidfd)
@@ -317,7 +320,9 @@ def park_early(instructions: dict[str, Any], config: pytest.Config) -> None:
     functions = instructions.get("functions") or []
     if not can_park():
         return
-    if instructions.get("mutants", True) and any(f.get("confirm", True) for f in functions):
+    # A first part of the instructions (the functions not known yet) says whether kills are confirmed.
+    confirm = instructions.get("confirm", any(f.get("confirm", True) for f in functions))
+    if instructions.get("mutants", True) and confirm:
         params = config.invocation_params
         PARKED[:] = [Parked(params.args, str(params.dir))]
 
@@ -377,7 +382,9 @@ def run_fresh(
             pass_fds=channel.child_fds,
         )
         channel.started()
-        ended = processes.wait_for_exit(processes.popen_exited(process), channel.reported, timeout)
+        ended = processes.wait_for_exit(
+            processes.popen_exited(process), channel.reported, timeout, channel.finished
+        )
         if ended != processes.EXITED:
             process.kill()
             process.wait()

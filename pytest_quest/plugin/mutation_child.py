@@ -538,7 +538,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None
     argument = getattr(early_config.known_args_namespace, "quest_channel", None)
     if argument:
         child_start.begin(str(argument), early_config, early=False)
-        given(early_config.known_args_namespace, child_channel.instructions())
+        given(early_config.known_args_namespace, child_channel.complete())
     return (yield)
 
 

@@ -294,3 +294,15 @@ def test_a_forgery_is_undone_even_when_no_verdict_is_recorded(tmp_path: Path) ->
         assert store.path.read_bytes() == before
     finally:
         guard.close()
+
+
+@pytest.mark.skipif(not witness.available(), reason="Linux only")
+def test_closing_the_witness_does_not_wait_for_its_listener_to_time_out(tmp_path: Path) -> None:
+    import time
+
+    listening = witness.Witness(tmp_path / "quest.json")
+    time.sleep(0.02)  # its listener is in accept(), which times out every 0.2 s
+    began = time.monotonic()
+    listening.close()
+    assert time.monotonic() - began < 0.12
+    assert not listening._thread.is_alive()

@@ -78,3 +78,12 @@ def test_pidfd_helpers_see_a_real_process_end_and_kill_it() -> None:
         processes.pidfd_kill(pidfd)  # ended already: no error
     finally:
         os.close(pidfd)
+
+
+def test_a_child_whose_channel_is_finished_is_not_waited_for() -> None:
+    # Its report in and its channel closed: nothing it does now reaches the judge.
+    start = time.monotonic()
+    finished = reported_after(0.05)
+    ended = processes.wait_for_exit(Child(None).exited, finished, 30, finished)
+    assert ended == processes.FINISHED
+    assert time.monotonic() - start < 0.3  # the grace (0.3 s here) is not waited for
