@@ -130,9 +130,10 @@ class _Original:
 class OnDisk:
     """The mutation child's writer of mutants into the project's files (one per child)."""
 
-    def __init__(self, root: str, record: str) -> None:
+    def __init__(self, root: str, record: str, table: str = MOUNTINFO) -> None:
         self.root = os.path.realpath(root)
         self.record = record
+        self.table = table  # the mount table that must show the layer
         self._prelude = prelude(record)
         self._originals: dict[str, _Original | None] = {}
         # Each text written, and the modification time (seconds) it was given.
@@ -145,7 +146,7 @@ class OnDisk:
         real = os.path.realpath(file)
         if real not in self._originals:
             original: _Original | None = None
-            if in_overlay(real, self.root):
+            if in_overlay(real, self.root, self.table):
                 try:
                     with open(real, "rb") as handle:
                         data = handle.read()
