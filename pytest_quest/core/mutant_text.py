@@ -15,8 +15,9 @@ place of the blank lines that follow the function, so that every later line
 stays where it was (when there are not enough of them, the later lines move).
 
 `prelude` is one statement put before the function's first line, at its
-indentation: the mark functions the mutated code calls, for a process where
-nothing put them in place.  The text is checked before it is used: it must
+indentation, on the blank line above it where there is one: the mark
+functions the mutated code calls, for a process where nothing put them in
+place.  The text is checked before it is used: it must
 parse, and the function in it must be the tree's function node (the same
 ``ast.dump``); otherwise there is no text (None).
 """
@@ -62,7 +63,8 @@ def function_replaced(source: str, start: int, tree: ast.Module, prelude: str = 
     """`source` with the function defined on line `start` as it is in `tree`; None if it cannot be.
 
     `tree` is `source`'s module with that function changed (its ``def`` still
-    on line `start`); `prelude`, one line of code put before the function.
+    on line `start`); `prelude`, one line of code put before the function: on
+    the blank line above it where there is one (the ``def`` keeps its line).
     """
     original = find_function(parsed(source), start)
     changed = find_function(tree, start)
@@ -79,16 +81,26 @@ def function_replaced(source: str, start: int, tree: ast.Module, prelude: str = 
         body = _indented(ast.unparse(new), indent)
     except (ValueError, RecursionError, SyntaxError):
         return None
-    prelude_lines = [indent + prelude] if prelude else []
-    replaced = prelude_lines + body
+    above = bool(prelude) and first > 1 and not lines[first - 2].strip()
+    for taken in (1, 0) if above else (0,):
+        text = _spliced(
+            lines, (first - taken, last), ([indent + prelude] if prelude else []) + body
+        )
+        at = first - taken + bool(prelude) + len(getattr(new, "decorator_list", []))
+        if _same_function(text, at, new):
+            return text
+    return None
+
+
+def _spliced(lines: list[str], span: tuple[int, int], replaced: list[str]) -> str:
+    """`lines` with lines `span` (first, last; 1-based) replaced, the later lines kept in place."""
+    first, last = span
     # The blank lines after the function take what the new text has more, where they can.
     while len(replaced) > last - first + 1 and last < len(lines) and not lines[last].strip():
         last += 1
-    replaced += [""] * (last - first + 1 - len(replaced))
-    newline = "\r\n" if head.endswith("\r\n") else "\n"
-    text = "".join(lines[: first - 1]) + newline.join(replaced) + newline + "".join(lines[last:])
-    at = first + len(prelude_lines) + len(getattr(new, "decorator_list", []))
-    return text if _same_function(text, at, new) else None
+    replaced = replaced + [""] * (last - first + 1 - len(replaced))
+    newline = "\r\n" if lines[first - 1].endswith("\r\n") else "\n"
+    return "".join(lines[: first - 1]) + newline.join(replaced) + newline + "".join(lines[last:])
 
 
 def _same_function(text: str, start: int, node: ast.AST) -> bool:

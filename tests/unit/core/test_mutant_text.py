@@ -47,8 +47,8 @@ def test_the_function_lines_are_replaced_and_every_other_line_stays() -> None:
         assert text is not None, mutant
         old, new = SOURCE.splitlines(), text.splitlines()
         assert len(new) == len(old)  # the function's own lines make room
-        assert new[:6] == old[:6] and new[-3:] == old[-3:]
-        assert new[6] == "    PRELUDE = 1"
+        assert new[:5] == old[:5] and new[6] == old[6] and new[-3:] == old[-3:]
+        assert new[5] == "    PRELUDE = 1"  # on the blank line above: the function keeps its lines
         # It behaves as the tree compiled: the same answer, the same docstring.
         space = _run(text)
         expected = _run(ast.unparse(tree))
@@ -64,6 +64,7 @@ def test_the_function_lines_are_replaced_and_every_other_line_stays() -> None:
         assert got == want, mutant
         assert space["Shapes"].area.__doc__ == expected["Shapes"].area.__doc__
         assert space["later"].__code__.co_firstlineno == 19
+        assert space["Shapes"].area.__wrapped__.__code__.co_firstlineno == 7
 
 
 def test_the_probe_text_has_the_reach_mark() -> None:
