@@ -29,6 +29,10 @@ and a survivor fails the quest with a witness.  A test that reads it for
 ``inspect``'s own function, captured at import, which returns a signature
 (no mutant changes one), not the code.
 
+Where each run's mutant is written into the file (engine/ondisk.py, under
+bwrap), what a test loads from the file during the run is that mutant:
+only copies of the original count there (`CopyWatch.watch`, ``written``).
+
 Limits: a copy made before the mutant runs (at import, in the baseline
 runs, in a fixture of wider scope) is a live function and takes the
 mutants; a copy made by hand (the body rewritten, not reproduced) is a

@@ -13,7 +13,10 @@ reads it again, and one that never reads it whole runs nothing.  In a process th
 then imports the function's module from the mutated tree (an import hook
 for that one file: ``import``, ``python -m``, ``runpy``), and the mark
 functions create the marks file: the mutation child counts the run's test
-as having reached the mutant.  Limits: docs/judge.md, "Across processes".
+as having reached the mutant.  Where the project is a throwaway layer
+(bwrap), each run's mutant is written into the file itself too
+(engine/ondisk.py): the record says so, and the start-up hook then only
+puts the marks in place.  Limits: docs/judge.md, "Across processes".
 """
 
 from __future__ import annotations
