@@ -127,25 +127,36 @@ def test_sign_agrees_with_itself():
     assert "mutation.own_copy" not in checks(data), _facts(data)
 
 
-def test_an_oracle_compiled_from_source_read_before_the_mutants_is_review(scanned: Path) -> None:
-    # The file read at import (the original then), compiled during the test: a copy
-    # of the original, which the file's mutant never reaches.
+# Copies of the original the file's mutant never reaches: the own-copy watch still names them.
+ORIGINAL_COPIES = {
+    # The file read at import (the original then); the fresh run would read the mutant.
+    "read_at_import": """
+        with open(pkg.calc.__file__) as handle:
+            TEXT = handle.read()
+    """,
+    # The function's source written into the test: the original in every process.
+    "written_in_the_test": f"""
+        TEXT = {CALC_SOURCE!r}
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(ORIGINAL_COPIES))
+def test_an_oracle_compiled_from_the_original_source_during_the_test_is_review(
+    scanned: Path, how: str
+) -> None:
     data = attack(
         scanned,
         SIGN,
-        """
-        import pkg.calc
-        from pkg.calc import sign
-
-        with open(pkg.calc.__file__) as handle:
-            TEXT = handle.read()
-
-        def test_sign_agrees_with_itself():
-            space = {}
-            exec(compile(TEXT, "<oracle>", "exec"), space)
-            for x in (-3, 0, 4):
-                assert sign(x) == space["sign"](x)
-        """,
+        "import pkg.calc\nfrom pkg.calc import sign\n"
+        + textwrap.dedent(ORIGINAL_COPIES[how])
+        + """
+def test_sign_agrees_with_itself():
+    space = {}
+    exec(compile(TEXT, "<oracle>", "exec"), space)
+    for x in (-3, 0, 4):
+        assert sign(x) == space["sign"](x)
+""",
         allowed=("REVIEW",),
     )
     assert "mutation.own_copy" in checks(data), _facts(data)
