@@ -41,13 +41,20 @@ def _lines(text: str) -> list[str]:
 
 
 def _string_lines(text: str) -> set[int]:
-    """The lines of `text` (1-based) that continue a string begun on an earlier line."""
+    """The lines of `text` (1-based) that continue a token begun on an earlier line.
+
+    A string's (or, from Python 3.12, an f-string part's) own text: indenting
+    them would change the string.
+    """
     inside: set[int] = set()
     lines = iter(_lines(text))
     for token in tokenize.generate_tokens(lambda: next(lines, "")):
-        if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+        if token.end[0] > token.start[0] and token.type not in _LAYOUT:
             inside.update(range(token.start[0] + 1, token.end[0] + 1))
     return inside
+
+
+_LAYOUT = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT})
 
 
 def _indented(text: str, indent: str) -> list[str]:
