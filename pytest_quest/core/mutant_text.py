@@ -25,11 +25,13 @@ parse, and the function in it must be the tree's function node (the same
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import tokenize
 
 from pytest_quest.core.mutant_ast import parsed
-from pytest_quest.core.mutants import find_function
+from pytest_quest.core.mutants import add_probe_mark, find_function
+from pytest_quest.core.operators import candidates
 
 # A line and its end as the parser counts lines (str.splitlines also splits at a form feed).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -110,6 +112,27 @@ def _spliced(lines: list[str], span: tuple[int, int], replaced: list[str]) -> st
     return "".join(lines[: first - 1]) + newline.join(replaced) + newline + "".join(lines[last:])
 
 
+def mutant_text(source: str, start: int, index: int | None, prelude: str = "") -> str | None:
+    """`source` with mutant `index` (None: the probe) of the function on line `start`.
+
+    The function is changed as `mutated_tree` and `probe_tree` change it (the
+    same candidate, applied to the same function node with the reach marks),
+    on a copy of that node only: the module is not parsed again.
+    """
+    found = find_function(parsed(source), start)
+    if found is None:
+        return None
+    function = copy.deepcopy(found[1])
+    if index is None:
+        add_probe_mark(function)
+    else:
+        every = list(candidates(function, source.splitlines()))
+        if not 0 <= index < len(every):
+            return None
+        every[index].apply(True)
+    return function_replaced(source, start, ast.Module(body=[function], type_ignores=[]), prelude)  # type: ignore[list-item]
+
+
 def _same_function(text: str, start: int, node: ast.AST) -> bool:
     """Whether `text` parses and its function on line `start` is `node` (positions aside)."""
     try:
@@ -119,4 +142,4 @@ def _same_function(text: str, start: int, node: ast.AST) -> bool:
     return found is not None and ast.dump(found[1]) == ast.dump(node)
 
 
-__all__ = ["function_replaced"]
+__all__ = ["function_replaced", "mutant_text"]

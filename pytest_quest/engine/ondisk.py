@@ -36,8 +36,8 @@ import os
 from dataclasses import dataclass
 
 from pytest_quest.core.mutant_ast import CHANGED, REACHED
-from pytest_quest.core.mutant_text import function_replaced
-from pytest_quest.core.mutants import changed_value, mutated_tree, probe_tree
+from pytest_quest.core.mutant_text import mutant_text
+from pytest_quest.core.mutants import changed_value
 
 MOUNTINFO = "/proc/self/mountinfo"
 
@@ -165,13 +165,8 @@ class OnDisk:
             made: tuple[bytes, int] | None = None
             try:
                 source = original.data.decode("utf-8")
-                tree = (
-                    probe_tree(source, start)
-                    if index is None
-                    else mutated_tree(source, start, index)
-                )
-                text = function_replaced(source, start, tree, self._prelude)
-            except (UnicodeDecodeError, SyntaxError, ValueError, AssertionError, IndexError):
+                text = mutant_text(source, start, index, self._prelude)
+            except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
                 text = None
             if text is not None:
                 self._count += 1
@@ -205,15 +200,21 @@ class OnDisk:
 
 
 def _put(path: str, data: bytes, times: tuple[int, int]) -> bool:
-    """`data` written over `path` in place (no new name in the project), then its times."""
+    """`data` written over `path` in place (no new name in the project), then its times.
+
+    Written from offset 0 and cut to its length, never truncated to nothing
+    first: on ext4 a file emptied and written again is flushed at its close
+    (``auto_da_alloc``), 4 ms a write here against 0.2 ms.
+    """
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+        fd = os.open(path, os.O_WRONLY)
     except OSError:
         return False
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        done = 0
+        while done < len(data):
+            done += os.pwrite(fd, data[done:], done)
+        os.ftruncate(fd, len(data))
         os.utime(fd, ns=times)
     except OSError:
         return False

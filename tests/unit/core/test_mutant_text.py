@@ -91,3 +91,13 @@ def test_more_lines_take_the_blank_lines_after_the_function_or_move_what_follows
 
 def test_no_text_where_no_function_starts_on_the_line() -> None:
     assert function_replaced(SOURCE, 2, ast.parse(SOURCE)) is None
+
+
+def test_the_text_of_a_mutant_is_made_from_the_function_alone_as_the_tree_makes_it() -> None:
+    from pytest_quest.core.mutant_text import mutant_text
+
+    for index in [None, *(m.index for m in plan_mutants(SOURCE, 8))]:
+        tree = probe_tree(SOURCE, 8) if index is None else mutated_tree(SOURCE, 8, index)
+        assert mutant_text(SOURCE, 8, index, "P = 1") == function_replaced(SOURCE, 8, tree, "P = 1")
+    assert mutant_text(SOURCE, 8, 10_000) is None
+    assert mutant_text(SOURCE, 2, None) is None
