@@ -29,6 +29,10 @@ and a survivor fails the quest with a witness.  A test that reads it for
 ``inspect``'s own function, captured at import, which returns a signature
 (no mutant changes one), not the code.
 
+Where each run's mutant is written into the file (engine/ondisk.py, under
+bwrap), what a test loads from the file during the run is that mutant:
+only copies of the original count there (`CopyWatch.watch`, ``written``).
+
 Limits: a copy made before the mutant runs (at import, in the baseline
 runs, in a fixture of wider scope) is a live function and takes the
 mutants; a copy made by hand (the body rewritten, not reproduced) is a
@@ -42,10 +46,13 @@ from __future__ import annotations
 
 import ast
 import inspect
+import marshal
 import os
 import sys
 import types
 from typing import Any
+
+from pytest_quest.core.mutant_ast import CHANGED, REACHED
 
 
 def body_dump(node: ast.AST) -> str:
@@ -83,9 +90,20 @@ class CopyWatch:
         self.read_code = False
         self._real: dict[str, str] = {}
         self._busy = False
+        #: The file holds each run's mutant (engine/ondisk.py): see `watch`.
+        self.written = False
 
-    def watch(self, path: str, tree: ast.AST) -> None:
-        """From now on: the function `tree` (its def node) of the file `path`."""
+    def watch(self, path: str, tree: ast.AST, written: bool = False) -> None:
+        """From now on: the function `tree` (its def node) of the file `path`.
+
+        `written`: each run's mutant (or probe) is in the file itself, so what
+        is loaded from it during a run is that run's code, not a copy of the
+        original.  Only a copy of the original then counts: source holding
+        the original's body, or code holding the function without the reach
+        marks every mutant and probe has (code compiled or bytecode read
+        before the run).
+        """
+        self.written = written
         self.path = os.path.realpath(path)
         self.name = str(getattr(tree, "name", ""))
         self.dump = body_dump(tree)
@@ -118,29 +136,57 @@ class CopyWatch:
             isinstance(const, types.CodeType) and self._from_file(const) for const in code.co_consts
         )
 
+    def _unmarked(self, code: types.CodeType) -> bool:
+        """Whether `code` holds the function compiled from the judged file, never with a mark."""
+        found = [
+            c for c in _codes(code) if c.co_name == self.name and self._is_judged(c.co_filename)
+        ]
+        return bool(found) and not any(_marked(c) for c in found)
+
+    def _loaded(self, data: object) -> str:
+        """What a read of bytecode holding the original function is (`written` only)."""
+        if not isinstance(data, (bytes, bytearray)) or self.name.encode("utf-8") not in data:
+            return ""
+        try:
+            code = marshal.loads(data)
+        except (ValueError, EOFError, TypeError):
+            return ""
+        if isinstance(code, types.CodeType) and self._unmarked(code):
+            return f"loaded bytecode of the original {self.name} from {self.path}"
+        return ""
+
+    def _code_read(self, args: tuple[Any, ...], reader: object) -> str:
+        if reader in _SIGNATURE_READERS:
+            return ""  # it makes a Signature of the code, which no mutant changes
+        if len(args) >= 2 and args[1] == "__code__" and isinstance(args[0], types.FunctionType):
+            code = args[0].__code__
+            if code.co_name == self.name and self._is_judged(code.co_filename):
+                return f"{CODE_READ} {self.name} (`__code__`)"
+        return ""
+
+    def _compiled_body(self, source: object) -> str:
+        tree = source if isinstance(source, ast.AST) else None
+        if tree is None and isinstance(source, (str, bytes)):
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError):
+                return ""
+        if tree is not None and holds_body(tree, self.dump):
+            return "compiled source holding the function's body"
+        return ""
+
     def _what(self, event: str, args: tuple[Any, ...], reader: object = None) -> str:
         if event == "object.__getattr__":
-            if reader in _SIGNATURE_READERS:
-                return ""  # it makes a Signature of the code, which no mutant changes
-            if len(args) >= 2 and args[1] == "__code__" and isinstance(args[0], types.FunctionType):
-                code = args[0].__code__
-                if code.co_name == self.name and self._is_judged(code.co_filename):
-                    return f"{CODE_READ} {self.name} (`__code__`)"
-        elif event == "exec" and args and isinstance(args[0], types.CodeType):
+            return self._code_read(args, reader)
+        if self.written:
+            return self._what_written(event, args)
+        if event == "exec" and args and isinstance(args[0], types.CodeType):
             if self._from_file(args[0]):
                 return f"executed code compiled from {self.path}"
         elif event == "compile" and len(args) >= 2:
-            source, filename = args[0], args[1]
-            if self._is_judged(filename):
+            if self._is_judged(args[1]):
                 return f"compiled {self.path}"
-            tree = source if isinstance(source, ast.AST) else None
-            if tree is None and isinstance(source, (str, bytes)):
-                try:
-                    tree = ast.parse(source)
-                except (SyntaxError, ValueError):
-                    return ""
-            if tree is not None and holds_body(tree, self.dump):
-                return "compiled source holding the function's body"
+            return self._compiled_body(args[0])
         elif event == "open" and args and isinstance(args[0], (str, bytes)):
             path = os.fsdecode(args[0])
             name = os.path.basename(path)
@@ -150,6 +196,17 @@ class CopyWatch:
                 and os.path.realpath(path).startswith(self.cache_prefix)
             ):
                 return f"read the cached bytecode {path}"
+        return ""
+
+    def _what_written(self, event: str, args: tuple[Any, ...]) -> str:
+        """`_what` where the file holds the run's code: only copies of the original count."""
+        if event == "exec" and args and isinstance(args[0], types.CodeType):
+            if self._from_file(args[0]) and self._unmarked(args[0]):
+                return f"executed the original {self.name} compiled from {self.path}"
+        elif event == "compile" and len(args) >= 2:
+            return self._compiled_body(args[0])
+        elif event == "marshal.loads" and args:
+            return self._loaded(args[0])
         return ""
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
@@ -180,7 +237,22 @@ _SIGNATURE_READERS = frozenset(
     for reader in (getattr(inspect, "_signature_from_function", None),)
     if isinstance(reader, types.FunctionType)
 )
-_EVENTS = frozenset({"exec", "compile", "open", "object.__getattr__"})
+_EVENTS = frozenset({"exec", "compile", "open", "object.__getattr__", "marshal.loads"})
+
+
+def _codes(code: types.CodeType) -> list[types.CodeType]:
+    """`code` and every code object among its constants, at any depth."""
+    found = [code]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found += _codes(const)
+    return found
+
+
+def _marked(code: types.CodeType) -> bool:
+    """Whether `code` (or a function inside it) calls a reach mark: a mutant's or the probe's."""
+    return any(REACHED in c.co_names or CHANGED in c.co_names for c in _codes(code))
+
 
 # The one watch of this process (an audit hook cannot be removed: it is installed once).
 _WATCH: list[CopyWatch] = []

@@ -13,7 +13,10 @@ reads it again, and one that never reads it whole runs nothing.  In a process th
 then imports the function's module from the mutated tree (an import hook
 for that one file: ``import``, ``python -m``, ``runpy``), and the mark
 functions create the marks file: the mutation child counts the run's test
-as having reached the mutant.  Limits: docs/judge.md, "Across processes".
+as having reached the mutant.  Where the project is a throwaway layer
+(bwrap), each run's mutant is written into the file itself too
+(engine/ondisk.py): the record says so, and the start-up hook then only
+puts the marks in place.  Limits: docs/judge.md, "Across processes".
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_quest.core.mutants import CHANGED, REACHED, changed_value, mutated_tree, probe_tree
+from pytest_quest.engine.ondisk import OnDisk
 from pytest_quest.engine.subproc import stop_forkserver
 
 SECTION = "pytest_quest.engine.remote_mutant"
@@ -88,7 +92,7 @@ def read_record(path: str, tries: int = 200) -> dict[str, Any]:
 class RemoteMutants:
     """The mutation child's side: the rcfile its tests' processes read, one marks file per run."""
 
-    def __init__(self, root: str | None = None) -> None:
+    def __init__(self, root: str | None = None, overlay: str = "") -> None:
         # The judge makes the folder (and removes it however the child ends).
         self.root = root or tempfile.mkdtemp(prefix="pytest-quest-children-")
         self.owned = root is None
@@ -97,6 +101,9 @@ class RemoteMutants:
         self.record = os.path.join(self.root, "pytest-quest-child.run")
         self.runs = 0
         self._fd = -1
+        # `overlay`: the project's root where it is a throwaway layer (the judge says
+        # so, engine/ondisk.py checks): each run's mutant is written into its file too.
+        self.ondisk = OnDisk(overlay, self.record) if overlay else None
         self._write(record_bytes())
         _replace(self.rcfile, rcfile_text(self.root, "record", record=self.record).encode("utf-8"))
 
@@ -120,13 +127,24 @@ class RemoteMutants:
         spec: dict[str, Any] = {"file": file, "start": start, "marks": marks}
         if index is not None:
             spec["index"] = index
+        if self.ondisk is not None and self.ondisk.write(file, start, index):
+            # The file holds the mutant: a process's start-up hook only puts the marks in place.
+            spec["ondisk"] = True
         self._write(record_bytes(mode, **spec))
         return marks
 
     def disarm(self) -> None:
         self._write(record_bytes())
+        if self.ondisk is not None:
+            self.ondisk.restore()
+
+    def writes(self, file: str) -> bool:
+        """Whether the runs' mutants are written into `file` (engine/ondisk.py)."""
+        return self.ondisk is not None and self.ondisk.writable(file)
 
     def close(self) -> None:
+        if self.ondisk is not None:
+            self.ondisk.restore()
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
@@ -261,15 +279,8 @@ def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
         return
     try:
         filename = os.path.realpath(str(options["file"]))
-        start = int(options["start"])
         marks = str(options["marks"])
-        with open(filename, encoding="utf-8") as handle:
-            source = handle.read()
-        if mode == "mutant":
-            tree = mutated_tree(source, start, int(options["index"]))
-        else:
-            tree = probe_tree(source, start)
-        code = compile(tree, filename, "exec", dont_inherit=True)
+        code = None if options.get("ondisk") else _compiled(filename, mode, options)
     except Exception:
         return  # nothing applied here: the run counts as not reaching the mutant
     done: list[bool] = []
@@ -293,9 +304,23 @@ def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
 
     setattr(builtins, REACHED, mark)
     setattr(builtins, CHANGED, changed)
+    if code is None:
+        return  # the file holds the mutant (engine/ondisk.py): every import reads it
     if not isinstance(sys.meta_path, _FinderFirst):
         sys.meta_path = _FinderFirst(sys.meta_path)
     sys.meta_path.insert(0, _Finder(filename, code))
+
+
+def _compiled(filename: str, mode: str, options: dict[str, Any]) -> types.CodeType:
+    """The module of `filename` with the run's mutant (or the probe) applied, compiled."""
+    start = int(options["start"])
+    with open(filename, encoding="utf-8") as handle:
+        source = handle.read()
+    if mode == "mutant":
+        tree = mutated_tree(source, start, int(options["index"]))
+    else:
+        tree = probe_tree(source, start)
+    return compile(tree, filename, "exec", dont_inherit=True)
 
 
 class _FinderFirst(list):  # type: ignore[type-arg]

@@ -164,6 +164,11 @@ def run_over_channel(
     folders the judge reads back, writable inside.  `channel`: one made by
     the caller (its instructions given later), in place of `handshake`.
     """
+    engine = sandbox.active()
+    if engine is not None and engine.overlay:
+        # The project is a throwaway layer in the run: a mutation child writes its
+        # mutants into the project's files there (engine/ondisk.py checks it too).
+        handshake = {**handshake, "overlay": str(cwd)}
     # Named alike for every role: the folder's name is seen by the tests (DATA_PARENT_ENV).
     with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
         channel = channel if channel is not None else JudgeChannel(handshake)
@@ -176,7 +181,6 @@ def run_over_channel(
             # The child's coverage data folder goes in here: removed with it even
             # when the child is killed (a timeout, SIGTERM to the judge).
             env[DATA_PARENT_ENV] = workdir
-            engine = sandbox.active()
             if engine is not None and engine.contains_signals:
                 # No signal leaves the sandbox: the judged need no watch on theirs
                 # (engine/gate_signals.py), which refuses a pool's own SIGTERMs too.

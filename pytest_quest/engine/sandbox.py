@@ -86,6 +86,9 @@ class Sandbox(Protocol):
     #: the run's reach (read-only or hidden), and what it writes elsewhere is
     #: gone with it: the judge's watches on those files have nothing to watch.
     throwaway: bool
+    #: The project tree is a layer whose writes vanish with the run: the mutation
+    #: child may write its mutants into the project's files (engine/ondisk.py).
+    overlay: bool
 
     def wrap(self, command: list[str], confinement: Confinement) -> list[str]:
         """`command` as a command that runs it confined by `confinement`."""
@@ -118,6 +121,7 @@ class Bubblewrap:
     name = BWRAP
     contains_signals = True  # a pid namespace: nothing outside it can be named
     throwaway = True  # read-only binds over the overlays, the records hidden
+    overlay = True  # --tmp-overlay over the project tree
 
     def __init__(self, binary: str) -> None:
         self.binary = binary
@@ -223,6 +227,7 @@ class Landlock:
         # The project tree is granted whole (a ratchet file or environment in it too),
         # and what a run writes stays.
         self.throwaway = False
+        self.overlay = False
 
     def writable(self, confinement: Confinement) -> list[str]:
         """What the run may write: scratch, bound folders, devices, and the project.

@@ -85,15 +85,20 @@ def begin(argument: str, config: pytest.Config, *, early: bool) -> None:
         protect_from_env()
         folder = instructions.get("remote_dir")
         if instructions.get("subprocesses", True) and isinstance(folder, str) and folder:
-            _start_remote(folder)
+            overlay = instructions.get("overlay")
+            _start_remote(folder, overlay if isinstance(overlay, str) else "")
         fresh_kill.START_ENV.update(os.environ)
         if REMOTE:
             fresh_kill.park_early(instructions, config)
 
 
-def _start_remote(folder: str) -> None:
-    """Before any conftest: the tests' processes will read our rcfile at start-up."""
-    remote = RemoteMutants(folder)
+def _start_remote(folder: str, overlay: str = "") -> None:
+    """Before any conftest: the tests' processes will read our rcfile at start-up.
+
+    `overlay`: the project's root where the judge's sandbox made it a throwaway
+    layer: the mutants are written into its files too (engine/ondisk.py).
+    """
+    remote = RemoteMutants(folder, overlay)
     REMOTE[:] = [remote]
     for name in _REMOTE_CLEARED:
         os.environ.pop(name, None)

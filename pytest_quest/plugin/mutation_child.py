@@ -209,7 +209,7 @@ def _tracker(file: str, start: int, trees: FunctionTrees) -> _Reach:
     found = find_function(trees.tree, start)
     if found is not None:
         tracker.copies = copy_watch()
-        tracker.copies.watch(file, found[1])
+        tracker.copies.watch(file, found[1], written=bool(REMOTE) and REMOTE[0].writes(file))
     return tracker
 
 
@@ -274,12 +274,14 @@ class _Reach:
     def begin(self, nodeid: str, index: int | None) -> None:
         """The next run: test `nodeid` against mutant `index` (None: the probe)."""
         self.current, self.by = nodeid, set()
+        if REMOTE and self.file:
+            # Before the watches start: writing the mutant into its file (engine/ondisk.py)
+            # parses the source, which is not the test's doing.
+            self._marks = REMOTE[0].arm(self.file, self.start, index)
         if self.copies is not None:
             self.copies.begin(nodeid)
         if self.created is not None:
             self.created.begin(nodeid)
-        if REMOTE and self.file:
-            self._marks = REMOTE[0].arm(self.file, self.start, index)
 
     def end(self) -> None:
         """After the run: a process the test started that reached the code counts too."""

@@ -116,3 +116,46 @@ def test_a_read_of_the_judged_functions_code_object_marks_the_run_and_no_other(
     assert watch.found == {}  # no fact: the kills of the run are discounted
     watch.begin("t::next")
     assert not watch.read_code
+
+
+def test_where_the_file_holds_the_runs_mutant_only_copies_of_the_original_count(
+    watched: tuple[CopyWatch, Path],
+) -> None:
+    # engine/ondisk.py: each run's mutant (or probe) is in the file itself, with
+    # its reach marks; what a test loads from the file during the run is that.
+    from pytest_quest.core.mutant_text import function_replaced
+    from pytest_quest.core.mutants import probe_tree
+
+    watch, path = watched
+    watch.watch(str(path), ast.parse(SOURCE).body[0], written=True)
+    original_code = compile(SOURCE, str(path), "exec")  # before the run
+    original_bytes = marshal.dumps(original_code)
+    probe = function_replaced(SOURCE, 1, probe_tree(SOURCE, 1))
+    assert probe is not None
+    path.write_text(probe)
+    cache = Path(importlib.util.cache_from_source(str(path)))
+    cache.parent.mkdir(exist_ok=True)
+    cache.write_bytes(bytes(16) + original_bytes)
+    space = {"pytest_quest_reached": lambda value=None: value}
+    watch.begin("t::honest")
+    runpy.run_path(str(path), init_globals=space)
+    spec = importlib.util.spec_from_file_location("copy_of_calc", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(space)
+    spec.loader.exec_module(module)
+    with open(cache, "rb") as handle:  # the import system looks, and finds it stale
+        handle.read()
+    marshal.loads(marshal.dumps(compile(probe, str(path), "exec")))
+    watch.begin("t::source")
+    exec(compile(SOURCE.replace("sign", "oracle"), "<oracle>", "exec"), {})
+    watch.begin("t::code")
+    exec(original_code, {})
+    watch.begin("t::bytecode")
+    marshal.loads(original_bytes)
+    watch.end()
+    assert watch.found == {
+        "t::source": "compiled source holding the function's body",
+        "t::code": f"executed the original sign compiled from {watch.path}",
+        "t::bytecode": f"loaded bytecode of the original sign from {watch.path}",
+    }

@@ -318,9 +318,12 @@ class _Recorder:
 
     name = "recorder"
 
-    def __init__(self, contains_signals: bool, throwaway: bool = False) -> None:
+    def __init__(
+        self, contains_signals: bool, throwaway: bool = False, overlay: bool = False
+    ) -> None:
         self.contains_signals = contains_signals
         self.throwaway = throwaway
+        self.overlay = overlay
         self.confined: list[Any] = []
         self.env: dict[str, str] = {}
 
@@ -357,6 +360,23 @@ def test_a_sandboxed_child_is_wrapped_with_the_folders_the_judge_reads_back(
     # The signal log is bound only where the engine lets signals out (it is then still watched).
     assert (tmp_path / "signals.log" in confined.bound) is not contains_signals
     assert not confined.scratch.exists()  # removed with the run
+
+
+@pytest.mark.parametrize("overlay", [True, False])
+def test_the_child_is_told_the_project_is_a_throwaway_layer_only_where_it_is(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    overlay: bool,
+) -> None:
+    # The mutation child writes its mutants into the project's files only where
+    # the engine gives the run a throwaway layer over it (engine/ondisk.py).
+    from pytest_quest.engine import sandbox
+
+    monkeypatch.setattr(sandbox, "_ACTIVE", [_Recorder(True, overlay=overlay)])
+    ran = runner.run_over_channel({"n": 1}, child("echo"), cwd=tmp_path, timeout=60)
+    expected = {"n": 1, "overlay": str(tmp_path)} if overlay else {"n": 1}
+    assert ran.received.payload == {"echo": expected}
 
 
 @pytest.mark.parametrize("throwaway", [True, False])
