@@ -46,10 +46,19 @@ class RunRecord:
     children: set[str] = field(default_factory=set)
 
     def recorded_tests(self) -> dict[str, RecordedTest]:
+        # A list of arcs read once is shared by every test that ran it (`load`): its lines too.
+        lines: dict[int, tuple[Arcs, frozenset[int]]] = {}
+
+        def lines_of(arcs: Arcs) -> frozenset[int]:
+            found = lines.get(id(arcs))
+            if found is None:
+                found = lines[id(arcs)] = (arcs, arc_lines(arcs))
+            return found[1]
+
         return {
             nodeid: RecordedTest(
                 outcome=outcome,
-                lines={path: arc_lines(arcs) for path, arcs in self.arcs.get(nodeid, {}).items()},
+                lines={path: lines_of(arcs) for path, arcs in self.arcs.get(nodeid, {}).items()},
                 children=nodeid in self.children,
             )
             for nodeid, outcome in self.outcomes.items()
@@ -64,12 +73,17 @@ def default_path(quest_file: Path) -> Path:
 def save(path: Path, record: RunRecord) -> None:
     """Write `record` to `path` atomically (a reader sees the old file or the new one)."""
     sets: dict[tuple[int, ...], int] = {}
+    # Tests that kept their record share its lists of arcs: each list is flattened once.
+    known: dict[int, tuple[Arcs, int]] = {}
     tests: dict[str, list[Any]] = {}
     for nodeid, outcome in record.outcomes.items():
         per_file = {}
         for file, arcs in record.arcs.get(nodeid, {}).items():
-            flat = tuple(n for arc in sorted(arcs) for n in arc)
-            per_file[file] = sets.setdefault(flat, len(sets))
+            found = known.get(id(arcs))
+            if found is None:
+                flat = tuple(n for arc in sorted(arcs) for n in arc)
+                found = known[id(arcs)] = (arcs, sets.setdefault(flat, len(sets)))
+            per_file[file] = found[1]
         tests[nodeid] = [
             outcome,
             round(record.seconds.get(nodeid, 0.0), 6),

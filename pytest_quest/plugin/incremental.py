@@ -115,13 +115,20 @@ class IncrementalRun:
         if self.plan is None or self.plan.full:
             return
         assert isinstance(self.measurer, Measurer) and self.measurer.harvest is not None
-        harvest = self.measurer.harvest
-        for nodeid, per_file in self.plan.replay.items():
-            harvest.replay(
-                nodeid, {str(self.rootdir / rel): arcs for rel, arcs in per_file.items()}
-            )
-            outcomes[nodeid] = self.plan.outcomes[nodeid]
-            seconds[nodeid] = self.plan.seconds[nodeid]
+        names: dict[str, str] = {}
+
+        def absolute(rel: str) -> str:
+            name = names.get(rel)
+            if name is None:
+                name = names[rel] = str(self.rootdir / rel)
+            return name
+
+        self.measurer.harvest.replay(
+            (nodeid, {absolute(rel): arcs for rel, arcs in per_file.items()})
+            for nodeid, per_file in self.plan.replay.items()
+        )
+        outcomes.update(self.plan.outcomes)
+        seconds.update(self.plan.seconds)
 
     def finish(
         self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool
@@ -157,6 +164,7 @@ class IncrementalRun:
             outcomes=outcomes,
             seconds=seconds,
             arcs=arcs,
+            replayed=self.plan.replay,
             measured=measured,
             children=contexts & outcomes.keys(),
             test_files=self.test_files,
