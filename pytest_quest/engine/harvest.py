@@ -324,22 +324,18 @@ def passing_arcs(
                 arc_ids,
             ):
                 arcs[files[file_id]].add((fromno, tono))
+        # file -> function anchor -> the tests of its `WHO_PREFIX` rows
+        ran_function: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
         for file_id, context_id, fromno, tono in connection.execute(
             "select file_id, context_id, fromno, tono from arc"
         ):
             name = names.get(context_id)
             if name is None:
                 continue
-            by_line = tests[files[file_id]]
             if context_id in who_ids:
-                # The row says the test ran the function, not which of its lines: it
-                # counts for every line (step 4 tries it on each of the function's
-                # statements; by its first line only, a test that ran the function in
-                # process was never tried on the others when another ran them in a
-                # subprocess, whose rows are per line).
-                for line in regions(files[file_id]).get(fromno, (fromno,)):
-                    by_line[line].add(name)
+                ran_function[files[file_id]][fromno].add(name)
                 continue
+            by_line = tests[files[file_id]]
             if fromno > 0:
                 by_line[fromno].add(name)
             if tono > 0 and tono != fromno:
@@ -348,6 +344,22 @@ def passing_arcs(
         raise MeasurementError(f"coverage data file {data_filename} is unreadable: {exc}") from exc
     finally:
         connection.close()
+    for filename, by_anchor in ran_function.items():
+        by_line = tests[filename]
+        lines_of = regions(filename)
+        for anchor, names_of in by_anchor.items():
+            # The row says the test ran the function, not which of its lines: it
+            # counts for every line (step 4 tries it on each of the function's
+            # statements; by its first line only, a test that ran the function in
+            # process was never tried on the others when another ran them in a
+            # subprocess, whose rows are per line).  One set per function, copied
+            # to each line: not one insertion per line and test.
+            for line in lines_of.get(anchor, (anchor,)):
+                found = by_line.get(line)
+                if found is None:
+                    by_line[line] = set(names_of)
+                else:
+                    found |= names_of
     return arcs, tests
 
 

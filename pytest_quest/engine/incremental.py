@@ -128,10 +128,7 @@ def load(path: Path) -> RunRecord | str:
     if body.get("version") != VERSION:
         return f"the run record {path} has version {body.get('version')!r}, not {VERSION}"
     try:
-        arcsets = [
-            [(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
-            for flat in body["arcsets"]
-        ]
+        arcsets = [_pairs(flat) for flat in body["arcsets"]]
         record = RunRecord(
             environment={str(k): str(v) for k, v in body["environment"].items()},
             files={str(k): str(v) for k, v in body["files"].items()},
@@ -147,6 +144,13 @@ def load(path: Path) -> RunRecord | str:
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         return f"the run record {path} is damaged ({type(exc).__name__}: {exc})"
     return record
+
+
+def _pairs(flat: list[Any]) -> Arcs:
+    """A flat list of line numbers as arcs (C-level: a record holds hundreds of thousands)."""
+    if len(flat) % 2 or not set(map(type, flat)) <= {int}:
+        raise ValueError(f"an arc list of {len(flat)} items, not pairs of line numbers")
+    return list(zip(flat[::2], flat[1::2]))
 
 
 def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:

@@ -86,7 +86,14 @@ class IncrementalRun:
             return
         assert isinstance(self.measurer, Measurer) and self.measurer.harvest is not None
         self.measurer.harvest.keep_tests()
-        collected = [(item.nodeid, relpath(str(item.path), self.rootdir)) for item in items]
+        relpaths: dict[str, str] = {}  # one per test file, not one per test
+        collected = []
+        for item in items:
+            name = str(item.path)
+            file = relpaths.get(name)
+            if file is None:
+                file = relpaths[name] = relpath(name, self.rootdir)
+            collected.append((item.nodeid, file))
         self.test_files = {file for _, file in collected}
         leave_out = [self.options.quest_file, self.path]
         files = records.project_files(self.rootdir, leave_out)
