@@ -158,9 +158,10 @@ def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
 
     Hidden folders (VCS, virtual environments, caches), ``__pycache__``, build
     output and coverage data files are left out, and so are `leave_out` (the
-    ratchet file, the run record and their locks).
+    ratchet file, the run record and their locks; a folder, with all it holds).
     """
     skipped = {os.path.realpath(p) for p in leave_out}
+    skipped_dirs = {p for p in skipped if os.path.isdir(p)}
     found: dict[str, str] = {}
     for folder, dirs, files in os.walk(rootdir):
         dirs[:] = sorted(
@@ -170,6 +171,7 @@ def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
             and d not in _SKIP_DIRS
             and not d.endswith(".egg-info")
             and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))
+            and os.path.realpath(os.path.join(folder, d)) not in skipped_dirs
         )
         for name in files:
             if name.startswith(".coverage") and name != ".coveragerc":

@@ -70,8 +70,6 @@ class IncrementalRun:
         self.path = options.run_data or records.default_path(options.quest_file)
 
     def _why_not(self) -> str:
-        if self.options.shard_out is not None:
-            return "a shard is measured whole (combine merges whole shards)"
         if hasattr(self.config, "workerinput") or _xdist_on(self.config):
             return "tests run under pytest-xdist"
         if not isinstance(self.measurer, Measurer):
@@ -95,7 +93,9 @@ class IncrementalRun:
                 file = relpaths[name] = relpath(name, self.rootdir)
             collected.append((item.nodeid, file))
         self.test_files = {file for _, file in collected}
+        # The shard a job writes into the project is its output, not an input of the next run.
         leave_out = [self.options.quest_file, self.path]
+        leave_out += [self.options.shard_out] if self.options.shard_out is not None else []
         files = records.project_files(self.rootdir, leave_out)
         sources = [relpath(s, self.rootdir) for s in self.measurer.sources]
         self.environment = records.environment(
@@ -141,8 +141,6 @@ class IncrementalRun:
         self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool
     ) -> tuple[list[str], dict[str, object] | None]:
         """Write the record of this run (`keep`: the run is whole); the lines and data to show."""
-        if self.options.shard_out is not None:
-            return [], None  # a shard's output is the shard's (combine runs the use case)
         if self.why_not:
             # Said in JSON only: such runs are always full (docs/ci.md), a line each time is noise.
             return [], {"ran": len(outcomes), "kept": 0, "full": self.why_not}
