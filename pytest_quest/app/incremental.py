@@ -109,16 +109,22 @@ def plan(
     )
     chosen = select(collected, record.recorded_tests(), changes)
     result = Plan(files, run=chosen)
+    # Tests that ran the same arcs share one list (engine/incremental.py's `load`): moved
+    # once per file, and shared again, so replaying and recording cost one pass per list.
+    moved_lists: dict[tuple[str, int], tuple[Arcs, Arcs]] = {}
     for nodeid, _ in collected:
         if nodeid in chosen:
             continue
         moved: dict[str, Arcs] = {}
         for path, arcs in record.arcs.get(nodeid, {}).items():
             if path in maps:
-                now = move_arcs(arcs, maps[path])
-                if now is None:  # pragma: no cover - select() runs such a test
-                    raise AssertionError(f"{nodeid}: arcs in {path} without a line now")
-                arcs = now
+                shared = moved_lists.get((path, id(arcs)))
+                if shared is None:
+                    now = move_arcs(arcs, maps[path])
+                    if now is None:  # pragma: no cover - select() runs such a test
+                        raise AssertionError(f"{nodeid}: arcs in {path} without a line now")
+                    shared = moved_lists[(path, id(arcs))] = (arcs, now)
+                arcs = shared[1]
             moved[path] = arcs
         result.replay[nodeid] = moved
         result.outcomes[nodeid] = record.outcomes[nodeid]
@@ -142,8 +148,13 @@ def record(
     measured: Iterable[str],
     children: set[str],
     test_files: Iterable[str],
+    replayed: Mapping[str, Mapping[str, Arcs]] | None = None,
 ) -> RunRecord:
-    """The record of a run that measured the whole suite (`arcs`: absolute file names)."""
+    """The record of a run that measured the whole suite.
+
+    `arcs` are the tests that ran (absolute file names), `replayed` those
+    that kept their recorded arcs (`Plan.replay`: relative names).
+    """
     run = RunRecord(
         environment=environment,
         files=files,
@@ -165,6 +176,10 @@ def record(
             if rel in run.sources:
                 kept[rel] = found
         run.arcs[nodeid] = kept
+    for nodeid, per_file in (replayed or {}).items():
+        if nodeid in outcomes:
+            # The lists stay shared between tests: `save` writes each once.
+            run.arcs[nodeid] = {rel: found for rel, found in per_file.items() if rel in run.sources}
     return run
 
 

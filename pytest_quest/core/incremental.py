@@ -29,6 +29,7 @@ import ast
 import tokenize
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 
 PASSED = "passed"
 # A function's place in its module's outline (no line of Python source starts with NUL).
@@ -170,7 +171,8 @@ def move_arcs(arcs: Iterable[tuple[int, int]], line_map: LineMap) -> list[tuple[
 
 def arc_lines(arcs: Iterable[tuple[int, int]]) -> frozenset[int]:
     """The lines an arc list touches (an exit's negative line is its code object's first line)."""
-    return frozenset(abs(line) for arc in arcs for line in arc if line)
+    # C-level iteration: a record holds hundreds of thousands of arcs.
+    return frozenset(map(abs, chain.from_iterable(arcs))).difference((0,))
 
 
 # -- the line map of one changed file -----------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -104,28 +105,45 @@ class Harvest:
         if self.kept is not None:
             self.kept.append((test, taken))
         for name, arcs in taken.items():
-            self.passing[name] |= arcs
-            anchors = self.anchors.get(name)
-            if anchors is None:
-                anchors = self.anchors[name] = {}
-            # C-level set operations only, per arc: on Python 3.12+ the legacy
-            # tracer costs a callback per loop iteration of Python code run
-            # while coverage traces (this is), 3x the work of 3.11.
-            for arc in arcs.difference(anchors):
-                anchors[arc] = self.anchors_of(name, arc)
-            touched = set().union(*set(map(anchors.__getitem__, arcs)))
             who = self.who[name]
-            for anchor in touched:
+            for anchor in self._fold(name, arcs):
                 who[anchor].append(test)
+
+    def _fold(self, name: str, arcs: set[Any]) -> set[int]:
+        """Join `arcs` of file `name` to the passing union; the functions (anchors) they touch."""
+        self.passing[name] |= arcs
+        anchors = self.anchors.get(name)
+        if anchors is None:
+            anchors = self.anchors[name] = {}
+        # C-level set operations only, per arc: on Python 3.12+ the legacy
+        # tracer costs a callback per loop iteration of Python code run
+        # while coverage traces (this is), 3x the work of 3.11.
+        for arc in arcs.difference(anchors):
+            anchors[arc] = self.anchors_of(name, arc)
+        return set().union(*set(map(anchors.__getitem__, arcs)))
 
     def keep_tests(self) -> None:
         """Keep each passing test's own arcs too (`tests_arcs`): the record of incremental runs."""
         self.kept = []
 
-    def replay(self, test: str, arcs: dict[str, list[tuple[int, int]]]) -> None:
-        """Count `arcs` (file name -> arcs) as a passing test's, as if `test` had just run here."""
+    def replay(self, tests: Iterable[tuple[str, Mapping[str, list[tuple[int, int]]]]]) -> None:
+        """Count each test's arcs (file name -> arcs) as a passing test's, as if it had just run.
+
+        They are not kept for `tests_arcs` (the caller holds them).  Tests that
+        ran the same arcs share one list: each list is packed, and the
+        functions it touches found, once per file.
+        """
         pack = self.pack
-        self._passed(test, {name: {pack(arc) for arc in found} for name, found in arcs.items()})
+        touched: dict[tuple[str, int], tuple[list[tuple[int, int]], set[int]]] = {}
+        for test, per_file in tests:
+            for name, arcs in per_file.items():
+                found = touched.get((name, id(arcs)))
+                if found is None:
+                    anchors = self._fold(name, {pack(arc) for arc in arcs})
+                    found = touched[(name, id(arcs))] = (arcs, anchors)
+                who = self.who[name]
+                for anchor in found[1]:
+                    who[anchor].append(test)
 
     def tests_arcs(self) -> dict[str, dict[str, list[tuple[int, int]]]]:
         """Each kept passing test's arcs, per measured file (as coverage.py names it)."""
@@ -306,22 +324,18 @@ def passing_arcs(
                 arc_ids,
             ):
                 arcs[files[file_id]].add((fromno, tono))
+        # file -> function anchor -> the tests of its `WHO_PREFIX` rows
+        ran_function: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
         for file_id, context_id, fromno, tono in connection.execute(
             "select file_id, context_id, fromno, tono from arc"
         ):
             name = names.get(context_id)
             if name is None:
                 continue
-            by_line = tests[files[file_id]]
             if context_id in who_ids:
-                # The row says the test ran the function, not which of its lines: it
-                # counts for every line (step 4 tries it on each of the function's
-                # statements; by its first line only, a test that ran the function in
-                # process was never tried on the others when another ran them in a
-                # subprocess, whose rows are per line).
-                for line in regions(files[file_id]).get(fromno, (fromno,)):
-                    by_line[line].add(name)
+                ran_function[files[file_id]][fromno].add(name)
                 continue
+            by_line = tests[files[file_id]]
             if fromno > 0:
                 by_line[fromno].add(name)
             if tono > 0 and tono != fromno:
@@ -330,6 +344,22 @@ def passing_arcs(
         raise MeasurementError(f"coverage data file {data_filename} is unreadable: {exc}") from exc
     finally:
         connection.close()
+    for filename, by_anchor in ran_function.items():
+        by_line = tests[filename]
+        lines_of = regions(filename)
+        for anchor, names_of in by_anchor.items():
+            # The row says the test ran the function, not which of its lines: it
+            # counts for every line (step 4 tries it on each of the function's
+            # statements; by its first line only, a test that ran the function in
+            # process was never tried on the others when another ran them in a
+            # subprocess, whose rows are per line).  One set per function, copied
+            # to each line: not one insertion per line and test.
+            for line in lines_of.get(anchor, (anchor,)):
+                found = by_line.get(line)
+                if found is None:
+                    by_line[line] = set(names_of)
+                else:
+                    found |= names_of
     return arcs, tests
 
 

@@ -46,10 +46,19 @@ class RunRecord:
     children: set[str] = field(default_factory=set)
 
     def recorded_tests(self) -> dict[str, RecordedTest]:
+        # A list of arcs read once is shared by every test that ran it (`load`): its lines too.
+        lines: dict[int, tuple[Arcs, frozenset[int]]] = {}
+
+        def lines_of(arcs: Arcs) -> frozenset[int]:
+            found = lines.get(id(arcs))
+            if found is None:
+                found = lines[id(arcs)] = (arcs, arc_lines(arcs))
+            return found[1]
+
         return {
             nodeid: RecordedTest(
                 outcome=outcome,
-                lines={path: arc_lines(arcs) for path, arcs in self.arcs.get(nodeid, {}).items()},
+                lines={path: lines_of(arcs) for path, arcs in self.arcs.get(nodeid, {}).items()},
                 children=nodeid in self.children,
             )
             for nodeid, outcome in self.outcomes.items()
@@ -64,12 +73,17 @@ def default_path(quest_file: Path) -> Path:
 def save(path: Path, record: RunRecord) -> None:
     """Write `record` to `path` atomically (a reader sees the old file or the new one)."""
     sets: dict[tuple[int, ...], int] = {}
+    # Tests that kept their record share its lists of arcs: each list is flattened once.
+    known: dict[int, tuple[Arcs, int]] = {}
     tests: dict[str, list[Any]] = {}
     for nodeid, outcome in record.outcomes.items():
         per_file = {}
         for file, arcs in record.arcs.get(nodeid, {}).items():
-            flat = tuple(n for arc in sorted(arcs) for n in arc)
-            per_file[file] = sets.setdefault(flat, len(sets))
+            found = known.get(id(arcs))
+            if found is None:
+                flat = tuple(n for arc in sorted(arcs) for n in arc)
+                found = known[id(arcs)] = (arcs, sets.setdefault(flat, len(sets)))
+            per_file[file] = found[1]
         tests[nodeid] = [
             outcome,
             round(record.seconds.get(nodeid, 0.0), 6),
@@ -114,10 +128,7 @@ def load(path: Path) -> RunRecord | str:
     if body.get("version") != VERSION:
         return f"the run record {path} has version {body.get('version')!r}, not {VERSION}"
     try:
-        arcsets = [
-            [(int(flat[i]), int(flat[i + 1])) for i in range(0, len(flat), 2)]
-            for flat in body["arcsets"]
-        ]
+        arcsets = [_pairs(flat) for flat in body["arcsets"]]
         record = RunRecord(
             environment={str(k): str(v) for k, v in body["environment"].items()},
             files={str(k): str(v) for k, v in body["files"].items()},
@@ -135,14 +146,22 @@ def load(path: Path) -> RunRecord | str:
     return record
 
 
+def _pairs(flat: list[Any]) -> Arcs:
+    """A flat list of line numbers as arcs (C-level: a record holds hundreds of thousands)."""
+    if len(flat) % 2 or not set(map(type, flat)) <= {int}:
+        raise ValueError(f"an arc list of {len(flat)} items, not pairs of line numbers")
+    return list(zip(flat[::2], flat[1::2]))
+
+
 def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
     """Every file of the project under `rootdir` (path relative, forward slashes) -> its digest.
 
     Hidden folders (VCS, virtual environments, caches), ``__pycache__``, build
     output and coverage data files are left out, and so are `leave_out` (the
-    ratchet file, the run record and their locks).
+    ratchet file, the run record and their locks; a folder, with all it holds).
     """
     skipped = {os.path.realpath(p) for p in leave_out}
+    skipped_dirs = {p for p in skipped if os.path.isdir(p)}
     found: dict[str, str] = {}
     for folder, dirs, files in os.walk(rootdir):
         dirs[:] = sorted(
@@ -152,6 +171,7 @@ def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
             and d not in _SKIP_DIRS
             and not d.endswith(".egg-info")
             and not os.path.exists(os.path.join(folder, d, "pyvenv.cfg"))
+            and os.path.realpath(os.path.join(folder, d)) not in skipped_dirs
         )
         for name in files:
             if name.startswith(".coverage") and name != ".coveragerc":

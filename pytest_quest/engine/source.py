@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,10 +80,11 @@ def source_functions(rel_path: str, source: str) -> list[FunctionInfo]:
             f"{rel_path}:{exc.lineno}: syntax error in the code under test: {exc.msg}; "
             "fix it before running pytest-quest"
         ) from None
-    defs: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            defs[node.lineno] = node
+    defs: dict[int, ast.AST] = {
+        node.lineno: node
+        for node in _statements(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
     function_regions = sorted((r for r in regions if r.kind == "function"), key=lambda r: r.start)
     # A region's lines leave out nested functions; the function ends where its
     # last nested function ends.  Children start on a line of their parent.
@@ -111,6 +112,25 @@ def source_functions(rel_path: str, source: str) -> list[FunctionInfo]:
             )
         )
     return functions
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every statement of `tree`, at any depth: where a ``def`` can stand.
+
+    Expressions (most of a tree's nodes) hold no statement, so they are
+    never visited: `ast.walk` would visit them all.
+    """
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                stack.extend(item for item in value if isinstance(item, _HOLDERS))
+
+
+# Nodes that are statements, or hold statements (an ``except`` clause, a ``case``).
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def fingerprint_as(path: Path, start: int, name: str) -> str:

@@ -70,8 +70,6 @@ class IncrementalRun:
         self.path = options.run_data or records.default_path(options.quest_file)
 
     def _why_not(self) -> str:
-        if self.options.shard_out is not None:
-            return "a shard is measured whole (combine merges whole shards)"
         if hasattr(self.config, "workerinput") or _xdist_on(self.config):
             return "tests run under pytest-xdist"
         if not isinstance(self.measurer, Measurer):
@@ -86,9 +84,18 @@ class IncrementalRun:
             return
         assert isinstance(self.measurer, Measurer) and self.measurer.harvest is not None
         self.measurer.harvest.keep_tests()
-        collected = [(item.nodeid, relpath(str(item.path), self.rootdir)) for item in items]
+        relpaths: dict[str, str] = {}  # one per test file, not one per test
+        collected = []
+        for item in items:
+            name = str(item.path)
+            file = relpaths.get(name)
+            if file is None:
+                file = relpaths[name] = relpath(name, self.rootdir)
+            collected.append((item.nodeid, file))
         self.test_files = {file for _, file in collected}
+        # The shard a job writes into the project is its output, not an input of the next run.
         leave_out = [self.options.quest_file, self.path]
+        leave_out += [self.options.shard_out] if self.options.shard_out is not None else []
         files = records.project_files(self.rootdir, leave_out)
         sources = [relpath(s, self.rootdir) for s in self.measurer.sources]
         self.environment = records.environment(
@@ -115,20 +122,25 @@ class IncrementalRun:
         if self.plan is None or self.plan.full:
             return
         assert isinstance(self.measurer, Measurer) and self.measurer.harvest is not None
-        harvest = self.measurer.harvest
-        for nodeid, per_file in self.plan.replay.items():
-            harvest.replay(
-                nodeid, {str(self.rootdir / rel): arcs for rel, arcs in per_file.items()}
-            )
-            outcomes[nodeid] = self.plan.outcomes[nodeid]
-            seconds[nodeid] = self.plan.seconds[nodeid]
+        names: dict[str, str] = {}
+
+        def absolute(rel: str) -> str:
+            name = names.get(rel)
+            if name is None:
+                name = names[rel] = str(self.rootdir / rel)
+            return name
+
+        self.measurer.harvest.replay(
+            (nodeid, {absolute(rel): arcs for rel, arcs in per_file.items()})
+            for nodeid, per_file in self.plan.replay.items()
+        )
+        outcomes.update(self.plan.outcomes)
+        seconds.update(self.plan.seconds)
 
     def finish(
         self, outcomes: dict[str, str], seconds: dict[str, float], keep: bool
     ) -> tuple[list[str], dict[str, object] | None]:
         """Write the record of this run (`keep`: the run is whole); the lines and data to show."""
-        if self.options.shard_out is not None:
-            return [], None  # a shard's output is the shard's (combine runs the use case)
         if self.why_not:
             # Said in JSON only: such runs are always full (docs/ci.md), a line each time is noise.
             return [], {"ran": len(outcomes), "kept": 0, "full": self.why_not}
@@ -157,6 +169,7 @@ class IncrementalRun:
             outcomes=outcomes,
             seconds=seconds,
             arcs=arcs,
+            replayed=self.plan.replay,
             measured=measured,
             children=contexts & outcomes.keys(),
             test_files=self.test_files,

@@ -291,3 +291,46 @@ def test_incremental_facts_are_a_full_runs(recorded: Path, tmp_path: Path, case:
     assert quests(tmp_path / "incremental.json") == quests(tmp_path / "full.json")
     assert incremental == full
     assert said.startswith(expected), said
+
+
+def checkout(template: Path, path: Path) -> Project:
+    project = Project.__new__(Project)
+    project.path, project.autoload = path, False
+    shutil.copytree(template, path)
+    return project
+
+
+def shard_scan(job: Project, paths: list[str]) -> dict[str, Any]:
+    """One CI job's part of the scan, in its own checkout with its own run record."""
+    result, data = job.run_json("--quest", "scan", "--quest-shard-out=shard", *paths)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    return data
+
+
+def test_each_shard_runs_again_only_its_tests_the_change_can_affect(tmp_path: Path) -> None:
+    template = base_project(tmp_path / "template").path
+    split = [["tests/test_calc.py"], ["tests/test_halve.py", "tests/sub"]]
+    jobs = [checkout(template, tmp_path / f"job{n}") for n in range(2)]
+    first = [shard_scan(job, paths) for job, paths in zip(jobs, split)]
+    assert [data["run"]["full"].startswith("no previous run recorded") for data in first] == [
+        True,
+        True,
+    ]
+    final = checkout(template, tmp_path / "final")
+    for job in [*jobs, final]:
+        change_function(job.path)
+    # The shard written into the checkout last time is no input of this run.
+    again = [shard_scan(job, paths) for job, paths in zip(jobs, split)]
+    # `sign` is run by test_sign (first shard, 3 tests) and test_data (second, 5 tests).
+    assert [(data["run"]["ran"], data["run"]["kept"], data["run"]["full"]) for data in again] == [
+        (1, 2, None),
+        (1, 4, None),
+    ]
+    for n, job in enumerate(jobs):
+        shutil.copytree(job.path / "shard", final.path / f"shards/{n}")
+    result, _ = final.run_json(
+        "--quest", "combine", "--quest-file=combined.json", "shards/0", "shards/1"
+    )
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    scan(final, tmp_path / "full.json", "--quest-full", f"--quest-run-data={tmp_path / 'full.gz'}")
+    assert quests(final.path / "combined.json") == quests(tmp_path / "full.json")
