@@ -151,16 +151,18 @@ def run_over_channel(
     *,
     cwd: Path,
     timeout: float,
-    bound: tuple[str, ...] = (),
+    bound: tuple[str, ...] | tuple[Path, ...] = (),
+    project: Path | None = None,
 ) -> ChannelRun:
     """Run the gate child `command(channel argument)` in its own session, its channel open.
 
     The child gets `handshake` over a fresh judge channel (engine/channel.py),
     the gate child's environment and at most `timeout` seconds; its output
     goes to a log in a temporary folder.  In this judgement's sandbox
-    (engine/sandbox.py) when it has one: `cwd` is the project it may write in
-    (its writes vanish with the run where the engine can), `bound` the
-    folders the judge reads back, writable inside.
+    (engine/sandbox.py) when it has one: `project` (default `cwd`, the folder
+    it starts in) is the project it may write in (its writes vanish with the
+    run where the engine can), `bound` the folders the judge reads back,
+    writable inside.
     """
     # Named alike for every role: the folder's name is seen by the tests (DATA_PARENT_ENV).
     with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
@@ -189,7 +191,7 @@ def run_over_channel(
                 logs = [env.get(name, "") for name in JUDGED_LOGS]
                 kept = (workdir, *bound, *logs)
                 confined = sandbox.confinement(
-                    cwd, scratch, tuple(Path(path) for path in kept if path)
+                    project or cwd, scratch, tuple(Path(path) for path in kept if path)
                 )
                 argv = engine.wrap(argv, confined)
                 env = engine.environment(env, confined)
@@ -253,10 +255,10 @@ def run_child(
         )
     finally:
         shutil.rmtree(children_dir, ignore_errors=True)
-    return _measured(ran, timeout)
+    return measured_report(ran, timeout)
 
 
-def _measured(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSource | None]:
+def measured_report(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSource | None]:
     duration, received = ran.duration, ran.received
     if ran.returncode is None:
         return (
@@ -317,6 +319,7 @@ __all__ = [
     "child_command",
     "gate_handshake",
     "measured_from_dict",
+    "measured_report",
     "measured_to_dict",
     "run_child",
     "run_over_channel",

@@ -113,7 +113,7 @@ def pytest_load_initial_conftests(
     misread = misread_value_message(early_config, args)
     if misread is not None:
         _usage_error(QuestUsageError(misread), command, _early_json(early_config))
-    if command == "submit":
+    if command == "submit" or _judges_check(early_config, command):
         _hand_over_to_judge(early_config)
         return
     if command not in MEASURING_COMMANDS:
@@ -141,6 +141,16 @@ def pytest_load_initial_conftests(
         # other way (an API caller that parses and never configures) must not leave
         # this tracer running in its process, in place of whatever measured it before.
         early_config.add_cleanup(lambda: _discard_measurer(measurer))
+
+
+def _judges_check(early_config: pytest.Config, command: str | None) -> bool:
+    """A check decides in a clean judge; its suite runs in the judge's child (app/check_run.py).
+
+    A shard's job (``--quest-shard-out``) hands its measurement to ``combine``,
+    which decides: it runs its tests in its own process, and says so.
+    """
+    namespace = early_config.known_args_namespace
+    return command == "check" and not getattr(namespace, "quest_shard_out", None)
 
 
 def _discard_measurer(measurer: Measurement) -> None:
@@ -264,7 +274,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         options = resolve(config)
-        quiet = options.command not in MEASURING_COMMANDS
+        # check: the judge runs no test itself; its child's output is shown as it ran.
+        quiet = options.command not in MEASURING_COMMANDS or (
+            options.command == "check" and options.shard_out is None
+        )
         if options.command != "_measure":
             check_positional_paths(config)
     except QuestError as exc:

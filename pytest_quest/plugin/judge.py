@@ -129,6 +129,30 @@ def _option_actions(parser: Any) -> dict[str, Any]:
     return dict(argparser._option_string_actions)
 
 
+def suite_args(config: pytest.Config, args: list[str]) -> list[str]:
+    """`args` less pytest-quest's own options: the pytest run ``check``'s child makes of the suite.
+
+    pytest-quest's options (this process knows them all) and their values go;
+    everything else stays as the user gave it, the project's own options included.
+    """
+    actions = _option_actions(config._parser)
+    kept: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return kept + args[index:]
+        name = arg.split("=", 1)[0]
+        if not name.startswith("--quest"):
+            kept.append(arg)
+            index += 1
+            continue
+        action = actions.get(name)
+        takes = action is not None and action.nargs != 0 and "=" not in arg
+        index += 2 if takes else 1
+    return kept
+
+
 def judge_args(args: list[str]) -> list[str]:
     """The clean judge's command line: the user's arguments less every plugin they load."""
     kept: list[str] = []
@@ -279,5 +303,6 @@ __all__ = [
     "judge_args",
     "restore_user_env",
     "run_judge",
+    "suite_args",
     "unclean_reasons",
 ]
