@@ -104,6 +104,7 @@ def run_suite(
                     inifile=ctx.child.inifile,
                     plugin_args=options,
                     channel=channel,
+                    terse=False,
                 ),
                 *rest,
             ],

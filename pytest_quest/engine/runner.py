@@ -71,7 +71,12 @@ REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
 
 
 def child_command(
-    *, rootdir: Path, inifile: Path | None, plugin_args: list[str], channel: str
+    *,
+    rootdir: Path,
+    inifile: Path | None,
+    plugin_args: list[str],
+    channel: str,
+    terse: bool = True,
 ) -> list[str]:
     """The command line of every gate child, measuring or mutating: the same in both roles.
 
@@ -80,14 +85,12 @@ def child_command(
     channel (`gate_handshake`; plugin/mutation_child.py applies it), so that
     no test can tell the runs apart by ``sys.argv``.
     """
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
+    command = [sys.executable, "-m", "pytest"]
+    if terse:  # not for check's suite run, whose report the user reads as pytest's own
         # --tb=native: a killed mutant's failure report is made, never shown;
         # pytest's own traceback rendering costs more than many a test.
-        "--tb=native",
+        command += ["-q", "--tb=native"]
+    command += [
         "-W",
         REWRITE_WARNING,
         "-p",

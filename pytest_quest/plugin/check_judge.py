@@ -58,8 +58,10 @@ def _show(session: QuestSession, output: str) -> None:
     stream.flush()
 
 
-def finish_incremental(suite: SuiteRun, output: Output) -> None:
-    """The child's incremental part: its lines said, its record written here (a whole run)."""
+def finish_judged(suite: SuiteRun, output: Output) -> None:
+    """The sandbox the suite ran in; the child's incremental part: its lines said, its record
+    written here (a whole run)."""
+    output.data["sandbox"] = suite.sandbox
     if output.exitcode == 4:
         return
     output.lines[:0] = suite.lines
@@ -73,4 +75,4 @@ def finish_incremental(suite: SuiteRun, output: Output) -> None:
         output.lines.append(f"warning: the run record {suite.path} was not written: {exc}")
 
 
-__all__ = ["finish_incremental", "run_suite_in_child"]
+__all__ = ["finish_judged", "run_suite_in_child"]

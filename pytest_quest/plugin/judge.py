@@ -116,6 +116,9 @@ def judge_options(early_config: pytest.Config, args: list[str]) -> list[str]:
             name, attached = arg[:2], True
         action = known.get(name) or full.get(name)
         takes = action is not None and action.nargs != 0 and not attached
+        if takes and action is not None and action.nargs == "?":
+            # An optional value (``--cov [SOURCE]``) is taken only when one follows.
+            takes = index + 1 < len(args) and not args[index + 1].startswith("-")
         width = 2 if takes and index + 1 < len(args) else 1
         if name in known:
             kept += args[index : index + width]

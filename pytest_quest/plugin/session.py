@@ -317,9 +317,9 @@ class QuestSession:
     def _finish_incremental(self, session: pytest.Session, output: Output) -> None:
         """Keep this run's record for the next incremental run, and say what it ran."""
         if self.suite is not None:  # check's judge: its child's part (plugin/check_judge.py)
-            from pytest_quest.plugin.check_judge import finish_incremental
+            from pytest_quest.plugin.check_judge import finish_judged
 
-            finish_incremental(self.suite, output)
+            finish_judged(self.suite, output)
             return
         if self.incremental is None or self.options.command == "_measure":
             return  # check's child sent its part to its judge (`write_measurement`)
@@ -367,7 +367,7 @@ class QuestSession:
             return
         if self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")  # the `[100%]` progress line is still open
-        if not is_quiet(self.config):  # after a test run: set apart from pytest's report
+        if self.judging or not is_quiet(self.config):  # after a test run: set apart
             reporter.write_sep("=", "pytest-quest", bold=True)
         for line in lines:
             reporter.write_line(line)
