@@ -20,7 +20,7 @@ from typing import Any
 from pytest_quest.app.context import Context
 from pytest_quest.app.sandbox import enter_sandbox
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.model import Ratchet
+from pytest_quest.core.policy import GatePolicy
 from pytest_quest.core.run import RunReport
 from pytest_quest.engine import incremental as records
 from pytest_quest.engine.measure import MeasuredSource
@@ -68,19 +68,19 @@ class Incremental:
 
 def run_suite(
     ctx: Context,
-    ratchet: Ratchet,
+    policy: GatePolicy | None,
     *,
     args: list[str],
     incremental: Incremental | None,
     kept: list[Path],
 ) -> SuiteRun:
-    """Run the suite (`args`: the user's pytest arguments less pytest-quest's) in the gate's child.
+    """Run the suite (`args`: the user's pytest arguments less pytest-quest's) in the gate's child,
+    in the sandbox `policy` asks for (the recorded one; None: a first scan's).
 
     `kept`: files the check writes itself (the run record, the export); a child's
     writes to them are undone before this returns.
     """
-    engine = enter_sandbox(ctx, ratchet.policy)
-    policy = ratchet.policy
+    engine = enter_sandbox(ctx, policy)  # a first scan's: the one it records
     children_dir = tempfile.mkdtemp(prefix="pytest-quest-children-")
     handshake: dict[str, Any] = {
         "role": "measure",

@@ -1,4 +1,4 @@
-"""check's judge in pytest: its suite run in the gate's child (app/check_run.py), its output shown.
+"""check's and scan's judge in pytest: its suite run in the gate's child (app/check_run.py), its output shown.
 
 The process that decides a check loads no project code (plugin/judge.py); here
 it hands the child the user's pytest arguments, shows what the child printed,
@@ -11,8 +11,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 from pytest_quest.app.check_run import Incremental, SuiteRun, refuse_incomplete, run_suite
 from pytest_quest.app.context import load_ratchet
+from pytest_quest.core.run import FAILED
 from pytest_quest.engine import incremental as records
 from pytest_quest.plugin.judge import handover, suite_args
 from pytest_quest.report.json import Output
@@ -26,19 +29,22 @@ def run_suite_in_child(session: QuestSession) -> SuiteRun:
     config, options = session.config, session.options
     ctx = session.context()
     ratchet = session.inputs.ratchet if session.inputs is not None else None
-    ratchet = ratchet or load_ratchet(ctx)
+    if ratchet is None and (options.command == "check" or ctx.store.exists()):
+        ratchet = load_ratchet(ctx)
     given = handover()
     raw = given.args if given is not None else [str(a) for a in config.invocation_params.args]
     args = suite_args(config, raw)
-    roots = session.scanned_roots(config)
+    roots = session.scanned_roots(config) if options.command == "check" else None
     if roots is not None:
         args += roots
     path = options.run_data or records.default_path(options.quest_file)
     incremental = Incremental(path, options.quest_file, options.full, raw)
-    kept = [path]
+    # What the judge reads or writes after the run: a child's writes to them are put back.
+    kept = [path, options.quest_file]
     if options.export_to:
         kept.append(Path(ctx.invocation_dir) / options.export_to)
-    suite = run_suite(ctx, ratchet, args=args, incremental=incremental, kept=kept)
+    policy = ratchet.policy if ratchet is not None else None
+    suite = run_suite(ctx, policy, args=args, incremental=incremental, kept=kept)
     _show(session, suite.output)
     refuse_incomplete(suite)
     run = suite.run
@@ -46,6 +52,8 @@ def run_suite_in_child(session: QuestSession) -> SuiteRun:
     session.errors.update(run.errors)
     session.collection_errors[:] = run.collection_errors
     session.deselected = suite.deselected
+    failed = any(outcome in FAILED for outcome in run.outcomes.values())
+    session.pytest_status = int(pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK)
     return suite
 
 

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 SESSIONLESS_COMMANDS = ("status", "next")
+# Commands that decide in a clean judge, their suite run in its child (plugin/check_judge.py).
+JUDGED_COMMANDS = ("check", "scan")
 
 _measurer_key: pytest.StashKey[Measurement] = pytest.StashKey()
 # The exit status of a clean judge run for an in-process ``pytest.main()`` caller.
@@ -113,7 +115,7 @@ def pytest_load_initial_conftests(
     misread = misread_value_message(early_config, args)
     if misread is not None:
         _usage_error(QuestUsageError(misread), command, _early_json(early_config))
-    if command == "submit" or _judges_check(early_config, command):
+    if command == "submit" or _judged_from_outside(early_config, command):
         _hand_over_to_judge(early_config)
         return
     if command not in MEASURING_COMMANDS:
@@ -143,14 +145,14 @@ def pytest_load_initial_conftests(
         early_config.add_cleanup(lambda: _discard_measurer(measurer))
 
 
-def _judges_check(early_config: pytest.Config, command: str | None) -> bool:
-    """A check decides in a clean judge; its suite runs in the judge's child (app/check_run.py).
+def _judged_from_outside(early_config: pytest.Config, command: str | None) -> bool:
+    """check and scan decide in a clean judge; the suite runs in its child (app/check_run.py).
 
     A shard's job (``--quest-shard-out``) hands its measurement to ``combine``,
     which decides: it runs its tests in its own process, and says so.
     """
     namespace = early_config.known_args_namespace
-    return command == "check" and not getattr(namespace, "quest_shard_out", None)
+    return command in JUDGED_COMMANDS and not getattr(namespace, "quest_shard_out", None)
 
 
 def _discard_measurer(measurer: Measurement) -> None:
@@ -274,9 +276,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         options = resolve(config)
-        # check: the judge runs no test itself; its child's output is shown as it ran.
+        # check, scan: the judge runs no test itself; its child's output is shown as it ran.
         quiet = options.command not in MEASURING_COMMANDS or (
-            options.command == "check" and options.shard_out is None
+            options.command in JUDGED_COMMANDS and options.shard_out is None
         )
         if options.command != "_measure":
             check_positional_paths(config)

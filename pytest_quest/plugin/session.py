@@ -165,15 +165,15 @@ class QuestSession:
         self.inputs: Inputs | None = None
         self.refused: QuestError | None = None
         self.deselected = 0
-        # check decides here and runs its suite in a child (plugin/check_judge.py).
-        self.judging = options.command == "check" and options.shard_out is None
+        # check and scan decide here and run the suite in a child (plugin/check_judge.py).
+        self.judging = options.command in ("check", "scan") and options.shard_out is None
         # The exit status pytest gave this session, before the command's replaces it.
         self.pytest_status: int | None = None
         # scan, check: run only the tests a change can affect (plugin/incremental.py);
         # check's child does it for its judge, as the judge's instructions say.
         self.suite: SuiteRun | None = None  # check's judge: what its child reported
         self.incremental: IncrementalRun | None = None
-        if options.command == "scan" or (options.command == "check" and not self.judging):
+        if options.command in ("scan", "check") and not self.judging:
             self.incremental = IncrementalRun(config, options, measurer)
         elif options.command == "_measure":
             self.incremental = for_child(
@@ -304,7 +304,7 @@ class QuestSession:
         if (
             self.options.command == "scan"
             and output.exitcode == 0
-            and session.exitstatus == pytest.ExitCode.TESTS_FAILED
+            and self.pytest_status == pytest.ExitCode.TESTS_FAILED
         ):
             # The quests are recorded, and the suite still failed: say so as pytest does.
             output.exitcode = int(pytest.ExitCode.TESTS_FAILED)

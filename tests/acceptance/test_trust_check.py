@@ -153,3 +153,40 @@ def test_an_honest_check_of_the_same_project_reports_the_regression(
     result, data = check(project)
     assert_regression(result, data)
     assert "REGRESSION" not in result.stdout.str()  # JSON mode: one object on stdout
+
+
+# Makes every measured function a PASS baseline if it runs where the scan decides.
+SCAN_CHEAT = """
+import pytest_quest.app.scan as _s
+_real = _s.merge_scan
+def _fake(ratchet, functions, *args, **kwargs):
+    for facts in functions:
+        facts.missing_lines = []
+        facts.missing_branches = []
+    return _real(ratchet, functions, *args, **kwargs)
+_s.merge_scan = _fake
+"""
+# Reaches `sign`'s one branch only: `sign` is a quest (TODO), never a PASS baseline.
+HALF_TEST = """\
+from pkg.calc import sign
+
+
+def test_sign():
+    assert sign(3) == 1
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["bwrap", "off"])
+def test_a_conftest_cannot_make_a_scan_record_a_pass_baseline(
+    project: Project, template: Project, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    project.fill_from(template)
+    monkeypatch.setenv(ENGINES_ENV, "bwrap" if engine == "bwrap" else "")
+    project.test("test_sign", HALF_TEST)
+    (project.path / "tests" / "conftest.py").write_text(SCAN_CHEAT)
+    result, data = project.run_json("--quest", "scan")
+    assert result.ret == 0, result.stderr.str()
+    assert SIGN_ID in data["added"], data
+    assert project.ratchet()["quests"][SIGN_ID]["state"] == "TODO"
+    assert data["sandbox"] == ("none" if engine == "off" else "bwrap"), data
