@@ -110,6 +110,10 @@ def run_suite(
             ],
             cwd=ctx.invocation_dir,
             project=ctx.rootdir,
+            # What the suite writes in the project stays, as in a plain pytest run
+            # (pytest-cov's reports); the ratchet file stays read-only, and the
+            # files the judge writes are put back below.
+            keep_writes=True,
             timeout=timeout,
             bound=(Path(children_dir),),
         )

@@ -156,6 +156,7 @@ def run_over_channel(
     timeout: float,
     bound: tuple[str, ...] | tuple[Path, ...] = (),
     project: Path | None = None,
+    keep_writes: bool = False,
 ) -> ChannelRun:
     """Run the gate child `command(channel argument)` in its own session, its channel open.
 
@@ -164,8 +165,8 @@ def run_over_channel(
     goes to a log in a temporary folder.  In this judgement's sandbox
     (engine/sandbox.py) when it has one: `project` (default `cwd`, the folder
     it starts in) is the project it may write in (its writes vanish with the
-    run where the engine can), `bound` the folders the judge reads back,
-    writable inside.
+    run where the engine can, unless `keep_writes`), `bound` the folders the
+    judge reads back, writable inside.
     """
     # Named alike for every role: the folder's name is seen by the tests (DATA_PARENT_ENV).
     with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
@@ -194,7 +195,10 @@ def run_over_channel(
                 logs = [env.get(name, "") for name in JUDGED_LOGS]
                 kept = (workdir, *bound, *logs)
                 confined = sandbox.confinement(
-                    project or cwd, scratch, tuple(Path(path) for path in kept if path)
+                    project or cwd,
+                    scratch,
+                    tuple(Path(path) for path in kept if path),
+                    keep_writes=keep_writes,
                 )
                 argv = engine.wrap(argv, confined)
                 env = engine.environment(env, confined)

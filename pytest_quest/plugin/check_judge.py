@@ -14,29 +14,36 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_quest.app.check_run import Incremental, SuiteRun, refuse_incomplete, run_suite
-from pytest_quest.app.context import load_ratchet
-from pytest_quest.core.run import FAILED
+from pytest_quest.app.context import load_ratchet, resolve_sources
 from pytest_quest.engine import incremental as records
 from pytest_quest.plugin.judge import handover, suite_args
 from pytest_quest.report.json import Output
 
 if TYPE_CHECKING:
-    from pytest_quest.plugin.session import QuestSession
+    from pytest_quest.app.context import Context
+    from pytest_quest.app.options import QuestOptions
+    from pytest_quest.core.model import Ratchet
 
 
-def run_suite_in_child(session: QuestSession) -> SuiteRun:
-    """Run the suite in the gate's child; its run becomes `session`'s (a usage error if none)."""
-    config, options = session.config, session.options
-    ctx = session.context()
-    ratchet = session.inputs.ratchet if session.inputs is not None else None
+def run_suite_in_child(
+    config: pytest.Config,
+    options: QuestOptions,
+    ctx: Context,
+    ratchet: Ratchet | None,
+    roots: list[str] | None,
+) -> SuiteRun:
+    """Run the suite in the gate's child, shown as it printed it (a usage error without a report).
+
+    `ratchet`: as read before the run (None: read now, or none yet for a first
+    scan); `roots`: the folders a check given no path collects (None: pytest's).
+    """
+    # A missing source is the user's error, said before any test runs (as the measurer says it).
+    resolve_sources(ctx.rootdir, list(options.sources))
     if ratchet is None and (options.command == "check" or ctx.store.exists()):
         ratchet = load_ratchet(ctx)
     given = handover()
     raw = given.args if given is not None else [str(a) for a in config.invocation_params.args]
-    args = suite_args(config, raw)
-    roots = session.scanned_roots(config) if options.command == "check" else None
-    if roots is not None:
-        args += roots
+    args = suite_args(config, raw) + (roots or [])
     path = options.run_data or records.default_path(options.quest_file)
     incremental = Incremental(path, options.quest_file, options.full, raw)
     # What the judge reads or writes after the run: a child's writes to them are put back.
@@ -45,23 +52,16 @@ def run_suite_in_child(session: QuestSession) -> SuiteRun:
         kept.append(Path(ctx.invocation_dir) / options.export_to)
     policy = ratchet.policy if ratchet is not None else None
     suite = run_suite(ctx, policy, args=args, incremental=incremental, kept=kept)
-    _show(session, suite.output)
+    _show(options.json, suite.output)
     refuse_incomplete(suite)
-    run = suite.run
-    session.outcomes.update(run.outcomes)
-    session.errors.update(run.errors)
-    session.collection_errors[:] = run.collection_errors
-    session.deselected = suite.deselected
-    failed = any(outcome in FAILED for outcome in run.outcomes.values())
-    session.pytest_status = int(pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK)
     return suite
 
 
-def _show(session: QuestSession, output: str) -> None:
+def _show(json_mode: bool, output: str) -> None:
     """What the child printed (pytest's report of the suite), where pytest's own output goes."""
     if not output:
         return
-    stream = sys.stderr if session.options.json else sys.stdout
+    stream = sys.stderr if json_mode else sys.stdout
     stream.write(output if output.endswith("\n") else output + "\n")
     stream.flush()
 

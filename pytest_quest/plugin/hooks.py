@@ -86,7 +86,8 @@ def pytest_load_initial_conftests_core(
 def _runs_no_test_here(early_config: pytest.Config, command: str | None) -> bool:
     """A quest command that runs no test in this process: a report, a merge, a person action.
 
-    ``submit`` is left out: its process becomes the judge (plugin/judge.py).
+    ``submit``, ``check``, ``scan`` and ``combine`` hand over to the clean judge first
+    (plugin/judge.py); the judge runs no test either.
     """
     if command in ("status", "next", "export", "combine"):
         return True
@@ -115,7 +116,7 @@ def pytest_load_initial_conftests(
     misread = misread_value_message(early_config, args)
     if misread is not None:
         _usage_error(QuestUsageError(misread), command, _early_json(early_config))
-    if command == "submit" or _judged_from_outside(early_config, command):
+    if command in ("submit", "combine") or _judged_from_outside(early_config, command):
         _hand_over_to_judge(early_config)
         return
     if command not in MEASURING_COMMANDS:

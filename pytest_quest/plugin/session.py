@@ -408,13 +408,28 @@ class QuestSession:
 
             return shard_out(self.context(), run)
         if self.judging:
-            from pytest_quest.plugin.check_judge import run_suite_in_child
-
-            self.suite = run_suite_in_child(self)
+            self.take_suite()
         found = use_case(command or "")
         if found is None:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")
         return found(self.context(view))
+
+    def take_suite(self) -> None:
+        """check's and scan's judge: the suite run in its child, whose run becomes this one."""
+        from pytest_quest.plugin.check_judge import run_suite_in_child
+
+        options = self.options
+        roots = self.scanned_roots(self.config) if options.command == "check" else None
+        ratchet = self.inputs.ratchet if self.inputs is not None else None
+        suite = run_suite_in_child(self.config, options, self.context(), ratchet, roots)
+        self.suite = suite
+        run = suite.run
+        self.outcomes.update(run.outcomes)
+        self.errors.update(run.errors)
+        self.collection_errors[:] = run.collection_errors
+        self.deselected = suite.deselected
+        failed = any(outcome in FAILED for outcome in run.outcomes.values())
+        self.pytest_status = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
 
     def context(self, view: Terminal | None = None) -> Context:
         """What the use cases need from this pytest invocation, as plain values and callables."""
@@ -437,6 +452,8 @@ class QuestSession:
         )
 
     def measured_roots(self) -> list[str]:
+        if self.judging:  # its child measured the sources it was given
+            return [str(source) for source in self.options.sources]
         if self.measurer is None:
             return []
         configured = self.measurer.cov.get_option("run:source")
