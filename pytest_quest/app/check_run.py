@@ -29,6 +29,8 @@ from pytest_quest.engine.runner import child_command, measured_report, run_over_
 #: The suite's whole run gets this long (seconds) unless ``--quest-timeout`` says otherwise:
 #: a check runs every test, as pytest does, with no budget of the gate's.
 SUITE_TIMEOUT = 7 * 24 * 3600.0
+#: pytest's exit status for a usage error (``pytest.ExitCode.USAGE_ERROR``).
+USAGE_ERROR = 4
 
 
 @dataclass
@@ -46,6 +48,7 @@ class SuiteRun:
     whole: bool = False
     path: Path | None = None  # where the record is written
     deselected: int = 0  # tests the selection left out (-k, -m, --deselect)
+    returncode: int | None = None  # the child's exit status (None: stopped at the timeout)
 
 
 @dataclass
@@ -73,12 +76,14 @@ def run_suite(
     args: list[str],
     incremental: Incremental | None,
     kept: list[Path],
+    sources: list[str] | None = None,
 ) -> SuiteRun:
     """Run the suite (`args`: the user's pytest arguments less pytest-quest's) in the gate's child,
     in the sandbox `policy` asks for (the recorded one; None: a first scan's).
 
     `kept`: files the check writes itself (the run record, the export); a child's
-    writes to them are undone before this returns.
+    writes to them are undone before this returns.  `sources`: ``--quest-source``'s
+    values as given.
     """
     engine = enter_sandbox(ctx, policy)  # a first scan's: the one it records
     children_dir = tempfile.mkdtemp(prefix="pytest-quest-children-")
@@ -87,8 +92,8 @@ def run_suite(
         "subprocesses": policy.subprocesses if policy is not None else True,
         "children_dir": children_dir,
     }
-    if ctx.options.sources:
-        handshake["sources"] = [str(source) for source in ctx.options.sources]
+    if sources:  # given on the command line: the child reads the rest from the ini, the policy
+        handshake["sources"] = list(sources)
     if incremental is not None:
         handshake["incremental"] = incremental.instructions()
     before = {path: _read(path) for path in kept}
@@ -122,7 +127,7 @@ def run_suite(
         for path, data in before.items():
             _put_back(path, data)
     run, measured = measured_report(ran, timeout)
-    suite = SuiteRun(run, measured, ran.output, engine)
+    suite = SuiteRun(run, measured, ran.output, engine, returncode=ran.returncode)
     payload = ran.received.payload
     if run.completed and payload is not None:
         deselected = payload.get("deselected")
@@ -180,12 +185,32 @@ def _incremental_part(suite: SuiteRun, part: Any) -> None:
         suite.lines.append(f"warning: the run record was not written: {record}")
 
 
+def usage_error(suite: SuiteRun) -> str | None:
+    """The child's usage error (exit 4, no report: pytest's or pytest-quest's ``ERROR:`` line)."""
+    if suite.returncode != USAGE_ERROR or suite.run.completed:
+        return None
+    said = [
+        line[len("ERROR: ") :] for line in suite.output.splitlines() if line.startswith("ERROR: ")
+    ]
+    return said[-1] if said else None
+
+
 def refuse_incomplete(suite: SuiteRun) -> None:
     """A usage error (exit 4, nothing judged) for a child run that gave no measurement."""
     if suite.run.completed and suite.measured is not None:
         return
+    said = usage_error(suite)
+    if said is not None:
+        raise QuestUsageError(said)
     problem = suite.run.problem or "the test run did not complete"
     raise QuestUsageError(f"check: the suite's run gave no result to judge: {problem}")
 
 
-__all__ = ["SUITE_TIMEOUT", "Incremental", "SuiteRun", "refuse_incomplete", "run_suite"]
+__all__ = [
+    "SUITE_TIMEOUT",
+    "Incremental",
+    "SuiteRun",
+    "refuse_incomplete",
+    "run_suite",
+    "usage_error",
+]

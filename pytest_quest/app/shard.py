@@ -117,7 +117,6 @@ def shard_out(ctx: Context, run: ShardRun) -> Output:
         "tests": len(ctx.run.outcomes),
         "tests_not_passed": not_passed,
         "collection_errors": len(ctx.run.collection_errors),
-        "tests_ran": "in-process",
     }
     return Output(data, lines, exitcode)
 

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_quest.app.check_run import Incremental, SuiteRun, refuse_incomplete, run_suite
+from pytest_quest.app.check_run import (
+    Incremental,
+    SuiteRun,
+    refuse_incomplete,
+    run_suite,
+    usage_error,
+)
 from pytest_quest.app.context import load_ratchet, resolve_sources
 from pytest_quest.engine import incremental as records
 from pytest_quest.plugin.judge import handover, suite_args
@@ -38,7 +44,8 @@ def run_suite_in_child(
     scan); `roots`: the folders a check given no path collects (None: pytest's).
     """
     # A missing source is the user's error, said before any test runs (as the measurer says it).
-    resolve_sources(ctx.rootdir, list(options.sources))
+    given_sources = [str(s) for s in config.getoption("quest_source", default=None) or []]
+    resolve_sources(ctx.rootdir, given_sources or list(config.getini("quest_source") or []))
     if ratchet is None and (options.command == "check" or ctx.store.exists()):
         ratchet = load_ratchet(ctx)
     given = handover()
@@ -51,17 +58,20 @@ def run_suite_in_child(
     if options.export_to:
         kept.append(Path(ctx.invocation_dir) / options.export_to)
     policy = ratchet.policy if ratchet is not None else None
-    suite = run_suite(ctx, policy, args=args, incremental=incremental, kept=kept)
-    _show(options.json, suite.output)
+    suite = run_suite(
+        ctx, policy, args=args, incremental=incremental, kept=kept, sources=given_sources
+    )
+    # A usage error goes where pytest's go (stderr); the judge's lines say it again.
+    _show(options.json or usage_error(suite) is not None, suite.output)
     refuse_incomplete(suite)
     return suite
 
 
-def _show(json_mode: bool, output: str) -> None:
+def _show(to_stderr: bool, output: str) -> None:
     """What the child printed (pytest's report of the suite), where pytest's own output goes."""
     if not output:
         return
-    stream = sys.stderr if json_mode else sys.stdout
+    stream = sys.stderr if to_stderr else sys.stdout
     stream.write(output if output.endswith("\n") else output + "\n")
     stream.flush()
 

@@ -309,9 +309,16 @@ class QuestSession:
             # The quests are recorded, and the suite still failed: say so as pytest does.
             output.exitcode = int(pytest.ExitCode.TESTS_FAILED)
         session.exitstatus = output.exitcode
+        self.write_output(output)
+
+    def write_output(self, output: Output) -> None:
+        """The command's lines (JSON mode: at unconfigure); a gate child's usage error only."""
         if output.stderr:
             self.write_stderr(output.stderr)
-        if not self.options.json and self.options.command != "_measure":
+        if self.options.command == "_measure":
+            if output.exitcode == int(pytest.ExitCode.USAGE_ERROR):
+                self.write_stderr(output.lines)  # its judge says it (app/check_run.py)
+        elif not self.options.json:
             self.write_text(output.lines)
 
     def _finish_incremental(self, session: pytest.Session, output: Output) -> None:
