@@ -53,8 +53,11 @@ def run_suite_in_child(
     args = suite_args(config, raw) + (roots or [])
     path = options.run_data or records.default_path(options.quest_file)
     incremental = Incremental(path, options.quest_file, options.full, raw)
-    # What the judge reads or writes after the run: a child's writes to them are put back.
-    kept = [path, options.quest_file]
+    # What the judge writes after the run: a child's writes to them are put back.  Not the
+    # ratchet file: a submit may write it meanwhile (its lock), and a PASS a judged run
+    # wrote there is sealed by nothing (docs/judge.md, forged PASS entries); in the
+    # sandbox it is read-only.
+    kept = [path]
     if options.export_to:
         kept.append(Path(ctx.invocation_dir) / options.export_to)
     policy = ratchet.policy if ratchet is not None else None
