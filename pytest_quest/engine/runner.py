@@ -33,6 +33,15 @@ def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]
         "files": measured.files,
         "config": measured.config,
         "notes": measured.notes,
+        # The changed-lines rule's (app/since.py): per file, sorted line numbers.
+        "lines": {
+            name: {
+                "statements": sorted(measured.statements.get(name, ())),
+                "tested": sorted(measured.tested_lines.get(name, ())),
+                "ran": sorted(measured.ran_lines.get(name, ())),
+            }
+            for name in measured.statements
+        },
         "outcomes": run.outcomes,
         "errors": run.errors,
         "collection_errors": [asdict(error) for error in run.collection_errors],
@@ -53,6 +62,10 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
         config=dict(data["config"]),
         notes=[str(note) for note in data.get("notes", [])],
     )
+    for name, lines in dict(data.get("lines") or {}).items():
+        measured.statements[str(name)] = frozenset(int(n) for n in lines["statements"])
+        measured.tested_lines[str(name)] = frozenset(int(n) for n in lines["tested"])
+        measured.ran_lines[str(name)] = frozenset(int(n) for n in lines["ran"])
     run = RunReport(
         outcomes=dict(data["outcomes"]),
         errors={str(k): str(v) for k, v in dict(data.get("errors") or {}).items()},
