@@ -101,6 +101,8 @@ def shard_out(ctx: Context, run: ShardRun) -> Output:
         f"{text.counted(len(ctx.run.outcomes), 'test')}, "
         f"{len(ctx.run.outcomes) - len(not_passed)} passed; nothing written to the ratchet file",
         "  combine the shards of every job with: pytest --quest combine DIR...",
+        # Said: a shard's tests ran where its data was written (docs/judge.md, check and scan).
+        "  its tests ran in this process, unsandboxed: combine decides from the shards",
     ]
     exitcode = 1 if failed else 0
     if ctx.run.collection_errors:  # check: what the check says of a suite that did not run

@@ -70,8 +70,8 @@ def default_path(quest_file: Path) -> Path:
     return lock_file(quest_file, ".run.gz")
 
 
-def save(path: Path, record: RunRecord) -> None:
-    """Write `record` to `path` atomically (a reader sees the old file or the new one)."""
+def to_body(record: RunRecord) -> dict[str, Any]:
+    """`record` as the JSON object its file holds (the arc sets shared between tests)."""
     sets: dict[tuple[int, ...], int] = {}
     # Tests that kept their record share its lists of arcs: each list is flattened once.
     known: dict[int, tuple[Arcs, int]] = {}
@@ -90,7 +90,7 @@ def save(path: Path, record: RunRecord) -> None:
             nodeid in record.children,
             per_file,
         ]
-    body = {
+    return {
         "format": FORMAT,
         "version": VERSION,
         "environment": record.environment,
@@ -100,6 +100,11 @@ def save(path: Path, record: RunRecord) -> None:
         "tests": tests,
         "arcsets": [list(flat) for flat in sets],
     }
+
+
+def save(path: Path, record: RunRecord) -> None:
+    """Write `record` to `path` atomically (a reader sees the old file or the new one)."""
+    body = to_body(record)
     data = gzip.compress(json.dumps(body, separators=(",", ":")).encode("utf-8"), 6, mtime=0)
     if path.parent.name == LOCK_FOLDER:
         make_lock_folder(path)  # with its .gitignore
@@ -123,10 +128,15 @@ def load(path: Path) -> RunRecord | str:
         return f"{NONE_RECORDED} at {path}"
     except (OSError, EOFError, ValueError) as exc:
         return f"the run record {path} is unreadable ({exc})"
+    return from_body(body, str(path))
+
+
+def from_body(body: Any, where: str) -> RunRecord | str:
+    """The record `body` (a record file's JSON object) holds, or why it is none (`where`: its name)."""
     if not isinstance(body, dict) or body.get("format") != FORMAT:
-        return f"{path} is not a pytest-quest run record"
+        return f"{where} is not a pytest-quest run record"
     if body.get("version") != VERSION:
-        return f"the run record {path} has version {body.get('version')!r}, not {VERSION}"
+        return f"the run record {where} has version {body.get('version')!r}, not {VERSION}"
     try:
         arcsets = [_pairs(flat) for flat in body["arcsets"]]
         record = RunRecord(
@@ -142,7 +152,7 @@ def load(path: Path) -> RunRecord | str:
                 record.children.add(nodeid)
             record.arcs[nodeid] = {str(f): arcsets[int(i)] for f, i in per_file.items()}
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        return f"the run record {path} is damaged ({type(exc).__name__}: {exc})"
+        return f"the run record {where} is damaged ({type(exc).__name__}: {exc})"
     return record
 
 
@@ -235,8 +245,10 @@ __all__ = [
     "RunRecord",
     "default_path",
     "environment",
+    "from_body",
     "installed_packages",
     "load",
     "project_files",
     "save",
+    "to_body",
 ]

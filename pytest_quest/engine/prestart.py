@@ -35,7 +35,7 @@ from typing import Any
 
 from pytest_quest.engine import sandbox
 from pytest_quest.engine.channel import JudgeChannel, Received
-from pytest_quest.engine.runner import ChannelRun, child_command, run_over_channel
+from pytest_quest.engine.runner import ChannelRun, child_command, overlay_key, run_over_channel
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ class Prestarted:
             "subprocesses": bool(self.remote_dir),
             "remote_dir": self.remote_dir,
             "confirm": launch.confirm,
+            # Given with the first part: `run_over_channel` cannot add it to a channel made here.
+            **overlay_key(launch.cwd),
         }
         self.channel = JudgeChannel(None, first)
         self.ran: ChannelRun | None = None

@@ -33,6 +33,15 @@ def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]
         "files": measured.files,
         "config": measured.config,
         "notes": measured.notes,
+        # The changed-lines rule's (app/since.py): per file, sorted line numbers.
+        "lines": {
+            name: {
+                "statements": sorted(measured.statements.get(name, ())),
+                "tested": sorted(measured.tested_lines.get(name, ())),
+                "ran": sorted(measured.ran_lines.get(name, ())),
+            }
+            for name in measured.statements
+        },
         "outcomes": run.outcomes,
         "errors": run.errors,
         "collection_errors": [asdict(error) for error in run.collection_errors],
@@ -53,6 +62,10 @@ def measured_from_dict(data: dict[str, Any]) -> tuple[MeasuredSource, RunReport]
         config=dict(data["config"]),
         notes=[str(note) for note in data.get("notes", [])],
     )
+    for name, lines in dict(data.get("lines") or {}).items():
+        measured.statements[str(name)] = frozenset(int(n) for n in lines["statements"])
+        measured.tested_lines[str(name)] = frozenset(int(n) for n in lines["tested"])
+        measured.ran_lines[str(name)] = frozenset(int(n) for n in lines["ran"])
     run = RunReport(
         outcomes=dict(data["outcomes"]),
         errors={str(k): str(v) for k, v in dict(data.get("errors") or {}).items()},
@@ -71,7 +84,12 @@ REWRITE_WARNING = "ignore::pytest.PytestAssertRewriteWarning"
 
 
 def child_command(
-    *, rootdir: Path, inifile: Path | None, plugin_args: list[str], channel: str
+    *,
+    rootdir: Path,
+    inifile: Path | None,
+    plugin_args: list[str],
+    channel: str,
+    terse: bool = True,
 ) -> list[str]:
     """The command line of every gate child, measuring or mutating: the same in both roles.
 
@@ -80,14 +98,12 @@ def child_command(
     channel (`gate_handshake`; plugin/mutation_child.py applies it), so that
     no test can tell the runs apart by ``sys.argv``.
     """
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
+    command = [sys.executable, "-m", "pytest"]
+    if terse:  # not for check's suite run, whose report the user reads as pytest's own
         # --tb=native: a killed mutant's failure report is made, never shown;
         # pytest's own traceback rendering costs more than many a test.
-        "--tb=native",
+        command += ["-q", "--tb=native"]
+    command += [
         "-W",
         REWRITE_WARNING,
         "-p",
@@ -145,30 +161,41 @@ JUDGED_LOGS = ("PYTEST_QUEST_REFUSED", SIGNALS_ENV, CREATED_ENV)
 JUDGED_RATCHET_ENV = ("PYTEST_QUEST_PROTECT", "PYTEST_QUEST_REFUSED")
 
 
+def overlay_key(project: Path) -> dict[str, str]:
+    """The instruction that the project is a throwaway layer in the run, where it is.
+
+    A mutation child writes its mutants into the project's files there
+    (engine/ondisk.py checks the mount too).
+    """
+    engine = sandbox.active()
+    return {"overlay": str(project)} if engine is not None and engine.overlay else {}
+
+
 def run_over_channel(
     handshake: dict[str, Any],
     command: Callable[[str], list[str]],
     *,
     cwd: Path,
     timeout: float,
-    bound: tuple[str, ...] = (),
+    bound: tuple[str, ...] | tuple[Path, ...] = (),
     channel: JudgeChannel | None = None,
+    project: Path | None = None,
+    keep_writes: bool = False,
 ) -> ChannelRun:
     """Run the gate child `command(channel argument)` in its own session, its channel open.
 
     The child gets `handshake` over a fresh judge channel (engine/channel.py),
     the gate child's environment and at most `timeout` seconds; its output
     goes to a log in a temporary folder.  In this judgement's sandbox
-    (engine/sandbox.py) when it has one: `cwd` is the project it may write in
-    (its writes vanish with the run where the engine can), `bound` the
-    folders the judge reads back, writable inside.  `channel`: one made by
-    the caller (its instructions given later), in place of `handshake`.
+    (engine/sandbox.py) when it has one: `project` (default `cwd`, the folder
+    it starts in) is the project it may write in (its writes vanish with the
+    run where the engine can, unless `keep_writes`), `bound` the folders the
+    judge reads back, writable inside.  `channel`: one made by the caller (its
+    instructions given later), in place of `handshake`.
     """
     engine = sandbox.active()
-    if engine is not None and engine.overlay:
-        # The project is a throwaway layer in the run: a mutation child writes its
-        # mutants into the project's files there (engine/ondisk.py checks it too).
-        handshake = {**handshake, "overlay": str(cwd)}
+    if not keep_writes:
+        handshake = {**handshake, **overlay_key(project or cwd)}
     # Named alike for every role: the folder's name is seen by the tests (DATA_PARENT_ENV).
     with tempfile.TemporaryDirectory(prefix="pytest-quest-gate-") as workdir:
         channel = channel if channel is not None else JudgeChannel(handshake)
@@ -195,7 +222,10 @@ def run_over_channel(
                 logs = [env.get(name, "") for name in JUDGED_LOGS]
                 kept = (workdir, *bound, *logs)
                 confined = sandbox.confinement(
-                    cwd, scratch, tuple(Path(path) for path in kept if path)
+                    project or cwd,
+                    scratch,
+                    tuple(Path(path) for path in kept if path),
+                    keep_writes=keep_writes,
                 )
                 argv = engine.wrap(argv, confined)
                 env = engine.environment(env, confined)
@@ -260,10 +290,10 @@ def run_child(
         )
     finally:
         shutil.rmtree(children_dir, ignore_errors=True)
-    return _measured(ran, timeout)
+    return measured_report(ran, timeout)
 
 
-def _measured(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSource | None]:
+def measured_report(ran: ChannelRun, timeout: float) -> tuple[RunReport, MeasuredSource | None]:
     duration, received = ran.duration, ran.received
     if ran.returncode is None:
         return (
@@ -324,6 +354,7 @@ __all__ = [
     "child_command",
     "gate_handshake",
     "measured_from_dict",
+    "measured_report",
     "measured_to_dict",
     "run_child",
     "run_over_channel",

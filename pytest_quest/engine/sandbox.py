@@ -74,6 +74,9 @@ class Confinement:
     bound: tuple[Path, ...] = ()
     protected: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    #: The run's writes to the project stay, as a plain pytest run's do (check's and
+    #: scan's suite run: pytest-cov's reports, ``--junitxml``); `protected` stays read-only.
+    keep_writes: bool = False
 
 
 class Sandbox(Protocol):
@@ -137,8 +140,10 @@ class Bubblewrap:
                 args += ["--overlay-src", folder, "--tmp-overlay", folder]
         for folder in _exists(confinement.hidden):
             args += ["--tmpfs", folder]
-        # Writes to the project go to a tmpfs layer that ends with the run.
-        args += ["--overlay-src", project, "--tmp-overlay", project]
+        if confinement.keep_writes:
+            args += ["--bind", project, project]
+        else:  # writes to the project go to a tmpfs layer that ends with the run
+            args += ["--overlay-src", project, "--tmp-overlay", project]
         for path in _exists(confinement.protected):
             args += ["--ro-bind", path, path]
         for folder in _exists((*confinement.bound, confinement.scratch)):
@@ -371,7 +376,9 @@ def active() -> Sandbox | None:
     return _ACTIVE[0]
 
 
-def confinement(project: Path, scratch: Path, bound: tuple[Path, ...]) -> Confinement:
+def confinement(
+    project: Path, scratch: Path, bound: tuple[Path, ...], *, keep_writes: bool = False
+) -> Confinement:
     """One run's confinement under this judgement's protected and hidden paths."""
     return Confinement(
         project=project,
@@ -379,6 +386,7 @@ def confinement(project: Path, scratch: Path, bound: tuple[Path, ...]) -> Confin
         bound=bound,
         protected=_KEPT["protected"],
         hidden=_KEPT["hidden"],
+        keep_writes=keep_writes,
     )
 
 

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 SESSIONLESS_COMMANDS = ("status", "next")
+# Commands that decide in a clean judge, their suite run in its child (plugin/check_judge.py).
+JUDGED_COMMANDS = ("check", "scan")
 
 _measurer_key: pytest.StashKey[Measurement] = pytest.StashKey()
 # The exit status of a clean judge run for an in-process ``pytest.main()`` caller.
@@ -84,7 +86,8 @@ def pytest_load_initial_conftests_core(
 def _runs_no_test_here(early_config: pytest.Config, command: str | None) -> bool:
     """A quest command that runs no test in this process: a report, a merge, a person action.
 
-    ``submit`` is left out: its process becomes the judge (plugin/judge.py).
+    ``submit``, ``check``, ``scan`` and ``combine`` hand over to the clean judge first
+    (plugin/judge.py); the judge runs no test either.
     """
     if command in ("status", "next", "export", "combine"):
         return True
@@ -113,7 +116,7 @@ def pytest_load_initial_conftests(
     misread = misread_value_message(early_config, args)
     if misread is not None:
         _usage_error(QuestUsageError(misread), command, _early_json(early_config))
-    if command == "submit":
+    if command in ("submit", "combine") or _judged_from_outside(early_config, command):
         _hand_over_to_judge(early_config)
         return
     if command not in MEASURING_COMMANDS:
@@ -141,6 +144,16 @@ def pytest_load_initial_conftests(
         # other way (an API caller that parses and never configures) must not leave
         # this tracer running in its process, in place of whatever measured it before.
         early_config.add_cleanup(lambda: _discard_measurer(measurer))
+
+
+def _judged_from_outside(early_config: pytest.Config, command: str | None) -> bool:
+    """check and scan decide in a clean judge; the suite runs in its child (app/check_run.py).
+
+    A shard's job (``--quest-shard-out``) hands its measurement to ``combine``,
+    which decides: it runs its tests in its own process, and says so.
+    """
+    namespace = early_config.known_args_namespace
+    return command in JUDGED_COMMANDS and not getattr(namespace, "quest_shard_out", None)
 
 
 def _discard_measurer(measurer: Measurement) -> None:
@@ -264,7 +277,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         options = resolve(config)
-        quiet = options.command not in MEASURING_COMMANDS
+        # check, scan: the judge runs no test itself; its child's output is shown as it ran.
+        quiet = options.command not in MEASURING_COMMANDS or (
+            options.command in JUDGED_COMMANDS and options.shard_out is None
+        )
         if options.command != "_measure":
             check_positional_paths(config)
     except QuestError as exc:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,10 @@ class IncrementalRun:
         self.environment: dict[str, str] = {}
         self.test_files: set[str] = set()
         self.path = options.run_data or records.default_path(options.quest_file)
+        # The arguments whose change makes a full run: the user's (check's child is given them).
+        self.arguments = [str(a) for a in config.invocation_params.args]
+        # check's child: the record goes to its judge, who writes it (app/check_run.py).
+        self.send_record: Callable[[records.RunRecord], None] | None = None
 
     def _why_not(self) -> str:
         if hasattr(self.config, "workerinput") or _xdist_on(self.config):
@@ -99,7 +105,7 @@ class IncrementalRun:
         files = records.project_files(self.rootdir, leave_out)
         sources = [relpath(s, self.rootdir) for s in self.measurer.sources]
         self.environment = records.environment(
-            measured_arguments(list(self.config.invocation_params.args)),
+            measured_arguments(self.arguments),
             sources,
             {"subprocesses measured": str(self.measurer.children is not None)},
         )
@@ -174,6 +180,9 @@ class IncrementalRun:
             children=contexts & outcomes.keys(),
             test_files=self.test_files,
         )
+        if self.send_record is not None:
+            self.send_record(run)
+            return lines, data
         try:
             records.save(self.path, run)
         except OSError as exc:
@@ -181,9 +190,28 @@ class IncrementalRun:
         return lines, data
 
 
+def for_child(
+    config: pytest.Config, options: QuestOptions, measurer: Measurement | None, given: Any
+) -> IncrementalRun | None:
+    """check's child's incremental run, as its judge's instructions say (None: none asked)."""
+    if not isinstance(given, dict):
+        return None
+    options = dataclasses.replace(
+        options,
+        full=given.get("full") is True,
+        run_data=Path(str(given.get("path"))),
+        quest_file=Path(str(given.get("quest_file"))),
+        shard_out=None,
+    )
+    run = IncrementalRun(config, options, measurer)
+    arguments = given.get("arguments")
+    run.arguments = [str(a) for a in arguments] if isinstance(arguments, list) else []
+    return run
+
+
 def _xdist_on(config: pytest.Config) -> bool:
     workers: Any = config.getoption("numprocesses", default=None)
     return bool(workers) or config.getoption("dist", default="no") not in ("no", None)
 
 
-__all__ = ["IncrementalRun", "measured_arguments"]
+__all__ = ["IncrementalRun", "for_child", "measured_arguments"]

@@ -116,6 +116,9 @@ def judge_options(early_config: pytest.Config, args: list[str]) -> list[str]:
             name, attached = arg[:2], True
         action = known.get(name) or full.get(name)
         takes = action is not None and action.nargs != 0 and not attached
+        if takes and action is not None and action.nargs == "?":
+            # An optional value (``--cov [SOURCE]``) is taken only when one follows.
+            takes = index + 1 < len(args) and not args[index + 1].startswith("-")
         width = 2 if takes and index + 1 < len(args) else 1
         if name in known:
             kept += args[index : index + width]
@@ -127,6 +130,30 @@ def _option_actions(parser: Any) -> dict[str, Any]:
     """argparse's table of option strings (pytest 9: ``optparser``; before: ``_getparser()``)."""
     argparser = getattr(parser, "optparser", None) or parser._getparser()
     return dict(argparser._option_string_actions)
+
+
+def suite_args(config: pytest.Config, args: list[str]) -> list[str]:
+    """`args` less pytest-quest's own options: the pytest run ``check``'s child makes of the suite.
+
+    pytest-quest's options (this process knows them all) and their values go;
+    everything else stays as the user gave it, the project's own options included.
+    """
+    actions = _option_actions(config._parser)
+    kept: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return kept + args[index:]
+        name = arg.split("=", 1)[0]
+        if not name.startswith("--quest"):
+            kept.append(arg)
+            index += 1
+            continue
+        action = actions.get(name)
+        takes = action is not None and action.nargs != 0 and "=" not in arg
+        index += 2 if takes else 1
+    return kept
 
 
 def judge_args(args: list[str]) -> list[str]:
@@ -279,5 +306,6 @@ __all__ = [
     "judge_args",
     "restore_user_env",
     "run_judge",
+    "suite_args",
     "unclean_reasons",
 ]

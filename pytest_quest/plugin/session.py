@@ -12,6 +12,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,13 +21,14 @@ from pytest_quest.app.options import QuestOptions
 from pytest_quest.app.preflight import preflight
 from pytest_quest.core.errors import QuestError, QuestUsageError
 from pytest_quest.core.run import FAILED, CollectionError, RunReport, failed_tests, passed_tests
+from pytest_quest.engine import incremental as records
 from pytest_quest.engine.borrowed import BorrowedCoverage
 from pytest_quest.engine.measure import MeasuredSource, Measurement, Measurer, analyze
 from pytest_quest.engine.runner import DATA_PARENT_ENV, measured_to_dict
 from pytest_quest.engine.store import RatchetStore
 from pytest_quest.engine.testfiles import FileSearch, as_recorded, digest_test_files
 from pytest_quest.plugin import child_channel, selection
-from pytest_quest.plugin.incremental import IncrementalRun
+from pytest_quest.plugin.incremental import IncrementalRun, for_child
 from pytest_quest.plugin.invocation import (
     answered,
     build_context,
@@ -42,6 +44,10 @@ from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_o
 from pytest_quest.report.ci import in_github_actions
 from pytest_quest.report.escape import github_json
 from pytest_quest.report.json import Output, dumps
+
+if TYPE_CHECKING:
+    from pytest_quest.app.check_run import SuiteRun
+    from pytest_quest.engine.incremental import RunRecord
 
 RUNNING_COMMANDS = ("scan", "check", "audit", "_measure")
 # The commands whose inputs are checked before the suite runs (app/preflight.py).
@@ -159,12 +165,20 @@ class QuestSession:
         self.inputs: Inputs | None = None
         self.refused: QuestError | None = None
         self.deselected = 0
-        # scan, check: run only the tests a change can affect (plugin/incremental.py).
-        self.incremental = (
-            IncrementalRun(config, options, measurer)
-            if options.command in ("scan", "check")
-            else None
-        )
+        # check and scan decide here and run the suite in a child (plugin/check_judge.py).
+        self.judging = options.command in ("check", "scan") and options.shard_out is None
+        # The exit status pytest gave this session, before the command's replaces it.
+        self.pytest_status: int | None = None
+        # scan, check: run only the tests a change can affect (plugin/incremental.py);
+        # check's child does it for its judge, as the judge's instructions say.
+        self.suite: SuiteRun | None = None  # check's judge: what its child reported
+        self.incremental: IncrementalRun | None = None
+        if options.command in ("scan", "check") and not self.judging:
+            self.incremental = IncrementalRun(config, options, measurer)
+        elif options.command == "_measure":
+            self.incremental = for_child(
+                config, options, measurer, child_channel.instructions().get("incremental")
+            )
 
     # -- pytest hooks --
 
@@ -180,6 +194,8 @@ class QuestSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool | None:
+        if self.judging:
+            return True  # the judge imports no test module: its child collects
         if self.options.command in RUNNING_COMMANDS and self.refused is None:
             if self.options.command == "check":
                 self.as_scanned(session.config)
@@ -188,21 +204,28 @@ class QuestSession:
 
     def as_scanned(self, config: pytest.Config) -> None:
         """A check given no path collects the folders the scan was given (recorded)."""
+        roots = self.scanned_roots(config)
+        if roots is not None:
+            config.args[:] = roots
+
+    def scanned_roots(self, config: pytest.Config) -> list[str] | None:
+        """The folders a check given no path collects, when not pytest's own choice; else None."""
         if config.args_source == pytest.Config.ArgsSource.ARGS:
-            return  # a path given wins
+            return None  # a path given wins
         ratchet = self.inputs.ratchet if self.inputs is not None else None
         if ratchet is None:
             try:
                 ratchet = self.store.load(lazy=True)
             except Exception:
-                return  # the command reports the file's defect
+                return None  # the command reports the file's defect
         search = FileSearch(roots=[self.rootdir / "."])
         roots = as_recorded(search, ratchet.test_paths, self.rootdir).roots
-        if roots != search.roots:
-            config.args[:] = [str(root) for root in roots]
+        return [str(root) for root in roots] if roots != search.roots else None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
+        if self.judging:
+            return True
         if self.options.command in RUNNING_COMMANDS and self.refused is None:
             return None
         return True
@@ -256,6 +279,8 @@ class QuestSession:
         if self._workers_dir is not None and self.measurer is not None:
             combine_workers(self.measurer, self._workers_dir)
 
+        self.pytest_status = int(session.exitstatus)
+
         def run() -> Output:
             if self.refused is not None:
                 raise self.refused
@@ -279,35 +304,50 @@ class QuestSession:
         if (
             self.options.command == "scan"
             and output.exitcode == 0
-            and session.exitstatus == pytest.ExitCode.TESTS_FAILED
+            and self.pytest_status == pytest.ExitCode.TESTS_FAILED
         ):
             # The quests are recorded, and the suite still failed: say so as pytest does.
             output.exitcode = int(pytest.ExitCode.TESTS_FAILED)
         session.exitstatus = output.exitcode
+        self.write_output(output)
+
+    def write_output(self, output: Output) -> None:
+        """The command's lines (JSON mode: at unconfigure); a gate child's usage error only."""
         if output.stderr:
             self.write_stderr(output.stderr)
-        if not self.options.json and self.options.command != "_measure":
+        if self.options.command == "_measure":
+            if output.exitcode == int(pytest.ExitCode.USAGE_ERROR):
+                self.write_stderr(output.lines)  # its judge says it (app/check_run.py)
+        elif not self.options.json:
             self.write_text(output.lines)
 
     def _finish_incremental(self, session: pytest.Session, output: Output) -> None:
         """Keep this run's record for the next incremental run, and say what it ran."""
-        if self.incremental is None:
+        if self.suite is not None:  # check's judge: its child's part (plugin/check_judge.py)
+            from pytest_quest.plugin.check_judge import finish_judged
+
+            finish_judged(self.suite, output)
             return
-        whole = (
+        if self.incremental is None or self.options.command == "_measure":
+            return  # check's child sent its part to its judge (`write_measurement`)
+        whole = self.whole_run() and output.exitcode != 4
+        lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
+        output.lines[:0] = lines
+        if data is not None and output.exitcode != 4:
+            output.data["run"] = data
+
+    def whole_run(self) -> bool:
+        """The suite ran as selected: its measurement may be recorded for the next run."""
+        return (
             self.refused is None
             and not self.collection_errors
-            and session.exitstatus
+            and self.pytest_status
             in (
                 pytest.ExitCode.OK,
                 pytest.ExitCode.TESTS_FAILED,
                 pytest.ExitCode.NO_TESTS_COLLECTED,
             )
-            and output.exitcode != 4
         )
-        lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
-        output.lines[:0] = lines
-        if data is not None and output.exitcode != 4:
-            output.data["run"] = data
 
     def workers_dir(self) -> str | None:
         """The folder xdist workers copy their coverage data into (created on first use)."""
@@ -334,7 +374,7 @@ class QuestSession:
             return
         if self.config.get_terminal_writer().width_of_current_line:
             reporter.write_line("")  # the `[100%]` progress line is still open
-        if not is_quiet(self.config):  # after a test run: set apart from pytest's report
+        if self.judging or not is_quiet(self.config):  # after a test run: set apart
             reporter.write_sep("=", "pytest-quest", bold=True)
         for line in lines:
             reporter.write_line(line)
@@ -374,10 +414,29 @@ class QuestSession:
             from pytest_quest.app.shard import shard_out  # start-up time (see use_case)
 
             return shard_out(self.context(), run)
+        if self.judging:
+            self.take_suite()
         found = use_case(command or "")
         if found is None:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")
         return found(self.context(view))
+
+    def take_suite(self) -> None:
+        """check's and scan's judge: the suite run in its child, whose run becomes this one."""
+        from pytest_quest.plugin.check_judge import run_suite_in_child
+
+        options = self.options
+        roots = self.scanned_roots(self.config) if options.command == "check" else None
+        ratchet = self.inputs.ratchet if self.inputs is not None else None
+        suite = run_suite_in_child(self.config, options, self.context(), ratchet, roots)
+        self.suite = suite
+        run = suite.run
+        self.outcomes.update(run.outcomes)
+        self.errors.update(run.errors)
+        self.collection_errors[:] = run.collection_errors
+        self.deselected = suite.deselected
+        failed = any(outcome in FAILED for outcome in run.outcomes.values())
+        self.pytest_status = pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK
 
     def context(self, view: Terminal | None = None) -> Context:
         """What the use cases need from this pytest invocation, as plain values and callables."""
@@ -387,7 +446,7 @@ class QuestSession:
             collection_errors=self.collection_errors,
             # Only read after a collection error (pytest-cov's object may be gone).
             measured_roots=self.measured_roots() if self.collection_errors else [],
-            analyze=self.measure_source if self.measurer is not None else None,
+            analyze=self.measure_source if self.measurer is not None else self.suite_measured(),
             inputs=self.inputs,
             deselected=self.deselected,
         )
@@ -400,12 +459,21 @@ class QuestSession:
         )
 
     def measured_roots(self) -> list[str]:
+        if self.judging:  # its child measured the sources it was given
+            return [str(source) for source in self.options.sources]
         if self.measurer is None:
             return []
         configured = self.measurer.cov.get_option("run:source")
         return self.measurer.sources or [
             str(item) for item in (configured if isinstance(configured, list) else [])
         ]
+
+    def suite_measured(self) -> Callable[[], MeasuredSource] | None:
+        """check's judge: what its child measured (None before the child ran, or without one)."""
+        measured = self.suite.measured if self.suite is not None else None
+        if measured is None:
+            return None
+        return lambda: measured
 
     def measure_source(self) -> MeasuredSource:
         """What the passing tests of this run executed, function by function."""
@@ -446,8 +514,26 @@ class QuestSession:
         run = RunReport(
             outcomes=self.outcomes, collection_errors=self.collection_errors, errors=self.errors
         )
-        child_channel.send(measured_to_dict(measured, run))
+        payload = measured_to_dict(measured, run)
+        payload["deselected"] = self.deselected
+        if self.incremental is not None:  # check's child: its record, for its judge to write
+            payload["incremental"] = self.incremental_part()
+        child_channel.send(payload)
         return Output({}, [], 0)
+
+    def incremental_part(self) -> dict[str, object]:
+        """check's child's incremental run: what to say, and the record its judge writes."""
+        assert self.incremental is not None
+        made: list[RunRecord] = []
+        self.incremental.send_record = made.append
+        whole = self.whole_run()
+        lines, data = self.incremental.finish(self.outcomes, self.seconds, whole)
+        return {
+            "lines": lines,
+            "data": data,
+            "whole": whole,
+            "record": records.to_body(made[0]) if made else None,
+        }
 
 
 # -- what the use cases need from pytest ---------------------------------------------

@@ -587,7 +587,8 @@ def test_a_config_parsed_and_never_configured_leaves_no_tracer_running(
     the plugin's tracer, started before conftests load, goes with the config, and whatever
     traced this process before (coverage.py measuring this suite) traces it again."""
     before = sys.gettrace()
-    config = pytester.parseconfig("--quest", "scan", "--quest-source=")
+    # audit measures in its own process (scan and check hand over to the clean judge).
+    config = pytester.parseconfig("--quest", "audit", "--quest-source=")
     assert sys.gettrace() is not before  # measuring started, before any option was checked
     with pytest.raises(QuestUsageError):
         resolve(config)

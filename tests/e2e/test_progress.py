@@ -67,10 +67,10 @@ def covered(project: Project) -> Project:
     return project
 
 
-def test_scan_and_audit_show_progress_on_a_terminal(covered: Project) -> None:
+def test_audit_shows_progress_on_a_terminal(covered: Project) -> None:
+    # scan measures in the judge's child, whose output is captured: no bar of its own.
     shown = on_a_terminal(covered.path, "--quest", "scan")
-    assert SCAN_BAR in shown
-    assert "2 PASS" in shown  # the command's own output follows
+    assert "2 PASS" in shown
     shown = on_a_terminal(covered.path, "--quest", "audit")
     assert AUDIT_BAR in shown
 

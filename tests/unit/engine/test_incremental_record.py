@@ -9,9 +9,11 @@ from pytest_quest.engine.incremental import (
     RunRecord,
     default_path,
     environment,
+    from_body,
     load,
     project_files,
     save,
+    to_body,
 )
 
 
@@ -74,3 +76,25 @@ def test_the_environment_key_names_python_arguments_and_sources() -> None:
     assert key["arguments"] == "-k fast" and key["sources"] == "src/pkg"
     assert key["python"].split()[0].count(".") == 2
     assert len(key["installed packages"]) == 40
+
+
+def test_a_record_sent_as_its_body_is_the_record() -> None:
+    """check's child sends its record as the file's JSON object; its judge reads it back."""
+    record = RunRecord(
+        environment={"python": "3.11"},
+        files={"src/a.py": "d1"},
+        sources={"src/a.py": "def f():\n    return 1\n"},
+        test_files=["tests/test_a.py"],
+        outcomes={"tests/test_a.py::test_f": "passed", "tests/test_a.py::test_g": "failed"},
+        seconds={"tests/test_a.py::test_f": 0.5, "tests/test_a.py::test_g": 0.25},
+        arcs={"tests/test_a.py::test_f": {"src/a.py": [(-1, 1), (1, 2), (2, -1)]}},
+        children={"tests/test_a.py::test_g"},
+    )
+    back = from_body(to_body(record), "the child")
+    assert isinstance(back, RunRecord)
+    assert back.outcomes == record.outcomes and back.seconds == record.seconds
+    assert back.arcs["tests/test_a.py::test_f"] == record.arcs["tests/test_a.py::test_f"]
+    assert back.children == record.children and back.sources == record.sources
+    assert isinstance(from_body({"format": "something else"}, "the child"), str)
+    damaged = {**to_body(record), "arcsets": "x"}
+    assert "damaged" in str(from_body(damaged, "the child"))

@@ -163,3 +163,22 @@ def test_a_first_part_then_the_rest_with_another_nonce_is_refused(tmp_path: Path
         channel.close()
     assert out.split() == [b"True"]
     assert b"another nonce" in err and process.returncode != 0
+
+
+def test_under_a_throwaway_layer_the_first_part_says_so(
+    tmp_path: Path, script_child: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The work comes later, on a channel made here: the mutation child learns from its
+    # first part that it may write its mutants into the project's files (engine/ondisk.py).
+    from pytest_quest.engine import sandbox
+    from tests.unit.engine.test_runner import _Recorder
+
+    monkeypatch.setattr(sandbox, "_ACTIVE", [_Recorder(True, overlay=True)])
+    started = prestart.Prestarted(launch(tmp_path), timeout=60)
+    try:
+        wait_for(script_child)
+        ran = started.run({"role": "check", "functions": ["f"]}, timeout=60)
+    finally:
+        started.close()
+    assert ran is not None and ran.received.payload is not None
+    assert ran.received.payload["whole"]["overlay"] == str(launch(tmp_path).cwd)
