@@ -120,6 +120,22 @@ def _unsandboxed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         monkeypatch.setenv(SANDBOX_ENGINES, "")
 
 
+@pytest.fixture(autouse=True)
+def _no_sandbox_entered() -> Iterator[None]:
+    """Each test starts with no sandbox engine entered in this process, and leaves none.
+
+    A use case run in-process enters the engine its policy asks for
+    (`engine/sandbox.py`); left there, every later test's gate children would
+    start in it, and a run of the suite would depend on its order.
+    """
+    from pytest_quest.engine import sandbox
+
+    saved = list(sandbox._ACTIVE)
+    sandbox._ACTIVE[:] = [None]
+    yield
+    sandbox._ACTIVE[:] = saved
+
+
 @pytest.fixture
 def project(pytester: pytest.Pytester, request: pytest.FixtureRequest) -> Project:
     """A throwaway project in the pytester folder (the current directory)."""
