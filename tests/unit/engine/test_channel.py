@@ -220,3 +220,13 @@ def test_a_moved_command_reads_its_channel_at_the_fixed_numbers_and_writes_to_th
         channel.close()
     # 0-2, the channel at 3 and 4, the listing's own descriptor: the stray one is closed.
     assert log.read_text() == "before\n[0, 1, 2, 3, 4, 5]\n"
+
+
+def test_a_first_part_for_a_child_that_is_gone_is_no_error() -> None:
+    # The child ended before its first part could be written (no reader left): nothing to send.
+    channel = JudgeChannel(None, {"role": "check"})
+    try:
+        channel.started()  # closes our copies of the child's ends: nobody reads the first part
+        assert channel.running.is_set()
+    finally:
+        channel.close()

@@ -444,3 +444,24 @@ def test_a_check_without_mutants_starts_no_clean_search(
         rootdir=tmp_path, inifile=None, timeout=60, cwd=tmp_path, mutants=False,
     )  # fmt: skip
     assert report.completed and "clean_search" not in report.phases
+
+
+def test_a_child_that_keeps_its_writes_is_told_of_no_throwaway_layer(
+    child: Callable[..., Callable[[str], list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # check's child keeps what it writes in the project (pytest-cov's reports): it is
+    # confined to the project given, and no mutant is written into a file there.
+    from pytest_quest.engine import sandbox
+
+    engine = _Recorder(True, overlay=True)
+    monkeypatch.setattr(sandbox, "_ACTIVE", [engine])
+    project = tmp_path / "project"
+    project.mkdir()
+    ran = runner.run_over_channel(
+        {"n": 1}, child("echo"), cwd=tmp_path, timeout=60, project=project, keep_writes=True
+    )
+    assert ran.received.payload == {"echo": {"n": 1}}
+    (confined,) = engine.confined
+    assert confined.project == project and confined.keep_writes
