@@ -119,6 +119,7 @@ def run_suite(
             # (pytest-cov's reports); the ratchet file stays read-only, and the
             # files the judge writes are put back below.
             keep_writes=True,
+            whole_output=True,
             timeout=timeout,
             bound=(Path(children_dir),),
         )

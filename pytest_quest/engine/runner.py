@@ -181,6 +181,7 @@ def run_over_channel(
     channel: JudgeChannel | None = None,
     project: Path | None = None,
     keep_writes: bool = False,
+    whole_output: bool = False,
 ) -> ChannelRun:
     """Run the gate child `command(channel argument)` in its own session, its channel open.
 
@@ -191,7 +192,9 @@ def run_over_channel(
     it starts in) is the project it may write in (its writes vanish with the
     run where the engine can, unless `keep_writes`), `bound` the folders the
     judge reads back, writable inside.  `channel`: one made by the caller (its
-    instructions given later), in place of `handshake`.
+    instructions given later), in place of `handshake`.  A child is stopped once its
+    report is in and its channel closed, unless `whole_output`: check's suite run,
+    whose summary (pytest-cov's table, pytest's last line) comes after its report.
     """
     engine = sandbox.active()
     if not keep_writes:
@@ -238,7 +241,7 @@ def run_over_channel(
                 channel=channel.child_fds,
                 on_start=channel.started,
                 reported=channel.reported,
-                finished=channel.finished,
+                finished=None if whole_output else channel.finished,
             )
             received = channel.receive()
         finally:
