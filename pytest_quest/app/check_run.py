@@ -26,8 +26,8 @@ from pytest_quest.engine import incremental as records
 from pytest_quest.engine.measure import MeasuredSource
 from pytest_quest.engine.runner import child_command, measured_report, run_over_channel
 
-#: The suite's whole run gets this long (seconds) unless ``--quest-timeout`` says otherwise:
-#: a check runs every test, as pytest does, with no budget of the gate's.
+#: The suite's whole run gets this long (seconds) unless a check's ``--quest-timeout`` says
+#: otherwise: a check runs every test, as pytest does, with no budget of the gate's.
 SUITE_TIMEOUT = 7 * 24 * 3600.0
 #: pytest's exit status for a usage error (``pytest.ExitCode.USAGE_ERROR``).
 USAGE_ERROR = 4
@@ -97,8 +97,10 @@ def run_suite(
     if incremental is not None:
         handshake["incremental"] = incremental.instructions()
     before = {path: _read(path) for path in kept}
+    # A scan's --quest-timeout is the policy it records (the gate's timeout floor), never
+    # a budget for the scan's own run: a scan runs the suite to its end, as pytest does.
     given = "quest_timeout" in (ctx.options.given or frozenset())
-    timeout = ctx.options.timeout if given else SUITE_TIMEOUT
+    timeout = ctx.options.timeout if given and ctx.options.command != "scan" else SUITE_TIMEOUT
     options, rest = _split_at_dashes(args)
     try:
         ran = run_over_channel(

@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.attacks import (
     CALC_SOURCE,
+    FRESH_COPIES,
     SIGN,
     attack,
     attack_fixtures,
@@ -69,40 +70,6 @@ def test_an_oracle_from_an_isolated_interpreter_is_not_pass(scanned: Path) -> No
     data = attack(scanned, SIGN, ISOLATED_ORACLE, allowed=("FAIL",))
     assert "mutation.body.return_none" in checks(data), _facts(data)
     assert data["sandbox"] == "bwrap"
-
-
-# Copies of the function made from its file during the test: each is the mutant there.
-FRESH_COPIES = {
-    "spec_from_file_location": """
-        import importlib.util
-
-        def fresh():
-            spec = importlib.util.spec_from_file_location("oracle", pkg.calc.__file__)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module.sign
-    """,
-    "runpy": """
-        import runpy
-
-        def fresh():
-            return runpy.run_path(pkg.calc.__file__)["sign"]
-    """,
-    "compiled_under_another_name": """
-        def fresh():
-            with open(pkg.calc.__file__) as handle:
-                text = handle.read().replace("def sign", "def oracle")
-            space = {}
-            exec(compile(text, "<oracle>", "exec"), space)
-            return space["oracle"]
-    """,
-    "reload": """
-        import importlib
-
-        def fresh():
-            return importlib.reload(pkg.calc).sign
-    """,
-}
 
 
 @pytest.mark.parametrize("how", sorted(FRESH_COPIES))

@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.attacks import CALC_SOURCE, SIGN, attack, attack_fixtures, checks
+from tests.support.attacks import (
+    CALC_SOURCE,
+    FRESH_COPIES,
+    SIGN,
+    attack,
+    attack_fixtures,
+    checks,
+)
 
 # Written against the judge's own detection; the kernel sandbox's answers to the same
 # kinds of attack: tests/acceptance/test_sandbox.py.
@@ -22,41 +29,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.unsandboxed]
 
 
 template, scanned = attack_fixtures(CALC_SOURCE)
-
-
-# Ways to make a copy of the function under judgement during the test: none is
-# a live function when the swap puts a mutant in place, so each stays the original.
-FRESH_COPIES = {
-    "spec_from_file_location": """
-        import importlib.util
-
-        def fresh():
-            spec = importlib.util.spec_from_file_location("oracle", pkg.calc.__file__)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module.sign
-    """,
-    "runpy": """
-        import runpy
-
-        def fresh():
-            return runpy.run_path(pkg.calc.__file__)["sign"]
-    """,
-    "compiled_under_another_name": """
-        def fresh():
-            with open(pkg.calc.__file__) as handle:
-                text = handle.read().replace("def sign", "def oracle")
-            space = {}
-            exec(compile(text, "<oracle>", "exec"), space)
-            return space["oracle"]
-    """,
-    "reload": """
-        import importlib
-
-        def fresh():
-            return importlib.reload(pkg.calc).sign
-    """,
-}
 
 
 @pytest.mark.parametrize("how", sorted(FRESH_COPIES))

@@ -618,7 +618,8 @@ def test_submit_of_a_changed_function_is_review(project: Project, calc_template:
 @pytest.mark.children_measured
 def test_submit_whose_run_times_out_is_review(project: Project) -> None:
     calc_project(project)
-    project.run("--quest", "scan", "--quest-timeout", "3")  # the policy's timeout floor
+    # The policy's timeout floor; no budget for the scan's own run.
+    assert project.run("--quest", "scan", "--quest-timeout", "3").ret == 0
     project.test(
         "test_sign",
         "import time\n\nfrom pkg.calc import sign\n\n\ndef test_slow():\n"

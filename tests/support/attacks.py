@@ -102,7 +102,44 @@ def checks(data: dict[str, Any]) -> list[str]:
     return [fact["check"] for fact in data["quest"]["facts"]]
 
 
+# Ways a test makes a copy of the judged `sign` from its file (the module imported as
+# `pkg.calc`): in memory the swap leaves each the original; under bwrap's throwaway layer
+# the file holds the mutant, and each copy is the mutant too.
+FRESH_COPIES = {
+    "spec_from_file_location": """
+        import importlib.util
+
+        def fresh():
+            spec = importlib.util.spec_from_file_location("oracle", pkg.calc.__file__)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module.sign
+    """,
+    "runpy": """
+        import runpy
+
+        def fresh():
+            return runpy.run_path(pkg.calc.__file__)["sign"]
+    """,
+    "compiled_under_another_name": """
+        def fresh():
+            with open(pkg.calc.__file__) as handle:
+                text = handle.read().replace("def sign", "def oracle")
+            space = {}
+            exec(compile(text, "<oracle>", "exec"), space)
+            return space["oracle"]
+    """,
+    "reload": """
+        import importlib
+
+        def fresh():
+            return importlib.reload(pkg.calc).sign
+    """,
+}
+
+
 __all__ = [
+    "FRESH_COPIES",
     "assert_only_the_judged_entry_changed",
     "attack_template",
     "checks",
