@@ -25,11 +25,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_quest.app.submit_checks import errors_where
 from pytest_quest.core.model import Fact, Quest, Ratchet, State
 from pytest_quest.core.states import facts_origin
 from pytest_quest.engine import facts_cache
 from pytest_quest.engine.testfiles import digest, find_test_files
-from pytest_quest.report.text import submit_command, summarised
+from pytest_quest.report.text import submit_command
 
 if TYPE_CHECKING:
     from pytest_quest.app.context import Context
@@ -201,12 +202,7 @@ def _measure(
     run, source = ctx.measure(child, selection, quest)
     if run.collection_errors:
         # pytest ran nothing: the lines are not "still missing", the tests did not import.
-        where = summarised(
-            [
-                (f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}"
-                for e in run.collection_errors
-            ]
-        )
+        where = errors_where(run.collection_errors)
         return f"collection error ({where}): fix it and run `next` again"
     if not run.completed or source is None:
         return run.problem or run.tampered or "the run did not complete"

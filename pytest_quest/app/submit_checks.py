@@ -10,7 +10,7 @@ from pytest_quest.app.context import Context
 from pytest_quest.core.environment import BEGUN_KEY
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest, Ratchet
-from pytest_quest.core.run import RunReport
+from pytest_quest.core.run import CollectionError, RunReport
 from pytest_quest.core.states import unchanged_since_fail
 from pytest_quest.engine.submitted import judged_digest
 from pytest_quest.report.text import summarised
@@ -46,14 +46,19 @@ def refuse_uncollected(run: RunReport, submitted: list[str]) -> None:
     ]
     if not errors:
         return
-    where = summarised(
-        [(f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}" for e in errors]
-    )
+    where = errors_where(errors)
     said = "collection error" if len(errors) == 1 else f"{len(errors)} collection errors"
     raise NotCollected(
         f"{said} in test files new or changed since the scan ({where}): fix it (files not "
         "yours: a submit without test paths searches `testpaths`, name the folders the scan "
         "was run with), then submit again; nothing was judged, no try spent"
+    )
+
+
+def errors_where(errors: list[CollectionError]) -> str:
+    """Collection errors as pytest names them: ``file:line: message``, a few, then how many more."""
+    return summarised(
+        [(f"{e.file}:{e.line}" if e.line else e.file) + f": {e.message}" for e in errors]
     )
 
 
@@ -70,6 +75,7 @@ def unbegin(ctx: Context, quest_id: str) -> None:
 
 __all__ = [
     "NotCollected",
+    "errors_where",
     "refuse_unchanged",
     "refuse_uncollected",
     "unbegin",
