@@ -5,6 +5,8 @@ The child measures like a scan and sends its facts over the judge's channel (eng
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import shutil
 import sys
@@ -161,6 +163,63 @@ JUDGED_LOGS = ("PYTEST_QUEST_REFUSED", SIGNALS_ENV, CREATED_ENV)
 JUDGED_RATCHET_ENV = ("PYTEST_QUEST_PROTECT", "PYTEST_QUEST_REFUSED")
 
 
+#: coverage.py's data file of a ``coverage run``/pytest-cov (``COVERAGE_FILE``), and the
+#: serialised configuration its subprocess measurement hands on (``COVERAGE_PROCESS_CONFIG``,
+#: kept in a gate child only under this project's own measured test run, engine/processes.py).
+_DATA_FILE_ENV, _PROCESS_CONFIG_ENV = "COVERAGE_FILE", "COVERAGE_PROCESS_CONFIG"
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def coverage_outputs(
+    env: dict[str, str], workdir: Path, project: Path, *, keep_writes: bool
+) -> list[tuple[Path, Path, str]]:
+    """Move the coverage data files a sandboxed run would lose into `workdir`; what to copy back.
+
+    A sandbox leaves only the project (with `keep_writes`) and the judge's
+    folders writable: pytest-cov's data file named by ``COVERAGE_FILE`` outside
+    the project would be lost in a throwaway layer, or refused on a read-only
+    folder (coverage.py then fails at exit).  Its writes go to a folder of
+    `workdir` instead, which the judge copies back (`copy_coverage_outputs`):
+    the sandbox opens no folder of the user's to the judged.  `env` is changed
+    in place.  Returns (redirected folder, user's folder, data file name).
+    """
+    moved: list[tuple[Path, Path, str]] = []
+    given = env.get(_DATA_FILE_ENV)
+    if given and keep_writes:
+        target = Path(os.path.abspath(given))
+        if not _inside(target, Path(os.path.abspath(project))):
+            folder = workdir / "coverage-file"
+            folder.mkdir()
+            env[_DATA_FILE_ENV] = str(folder / target.name)
+            moved.append((folder, target.parent, target.name))
+    raw = env.get(_PROCESS_CONFIG_ENV)
+    if raw:
+        try:
+            config = json.loads(base64.b64decode(raw))
+            target = Path(config["data_file"])
+        except (ValueError, KeyError, TypeError):
+            return moved
+        if target.is_absolute() and not (keep_writes and _inside(target, project)):
+            folder = workdir / "coverage-process"
+            folder.mkdir()
+            config["data_file"] = str(folder / target.name)
+            env[_PROCESS_CONFIG_ENV] = base64.b64encode(json.dumps(config).encode()).decode()
+            moved.append((folder, target.parent, target.name))
+    return moved
+
+
+def copy_coverage_outputs(moved: list[tuple[Path, Path, str]]) -> None:
+    """Copy what the run saved in the redirected folders to the user's: data files only."""
+    for folder, destination, name in moved:
+        for path in sorted(folder.iterdir()):
+            if (path.name == name or path.name.startswith(name + ".")) and not path.is_symlink():
+                if path.is_file() and destination.is_dir():
+                    shutil.copyfile(path, destination / path.name)
+
+
 def overlay_key(project: Path) -> dict[str, str]:
     """The instruction that the project is a throwaway layer in the run, where it is.
 
@@ -220,6 +279,11 @@ def run_over_channel(
                 # inside: no audit hook guards them in the judged (engine/guard.py).
                 for name in JUDGED_RATCHET_ENV:
                     env.pop(name, None)
+            moved = (
+                coverage_outputs(env, Path(workdir), project or cwd, keep_writes=keep_writes)
+                if engine is not None
+                else []
+            )
             if engine is not None:
                 # The judge's logs of what the judged tried (engine/guard.py) are written inside.
                 logs = [env.get(name, "") for name in JUDGED_LOGS]
@@ -244,6 +308,7 @@ def run_over_channel(
                 finished=None if whole_output else channel.finished,
             )
             received = channel.receive()
+            copy_coverage_outputs(moved)
         finally:
             channel.close()
             sandbox.remove(scratch)
@@ -355,6 +420,8 @@ __all__ = [
     "REWRITE_WARNING",
     "ChannelRun",
     "child_command",
+    "copy_coverage_outputs",
+    "coverage_outputs",
     "gate_handshake",
     "measured_from_dict",
     "measured_report",

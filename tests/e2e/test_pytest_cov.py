@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from typing import Any
 
+import coverage
 import pytest
 
 from tests.support import projects
 from tests.support.projects import Project
 from tests.support.quests import ratchet_view
+from tests.support.runner import child_environ, pytest_command
 
 pytest.importorskip("pytest_cov")
 pytestmark = pytest.mark.all_plugins
@@ -239,3 +242,29 @@ def test_a_command_that_runs_no_test_leaves_pytest_cov_out(calc: Project) -> Non
     assert "No data was collected" not in output
     assert not (calc.path / ".coverage").exists()
     assert (calc.path / "report.md").read_text().startswith("#")
+
+
+def test_a_data_file_named_outside_the_project_is_saved_there(
+    calc: Project, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # COVERAGE_FILE outside the project: the suite runs in the sandbox, whose
+    # temporary folders are a throwaway layer and the rest read-only; pytest-cov's
+    # data is still saved where the user named it, as in a plain pytest run.
+    assert calc.run("--quest", "scan").ret == 0
+    elsewhere = tmp_path_factory.mktemp("coverage-data")
+    for command in ("scan", "check"):
+        data_file = elsewhere / f".coverage-{command}"
+        completed = subprocess.run(
+            pytest_command("--quest", command, "--cov", "--cov-report=", autoload=True),
+            cwd=calc.path,
+            env={**child_environ(autoload=True), "COVERAGE_FILE": str(data_file)},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert completed.returncode == 0, completed.stdout + completed.stderr
+        assert "Traceback" not in completed.stderr, completed.stderr
+        data = coverage.CoverageData(str(data_file))
+        data.read()
+        assert any(name.endswith("calc.py") for name in data.measured_files())

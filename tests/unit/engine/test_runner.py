@@ -7,6 +7,7 @@ the measuring run (`run_child`) and the mutation check (`run_mutation_checks`).
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import textwrap
@@ -465,3 +466,47 @@ def test_a_child_that_keeps_its_writes_is_told_of_no_throwaway_layer(
     assert ran.received.payload == {"echo": {"n": 1}}
     (confined,) = engine.confined
     assert confined.project == project and confined.keep_writes
+
+
+def _config(data_file: str) -> str:
+    return base64.b64encode(json.dumps({"data_file": data_file, "branch": True}).encode()).decode()
+
+
+def _data_file(raw: str) -> str:
+    return str(json.loads(base64.b64decode(raw))["data_file"])
+
+
+def test_coverage_data_named_outside_the_writable_tree_is_written_in_the_judges_folder(
+    tmp_path: Path,
+) -> None:
+    project, user, workdir = tmp_path / "project", tmp_path / "user", tmp_path / "work"
+    for folder in (project, user, workdir):
+        folder.mkdir()
+    env = {
+        "COVERAGE_FILE": str(user / ".cov"),
+        "COVERAGE_PROCESS_CONFIG": _config(str(user / ".c")),
+    }
+    moved = runner.coverage_outputs(env, workdir, project, keep_writes=True)
+    assert env["COVERAGE_FILE"] == str(workdir / "coverage-file" / ".cov")
+    assert _data_file(env["COVERAGE_PROCESS_CONFIG"]) == str(workdir / "coverage-process" / ".c")
+    (workdir / "coverage-file" / ".cov").write_text("data")
+    (workdir / "coverage-process" / ".c.host.pid2.x").write_text("part")
+    (workdir / "coverage-process" / ".cx").write_text("another name")
+    (workdir / "coverage-process" / ".c.link").symlink_to(tmp_path / "elsewhere")
+    runner.copy_coverage_outputs(moved)
+    assert sorted(path.name for path in user.iterdir()) == [".c.host.pid2.x", ".cov"]
+    assert (user / ".cov").read_text() == "data"
+
+
+def test_coverage_data_the_run_may_write_where_it_is_named_stays_there(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    inside = str(project / ".coverage")
+    env = {"COVERAGE_FILE": inside, "COVERAGE_PROCESS_CONFIG": _config(inside)}
+    assert runner.coverage_outputs(dict(env), tmp_path, project, keep_writes=True) == []
+    # A run whose writes to the project vanish: only the data a process hands on moves.
+    moved = runner.coverage_outputs(env, tmp_path, project, keep_writes=False)
+    assert env["COVERAGE_FILE"] == inside
+    assert moved == [(tmp_path / "coverage-process", project, ".coverage")]
+    bad = {"COVERAGE_PROCESS_CONFIG": "not base64 json"}
+    assert runner.coverage_outputs(bad, tmp_path, project, keep_writes=False) == []
+    assert bad == {"COVERAGE_PROCESS_CONFIG": "not base64 json"}
