@@ -1,38 +1,43 @@
-"""The mutant written into the source file itself, where the judged run's project is a throwaway layer.
+"""The mutant in the module's bytecode file, where the judged run's project is a throwaway layer.
 
 Under bwrap (engine/sandbox.py) the project tree is an overlay whose writes
-vanish with the run.  There the mutation child writes each mutant's source
-(core/mutant_text.py) into the function's file while that mutant's test
-runs, and the probe's while the probe's does, and puts the original bytes
-and times back after it.  Every way of loading the module then runs the
-mutant: a reload, ``importlib.util.spec_from_file_location``, ``runpy``, a
-process started with ``python -I -S`` and no environment (which skips
-coverage.py's start-up hook, engine/remote_mutant.py), and the fresh run
-that confirms the kills.
+vanish with the run.  There the mutation child compiles each mutant's module
+(core/mutant_text.py) into the module's ``__pycache__`` file while that
+mutant's test runs, and the probe's while the probe's does, and puts the
+original file back (or none) after it.  The bytecode file's header records
+the source's own size and modification time, so CPython takes it for the
+source's: every way of loading the module through the import system then
+runs the mutant: a reload, ``importlib.util.spec_from_file_location``,
+``python -m``, a process started with ``python -I -S`` and no environment
+(which skips coverage.py's start-up hook, engine/remote_mutant.py), and the
+fresh run that confirms the kills.
+
+The source file itself is never written: what a test reads of it (its text,
+``inspect.getsource``, a digest of it) is the original in every run, so the
+text tells no run from another.  What compiles the text itself (``runpy.run_path``,
+``exec`` of the file's text, a script run by its path) gets the original: a
+copy of it, which the own-copy watch names (engine/own_copy.py).
 
 Only where the facts say the file is in such a layer: the judge names the
 project's root in the child's instructions when its engine has one
 (`Sandbox.overlay`), and the child checks its own mount table: the deepest
-mount holding the file must be an overlay mounted at that root.  Landlock
-and ``sandbox=off`` have no throwaway layer: the user's files are never
-written.
-
-Stale bytecode: CPython takes a ``__pycache__`` file for valid when it
-records the source's size and modification time in whole seconds; a mutant
-of the same size written in the same second would run the bytecode of the
-version before it.  Each distinct text written gets a time of its own (the
-original's plus a count, so never one an older version of the file had),
-and the original's bytes get the original's times back.
+mount holding the file must be an overlay mounted at that root, and the
+bytecode file must sit in the file's own ``__pycache__`` (no
+``PYTHONPYCACHEPREFIX`` elsewhere).  Landlock and ``sandbox=off`` have no
+throwaway layer: the user's files are never written.
 
 In a process where nothing put the reach marks in place (no start-up hook),
-the text's prelude (one statement before the function) defines them: they
-read the run record (engine/remote_mutant.py) for the run's marks file.
+the compiled text's prelude (one statement before the function) defines
+them: they read the run record (engine/remote_mutant.py) for the run's marks file.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
+import marshal
 import os
+import types
 from dataclasses import dataclass
 
 from pytest_quest.core.mutant_ast import CHANGED, REACHED
@@ -98,7 +103,7 @@ def _marks():
             digest, _, body = line.partition(b" ")
             if body and hashlib.sha256(body).hexdigest().encode("ascii") == digest:
                 found = json.loads(body)
-                if found.get("mode") in ("mutant", "probe"):
+                if found.get("mode") in ("mutant", "probe", "ondisk"):
                     open(str(found["marks"]), "a").close()
         except Exception:
             pass
@@ -123,12 +128,15 @@ def prelude(record: str) -> str:
 
 @dataclass
 class _Original:
-    data: bytes
-    times: tuple[int, int]  # (atime, mtime) in nanoseconds
+    source: bytes
+    size: int  # the source's, and its modification time in whole seconds:
+    seconds: int  # what a bytecode file's header must record to be taken
+    cached: str  # the bytecode file's path
+    bytecode: bytes | None  # what it held before the runs (None: no file)
 
 
 class OnDisk:
-    """The mutation child's writer of mutants into the project's files (one per child)."""
+    """The mutation child's writer of mutants into the project's bytecode files (one per child)."""
 
     def __init__(self, root: str, record: str, table: str = MOUNTINFO) -> None:
         self.root = os.path.realpath(root)
@@ -136,78 +144,106 @@ class OnDisk:
         self.table = table  # the mount table that must show the layer
         self._prelude = prelude(record)
         self._originals: dict[str, _Original | None] = {}
-        # Each text written, and the modification time (seconds) it was given.
-        self._texts: dict[tuple[str, int, int | None], tuple[bytes, int] | None] = {}
-        self._count = 0
+        # Each mutant's (and the probe's) bytecode file, made once.
+        self._made: dict[tuple[str, int, int | None], bytes | None] = {}
         self.written = ""
 
     def writable(self, file: str) -> bool:
-        """Whether `file` is in the throwaway layer (checked once per file)."""
+        """Whether `file`'s bytecode file is in the throwaway layer (checked once per file)."""
         real = os.path.realpath(file)
         if real not in self._originals:
-            original: _Original | None = None
-            if in_overlay(real, self.root, self.table):
-                try:
-                    with open(real, "rb") as handle:
-                        data = handle.read()
-                    st = os.stat(real)
-                    original = _Original(data, (st.st_atime_ns, st.st_mtime_ns))
-                except OSError:
-                    original = None
-            self._originals[real] = original
+            self._originals[real] = self._original(real)
         return self._originals[real] is not None
 
-    def _text(self, real: str, start: int, index: int | None) -> tuple[bytes, int] | None:
+    def _original(self, real: str) -> _Original | None:
+        try:
+            cached = importlib.util.cache_from_source(real)
+        except (NotImplementedError, ValueError):
+            return None
+        folder = os.path.dirname(real)
+        if os.path.dirname(cached) != os.path.join(folder, "__pycache__"):
+            return None  # PYTHONPYCACHEPREFIX: the bytecode lives outside the project
+        if not in_overlay(real, self.root, self.table):
+            return None
+        try:
+            with open(real, "rb") as handle:
+                source = handle.read()
+            st = os.stat(real)
+            bytecode: bytes | None = None
+            if os.path.isfile(cached):
+                with open(cached, "rb") as handle:
+                    bytecode = handle.read()
+        except OSError:
+            return None
+        return _Original(source, st.st_size, int(st.st_mtime), cached, bytecode)
+
+    def _bytecode(self, real: str, start: int, index: int | None) -> bytes | None:
         key = (real, start, index)
-        if key not in self._texts:
+        if key not in self._made:
             original = self._originals[real]
             assert original is not None
-            made: tuple[bytes, int] | None = None
+            made: bytes | None = None
             try:
-                source = original.data.decode("utf-8")
-                text = mutant_text(source, start, index, self._prelude)
+                text = mutant_text(original.source.decode("utf-8"), start, index, self._prelude)
+                if text is not None:
+                    code = compile(text, real, "exec", dont_inherit=True)
+                    made = _pyc(code, original.seconds, original.size)
             except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-                text = None
-            if text is not None:
-                self._count += 1
-                made = (text.encode("utf-8"), original.times[1] // 10**9 + self._count)
-            self._texts[key] = made
-        return self._texts[key]
+                made = None
+            self._made[key] = made
+        return self._made[key]
 
     def write(self, file: str, start: int, index: int | None) -> bool:
-        """Mutant `index` (None: the probe) of the function on line `start` into `file`."""
+        """Mutant `index` (None: the probe) of the function on line `start` into `file`'s bytecode."""
         self.restore()
         real = os.path.realpath(file)
         if not self.writable(real):
             return False
-        made = self._text(real, start, index)
-        if made is None:
-            return False
-        data, seconds = made
+        data = self._bytecode(real, start, index)
         original = self._originals[real]
         assert original is not None
-        if _put(real, data, (original.times[0], seconds * 10**9)):
+        if data is None:
+            return False
+        try:
+            os.makedirs(os.path.dirname(original.cached), exist_ok=True)
+        except OSError:
+            return False
+        if _put(original.cached, data):
             self.written = real
         return self.written == real
 
     def restore(self) -> None:
-        """The original bytes and times back in the file last written."""
+        """The bytecode file last written as it was before the runs (or none)."""
         if self.written:
             original = self._originals[self.written]
             assert original is not None
-            _put(self.written, original.data, original.times)
+            if original.bytecode is not None:
+                _put(original.cached, original.bytecode)
+            else:
+                try:
+                    os.unlink(original.cached)
+                except OSError:
+                    pass
             self.written = ""
 
 
-def _put(path: str, data: bytes, times: tuple[int, int]) -> bool:
-    """`data` written over `path` in place (no new name in the project), then its times.
+def _pyc(code: types.CodeType, seconds: int, size: int) -> bytes:
+    """A bytecode file of `code` that CPython takes for a source of that time and size (PEP 552)."""
+    header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
+    header += (seconds & 0xFFFFFFFF).to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(
+        4, "little"
+    )
+    return header + marshal.dumps(code)
 
-    Written from offset 0 and cut to its length, never truncated to nothing
-    first: on ext4 a file emptied and written again is flushed at its close
-    (``auto_da_alloc``), 4 ms a write here against 0.2 ms.
+
+def _put(path: str, data: bytes) -> bool:
+    """`data` written over `path` (made if missing) in place, from offset 0 and cut to its length.
+
+    Never truncated to nothing first: on ext4 a file emptied and written again
+    is flushed at its close (``auto_da_alloc``), 4 ms a write here against 0.2 ms.
     """
     try:
-        fd = os.open(path, os.O_WRONLY)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
     except OSError:
         return False
     try:
@@ -215,7 +251,6 @@ def _put(path: str, data: bytes, times: tuple[int, int]) -> bool:
         while done < len(data):
             done += os.pwrite(fd, data[done:], done)
         os.ftruncate(fd, len(data))
-        os.utime(fd, ns=times)
     except OSError:
         return False
     finally:

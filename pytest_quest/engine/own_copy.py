@@ -175,11 +175,13 @@ class CopyWatch:
             return "compiled source holding the function's body"
         return ""
 
-    def _what(self, event: str, args: tuple[Any, ...], reader: object = None) -> str:
+    def _what(
+        self, event: str, args: tuple[Any, ...], caller: types.FrameType | None = None
+    ) -> str:
         if event == "object.__getattr__":
-            return self._code_read(args, reader)
+            return self._code_read(args, caller.f_code if caller is not None else None)
         if self.written:
-            return self._what_written(event, args)
+            return self._what_written(event, args, caller)
         if event == "exec" and args and isinstance(args[0], types.CodeType):
             if self._from_file(args[0]):
                 return f"executed code compiled from {self.path}"
@@ -189,17 +191,16 @@ class CopyWatch:
             return self._compiled_body(args[0])
         elif event == "open" and args and isinstance(args[0], (str, bytes)):
             path = os.fsdecode(args[0])
-            name = os.path.basename(path)
-            if (
-                name.endswith(".pyc")
-                and name.startswith(os.path.basename(self.cache_prefix))
-                and os.path.realpath(path).startswith(self.cache_prefix)
-            ):
+            if self._is_cached(path):
                 return f"read the cached bytecode {path}"
         return ""
 
-    def _what_written(self, event: str, args: tuple[Any, ...]) -> str:
-        """`_what` where the file holds the run's code: only copies of the original count."""
+    def _what_written(
+        self, event: str, args: tuple[Any, ...], caller: types.FrameType | None
+    ) -> str:
+        """`_what` where the bytecode file holds the run's code: only copies of the original
+        count, and a read of that file by anything but the import system (its bytes tell
+        the run's mutant from the original's)."""
         if event == "exec" and args and isinstance(args[0], types.CodeType):
             if self._from_file(args[0]) and self._unmarked(args[0]):
                 return f"executed the original {self.name} compiled from {self.path}"
@@ -207,16 +208,27 @@ class CopyWatch:
             return self._compiled_body(args[0])
         elif event == "marshal.loads" and args:
             return self._loaded(args[0])
+        elif event == "open" and args and isinstance(args[0], (str, bytes)):
+            path = os.fsdecode(args[0])
+            if self._is_cached(path) and not _imported(caller):
+                return f"read the cached bytecode {path}"
         return ""
+
+    def _is_cached(self, path: str) -> bool:
+        name = os.path.basename(path)
+        return (
+            name.endswith(".pyc")
+            and name.startswith(os.path.basename(self.cache_prefix))
+            and os.path.realpath(path).startswith(self.cache_prefix)
+        )
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
         if not self.current or self._busy or event not in _EVENTS:
             return
         self._busy = True  # ast.parse compiles too
         try:
-            # Who reads an attribute: the frame below this hook.
-            reader = sys._getframe(1).f_code if event == "object.__getattr__" else None
-            what = self._what(event, args, reader)
+            # Who reads an attribute or a file: the frame below this hook.
+            what = self._what(event, args, sys._getframe(1))
         except Exception:  # a hook must not break the test it watches
             what = ""
         finally:
@@ -247,6 +259,33 @@ def _codes(code: types.CodeType) -> list[types.CodeType]:
         if isinstance(const, types.CodeType):
             found += _codes(const)
     return found
+
+
+#: Where the import system reads a bytecode file: its loader's ``get_data``, called by
+#: its ``get_code``, called by the import system itself (a module's load, ``runpy``).
+_IMPORT_SYSTEM = ("<frozen importlib._bootstrap_external>", "<frozen importlib._bootstrap>")
+_RUNPY = ("<frozen runpy>", os.path.join(os.path.dirname(os.__file__), "runpy.py"))
+
+
+def _imported(frame: types.FrameType | None) -> bool:
+    """Whether the read below `frame` (the audited call's caller) is a module's load.
+
+    ``get_data`` called by ``get_code``, called from the import system or
+    ``runpy``: not a test's own call of either (which would get the bytes, or
+    the code, to compare with something).
+    """
+    calls: list[types.CodeType] = []
+    while frame is not None and len(calls) < 3:
+        calls.append(frame.f_code)
+        frame = frame.f_back
+    if len(calls) < 3:
+        return False
+    data, code, caller = calls
+    return (
+        (data.co_name, data.co_filename) == ("get_data", _IMPORT_SYSTEM[0])
+        and (code.co_name, code.co_filename) == ("get_code", _IMPORT_SYSTEM[0])
+        and (caller.co_filename in _IMPORT_SYSTEM or caller.co_filename in _RUNPY)
+    )
 
 
 def _marked(code: types.CodeType) -> bool:

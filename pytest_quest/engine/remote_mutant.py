@@ -14,9 +14,11 @@ then imports the function's module from the mutated tree (an import hook
 for that one file: ``import``, ``python -m``, ``runpy``), and the mark
 functions create the marks file: the mutation child counts the run's test
 as having reached the mutant.  Where the project is a throwaway layer
-(bwrap), each run's mutant is written into the file itself too
-(engine/ondisk.py): the record says so, and the start-up hook then only
-puts the marks in place.  Limits: docs/judge.md, "Across processes".
+(bwrap), each run's mutant is compiled into the module's bytecode file
+(engine/ondisk.py): the record then names only the function's file and one
+marks file, the same for the probe and every mutant of the function, and
+the start-up hook only puts the marks in place.  Limits: docs/judge.md,
+"Across processes".
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ def rcfile_text(root: str, mode: str = "off", **spec: Any) -> str:
     return "\n".join(lines).replace("%", "%%") + "\n"
 
 
+#: The record's mode where the bytecode file holds each run's code (engine/ondisk.py).
+ONDISK = "ondisk"
+#: The modes in which a process's start-up hook puts the reach marks in place.
+ARMED = ("mutant", "probe", ONDISK)
+
 # The record's size: one write at offset 0 (a longer record is written whole and renamed).
 RECORD_SIZE = 4096
 
@@ -101,8 +108,9 @@ class RemoteMutants:
         self.record = os.path.join(self.root, "pytest-quest-child.run")
         self.runs = 0
         self._fd = -1
+        self._record = b""
         # `overlay`: the project's root where it is a throwaway layer (the judge says
-        # so, engine/ondisk.py checks): each run's mutant is written into its file too.
+        # so, engine/ondisk.py checks): each run's mutant goes into its bytecode file too.
         self.ondisk = OnDisk(overlay, self.record) if overlay else None
         self._write(record_bytes())
         _replace(self.rcfile, rcfile_text(self.root, "record", record=self.record).encode("utf-8"))
@@ -111,6 +119,7 @@ class RemoteMutants:
         # A forkserver started in an earlier run would fork this run's workers
         # from the module it imported then (another mutant, or none).
         stop_forkserver()
+        self._record = data
         if len(data) > RECORD_SIZE or self._fd < 0:
             _replace(self.record, data)
             if self._fd >= 0:
@@ -120,23 +129,36 @@ class RemoteMutants:
             os.pwrite(self._fd, data, 0)
 
     def arm(self, file: str, start: int, index: int | None) -> str:
-        """The next run's processes run mutant `index` (None: the probe); its marks file."""
+        """The next run's processes run mutant `index` (None: the probe); its marks file.
+
+        Where the bytecode file holds the run's code (engine/ondisk.py), the
+        record names only the function's file and a marks file, the same for
+        the probe and every mutant of the function: a process the test starts
+        reads nothing there that tells them apart.
+        """
         self.runs += 1
+        if self.ondisk is not None and self.ondisk.write(file, start, index):
+            stop_forkserver()
+            marks = os.path.join(self.root, "marks")
+            if os.path.lexists(marks):
+                os.unlink(marks)
+            record = record_bytes(ONDISK, file=file, marks=marks)
+            if record != self._record:
+                self._write(record)
+            return marks
         marks = os.path.join(self.root, f"marks-{self.runs}")
         mode = "probe" if index is None else "mutant"
         spec: dict[str, Any] = {"file": file, "start": start, "marks": marks}
         if index is not None:
             spec["index"] = index
-        if self.ondisk is not None and self.ondisk.write(file, start, index):
-            # The file holds the mutant: a process's start-up hook only puts the marks in place.
-            spec["ondisk"] = True
         self._write(record_bytes(mode, **spec))
         return marks
 
     def disarm(self) -> None:
+        if self.ondisk is not None and self.ondisk.written:
+            self.ondisk.restore()  # the record stays: the next run of the function reads the same
+            return
         self._write(record_bytes())
-        if self.ondisk is not None:
-            self.ondisk.restore()
 
     def writes(self, file: str) -> bool:
         """Whether the runs' mutants are written into `file` (engine/ondisk.py)."""
@@ -231,7 +253,7 @@ def apply_again() -> bool:
         if hasattr(builtins, name):
             delattr(builtins, name)
     options = read_record(STARTED_WITH[0])
-    if options.get("mode") in ("mutant", "probe"):
+    if options.get("mode") in ARMED:
         filename = os.path.realpath(str(options.get("file")))
         for module in list(sys.modules.values()):
             where = getattr(module, "__file__", None)
@@ -275,12 +297,12 @@ def imported_before() -> str:
 
 def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     mode = options.get("mode")
-    if mode not in ("mutant", "probe"):
+    if mode not in ARMED:
         return
     try:
         filename = os.path.realpath(str(options["file"]))
         marks = str(options["marks"])
-        code = None if options.get("ondisk") else _compiled(filename, mode, options)
+        code = None if mode == ONDISK else _compiled(filename, mode, options)
     except Exception:
         return  # nothing applied here: the run counts as not reaching the mutant
     done: list[bool] = []
@@ -305,7 +327,7 @@ def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     setattr(builtins, REACHED, mark)
     setattr(builtins, CHANGED, changed)
     if code is None:
-        return  # the file holds the mutant (engine/ondisk.py): every import reads it
+        return  # the bytecode file holds the mutant (engine/ondisk.py): every import reads it
     if not isinstance(sys.meta_path, _FinderFirst):
         sys.meta_path = _FinderFirst(sys.meta_path)
     sys.meta_path.insert(0, _Finder(filename, code))

@@ -1,16 +1,20 @@
-"""Under bwrap the mutant is written into the source file itself (engine/ondisk.py).
+"""Under bwrap the mutant is in the module's bytecode file (engine/ondisk.py), its text untouched.
 
 The project is a throwaway layer in the judged run: each mutant's run (and
-the probe's) has the mutant in the function's file, so every process and
-every way of loading the module runs it.  An oracle that compares the
-function with itself in an isolated interpreter, or with a copy loaded from
-its file during the test, checks nothing and is not PASS; honest tests that
-reload the module or run it with ``python -I`` PASS.  The same attacks
-judged without the sandbox: tests/acceptance/test_oracle_attacks.py.
+the probe's) has the mutant in the function's ``__pycache__`` file, so every
+process and every way of loading the module through the import system runs
+it, while the file's text stays the original in every run.  An oracle that
+compares the function with itself in an isolated interpreter or with a copy
+loaded during the test, or one that checks the file's text, checks nothing
+and is not PASS; honest tests that reload the module or run it with
+``python -I`` PASS.  The same attacks judged without the sandbox:
+tests/acceptance/test_oracle_attacks.py.
 """
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import textwrap
 from pathlib import Path
 
@@ -72,12 +76,18 @@ def test_an_oracle_from_an_isolated_interpreter_is_not_pass(scanned: Path) -> No
     assert data["sandbox"] == "bwrap"
 
 
+# Loaded through the import system: the run's mutant, which agrees with the function.
+LOADED = ("reload", "spec_from_file_location")
+
+
 @pytest.mark.parametrize("how", sorted(FRESH_COPIES))
-def test_an_oracle_copied_from_the_source_file_during_the_test_fails(
+def test_an_oracle_copied_from_the_module_during_the_test_is_not_pass(
     scanned: Path, how: str
 ) -> None:
-    # Without the sandbox such a copy is the original (REVIEW, mutation.own_copy);
-    # here it is the mutant: the function agrees with it, and the mutants survive.
+    # Without the sandbox such a copy is the original (REVIEW, mutation.own_copy).
+    # Here a copy the import system loads is the mutant: the function agrees with it,
+    # and the mutants survive; one compiled from the file's text is the original's.
+    expected = "FAIL" if how in LOADED else "REVIEW"
     data = attack(
         scanned,
         SIGN,
@@ -89,9 +99,95 @@ def test_sign_agrees_with_itself():
     for x in (-3, 0, 4):
         assert sign(x) == oracle(x)
 """,
-        allowed=("FAIL",),
+        allowed=(expected,),
     )
-    assert "mutation.own_copy" not in checks(data), _facts(data)
+    assert ("mutation.own_copy" in checks(data)) == (expected == "REVIEW"), _facts(data)
+
+
+def _function_digest() -> str:
+    tree = ast.parse(CALC_SOURCE)
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "sign"]
+    body = ast.Module(body=found[0].body, type_ignores=[])
+    return hashlib.sha256(ast.dump(body).encode()).hexdigest()
+
+
+# Tests that check the file's text (or its bytecode file) against the original's, and no result.
+TEXT_ORACLES = {
+    # The function's statements in the file, less any the gate could add (its marks).
+    "function_in_the_text": f"""
+        import ast, hashlib
+
+        def body():
+            tree = ast.parse(open(pkg.calc.__file__).read())
+            found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "sign"]
+            kept = [
+                s
+                for s in found[0].body
+                if not (isinstance(s, ast.Expr) and "pytest_quest" in ast.dump(s))
+            ]
+            return hashlib.sha256(ast.dump(ast.Module(body=kept, type_ignores=[])).encode()).hexdigest()
+
+        REF = {_function_digest()!r}
+
+        def same():
+            return body() == REF
+    """,
+    "digest_of_the_text": """
+        import hashlib
+        REF = hashlib.sha256(open(pkg.calc.__file__, "rb").read()).hexdigest()
+
+        def same():
+            return hashlib.sha256(open(pkg.calc.__file__, "rb").read()).hexdigest() == REF
+    """,
+    "getsource": f"""
+        import inspect
+
+        def same():
+            return inspect.getsource(sign) in {CALC_SOURCE!r}
+    """,
+    "text_read_by_another_process": """
+        import hashlib, subprocess
+        REF = hashlib.sha256(open(pkg.calc.__file__, "rb").read()).hexdigest()
+
+        def same():
+            out = subprocess.run(["cat", pkg.calc.__file__], capture_output=True, check=True).stdout
+            return hashlib.sha256(out).hexdigest() == REF
+    """,
+    "bytecode_file": """
+        import importlib.util
+
+        def read():
+            try:
+                with open(importlib.util.cache_from_source(pkg.calc.__file__), "rb") as handle:
+                    return handle.read()
+            except OSError:
+                return None
+
+        REF = read()
+
+        def same():
+            return read() == REF
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(TEXT_ORACLES))
+def test_a_test_that_checks_the_files_text_and_no_result_is_not_pass(
+    scanned: Path, how: str
+) -> None:
+    data = attack(
+        scanned,
+        SIGN,
+        "import pkg.calc\nfrom pkg.calc import sign\n"
+        + textwrap.dedent(TEXT_ORACLES[how])
+        + """
+def test_sign():
+    sign(3); sign(-3); sign(0)
+    assert same()
+""",
+        allowed=("FAIL", "REVIEW"),
+    )
+    assert data["sandbox"] == "bwrap"
 
 
 # Copies of the original the file's mutant never reaches: the own-copy watch still names them.
@@ -209,3 +305,35 @@ def test_an_honest_test_that_reloads_the_module_passes(
         allowed=("PASS",),
     )
     assert data["quest"]["extra"]["sandbox"] == "bwrap"
+
+
+# A process the test starts reads the run record its start-up hook reads, and fails on a mutant's.
+RECORD_READER = """
+import json, os
+rc = os.environ.get("COVERAGE_PROCESS_START", "")
+mode = ""
+if rc:
+    for line in open(rc).read().splitlines():
+        if line.startswith("record = "):
+            body = open(line.split(" = ", 1)[1]).read().split(" ", 1)[1]
+            mode = json.loads(body).get("mode", "")
+print(mode)
+"""
+
+
+def test_a_process_that_reads_the_run_record_tells_no_mutant_apart(scanned: Path) -> None:
+    data = attack(
+        scanned,
+        SIGN,
+        f"""
+import subprocess, sys
+from pkg.calc import sign
+
+def test_sign():
+    sign(3); sign(-3); sign(0)
+    out = subprocess.run([sys.executable, "-c", {RECORD_READER!r}], capture_output=True, text=True)
+    assert out.stdout.strip() != "mutant"
+""",
+        allowed=("FAIL",),
+    )
+    assert "mutation.return.changed" in checks(data), _facts(data)

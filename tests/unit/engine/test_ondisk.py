@@ -1,7 +1,8 @@
-"""engine/ondisk.py: the mutant written into its file, only in a throwaway layer, seen by every process."""
+"""engine/ondisk.py: the mutant in the module's bytecode file, only in a throwaway layer, seen by every process."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -65,26 +66,50 @@ def _isolated(root: Path) -> str:
     return done.stdout.strip()
 
 
-def test_a_mutant_of_the_same_size_written_in_the_same_second_is_seen(tmp_path: Path) -> None:
+def test_each_mutant_runs_from_the_bytecode_file_and_the_source_stays_the_original(
+    tmp_path: Path,
+) -> None:
     root, module, table = _project(tmp_path)
     before = os.stat(module)
-    # x + 10 -> x - 10 and x - 10 -> x + 10: texts of the same size; the bytecode of each is cached.
+    # x + 10 -> x - 10 and x - 10 -> x + 10: sources of the same size, run one after the other.
     same_size = [m for m in plan_mutants(SOURCE, 1) if m.operator == "arith.replace"]
     assert len(same_size) == 2
-    disk = OnDisk(str(root), str(tmp_path / "record"), table)
     assert _isolated(root) == "11 -11"  # the original's bytecode cached
+    cached = importlib.util.cache_from_source(str(module))
+    original = Path(cached).read_bytes()
+    disk = OnDisk(str(root), str(tmp_path / "record"), table)
     answers = []
     for mutant in same_size:
         assert disk.write(str(module), 1, mutant.index)
         answers.append(_isolated(root))
+        # What a test reads of the file is the original's text, in every run.
+        assert module.read_text() == SOURCE
         disk.restore()
     assert answers == ["-9 -11", "11 9"]
-    assert len({len(text) for text, _ in filter(None, disk._texts.values())}) == 1
-    # The original's bytes and times are back, and its cached bytecode is right again.
-    assert module.read_text() == SOURCE
     after = os.stat(module)
     assert (after.st_mtime_ns, after.st_size) == (before.st_mtime_ns, before.st_size)
+    assert Path(cached).read_bytes() == original
     assert _isolated(root) == "11 -11"
+
+
+def test_a_bytecode_file_written_where_there_was_none_is_removed(tmp_path: Path) -> None:
+    root, module, table = _project(tmp_path)
+    disk = OnDisk(str(root), str(tmp_path / "record"), table)
+    assert disk.write(str(module), 1, 0)
+    cached = Path(importlib.util.cache_from_source(str(module)))
+    assert cached.exists()
+    disk.restore()
+    assert not cached.exists()
+
+
+def test_no_bytecode_file_is_written_outside_the_files_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, module, table = _project(tmp_path)
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "prefix"))
+    disk = OnDisk(str(root), str(tmp_path / "record"), table)
+    assert not disk.write(str(module), 1, 0)
+    assert not (tmp_path / "prefix").exists()
 
 
 def test_nothing_is_written_outside_a_throwaway_layer(tmp_path: Path) -> None:
@@ -95,26 +120,29 @@ def test_nothing_is_written_outside_a_throwaway_layer(tmp_path: Path) -> None:
 
 
 def test_the_reach_marks_work_where_no_start_up_hook_put_them(tmp_path: Path) -> None:
-    # The run record names this run's marks file; the text's prelude finds it.
+    # The run record names the marks file; the compiled text's prelude finds it.
     root, module, table = _project(tmp_path)
     remote = RemoteMutants(str(tmp_path / "children"))
     try:
         remote.ondisk = OnDisk(str(root), remote.record, table)
         assert remote.writes(str(module))
         marks = remote.arm(str(module), 1, None)
-        assert b'"ondisk": true' in Path(remote.record).read_bytes()
+        record = Path(remote.record).read_bytes()
+        assert b'"mode": "ondisk"' in record
         assert _isolated(root) == "11 -11"  # the probe: the original, with its mark
         assert os.path.exists(marks)
         remote.disarm()
-        assert module.read_text() == SOURCE
+        assert Path(remote.record).read_bytes() == record
         changed = next(m for m in plan_mutants(SOURCE, 1) if m.operator == "return.changed")
-        marks = remote.arm(str(module), 1, changed.index)
+        assert remote.arm(str(module), 1, changed.index) == marks
+        assert not os.path.exists(marks)  # each run's marks start afresh
+        # The probe's record and a mutant's are the same: nothing a process reads tells them apart.
+        assert Path(remote.record).read_bytes() == record
         assert _isolated(root) == "-12 -11"  # another int: -v - 1
         assert os.path.exists(marks)
     finally:
         remote.close()
-    assert module.read_text() == SOURCE  # put back when the child ends
-    assert Path(remote.record).exists() is False or record_bytes() is not None
+    assert module.read_text() == SOURCE
 
 
 @pytest.mark.parametrize("mode", ["off", "mutant"])

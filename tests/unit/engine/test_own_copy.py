@@ -118,13 +118,14 @@ def test_a_read_of_the_judged_functions_code_object_marks_the_run_and_no_other(
     assert not watch.read_code
 
 
-def test_where_the_file_holds_the_runs_mutant_only_copies_of_the_original_count(
+def test_where_the_bytecode_file_holds_the_runs_mutant_only_copies_of_the_original_count(
     watched: tuple[CopyWatch, Path],
 ) -> None:
-    # engine/ondisk.py: each run's mutant (or probe) is in the file itself, with
-    # its reach marks; what a test loads from the file during the run is that.
+    # engine/ondisk.py: each run's mutant (or probe) is in the module's bytecode file, with
+    # its reach marks; what a test loads through the import system during the run is that.
     from pytest_quest.core.mutant_text import function_replaced
     from pytest_quest.core.mutants import probe_tree
+    from pytest_quest.engine.ondisk import _pyc
 
     watch, path = watched
     watch.watch(str(path), ast.parse(SOURCE).body[0], written=True)
@@ -132,21 +133,30 @@ def test_where_the_file_holds_the_runs_mutant_only_copies_of_the_original_count(
     original_bytes = marshal.dumps(original_code)
     probe = function_replaced(SOURCE, 1, probe_tree(SOURCE, 1))
     assert probe is not None
-    path.write_text(probe)
     cache = Path(importlib.util.cache_from_source(str(path)))
     cache.parent.mkdir(exist_ok=True)
-    cache.write_bytes(bytes(16) + original_bytes)
-    space = {"pytest_quest_reached": lambda value=None: value}
+    st = path.stat()
+    cache.write_bytes(_pyc(compile(probe, str(path), "exec"), int(st.st_mtime), st.st_size))
+    reached: list[object] = []
+
+    def mark(value: object = None) -> object:
+        reached.append(value)
+        return value
+
+    space = {"pytest_quest_reached": mark}
     watch.begin("t::honest")
-    runpy.run_path(str(path), init_globals=space)
     spec = importlib.util.spec_from_file_location("copy_of_calc", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(space)
-    spec.loader.exec_module(module)
-    with open(cache, "rb") as handle:  # the import system looks, and finds it stale
+    spec.loader.exec_module(module)  # the import system reads the bytecode file: the probe
+    assert module.sign(-2) == "other"
+    assert reached  # the probe's mark ran: the code came from the bytecode file
+    watch.begin("t::runpy")
+    runpy.run_path(str(path), init_globals=space)  # the text: the original's
+    watch.begin("t::read")
+    with open(cache, "rb") as handle:  # its bytes tell the run's code from the original's
         handle.read()
-    marshal.loads(marshal.dumps(compile(probe, str(path), "exec")))
     watch.begin("t::source")
     exec(compile(SOURCE.replace("sign", "oracle"), "<oracle>", "exec"), {})
     watch.begin("t::code")
@@ -155,6 +165,8 @@ def test_where_the_file_holds_the_runs_mutant_only_copies_of_the_original_count(
     marshal.loads(original_bytes)
     watch.end()
     assert watch.found == {
+        "t::runpy": "compiled source holding the function's body",
+        "t::read": f"read the cached bytecode {cache}",
         "t::source": "compiled source holding the function's body",
         "t::code": f"executed the original sign compiled from {watch.path}",
         "t::bytecode": f"loaded bytecode of the original sign from {watch.path}",
