@@ -82,15 +82,18 @@ def judge_unreachable(
 ) -> Judgement:
     """Lines or branches said to be unreachable: the whole suite must not reach them. Never PASS.
 
-    The gate first judges the submission as a submit does; what it finds
-    beyond the disputed lines and branches stands.  Then every test of the
-    suite runs in the gate's child, measuring the quest's file: a disputed
+    The gate first judges the submission as a submit does, with the disputed
+    lines and branches taken as reached: every other step (the mutants
+    included) stands, and a FAIL there is the verdict.  Then every test of
+    the suite runs in the gate's child, measuring the quest's file: a disputed
     spot some test reaches is FAIL ``dispute.refused`` naming that test (a
     try spent); none reached is REVIEW ``dispute.unreachable`` with that
     evidence, for a person (no try spent).
     """
     ctx.options = dataclasses.replace(ctx.options, verify="off")
-    judgement = judge_quest(ctx, quest, ratchet, [])
+    judgement = judge_quest(
+        ctx, quest, ratchet, [], assume=lambda facts: dispute.assumed_reached(facts, spots)
+    )
     result, current = judgement.result, judgement.current
     if current is None:
         return judgement
@@ -99,7 +102,7 @@ def judge_unreachable(
         f for f in result.facts if not (f.check.startswith("coverage.") and f.field in disputed)
     ]
     reached_now = [s for s in spots if not _missing(s, current)]
-    if result.verdict is not Verdict.PASS and others and not reached_now:
+    if result.verdict is Verdict.FAIL and others and not reached_now:
         why = f"the gate's verdict is {result.verdict.value} at step {result.step} for more than the disputed code"
         judgement.result = GateResult(
             result.verdict, [*result.facts, dispute.not_judged_fact(quest.id, why)], result.step
@@ -130,6 +133,15 @@ def judge_unreachable(
     reason = ctx.options.reason or ""
     facts = [
         dispute.unreachable_fact(quest.file, spot, reason, len(run.outcomes)) for spot in spots
+    ]
+    # What else the gate could not confirm is the person's to see too; a mutant of a
+    # disputed line that no test reached is the dispute's own evidence, not more.
+    inside = {f"{quest.file}:{s.line if s.end is None else s.end}" for s in spots}
+    facts += [
+        f
+        for f in others
+        if result.verdict is Verdict.REVIEW
+        and not (f.check == "mutation.unreached" and f.field in inside)
     ]
     judgement.result = GateResult(Verdict.REVIEW, facts, dispute.STEP)
     return judgement

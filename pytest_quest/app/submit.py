@@ -192,13 +192,17 @@ def judge_quest(
     quest: Quest,
     ratchet: Ratchet,
     verifiers: list[Verifier],
+    *,
+    assume: Callable[[FunctionFacts], FunctionFacts] | None = None,
 ) -> Judgement:
     """Run the quest's tests in a child process and judge them (L1, then L2).
 
     The changed test files that name the function run first, with its
     covering tests: a PASS there stands (those tests alone meet every step).
     Any other verdict is judged again with every test file changed since the
-    scan (docs/gate.md, "What a submit runs").
+    scan (docs/gate.md, "What a submit runs").  `assume`: the measured facts
+    as the gate judges them (a dispute's lines taken as reached); the
+    judgement keeps the measured ones.
     """
     test_files = digest_test_files(ctx.tests, ctx.rootdir)
     changed = changed_files(ratchet.test_files, test_files)
@@ -206,7 +210,7 @@ def judge_quest(
     if not reopened:
         naming = naming_files(ctx.rootdir, changed, quest)
         if len(naming) < len(changed):
-            first = judge_files(ctx, quest, ratchet, verifiers, test_files, naming)
+            first = judge_files(ctx, quest, ratchet, verifiers, test_files, naming, assume=assume)
             if first.result.verdict is Verdict.PASS:
                 left = len(changed) - len(naming)
                 first.notes.append(
@@ -214,7 +218,9 @@ def judge_quest(
                     f"{quest.qualname.rpartition('.')[2]} left out: its tests passed without them"
                 )
                 return first
-    return judge_files(ctx, quest, ratchet, verifiers, test_files, changed, every=reopened)
+    return judge_files(
+        ctx, quest, ratchet, verifiers, test_files, changed, every=reopened, assume=assume
+    )
 
 
 def naming_files(rootdir: Path, changed: list[str], quest: Quest) -> list[str]:
@@ -244,6 +250,7 @@ def judge_files(
     changed: list[str],
     *,
     every: bool = False,
+    assume: Callable[[FunctionFacts], FunctionFacts] | None = None,
 ) -> Judgement:
     """Judge the quest on the `changed` test files and its covering tests (`every`: all files)."""
     selection = sorted(set(changed))
@@ -265,6 +272,8 @@ def judge_files(
             ctx, quest, ratchet=ratchet, run=run, source=source, current=current
         )
         evidence.submitted = list(changed)
+        if assume is not None and evidence.current is not None:
+            evidence.current = assume(evidence.current)
         notes = list(source.notes) if source else []
         judgement = Judgement(judge(evidence), current, run, notes=notes)
         judgement.files = sorted({item.split("::")[0] for item in selection})

@@ -9,12 +9,13 @@ return or raise otherwise than the function on a test's own inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_quest.core.model import Fact, Quest, State, arc_text
+from pytest_quest.core.model import Fact, FunctionFacts, Quest, State, arc_text
 from pytest_quest.core.mutant_ast import change_text
 from pytest_quest.core.observed import observed_text, witness_text
 from pytest_quest.core.words import counted
@@ -57,6 +58,21 @@ class Spot:
         if self.end < 0:  # "exit": coverage's exit arcs carry minus the code object's line
             return any(start == self.line and end < 0 for start, end in arcs)
         return (self.line, self.end) in arcs
+
+
+def assumed_reached(facts: FunctionFacts, spots: list[Spot]) -> FunctionFacts:
+    """`facts` as if tests reached the disputed `spots`: what the gate judges beyond them."""
+    lines = {spot.line for spot in spots if spot.end is None}
+    arcs = [spot for spot in spots if spot.end is not None]
+
+    def kept(arc: tuple[int, int]) -> bool:
+        return not any(spot.missing_in([], [arc]) for spot in arcs)
+
+    return dataclasses.replace(
+        facts,
+        missing_lines=[n for n in facts.missing_lines if n not in lines],
+        missing_branches=[a for a in facts.missing_branches if kept(a)],
+    )
 
 
 def parse_spots(text: str) -> list[Spot] | None:

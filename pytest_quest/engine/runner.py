@@ -270,32 +270,11 @@ def run_over_channel(
             # The child's coverage data folder goes in here: removed with it even
             # when the child is killed (a timeout, SIGTERM to the judge).
             env[DATA_PARENT_ENV] = workdir
-            if engine is not None and engine.contains_signals:
-                # No signal leaves the sandbox: the judged need no watch on theirs
-                # (engine/gate_signals.py), which refuses a pool's own SIGTERMs too.
-                env.pop(SIGNALS_ENV, None)
-            if engine is not None and engine.throwaway:
-                # The ratchet file, its locks and records are read-only or hidden
-                # inside: no audit hook guards them in the judged (engine/guard.py).
-                for name in JUDGED_RATCHET_ENV:
-                    env.pop(name, None)
-            moved = (
-                coverage_outputs(env, Path(workdir), project or cwd, keep_writes=keep_writes)
-                if engine is not None
-                else []
-            )
+            moved: list[tuple[Path, Path, str]] = []
             if engine is not None:
-                # The judge's logs of what the judged tried (engine/guard.py) are written inside.
-                logs = [env.get(name, "") for name in JUDGED_LOGS]
-                kept = (workdir, *bound, *logs)
-                confined = sandbox.confinement(
-                    project or cwd,
-                    scratch,
-                    tuple(Path(path) for path in kept if path),
-                    keep_writes=keep_writes,
+                argv, env, moved = _confined(
+                    engine, argv, env, Path(workdir), scratch, project or cwd, bound, keep_writes
                 )
-                argv = engine.wrap(argv, confined)
-                env = engine.environment(env, confined)
             returncode = run_in_own_session(
                 argv,
                 cwd=cwd,
@@ -315,6 +294,36 @@ def run_over_channel(
         duration = time.monotonic() - started
         output = log_path.read_text(encoding="utf-8", errors="replace")
     return ChannelRun(returncode, received, output, duration)
+
+
+def _confined(
+    engine: sandbox.Sandbox,
+    argv: list[str],
+    env: dict[str, str],
+    workdir: Path,
+    scratch: Path,
+    project: Path,
+    bound: tuple[str, ...] | tuple[Path, ...],
+    keep_writes: bool,
+) -> tuple[list[str], dict[str, str], list[tuple[Path, Path, str]]]:
+    """`argv` and `env` wrapped by `engine`; the coverage data to copy back after the run."""
+    if engine.contains_signals:
+        # No signal leaves the sandbox: the judged need no watch on theirs
+        # (engine/gate_signals.py), which refuses a pool's own SIGTERMs too.
+        env.pop(SIGNALS_ENV, None)
+    if engine.throwaway:
+        # The ratchet file, its locks and records are read-only or hidden
+        # inside: no audit hook guards them in the judged (engine/guard.py).
+        for name in JUDGED_RATCHET_ENV:
+            env.pop(name, None)
+    moved = coverage_outputs(env, workdir, project, keep_writes=keep_writes)
+    # The judge's logs of what the judged tried (engine/guard.py) are written inside.
+    logs = [env.get(name, "") for name in JUDGED_LOGS]
+    kept = (workdir, *bound, *logs)
+    confined = sandbox.confinement(
+        project, scratch, tuple(Path(path) for path in kept if path), keep_writes=keep_writes
+    )
+    return engine.wrap(argv, confined), engine.environment(env, confined), moved
 
 
 def run_child(

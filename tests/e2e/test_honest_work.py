@@ -200,7 +200,7 @@ def test_a_resubmit_of_what_failed_is_refused_and_a_done_quest_says_so(
 
 PARITY = """\
 def parity(n):
-    r = n % 2
+    r = int(n) % 2
     if r == 0:
         return "even"
     if r == 1:
@@ -238,7 +238,7 @@ def parity_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, 
 def _dispute(project: Project, spots: str) -> tuple[int, dict[str, Any]]:
     result, data = project.run_json(
         "--quest", "submit", "--quest-id", PARITY_ID,
-        "--quest-dispute", spots, "--quest-reason", "n % 2 is 0 or 1",
+        "--quest-dispute", spots, "--quest-reason", "int(n) % 2 is 0 or 1",
     )  # fmt: skip
     return int(result.ret), data
 
@@ -260,7 +260,20 @@ def test_an_unreachable_line_and_branch_disputed_go_to_a_person(
         ("dispute.unreachable", "src/pkg/par.py:7"),
         ("dispute.unreachable", "src/pkg/par.py:5->7"),
     ], facts
-    assert "n % 2 is 0 or 1" in facts[0]["message"], facts
+    assert "int(n) % 2 is 0 or 1" in facts[0]["message"], facts
+
+
+def test_a_dispute_over_tests_that_check_nothing_fails_on_their_mutants(
+    project: Project, parity_template: tuple[Project, dict[str, Any]]
+) -> None:
+    # The disputed line is taken as reached; the rest of the gate still judges the tests.
+    project.fill_from(parity_template[0])
+    project.test("test_odd", TEST_ODD.replace("assert ", ""))
+    code, data = _dispute(project, "src/pkg/par.py:7,5->7")
+    assert (code, data["verdict"], data["quest"]["tries"]) == (1, "FAIL", 1), data
+    checks = _checks(data)
+    assert any(check.startswith("mutation.") for check in checks), data
+    assert "dispute.not_judged" in checks, data
 
 
 def test_a_disputed_line_a_test_reaches_is_refused_naming_it(
