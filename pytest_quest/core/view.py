@@ -21,10 +21,14 @@ MAX_TRIES = "\x00"
 #: The sections of quests status lists by name, in order: (state, disputed, title).
 SECTIONS = (
     ("REVIEW", False, "waiting for a person (REVIEW)"),
-    ("REVIEW", True, "disputed mutants, waiting for a person (REVIEW)"),
+    ("REVIEW", True, "disputed mutants, lines and branches, waiting for a person (REVIEW)"),
     ("DONE", False, "closed after max tries (DONE)"),
     ("EXCLUDED", False, "taken out of the work by a person (EXCLUDED)"),
-    ("", False, "surviving mutants no call tells apart, not held against the tests (unwitnessed)"),
+    (
+        "",
+        False,
+        "surviving mutants no call the search tried tells apart, not held against the tests (unwitnessed)",
+    ),
 )
 
 

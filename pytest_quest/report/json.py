@@ -32,6 +32,10 @@ class Output:
     stderr: list[str] = field(default_factory=list)
 
 
+#: What the submit command a JSON answer gives adds: its answer in JSON as well.
+JSON_FORMAT = ("--quest-format", "json")
+
+
 def quest_json(
     quest: Quest,
     ratchet: Ratchet,
@@ -63,7 +67,8 @@ def quest_json(
         "covering_tests_total": len(quest.covering_tests),
         "issued_at": quest.issued_at,
         "passed_at": quest.passed_at,
-        "submit": text.submit_command(quest.id),
+        # As JSON asked for it: its answer is JSON too.
+        "submit": text.submit_command(quest.id) + " " + " ".join(JSON_FORMAT),
     }
     extra = quest.extra_record()
     if extra:
@@ -84,7 +89,7 @@ def quest_json(
     if full:
         # An agent reads one quest: a few names show what runs the function, the count the rest.
         data["covering_tests"] = data["covering_tests"][:COVERING_SHOWN]
-        data["submit_args"] = text.submit_args(quest.id)
+        data["submit_args"] = [*text.submit_args(quest.id), *JSON_FORMAT]
         data["facts_from"] = facts_from(quest, ratchet)
         data["source"] = text.source_with_marks(quest, rootdir)
         data["example"] = example_for(quest, ratchet, rootdir, recorded=recorded)

@@ -84,7 +84,7 @@ def quest_text(quest: Quest, max_tries: int, data: dict[str, Any]) -> list[str]:
         else:
             out.append("  example: a skeleton to start from:")
         out += ["    " + line for line in example["source"].splitlines()]
-    out.append(f"  submit: {data.get('submit', submit_command(quest.id))}")
+    out.append(f"  submit: {submit_command(quest.id)}")
     return out
 
 

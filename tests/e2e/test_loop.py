@@ -445,7 +445,7 @@ def test_next_shows_the_quest_without_running_tests_or_spending_a_try(
     assert quest["example"]["kind"] == "neighbour"
     assert quest["example"]["test"] == "tests/test_calc.py::test_double"
     assert "assert double(3) == 6" in quest["example"]["source"]
-    assert quest["submit"] == f"pytest --quest submit --quest-id {SIGN}"
+    assert quest["submit"] == f"pytest --quest submit --quest-id {SIGN} --quest-format json"
     assert quest["source"].splitlines()[1] == "> 6 |     if x < 0:"
 
 

@@ -57,5 +57,12 @@ def test_next_lists_the_queue_in_its_order_to_pass_over_a_quest(calc: CalcProjec
 
 def test_next_gives_the_submit_command_as_arguments(calc: CalcProject) -> None:
     quest = next_quest(calc.context("next", quest_id=CLAMP)).data["quest"]
-    assert quest["submit_args"] == ["--quest", "submit", "--quest-id", CLAMP]
+    assert quest["submit_args"] == [
+        "--quest",
+        "submit",
+        "--quest-id",
+        CLAMP,
+        "--quest-format",
+        "json",
+    ]
     assert quest["submit"] == "pytest " + " ".join(quest["submit_args"])

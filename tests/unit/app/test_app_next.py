@@ -59,7 +59,7 @@ def test_next_shows_the_first_todo_and_makes_it_active(calc: CalcProject) -> Non
     assert quest["example"]["kind"] == "neighbour"
     assert quest["example"]["test"] == TEST_DOUBLE
     assert "assert double(3) == 6" in quest["example"]["source"]
-    assert quest["submit"] == f"pytest --quest submit --quest-id {SIGN}"
+    assert quest["submit"] == f"pytest --quest submit --quest-id {SIGN} --quest-format json"
     assert quest["source"].splitlines()[1] == "> 6 |     if x < 0:"
     after = ratchet_to_dict(ctx.store.load())
     assert after["active"] == SIGN
