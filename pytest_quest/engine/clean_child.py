@@ -32,6 +32,7 @@ from typing import Any
 from pytest_quest.core.mutant_ast import CHANGED, REACHED, parsed
 from pytest_quest.core.mutant_module import FunctionTrees
 from pytest_quest.core.mutants import Mutant, changed_value, find_function, plan_mutants
+from pytest_quest.core.words import counted
 from pytest_quest.engine.channel import answer, read_instructions
 from pytest_quest.engine.seeds import decode
 from pytest_quest.engine.source import fingerprint_node
@@ -151,8 +152,17 @@ def _job(
     outcome = search(Target(live, live.__code__, code, kept))
     record = outcome.record()
     if "witness" not in record and not record["problem"] and outcome.returned < 1:
+        seen = job.get("seeds_seen")
+        dropped = (seen if isinstance(seen, int) else 0) - len(seeds)
         record["problem"] = (
             f"no call could be tried: the function raised on every call ({record['calls']} tried)"
+            + (
+                f"; {counted(dropped, 'call')} of the tests could not be read back here "
+                "(an argument that is not plain data: an open object, a match, a module's "
+                "own type the search does not rebuild)"
+                if dropped > 0
+                else ""
+            )
         )
     return record
 

@@ -107,6 +107,7 @@ def search_cleanly(
             for entry in entries:
                 if isinstance(entry, dict):
                     entry.pop("seeds", None)
+                    entry.pop("seeds_seen", None)
                     entry.pop("module", None)
 
 
@@ -140,7 +141,10 @@ def _search(
                 "modules": module_names(function.file, path),
                 "module": str(jobs[0].get("module") or ""),
                 "jobs": [
-                    {key: entry.get(key) for key in ("id", "line", "original", "mutated", "seeds")}
+                    {
+                        key: entry.get(key)
+                        for key in ("id", "line", "original", "mutated", "seeds", "seeds_seen")
+                    }
                     for entry in jobs
                 ],
             }

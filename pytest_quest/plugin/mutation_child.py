@@ -28,7 +28,7 @@ from pytest_quest.core.mutants import (
 )
 from pytest_quest.engine.created_files import CreatedFiles, track_created
 from pytest_quest.engine.own_copy import CopyWatch, copy_watch
-from pytest_quest.engine.seeds import encode
+from pytest_quest.engine.seeds import MAX_CALLS, encode
 from pytest_quest.engine.swap import (
     CodeSwap,
     LiveIndex,
@@ -499,6 +499,7 @@ def _hints(entry: dict[str, Any], live: tuple[Any, Any] | None, kept: Any) -> No
     """
     if live is not None and "witness" not in entry["search"]:
         entry["seeds"] = encode(kept)
+        entry["seeds_seen"] = min(len(kept or []), MAX_CALLS)  # the calls seen, sent or not
         entry["module"] = str(getattr(live[0], "__module__", "") or "")
 
 

@@ -151,6 +151,12 @@ def test_a_function_that_raises_on_every_call_holds_its_survivor(tmp_path: Path)
     search_cleanly([(function, [entry])], path=here, roots=here, cwd=tmp_path, timeout=60)
     assert "witness" not in entry["search"]
     assert "raised on every call" in entry["search"]["problem"], entry["search"]
+    assert "could not be read back" not in entry["search"]["problem"], entry["search"]
+    # Calls of the tests that could not be sent here (an open object): the problem says so.
+    entry = _survivor(PROJECT, start, start + 1, dict(CLEAN), "constant.number", seeds_seen=2)
+    search_cleanly([(function, [entry])], path=here, roots=here, cwd=tmp_path, timeout=60)
+    assert "2 calls of the tests could not be read back here" in entry["search"]["problem"]
+    assert "seeds_seen" not in entry
 
 
 def test_a_file_changed_after_the_judge_read_it_holds_its_survivors(tmp_path: Path) -> None:
