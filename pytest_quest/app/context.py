@@ -211,9 +211,16 @@ def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
         if not path.is_absolute():
             path = rootdir / path
         if not path.exists():
+            listed = any(mark in str(item) for mark in '[]"')
             raise QuestUsageError(
                 f"source {item} does not exist (under {rootdir}); fix --quest-source or "
                 "the quest_source ini option"
+                + (
+                    " (setup.cfg, pytest.ini and tox.ini take the folders space-separated, "
+                    "with no brackets or quotes: `quest_source = src/pkg`)"
+                    if listed
+                    else ""
+                )
             )
         if not path.is_dir():
             # coverage.py reads a source that is no folder as a module name and

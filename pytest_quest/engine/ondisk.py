@@ -33,6 +33,7 @@ them: they read the run record (engine/remote_mutant.py) for the run's marks fil
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import marshal
@@ -156,10 +157,7 @@ class OnDisk:
         return self._originals[real] is not None
 
     def _original(self, real: str) -> _Original | None:
-        try:
-            cached = importlib.util.cache_from_source(real)
-        except (NotImplementedError, ValueError):
-            return None
+        cached = importlib.util.cache_from_source(real)
         folder = os.path.dirname(real)
         if os.path.dirname(cached) != os.path.join(folder, "__pycache__"):
             return None  # PYTHONPYCACHEPREFIX: the bytecode lives outside the project
@@ -204,10 +202,8 @@ class OnDisk:
         assert original is not None
         if data is None:
             return False
-        try:
+        with contextlib.suppress(OSError):  # else the write below fails, and says so
             os.makedirs(os.path.dirname(original.cached), exist_ok=True)
-        except OSError:
-            return False
         if _put(original.cached, data):
             self.written = real
         return self.written == real
@@ -220,10 +216,8 @@ class OnDisk:
             if original.bytecode is not None:
                 _put(original.cached, original.bytecode)
             else:
-                try:
+                with contextlib.suppress(OSError):  # the run removed it already
                     os.unlink(original.cached)
-                except OSError:
-                    pass
             self.written = ""
 
 
@@ -244,17 +238,15 @@ def _put(path: str, data: bytes) -> bool:
     """
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            done = 0
+            while done < len(data):
+                done += os.pwrite(fd, data[done:], done)
+            os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
     except OSError:
         return False
-    try:
-        done = 0
-        while done < len(data):
-            done += os.pwrite(fd, data[done:], done)
-        os.ftruncate(fd, len(data))
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
     return True
 
 

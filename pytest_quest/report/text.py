@@ -175,7 +175,7 @@ def judged_in(ratchet: Ratchet) -> dict[str, int]:
 def judged_in_line(judged: dict[str, int]) -> str:
     """The status line naming the sandbox each judged quest's last verdict came from."""
     parts = [
-        f"{'unsandboxed' if name == 'none' else 'in ' + name} {number}"
+        f"{number} {'unsandboxed' if name == 'none' else f'in the {name} sandbox'}"
         for name, number in judged.items()
     ]
     return "last judged: " + ", ".join(parts)

@@ -214,3 +214,20 @@ def test_an_option_value_pytest_reads_as_a_test_path_is_refused_with_the_spellin
     # The `=` spelling is read as the option's value only.
     joined = run(scanned, *argv[:2], f"{flag}={value}")
     assert "as a test path" not in joined.stdout.str() + joined.stderr.str()
+
+
+def test_a_toml_list_in_an_ini_file_is_named_with_the_ini_files_form(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, "")
+    (folder / "pyproject.toml").unlink()
+    (folder / "setup.cfg").write_text(
+        '[tool:pytest]\npythonpath = src\nquest_source = ["src/pkg"]\n'
+    )
+    result = run(folder, "--quest", "scan")
+    assert_usage_error(
+        result,
+        "(setup.cfg, pytest.ini and tox.ini take the folders space-separated, with no "
+        "brackets or quotes: `quest_source = src/pkg`)",
+    )
+    # The ini file's own form scans.
+    (folder / "setup.cfg").write_text("[tool:pytest]\npythonpath = src\nquest_source = src/pkg\n")
+    assert run(folder, "--quest", "scan").ret == 0

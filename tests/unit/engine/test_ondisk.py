@@ -102,6 +102,31 @@ def test_a_bytecode_file_written_where_there_was_none_is_removed(tmp_path: Path)
     assert not cached.exists()
 
 
+def test_a_file_that_cannot_be_read_compiled_or_cached_is_not_written(tmp_path: Path) -> None:
+    root, module, table = _project(tmp_path)
+    disk = OnDisk(str(root), str(tmp_path / "record"), table)
+    assert not disk.write(str(root / "pkg" / "gone.py"), 1, 0)  # no such file
+    latin = root / "pkg" / "latin.py"
+    latin.write_bytes(b"# \xe9\n" + SOURCE.encode())
+    assert not disk.write(str(latin), 2, 0)  # not UTF-8: no text to compile
+    (root / "pkg" / "__pycache__").write_text("a file where the folder would be")
+    assert not disk.write(str(module), 1, 0)
+    assert disk.written == ""
+    disk.restore()  # nothing written: nothing to put back
+
+
+def test_a_bytecode_file_the_run_removed_is_not_missed(tmp_path: Path) -> None:
+    root, module, table = _project(tmp_path)
+    disk = OnDisk(str(root), str(tmp_path / "record"), table)
+    assert disk.write(str(module), 1, 0)
+    Path(importlib.util.cache_from_source(str(module))).unlink()  # a test cleaned its caches
+    disk.restore()
+    assert disk.written == ""
+    assert disk.write(str(module), 1, 0)  # the same mutant again: made once
+    assert len(disk._made) == 1
+    assert not disk.write(str(module), 3, 0)  # no function starts on line 3: no text
+
+
 def test_no_bytecode_file_is_written_outside_the_files_own_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
