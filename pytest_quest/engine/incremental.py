@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -194,7 +195,11 @@ def project_files(rootdir: Path, leave_out: Iterable[Path]) -> dict[str, str]:
             ):
                 continue
             try:
-                with open(full, "rb") as handle:
+                # Not blocking: a named pipe's open would wait for a writer forever.
+                fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK)
+                with open(fd, "rb") as handle:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        continue  # a named pipe, a device: not an input
                     digest = hashlib.sha1(handle.read()).hexdigest()
             except OSError:
                 continue  # a socket, a file gone meanwhile: not an input

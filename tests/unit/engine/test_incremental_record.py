@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 from pytest_quest.engine.incremental import (
@@ -69,6 +70,13 @@ def test_project_files_leave_out_caches_environments_and_the_ratchet(tmp_path: P
     assert sorted(found) == [".coveragerc", "src/a.py", "tests/data.json"]
     (tmp_path / "tests/data.json").write_text("changed")
     assert project_files(tmp_path, [quest])["tests/data.json"] != found["tests/data.json"]
+
+
+def test_a_named_pipe_in_the_project_is_no_input_and_blocks_nothing(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    os.mkfifo(tmp_path / "src" / "pipe")  # opened for reading, it would wait for a writer
+    assert sorted(project_files(tmp_path, [])) == ["src/a.py"]
 
 
 def test_the_environment_key_names_python_arguments_and_sources() -> None:
