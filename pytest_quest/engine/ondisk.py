@@ -46,6 +46,10 @@ from pytest_quest.core.mutant_text import mutant_text
 from pytest_quest.core.mutants import changed_value
 
 MOUNTINFO = "/proc/self/mountinfo"
+#: The run record's mode where the bytecode file holds each run's code (engine/remote_mutant.py).
+ONDISK = "ondisk"
+#: The record's modes in which a process puts the reach marks in place.
+ARMED = ("mutant", "probe", ONDISK)
 
 
 def _unescaped(field: str) -> str:
@@ -104,7 +108,7 @@ def _marks():
             digest, _, body = line.partition(b" ")
             if body and hashlib.sha256(body).hexdigest().encode("ascii") == digest:
                 found = json.loads(body)
-                if found.get("mode") in ("mutant", "probe", "ondisk"):
+                if found.get("mode") in ARMED:
                     open(str(found["marks"]), "a").close()
         except Exception:
             pass
@@ -123,7 +127,10 @@ if not hasattr(builtins, REACHED):
 def prelude(record: str) -> str:
     """The one statement put before the judged function: the marks where none are in place."""
     helper = _MARKS + "\n" + inspect.getsource(changed_value)
-    space = f"{{'RECORD': {record!r}, 'REACHED': {REACHED!r}, 'CHANGED': {CHANGED!r}}}"
+    space = (
+        f"{{'RECORD': {record!r}, 'REACHED': {REACHED!r}, 'CHANGED': {CHANGED!r}, "
+        f"'ARMED': {ARMED!r}}}"
+    )
     return f"__import__('builtins').__dict__.get({REACHED!r}) or exec({helper!r}, {space})"
 
 
@@ -250,4 +257,4 @@ def _put(path: str, data: bytes) -> bool:
     return True
 
 
-__all__ = ["MOUNTINFO", "OnDisk", "in_overlay", "mounts", "prelude"]
+__all__ = ["ARMED", "MOUNTINFO", "ONDISK", "OnDisk", "in_overlay", "mounts", "prelude"]

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_quest.core.mutants import CHANGED, REACHED, changed_value, mutated_tree, probe_tree
-from pytest_quest.engine.ondisk import OnDisk
+from pytest_quest.engine.ondisk import ARMED, ONDISK, OnDisk
 from pytest_quest.engine.subproc import stop_forkserver
 
 SECTION = "pytest_quest.engine.remote_mutant"
@@ -61,11 +61,6 @@ def rcfile_text(root: str, mode: str = "off", **spec: Any) -> str:
     lines += [f"{key} = {value}" for key, value in sorted(spec.items())]
     return "\n".join(lines).replace("%", "%%") + "\n"
 
-
-#: The record's mode where the bytecode file holds each run's code (engine/ondisk.py).
-ONDISK = "ondisk"
-#: The modes in which a process's start-up hook puts the reach marks in place.
-ARMED = ("mutant", "probe", ONDISK)
 
 # The record's size: one write at offset 0 (a longer record is written whole and renamed).
 RECORD_SIZE = 4096

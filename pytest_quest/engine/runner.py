@@ -169,10 +169,6 @@ JUDGED_RATCHET_ENV = ("PYTEST_QUEST_PROTECT", "PYTEST_QUEST_REFUSED")
 _DATA_FILE_ENV, _PROCESS_CONFIG_ENV = "COVERAGE_FILE", "COVERAGE_PROCESS_CONFIG"
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
 def coverage_outputs(
     env: dict[str, str], workdir: Path, project: Path, *, keep_writes: bool
 ) -> list[tuple[Path, Path, str]]:
@@ -187,14 +183,19 @@ def coverage_outputs(
     in place.  Returns (redirected folder, user's folder, data file name).
     """
     moved: list[tuple[Path, Path, str]] = []
+    root = Path(os.path.abspath(project))
+
+    def redirected(name: str, target: Path) -> str:
+        folder = workdir / name
+        folder.mkdir()
+        moved.append((folder, target.parent, target.name))
+        return str(folder / target.name)
+
     given = env.get(_DATA_FILE_ENV)
     if given and keep_writes:
         target = Path(os.path.abspath(given))
-        if not _inside(target, Path(os.path.abspath(project))):
-            folder = workdir / "coverage-file"
-            folder.mkdir()
-            env[_DATA_FILE_ENV] = str(folder / target.name)
-            moved.append((folder, target.parent, target.name))
+        if not target.is_relative_to(root):
+            env[_DATA_FILE_ENV] = redirected("coverage-file", target)
     raw = env.get(_PROCESS_CONFIG_ENV)
     if raw:
         try:
@@ -202,12 +203,9 @@ def coverage_outputs(
             target = Path(config["data_file"])
         except (ValueError, KeyError, TypeError):
             return moved
-        if target.is_absolute() and not (keep_writes and _inside(target, project)):
-            folder = workdir / "coverage-process"
-            folder.mkdir()
-            config["data_file"] = str(folder / target.name)
+        if target.is_absolute() and not (keep_writes and target.is_relative_to(root)):
+            config["data_file"] = redirected("coverage-process", target)
             env[_PROCESS_CONFIG_ENV] = base64.b64encode(json.dumps(config).encode()).decode()
-            moved.append((folder, target.parent, target.name))
     return moved
 
 
@@ -215,9 +213,9 @@ def copy_coverage_outputs(moved: list[tuple[Path, Path, str]]) -> None:
     """Copy what the run saved in the redirected folders to the user's: data files only."""
     for folder, destination, name in moved:
         for path in sorted(folder.iterdir()):
-            if (path.name == name or path.name.startswith(name + ".")) and not path.is_symlink():
-                if path.is_file() and destination.is_dir():
-                    shutil.copyfile(path, destination / path.name)
+            ours = path.name == name or path.name.startswith(name + ".")
+            if ours and not path.is_symlink() and path.is_file() and destination.is_dir():
+                shutil.copyfile(path, destination / path.name)
 
 
 def overlay_key(project: Path) -> dict[str, str]:
