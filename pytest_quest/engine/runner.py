@@ -169,6 +169,10 @@ JUDGED_RATCHET_ENV = ("PYTEST_QUEST_PROTECT", "PYTEST_QUEST_REFUSED")
 _DATA_FILE_ENV, _PROCESS_CONFIG_ENV = "COVERAGE_FILE", "COVERAGE_PROCESS_CONFIG"
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
 def coverage_outputs(
     env: dict[str, str], workdir: Path, project: Path, *, keep_writes: bool
 ) -> list[tuple[Path, Path, str]]:
@@ -194,7 +198,7 @@ def coverage_outputs(
     given = env.get(_DATA_FILE_ENV)
     if given and keep_writes:
         target = Path(os.path.abspath(given))
-        if not target.is_relative_to(root):
+        if not _inside(target, root):
             env[_DATA_FILE_ENV] = redirected("coverage-file", target)
     raw = env.get(_PROCESS_CONFIG_ENV)
     if raw:
@@ -203,7 +207,7 @@ def coverage_outputs(
             target = Path(config["data_file"])
         except (ValueError, KeyError, TypeError):
             return moved
-        if target.is_absolute() and not (keep_writes and target.is_relative_to(root)):
+        if target.is_absolute() and not (keep_writes and _inside(target, root)):
             config["data_file"] = redirected("coverage-process", target)
             env[_PROCESS_CONFIG_ENV] = base64.b64encode(json.dumps(config).encode()).decode()
     return moved
