@@ -21,6 +21,7 @@ function: a random input must not delete a file.
 
 from __future__ import annotations
 
+import dis
 import io
 import signal
 import sys
@@ -221,8 +222,10 @@ def _try(target: Target, arguments: dict[str, Any], found: Search) -> bool:
         found.escapes = f"changes module globals ({(original.globals or again.globals)[:80]})"
         return False
     difference = first_difference([mutant.call], [original.call], [again.call])
-    if difference is not None and _both_refuse_the_types(mutant.call, original.call):
-        difference = None  # arguments of types neither accepts: outside the function's domain
+    if difference is not None and (
+        _both_refuse_the_types(mutant.call, original.call) or _both_crash(mutant, original)
+    ):
+        difference = None  # arguments neither can take: outside the function's domain
     if difference is None and mutant.globals:
         difference = {
             "mutant": f"leaves globals {mutant.globals[:60]}",
@@ -256,6 +259,33 @@ def _both_refuse_the_types(mutant: Call, original: Call) -> bool:
     )
 
 
+def _both_crash(mutant: Outcome, original: Outcome) -> bool:
+    """Whether both calls raised from inside an operation, not at a `raise` statement,
+    and left their arguments alike.
+
+    Neither refuses the arguments on purpose: each fails on a value it cannot work
+    with (``dict.update('a')`` against ``'a'['a']``), so which error comes first asks
+    nothing of a test.  Where either side raises at a statement (a check of its
+    input, anywhere down the call) the difference stays a witness.
+    """
+    return (
+        mutant.call.ended == original.call.ended == "raises"
+        and not (mutant.stated or original.stated)
+        and mutant.call.after == original.call.after
+    )
+
+
+def _raised_at_a_statement(exc: BaseException) -> bool:
+    """Whether `exc` began at a `raise` statement (not in an operation or a C function)."""
+    where = exc.__traceback__
+    if where is None:
+        return False
+    while where.tb_next is not None:
+        where = where.tb_next
+    code = where.tb_frame.f_code.co_code
+    return 0 <= where.tb_lasti < len(code) and dis.opname[code[where.tb_lasti]] == "RAISE_VARARGS"
+
+
 def _again(target: Target, arguments: dict[str, Any], original: Outcome, mutant: Outcome) -> bool:
     """Whether the original and the mutant each end as before in `AGAIN` more calls apiece.
 
@@ -279,11 +309,14 @@ class Outcome:
     call: Call
     globals: str
     hidden: tuple[tuple[str, str], ...]
+    #: It raised at a `raise` statement (a check of its input), not inside an operation.
+    stated: bool = False
 
 
 def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome | None:
     """How one call with a fresh copy of `arguments` ended (None: it ran too long)."""
     function = target.function
+    stated = False
     try:
         given = deepcopy(arguments)
     except Exception:
@@ -308,6 +341,7 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome 
                 return None  # ran away: no answer to compare (a test would be stopped)
             except BaseException as exc:  # what the function raises is what it does
                 ended, shown_value = "raises", shown(exc)
+                stated = _raised_at_a_statement(exc)
     except (_Timeout, _Escaped):
         return None
     finally:
@@ -321,7 +355,8 @@ def _call(target: Target, code: CodeType, arguments: dict[str, Any]) -> Outcome 
         after += (("output", shown(printed)),)
     after_globals = _globals(function) if target.watched_globals else {}
     hidden = tuple((name, whole_state(value)) for name, value in held)
-    return Outcome(Call("", ended, shown_value, after), _changed(before, after_globals), hidden)
+    changed = _changed(before, after_globals)
+    return Outcome(Call("", ended, shown_value, after), changed, hidden, stated)
 
 
 def _alarm(signum: int, frame: Any) -> None:

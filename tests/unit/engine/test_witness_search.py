@@ -228,3 +228,38 @@ def position(start, value):
     strict = original.replace("return -1", "raise TypeError('before the start')")
     witnessed = search(target(original, strict, "position", [{"start": 5, "value": 3}]))
     assert witnessed.witness is not None
+
+
+def test_both_failing_inside_an_operation_is_no_witness() -> None:
+    # A text where a mapping belongs: the function fails in `dict.update`, the mutant
+    # (the other way of building the result, taken always) in indexing the text. Both
+    # fail on a value neither can work with; on mappings the two ways agree.
+    original = """
+def without(d, *keys):
+    if len(keys) < 2:
+        out = {}
+        out.update(d)
+        for key in keys:
+            out.pop(key, None)
+        return out
+    return {k: d[k] for k in d if k not in keys}
+"""
+    mutant = original.replace("if len(keys) < 2:", "if False:")
+    kept: list[dict[str, Any]] = [{"d": "ab", "keys": ()}, {"d": {"a": 1, "b": 2}, "keys": ("a",)}]
+    found = search(target(original, mutant, "without", kept), examples=50)
+    assert found.witness is None and found.calls > 2, found.witness
+    # Where one side refuses the value at a `raise` statement, the difference is a witness.
+    checked = original.replace(
+        "        out = {}\n",
+        "        if isinstance(d, str):\n            raise ValueError('a mapping, not a text')\n        out = {}\n",
+    )
+    witnessed = search(
+        target(
+            checked,
+            checked.replace("if len(keys) < 2:", "if False:"),
+            "without",
+            [{"d": "ab", "keys": ()}],
+        )
+    )
+    assert witnessed.witness is not None
+    assert "ValueError" in witnessed.witness["original"], witnessed.witness
