@@ -54,6 +54,7 @@ class Run:
     load: float
     code: int
     quest_json: Path
+    cpu: float = 0.0
     audit: dict[str, Any] | None = None
     audit_wall: float | None = None
     audit_load: float | None = None
@@ -82,12 +83,20 @@ def environment(setup: str) -> dict[str, str]:
     return env
 
 
-def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int, str]:
-    """Wall s, load average at the start, exit code, output."""
+def timed(
+    command: list[str], cwd: Path, env: dict[str, str]
+) -> tuple[float, float, int, str, float]:
+    """Wall s, load average at the start, exit code, output, CPU s (user + sys, children too)."""
     load = load_average()
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    return time.perf_counter() - started, load, done.returncode, done.stdout + done.stderr
+    with tempfile.TemporaryFile("w+") as output:
+        child = subprocess.Popen(command, cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        text = output.read()
+    return wall, load, child.returncode, text, usage.ru_utime + usage.ru_stime
 
 
 def clean(folder: Path) -> None:
@@ -101,9 +110,9 @@ def one_run(python: str, project: Project, setup: str, keep: Path, number: int, 
     command = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--quest", "scan"]
     command += ["--quest-source", project.source]
     env = environment(setup)
-    wall, load, code, text = timed(command, project.folder, env)
+    wall, load, code, text, cpu = timed(command, project.folder, env)
     kept = keep / f"{project.name}-{setup}-{number}.json"
-    run = Run(setup, wall, load, code, kept)
+    run = Run(setup, wall, load, code, kept, cpu)
     ratchet = project.folder / "quest.json"
     if code not in (0, 1) or not ratchet.exists():
         run.failed = f"scan exit {code}: {text[-1500:]}"
@@ -116,7 +125,7 @@ def one_run(python: str, project: Project, setup: str, keep: Path, number: int, 
     if audit:
         command = [python, "-m", "pytest", "-p", "no:cacheprovider", "--quest", "audit"]
         command += ["--quest-format", "json"]
-        run.audit_wall, run.audit_load, code, text = timed(command, project.folder, env)
+        run.audit_wall, run.audit_load, code, text, _ = timed(command, project.folder, env)
         try:
             run.audit = json.loads(text[text.index("{") :].split("\n}\n")[0] + "\n}")
         except ValueError:
@@ -188,21 +197,24 @@ def report(project: Project) -> tuple[list[str], bool]:
         ok = False
     good = [run for run in project.runs if not run.failed]
     by = {setup: [run for run in good if run.setup == setup] for setup in SETUPS}
-    lines.append("| setup | runs | scan wall median | rounds (s, load at start) |")
-    lines.append("|---|---:|---:|---|")
+    lines.append(
+        "| setup | runs | scan wall median | CPU median | rounds (wall s / CPU s, load at start) |"
+    )
+    lines.append("|---|---:|---:|---:|---|")
     for setup in SETUPS:
         runs = by[setup]
         if runs:
-            rounds = ", ".join(f"{r.wall:.1f} ({r.load:.1f})" for r in runs)
-            lines.append(
-                f"| {setup} | {len(runs)} | {statistics.median(r.wall for r in runs):.2f} s | {rounds} |"
-            )
+            rounds = ", ".join(f"{r.wall:.1f} / {r.cpu:.1f} ({r.load:.1f})" for r in runs)
+            wall = statistics.median(r.wall for r in runs)
+            cpu = statistics.median(r.cpu for r in runs)
+            lines.append(f"| {setup} | {len(runs)} | {wall:.2f} s | {cpu:.2f} s | {rounds} |")
     if by["required"] and by["off"]:
-        on = statistics.median(r.wall for r in by["required"])
-        off = statistics.median(r.wall for r in by["off"])
-        lines.append(
-            f"\nscan, required against off: {on - off:+.2f} s ({100 * (on / off - 1):+.1f} %)"
-        )
+        for what in ("wall", "cpu"):
+            on = statistics.median(getattr(r, what) for r in by["required"])
+            off = statistics.median(getattr(r, what) for r in by["off"])
+            lines.append(
+                f"\nscan {what}, required against off: {on - off:+.2f} s ({100 * (on / off - 1):+.1f} %)"
+            )
     if all(r.audit_wall is not None for r in good) and by["required"] and by["off"]:
         lines.append("\n| setup | audit wall median | rounds (s, load at start) |")
         lines.append("|---|---:|---|")

@@ -119,13 +119,16 @@ def one(python: str, root: Path, name: str, quest: str) -> dict[str, object]:
         # A REVIEW, a run that could not complete (exit 75), or one ended otherwise than its verdict says.
         raise SystemExit(f"{quest}: the submit ended with exit {code} ({verdict}):\n{out[-2000:]}")
     tests = covering(root, quest) or [f"toolz/tests/{name}"]
+    data = json.loads((root / "quest.json").read_text(encoding="utf-8"))
+    sandbox = data["quests"][quest].get("sandbox") or "none"
     plain, plain_cpu, plain_code, plain_out = run(
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], root
     )
     if plain_code != 0:
         raise SystemExit(f"{quest}: the covering tests failed alone:\n{plain_out[-2000:]}")
     return {"quest": quest, "verdict": verdict, "submit": wall, "plain": plain,
-            "submit_cpu": cpu, "plain_cpu": plain_cpu, "tests": len(tests), "load": load}  # fmt: skip
+            "submit_cpu": cpu, "plain_cpu": plain_cpu, "tests": len(tests), "load": load,
+            "sandbox": sandbox}  # fmt: skip
 
 
 def table(label: str, rows: list[dict[str, object]]) -> list[str]:
@@ -133,7 +136,7 @@ def table(label: str, rows: list[dict[str, object]]) -> list[str]:
     lines = [
         f"{label}:",
         f"{'quest':30} {'verdict':7} {'tests':>5} {'submit s':>8} {'plain s':>7} {'ratio':>6} "
-        f"{'target s':>8} {'cpu s':>6} {'plain cpu':>9} {'cpu ratio':>9} {'load':>5}",
+        f"{'target s':>8} {'cpu s':>6} {'plain cpu':>9} {'cpu ratio':>9} {'load':>5} sandbox",
     ]
     for row in rows:
         submit, plain = float(row["submit"]), float(row["plain"])  # type: ignore[arg-type]
@@ -142,7 +145,7 @@ def table(label: str, rows: list[dict[str, object]]) -> list[str]:
         lines.append(
             f"{name:30} {row['verdict']:7} {row['tests']:>5} {submit:8.2f} {plain:7.2f} "
             f"{submit / plain:6.2f} {2 * plain + 1:8.2f} {cpu:6.2f} {plain_cpu:9.2f} "
-            f"{cpu / plain_cpu:9.2f} {row['load']:5.1f}"
+            f"{cpu / plain_cpu:9.2f} {row['load']:5.1f} {row['sandbox']}"
         )
 
     def median(key: str) -> float:
