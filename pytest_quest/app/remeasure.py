@@ -29,7 +29,7 @@ from pytest_quest.app.submit_checks import errors_where
 from pytest_quest.core.model import Fact, Quest, Ratchet, State
 from pytest_quest.core.states import facts_origin
 from pytest_quest.engine import facts_cache
-from pytest_quest.engine.testfiles import digest, find_test_files
+from pytest_quest.engine.testfiles import digest, find_test_files, kept_covering_tests
 from pytest_quest.report.text import submit_command
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def current(ctx: Context, quest: Quest, ratchet: Ratchet, now: Callable[[], str]
     scan_changed = sorted(
         name for name, value in test_digests.items() if ratchet.test_files.get(name) != value
     )
-    selection = _selection(quest, scan_changed, test_digests)
+    selection = _selection(quest, scan_changed, test_digests, ctx.rootdir)
     if not selection:  # touched, not changed since the scan, and no covering test: as recorded
         recorded.note = _unchanged_note(kind, at, quest)
         return recorded
@@ -150,16 +150,14 @@ def _test_digests(ctx: Context) -> dict[str, str]:
     return digest_test_files(ctx.tests, ctx.rootdir)
 
 
-def _selection(quest: Quest, scan_changed: list[str], test_digests: dict[str, str]) -> list[str]:
+def _selection(
+    quest: Quest, scan_changed: list[str], test_digests: dict[str, str], rootdir: Path
+) -> list[str]:
     """What a submit of the quest runs: every test file changed since the scan, and the
     quest's covering tests in the files that did not change (app/submit.py)."""
-    selection = list(scan_changed)
-    changed = set(scan_changed)
-    for nodeid in quest.covering_tests:
-        path = nodeid.split("::")[0]
-        if path not in changed and path in test_digests:
-            selection.append(nodeid)
-    return selection
+    return list(scan_changed) + kept_covering_tests(
+        quest.covering_tests, set(scan_changed), test_digests, rootdir
+    )
 
 
 def _cache_key(ctx: Context, quest: Quest, kind: str, at: str, test_digests: dict[str, str]) -> str:

@@ -47,7 +47,7 @@ from pytest_quest.engine.source import (
     read_source,
 )
 from pytest_quest.engine.startup_files import startup_watch, with_startup_changes
-from pytest_quest.engine.testfiles import changed_files, digest_test_files
+from pytest_quest.engine.testfiles import changed_files, digest_test_files, kept_covering_tests
 from pytest_quest.report.json import Output
 from pytest_quest.verify.adapters import (
     AnsweredVerifier,
@@ -259,10 +259,9 @@ def judge_files(
         # A person reopened it: its covering tests are the list of an earlier scan, and a
         # test added since (then rescanned) is in none of them: every test file runs.
         selection = sorted(test_files)
-    for nodeid in quest.covering_tests:
-        path = nodeid.split("::")[0]
-        if path not in changed_set and path in test_files and path not in selection:
-            selection.append(nodeid)
+    selection += kept_covering_tests(
+        quest.covering_tests, changed_set | set(selection), test_files, ctx.rootdir
+    )
     # The mutation child starts with the measuring run (its start needs no result of it).
     with prestart.prestarted(mutation_launch(ctx), ctx.options.timeout):
         run, source = run_selection(ctx, selection, quest)

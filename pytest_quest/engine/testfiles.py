@@ -95,9 +95,33 @@ def digest_test_files(
     return result
 
 
+def kept_covering_tests(
+    covering: Iterable[str], skipped: set[str], test_files: dict[str, str], rootdir: Path
+) -> list[str]:
+    """The node ids of `covering` to run again, but those in the files of `skipped`.
+
+    A covering test lives in a test file by name (`test_files`), or in a file pytest
+    collects for its doctests (``--doctest-modules``: a module of the code under test,
+    ``--doctest-glob``: a text file), which no name pattern finds: kept while the file
+    is there.
+    """
+    kept = []
+    for nodeid in covering:
+        path = nodeid.split("::")[0]
+        if path not in skipped and (path in test_files or (rootdir / path).is_file()):
+            kept.append(nodeid)
+    return kept
+
+
 def changed_files(before: dict[str, str], now: dict[str, str]) -> list[str]:
     """Files that are new, or whose digest differs, since `before`."""
     return sorted(name for name, value in now.items() if before.get(name) != value)
 
 
-__all__ = ["FileSearch", "changed_files", "digest_test_files", "find_test_files"]
+__all__ = [
+    "FileSearch",
+    "changed_files",
+    "digest_test_files",
+    "find_test_files",
+    "kept_covering_tests",
+]

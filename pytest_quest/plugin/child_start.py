@@ -27,6 +27,7 @@ from pytest_quest.engine.guard import protect_from_env
 from pytest_quest.engine.remote_mutant import RemoteMutants
 from pytest_quest.plugin import child_channel, fresh_kill
 from pytest_quest.plugin.fresh_kill import ROLE as FRESH_ROLE
+from pytest_quest.plugin.rewrite import leave_sources_unrewritten
 
 # The mutants in the processes the tests start (engine/remote_mutant.py), when on.
 REMOTE: list[RemoteMutants] = []
@@ -75,6 +76,10 @@ def begin(argument: str, config: pytest.Config, *, early: bool) -> None:
     if early and role != "check":
         return
     _BEGUN.append(True)
+    sources = instructions.get("sources")
+    if isinstance(sources, list):  # a fresh run gets its mutation child's
+        fresh_kill.SOURCES[:] = [str(source) for source in sources]
+    leave_sources_unrewritten(config, fresh_kill.SOURCES)
     if role == FRESH_ROLE:
         protect_from_env()
         if instructions.get("resume"):

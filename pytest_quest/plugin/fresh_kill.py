@@ -62,6 +62,9 @@ from pytest_quest.plugin import child_channel
 from pytest_quest.plugin.child_runs import outcome_of, own_alarm
 
 ROLE = "fresh"
+# The code under test's folders, from the mutation child's instructions, handed to its fresh
+# runs: each gate child leaves their modules to the import system (plugin/rewrite.py).
+SOURCES: list[str] = []
 # The mutation child's environment as it started, before any conftest or test
 # module ran: the fresh run gets it, not what the tests have set since (a
 # variable set at import would tell it apart from the gate's children).
@@ -256,7 +259,13 @@ class Parked:
     def resume(self, nodeids: list[str], timeout: float) -> Fresh | str | None:
         """Its outcomes as `run_fresh`'s; None when it came too late (run afresh then)."""
         self.channel.instruct(
-            {"role": ROLE, "only": list(nodeids), "budgets": _budgets(nodeids), "resume": True}
+            {
+                "role": ROLE,
+                "only": list(nodeids),
+                "budgets": _budgets(nodeids),
+                "resume": True,
+                "sources": SOURCES,
+            }
         )
         try:
             if self.pidfd >= 0:
@@ -368,7 +377,9 @@ def run_fresh(
             if found is not None:
                 return found
         parked.stop()
-    channel = JudgeChannel({"role": ROLE, "only": list(nodeids), "budgets": _budgets(nodeids)})
+    channel = JudgeChannel(
+        {"role": ROLE, "only": list(nodeids), "budgets": _budgets(nodeids), "sources": SOURCES}
+    )
     try:
         command = [sys.executable, "-m", "pytest"]
         command += fresh_arguments(config.invocation_params.args, CHILD_ARGUMENT)

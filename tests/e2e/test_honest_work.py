@@ -424,3 +424,52 @@ def test_the_readme_quickstart_with_uncommitted_configuration_passes(
     project.test("test_sign", GOOD_SIGN)
     code, data, _ = _submit(project, SIGN)
     assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), data
+
+
+# `word` is covered by its doctest but for its last line; the doctest runs with the
+# suite (`--doctest-modules`, testpaths with the source folder), as in many libraries.
+DOCTESTED = '''\
+def word(x):
+    """The sign of x as a word.
+
+    >>> word(5)
+    'positive'
+    >>> word(-5)
+    'negative'
+    """
+    if x > 0:
+        return "positive"
+    if x < 0:
+        return "negative"
+    return "zero"
+'''
+
+ZERO_WORD = """\
+from pkg.doc import word
+
+
+def test_zero():
+    assert word(0) == "zero"
+"""
+
+
+def test_a_doctest_that_covers_the_function_counts_in_the_judged_runs(project: Project) -> None:
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            'testpaths = ["tests"]\n',
+            'testpaths = ["src", "tests"]\naddopts = "--doctest-modules"\n',
+        )
+    )
+    project.source("doc", DOCTESTED)
+    result, scan = project.run_json("--quest", "scan")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    project.test("test_word", ZERO_WORD)
+    # `next` measures again with the covering tests, the doctest among them.
+    _, upcoming = project.run_json("--quest", "next", "--quest-id", "src/pkg/doc.py::word")
+    lines = [fact["field"] for fact in upcoming["quest"]["facts"]]
+    assert lines == [], upcoming["quest"]["facts"]
+    # Its mutants of the lines only the doctest checks are killed there, and confirmed
+    # in a fresh run with the mutant in place from the start.
+    code, data, out = _submit(project, "src/pkg/doc.py::word")
+    assert (code, data["verdict"], _checks(data)) == (0, "PASS", []), out
