@@ -120,7 +120,7 @@ def one(python: str, root: Path, name: str, quest: str) -> dict[str, object]:
         raise SystemExit(f"{quest}: the submit ended with exit {code} ({verdict}):\n{out[-2000:]}")
     tests = covering(root, quest) or [f"toolz/tests/{name}"]
     data = json.loads((root / "quest.json").read_text(encoding="utf-8"))
-    sandbox = data["quests"][quest].get("sandbox") or "none"
+    sandbox = data["quests"][quest].get("extra", {}).get("sandbox") or "none"
     plain, plain_cpu, plain_code, plain_out = run(
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], root
     )
