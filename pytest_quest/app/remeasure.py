@@ -75,7 +75,7 @@ def current(ctx: Context, quest: Quest, ratchet: Ratchet, now: Callable[[], str]
         return recorded
     changed = changed_since(ctx, quest, ratchet, kind, at)
     if not changed:
-        recorded.note = _unchanged_note(kind, at, quest)
+        recorded.note = _unchanged_note(kind, at, quest, ctx.options.json)
         return recorded
     if ctx.measure is None:  # an in-process caller that runs no child
         recorded.note = _stale_note(kind, at)
@@ -86,7 +86,7 @@ def current(ctx: Context, quest: Quest, ratchet: Ratchet, now: Callable[[], str]
     )
     selection = _selection(quest, scan_changed, test_digests, ctx.rootdir)
     if not selection:  # touched, not changed since the scan, and no covering test: as recorded
-        recorded.note = _unchanged_note(kind, at, quest)
+        recorded.note = _unchanged_note(kind, at, quest, ctx.options.json)
         return recorded
     key = _cache_key(ctx, quest, kind, at, test_digests)
     cached = facts_cache.load(ctx.store.journal_path, quest.id, key)
@@ -96,13 +96,13 @@ def current(ctx: Context, quest: Quest, ratchet: Ratchet, now: Callable[[], str]
             recorded.note = (
                 f"from the {kind} of {at}; test files changed since then "
                 f"({_files(changed)}), and measuring again failed: {measured}; "
-                f"a submit measures again: {submit_command(quest.id)}"
+                f"a submit measures again: {submit_command(quest.id, json=ctx.options.json)}"
             )
             recorded.changed = changed
             return recorded
         cached = measured
         facts_cache.save(ctx.store.journal_path, quest.id, key, cached)
-    return _fresh(quest, cached, changed, kind)
+    return _fresh(quest, cached, changed, kind, ctx.options.json)
 
 
 def changed_since(ctx: Context, quest: Quest, ratchet: Ratchet, kind: str, at: str) -> list[str]:
@@ -218,7 +218,9 @@ def _measure(
     }
 
 
-def _fresh(quest: Quest, measured: dict[str, Any], changed: list[str], kind: str) -> Fresh:
+def _fresh(
+    quest: Quest, measured: dict[str, Any], changed: list[str], kind: str, json: bool
+) -> Fresh:
     """The quest as measured again: its lines, branches and facts replaced; the gate's other
     facts of its last submit (a surviving mutant...) kept, for no mutant ran here."""
     kept = [f for f in quest.facts if not f.check.startswith(("coverage.", "test."))]
@@ -237,7 +239,7 @@ def _fresh(quest: Quest, measured: dict[str, Any], changed: list[str], kind: str
     else:
         said = (
             "every line and branch now runs: submit, and the gate judges (mutants, stability): "
-            + submit_command(quest.id)
+            + submit_command(quest.id, json=json)
         )
     kept_note = f"; the {kind}'s other facts are kept (no mutant ran here)" if kept else ""
     note = (
@@ -253,11 +255,11 @@ def _files(names: list[str]) -> str:
     return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _unchanged_note(kind: str, at: str, quest: Quest) -> str:
+def _unchanged_note(kind: str, at: str, quest: Quest, json: bool) -> str:
     if kind == "scan" and not quest.facts:
         return (
             "the last scan found nothing missing: tests since then cover it; "
-            f"submit, and the gate judges: {submit_command(quest.id)}"
+            f"submit, and the gate judges: {submit_command(quest.id, json=json)}"
         )
     return f"from the {kind} of {at}; no test file changed since: current"
 

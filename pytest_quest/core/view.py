@@ -24,11 +24,7 @@ SECTIONS = (
     ("REVIEW", True, "disputed mutants, lines and branches, waiting for a person (REVIEW)"),
     ("DONE", False, "closed after max tries (DONE)"),
     ("EXCLUDED", False, "taken out of the work by a person (EXCLUDED)"),
-    (
-        "",
-        False,
-        "surviving mutants no call the search tried tells apart, not held against the tests (unwitnessed)",
-    ),
+    ("", False, "survivors no call told apart, not held against the tests (unwitnessed)"),
 )
 
 

@@ -68,7 +68,7 @@ def quest_json(
         "issued_at": quest.issued_at,
         "passed_at": quest.passed_at,
         # As JSON asked for it: its answer is JSON too.
-        "submit": text.submit_command(quest.id) + " " + " ".join(JSON_FORMAT),
+        "submit": text.submit_command(quest.id, json=True),
     }
     extra = quest.extra_record()
     if extra:

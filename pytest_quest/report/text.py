@@ -35,8 +35,10 @@ def summarised(items: list[str], *, first: int = 5, width: int = 200) -> str:
     return "; ".join(shown + ([f"and {rest} more"] if rest else []))
 
 
-def submit_command(quest_id: str) -> str:
-    return f"pytest --quest submit --quest-id {shlex.quote(quest_id)}"
+def submit_command(quest_id: str, *, json: bool = False) -> str:
+    """The submit command of a quest (`json`: asking for JSON, as the command it follows did)."""
+    command = f"pytest --quest submit --quest-id {shlex.quote(quest_id)}"
+    return command + " --quest-format json" if json else command
 
 
 def submit_args(quest_id: str) -> list[str]:
@@ -178,7 +180,7 @@ def judged_in_line(judged: dict[str, int]) -> str:
         f"{number} {'unsandboxed' if name == 'none' else f'in the {name} sandbox'}"
         for name, number in judged.items()
     ]
-    return "last judged: " + ", ".join(parts)
+    return "quests by where their last verdict was judged: " + ", ".join(parts)
 
 
 def status_text(

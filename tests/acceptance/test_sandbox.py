@@ -454,7 +454,7 @@ def test_sandbox_off_judges_unsandboxed_and_every_verdict_says_so(
     assert "sandbox" not in by_id[LEVEL].get("extra", {})  # never judged
     assert status["judged_in"] == {"none": 1}
     result = run_pytest(root, "--quest", "status")
-    assert "last judged: 1 unsandboxed" in result.stdout.str()
+    assert "quests by where their last verdict was judged: 1 unsandboxed" in result.stdout.str()
 
 
 def test_an_audit_where_the_required_sandbox_cannot_start_refuses_too(

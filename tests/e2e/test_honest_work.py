@@ -3,6 +3,8 @@ failing tests, typos, resubmits with nothing new, and closed quests."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
@@ -469,6 +471,11 @@ def test_a_doctest_that_covers_the_function_counts_in_the_judged_runs(project: P
     _, upcoming = project.run_json("--quest", "next", "--quest-id", "src/pkg/doc.py::word")
     lines = [fact["field"] for fact in upcoming["quest"]["facts"]]
     assert lines == [], upcoming["quest"]["facts"]
+    # Every submit command it shows asks for JSON, as this `next` did.
+    commands = re.findall(
+        r"pytest --quest submit --quest-id [^ \"]+( --quest-format json)?", json.dumps(upcoming)
+    )
+    assert commands and all(commands), json.dumps(upcoming, indent=1)
     # Its mutants of the lines only the doctest checks are killed there, and confirmed
     # in a fresh run with the mutant in place from the start.
     code, data, out = _submit(project, "src/pkg/doc.py::word")

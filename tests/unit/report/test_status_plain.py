@@ -111,7 +111,7 @@ def test_status_lists_unwitnessed_survivors_in_their_own_section() -> None:
     ]
     view = text.status_view(ratchet)
     assert view.sections == {
-        "surviving mutants no call the search tried tells apart, not held against the tests (unwitnessed)": (
+        "survivors no call told apart, not held against the tests (unwitnessed)": (
             "  src/a.py::f1  (src/a.py:2-3, PASS)\n"
             "    src/a.py:3: `if x:` -> `if False:` (operator condition.false, mutant m0000beef)"
         )
