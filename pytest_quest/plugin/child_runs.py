@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 import pytest
 from _pytest.runner import runtestprotocol
 
+from pytest_quest.core.budget import mutant_budget
 from pytest_quest.engine.memory_cap import capped
 from pytest_quest.engine.swap import ModuleState, cache_wrappers_of
 
@@ -75,8 +76,10 @@ def own_alarm(budget: float, on_time: Callable[[], None]) -> Callable[[int, Any]
 
 
 def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
-    """Run `items` against the mutant in place until one does not pass."""
+    """Run `items` against the mutant in place until one does not pass, all of them
+    within `budget` seconds (a test stopped at it: killed, ``how: timeout``)."""
     timed_out = []
+    stopped = {"how": "timeout", "budget": round(budget, 3)}
 
     def on_time() -> None:
         timed_out.append(True)
@@ -93,9 +96,9 @@ def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
                     reports = run_item(item)
                 except MutantTimeout:
                     # Stopped outside the test's own phases (in a hook): still a kill.
-                    return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
+                    return {"status": "killed", "killed_by": item.nodeid, **stopped}
                 if timed_out:
-                    return {"status": "killed", "killed_by": item.nodeid, "how": "timeout"}
+                    return {"status": "killed", "killed_by": item.nodeid, **stopped}
                 outcome = outcome_of(reports)
                 if outcome != "passed":
                     how = "memory" if ran_out_of_memory(reports) else outcome
@@ -242,6 +245,13 @@ class Baseline:
             if any(self.errors.get(item.nodeid, []))
         }
         result["phases"]["baseline"] = sum(result["run_seconds"])
+
+    def budgets(self, items: list[pytest.Item]) -> dict[str, float]:
+        """Per test of `items`, the seconds it may run against a mutant (core/budget.py):
+        from its own baseline runs, whatever its siblings take."""
+        return {
+            item.nodeid: mutant_budget(run[item.nodeid] for run in self.seconds) for item in items
+        }
 
     def fastest_first(self, items: list[pytest.Item]) -> list[pytest.Item]:
         """`items`, the fastest first (a mutant stops at its first killing test); ties kept."""

@@ -165,11 +165,14 @@ class MutationChild:
         # This function's own caches, cleared before each of its mutants' tests.
         CACHES[:] = swap.prepare(index)
         tracker = _tracker(function["file"], start, trees)
-        budget = max(2.0, 10 * max(result["run_seconds"]))
-        watch = Watch(swap.path, source, start, lambda item: try_mutant([item], budget))
+        # Each test's own time budget against a mutant (core/budget.py).
+        budgets = baseline.budgets(stable)
+        watch = Watch(
+            swap.path, source, start, lambda item: try_mutant([item], budgets[item.nodeid])
+        )
         setattr(builtins, CHANGED, tracker.changed)
         setattr(builtins, REACHED, tracker.mark)
-        RESETS[:] = module_resets(baseline, stable, budget)
+        RESETS[:] = module_resets(baseline, stable, sum(budgets.values()))
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
             costs = [_cost(slot, mutants, reaching, stable, baseline) for slot in schedule]
@@ -179,13 +182,13 @@ class MutationChild:
                     fresh_kill.park_when_due(session.config, sum(costs[position:]), survived)
                 began = time.monotonic()
                 if slot is None:
-                    _probe(swap, trees, stable, budget, tracker, result)
+                    _probe(swap, trees, stable, budgets, tracker, result)
                     phase = "probe"
                 else:
                     mutant = mutants[slot]
                     tests = reaching.tests(mutant.line, stable)
                     entry = _mutant(
-                        mutant, swap, trees, tests, budget, tracker, phases,
+                        mutant, swap, trees, tests, budgets, tracker, phases,
                         run_order=baseline.fastest_first(tests), watch=watch,
                     )  # fmt: skip
                     result["mutants"].append(entry)
@@ -197,7 +200,7 @@ class MutationChild:
             delattr(builtins, CHANGED)
             delattr(builtins, REACHED)
         _tracked(tracker, result)
-        _confirm(session, function, start, stable, budget, result)
+        _confirm(session, function, start, budgets, result)
 
 
 def _tracker(file: str, start: int, trees: FunctionTrees) -> _Reach:
@@ -228,17 +231,19 @@ def _confirm(
     session: pytest.Session,
     function: dict[str, Any],
     start: int,
-    stable: list[pytest.Item],
-    budget: float,
+    budgets: dict[str, float],
     result: dict[str, Any],
 ) -> None:
     """Every mutant killed: does each kill hold with the mutant in place before the
-    tests were imported? (a saved oracle's does not)"""
+    tests were imported? (a saved oracle's does not)
+
+    `budgets`: per stable covering test, its time budget against a mutant, which it gets
+    in the fresh run too."""
     statuses = {entry["status"] for entry in result["mutants"]}
     if REMOTE and statuses == {"killed"} and function.get("confirm", True):
         confirming = time.monotonic()
         remote = REMOTE[0]
-        fresh_kill.BUDGETS.update({i.nodeid: budget for i in stable})
+        fresh_kill.BUDGETS.update(budgets)
         result["kill_unconfirmed"] = unconfirmed_kills(
             session.config,
             result["mutants"],
@@ -246,7 +251,7 @@ def _confirm(
             remote.disarm,
             timeout=max(60.0, 20 * max(result["run_seconds"])),
             parked=fresh_kill.unpark(),
-            alongside=[item.nodeid for item in stable],
+            alongside=list(budgets),
         )
         result["phases"]["confirm"] = time.monotonic() - confirming
     left = fresh_kill.unpark()  # started early, not needed: every mutant was not killed
@@ -327,11 +332,12 @@ def _probe(
     swap: CodeSwap,
     trees: FunctionTrees,
     stable: list[pytest.Item],
-    budget: float,
+    budgets: dict[str, float],
     tracker: _Reach,
     result: dict[str, Any],
 ) -> None:
-    """Every stable test against the original (with a reach mark): each must pass and reach it."""
+    """Every stable test against the original (with a reach mark), each within its own budget
+    as against a mutant: each must pass and reach it."""
     try:
         applied = swap.apply(trees.probe())
     except SwapError:
@@ -343,7 +349,7 @@ def _probe(
         for item in stable:
             tracker.begin(item.nodeid, None)
             try:
-                outcome = try_mutant([item], budget)
+                outcome = try_mutant([item], budgets[item.nodeid])
             finally:
                 tracker.end()
             if outcome["status"] != "survived":
@@ -424,13 +430,14 @@ def _mutant(
     swap: CodeSwap,
     trees: FunctionTrees,
     stable: list[pytest.Item],
-    budget: float,
+    budgets: dict[str, float],
     tracker: _Reach,
     phases: dict[str, float] | None = None,
     run_order: list[pytest.Item] | None = None,
     watch: Watch | None = None,
 ) -> dict[str, Any]:
-    """Mutant `mutant` against the `stable` tests until one does not pass.
+    """Mutant `mutant` against the `stable` tests until one does not pass, each within
+    its own time budget (`budgets`, by node id).
 
     They run in `run_order` (the fastest first); the witness of what a
     survivor does is the first of `stable`, in their given order, that ran it.
@@ -444,14 +451,19 @@ def _mutant(
     reached: set[str] = set()
     code_read: list[str] = []
     if watch is None:
-        watch = Watch(swap.path, trees.source, trees.start, lambda item: try_mutant([item], budget))
+        watch = Watch(
+            swap.path,
+            trees.source,
+            trees.start,
+            lambda item: try_mutant([item], budgets[item.nodeid]),
+        )
     witness, with_mutant = None, None
     live: tuple[Any, Any] | None = None
     try:
         for item in stable if run_order is None else run_order:
             tracker.begin(item.nodeid, mutant.index)
             try:
-                outcome = try_mutant([item], budget)
+                outcome = try_mutant([item], budgets[item.nodeid])
             finally:
                 tracker.end()
             reached |= tracker.by

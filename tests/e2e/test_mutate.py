@@ -285,6 +285,45 @@ def test_honest_tests_kill_every_mutant_even_an_endless_one(tmp_path: Path) -> N
     assert report.survivors() == []
 
 
+@pytest.mark.slow  # waits out a slow test's baseline runs
+def test_a_fast_test_that_loops_with_a_mutant_is_stopped_at_its_own_budget(
+    tmp_path: Path,
+) -> None:
+    # `test_countdown` takes milliseconds, its sibling seconds: a mutant that makes
+    # the loop endless is stopped at the fast test's own budget (ten times its own
+    # time and two seconds, core/budget.py), not at ten times both tests' time.
+    slow = 3.0
+    root = child_project(
+        tmp_path,
+        f"""
+        import time
+        from mod import countdown
+
+        def test_countdown():
+            assert countdown(3) == 3
+            assert countdown(0) == 0
+
+        def test_countdown_slowly():
+            time.sleep({slow})
+            assert countdown(2) == 2
+        """,
+    )
+    fast = "tests/test_mod.py::test_countdown"
+    report = check(root, 1, [fast, "tests/test_mod.py::test_countdown_slowly"], timeout=600.0)
+    assert report.completed, report.problem
+    runaways = [m for m in report.mutants if m.get("how") == "timeout"]
+    assert runaways, report.mutants
+    for mutant in runaways:
+        assert mutant["killed_by"] == fast, mutant
+        # Stopped, and its budget recorded, far below ten times the slow sibling's
+        # sleep whatever the load (the fast test's own run takes milliseconds).
+        assert mutant["seconds"] < 10 * slow, mutant
+        assert 2.0 <= mutant["budget"] < 10 * slow, mutant
+    assert report.survivors() == []
+    # The fresh run stops the fast test at the same budget: each runaway kill holds.
+    assert report.kill_unconfirmed == {}
+
+
 def test_assertion_free_tests_let_mutants_survive(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
