@@ -67,6 +67,12 @@ def said(
             headline += ": no try left, the quest is closed; nothing remains to do for it"
         lines = [headline]
         lines += text.facts_text(result.facts)
+        if judged.unwitnessed and state is State.PASS:
+            # Not held against the tests; a test that tells one apart is still better.
+            lines.append(
+                f"  {counted(len(judged.unwitnessed), 'surviving mutant')} no call told apart "
+                "(unwitnessed, not held against the tests): `pytest --quest-status` lists them"
+            )
     lines.append(sandbox_line(sandbox.active_name()))
     nxt = ratchet.quests.get(ratchet.active) if ratchet.active else None
     if state.terminal and nxt is not None:
