@@ -9,6 +9,7 @@ import builtins
 import hashlib
 import os
 import random
+import secrets
 import time
 from collections.abc import Generator
 from dataclasses import asdict
@@ -17,10 +18,9 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.core.mutant_ast import mark_names
 from pytest_quest.core.mutant_module import FunctionTrees
 from pytest_quest.core.mutants import (
-    CHANGED,
-    REACHED,
     Mutant,
     changed_value,
     find_function,
@@ -59,6 +59,10 @@ class MutationChild:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
         self.results: list[dict[str, Any]] | None = None
+        # The marks' names in builtins are this child's own (`mark_names`): the
+        # tests' code may set or remove the public ones (the runner's own code
+        # and its tests do, when the project judged is the runner).
+        self.marks = secrets.token_hex(6)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -153,7 +157,7 @@ class MutationChild:
         mutants, swap, trees, reaching = again_on_ast_race(
             lambda: (
                 plan_mutants(source, start, None if operators is None else tuple(operators)),
-                CodeSwap(function["file"], source, start),
+                CodeSwap(function["file"], source, start, self.marks),
                 FunctionTrees(source, start, function["file"]),
                 Reaching(source, start, function.get("line_tests")),
             )
@@ -167,8 +171,9 @@ class MutationChild:
         tracker = _tracker(function["file"], start, trees)
         budget = max(2.0, 10 * max(result["run_seconds"]))
         watch = Watch(swap.path, source, start, lambda item: try_mutant([item], budget))
-        setattr(builtins, CHANGED, tracker.changed)
-        setattr(builtins, REACHED, tracker.mark)
+        reach_name, change_name = mark_names(self.marks)
+        setattr(builtins, change_name, tracker.changed)
+        setattr(builtins, reach_name, tracker.mark)
         RESETS[:] = module_resets(baseline, stable, budget)
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
@@ -194,8 +199,8 @@ class MutationChild:
                 phases[phase] = phases.get(phase, 0.0) + time.monotonic() - began
         finally:
             RESETS.clear()
-            delattr(builtins, CHANGED)
-            delattr(builtins, REACHED)
+            for name in (change_name, reach_name):
+                vars(builtins).pop(name, None)
         _tracked(tracker, result)
         _confirm(session, function, start, stable, budget, result)
 

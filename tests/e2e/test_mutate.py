@@ -329,6 +329,32 @@ def test_assertion_free_tests_let_mutants_survive(tmp_path: Path) -> None:
     )
 
 
+def test_tests_that_set_and_remove_the_public_mark_names_leave_the_child_alone(
+    tmp_path: Path,
+) -> None:
+    # pytest-quest's own tests put functions in builtins under the marks' public
+    # names and remove them: the child judging them keeps marks of its own.
+    root = child_project(
+        tmp_path,
+        """
+        import builtins
+        from mod import parity
+
+        def test_parity():
+            builtins.pytest_quest_changed = lambda value: None
+            builtins.pytest_quest_reached = lambda value: value
+            del builtins.pytest_quest_changed
+            del builtins.pytest_quest_reached
+            assert parity(2) == "even"
+            assert parity(3) == "odd"
+        """,
+    )
+    report = check(root, 11, ["tests/test_mod.py::test_parity"])
+    assert report.completed, report.problem
+    assert report.mutants and {m["status"] for m in report.mutants} == {"killed"}
+    assert all(m["reached_by"] == ["tests/test_mod.py::test_parity"] for m in report.mutants)
+
+
 def test_a_survivor_seen_leaving_an_argument_otherwise_says_so(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,
