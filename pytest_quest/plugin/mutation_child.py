@@ -6,12 +6,14 @@ Loaded in both children (``-p``); it checks mutants only when its judge's channe
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import os
 import random
 import secrets
 import time
-from collections.abc import Generator
+import types
+from collections.abc import Generator, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -169,6 +171,7 @@ class MutationChild:
         # This function's own caches, cleared before each of its mutants' tests.
         CACHES[:] = swap.prepare(index)
         tracker = _tracker(function["file"], start, trees)
+        tracker.swapped = swap.swapped
         budget = max(2.0, 10 * max(result["run_seconds"]))
         watch = Watch(swap.path, source, start, lambda item: try_mutant([item], budget))
         reach_name, change_name = mark_names(self.marks)
@@ -275,30 +278,38 @@ class _Reach:
         self._marks = ""
         self.copies: CopyWatch | None = None
         self.created: CreatedFiles | None = None
+        # The functions swapped and their original code (`CodeSwap.swapped`): the
+        # child's own work around each run runs the originals (`_unswapped`).
+        self.swapped: list[tuple[types.FunctionType, types.CodeType]] = []
 
     def begin(self, nodeid: str, index: int | None) -> None:
         """The next run: test `nodeid` against mutant `index` (None: the probe)."""
-        self.current, self.by = nodeid, set()
-        if REMOTE and self.file:
-            # Before the watches start: writing the mutant into its file (engine/ondisk.py)
-            # parses the source, which is not the test's doing.
-            self._marks = REMOTE[0].arm(self.file, self.start, index)
-        if self.copies is not None:
-            self.copies.begin(nodeid)
-        if self.created is not None:
-            self.created.begin(nodeid)
+        self.by = set()
+        with _unswapped(self.swapped):
+            if REMOTE and self.file:
+                # Before the watches start: writing the mutant into its file (engine/ondisk.py)
+                # parses the source, which is not the test's doing.
+                self._marks = REMOTE[0].arm(self.file, self.start, index)
+            if self.copies is not None:
+                self.copies.begin(nodeid)
+            if self.created is not None:
+                self.created.begin(nodeid)
+        self.current = nodeid
 
     def end(self) -> None:
         """After the run: a process the test started that reached the code counts too."""
         if self.copies is not None:
-            self.copies.end()
-        if self.created is not None:
-            self.created.end()
-        if self._marks:
-            if os.path.exists(self._marks):
-                self.by.add(self.current)
-            REMOTE[0].disarm()
-            self._marks = ""
+            self.copies.end()  # first: the child's own reads of the code are not the test's
+        current, self.current = self.current, ""
+        with _unswapped(self.swapped):
+            if self.created is not None:
+                self.created.end()
+            if self._marks:
+                if os.path.exists(self._marks):
+                    self.by.add(current)
+                REMOTE[0].disarm()
+                self._marks = ""
+        self.current = current
 
     def read_code(self) -> bool:
         """Whether the test of the last run read the judged function's code object."""
@@ -311,6 +322,26 @@ class _Reach:
     def changed(self, value: Any) -> Any:
         self.by.add(self.current)
         return changed_value(value)
+
+
+@contextlib.contextmanager
+def _unswapped(swapped: list[tuple[types.FunctionType, types.CodeType]]) -> Iterator[None]:
+    """The original code in the swapped functions for a while, the mutant's back after.
+
+    The child's own work between runs (writing the next mutant into its file,
+    starting and ending the watches) calls functions of the project judged;
+    where the project is the child's own code (pytest-quest judging itself),
+    a mutant in place would change the child's work, and its reach marks
+    would count the child's calls as the test's.
+    """
+    mutated = [(function, function.__code__) for function, _ in swapped]
+    for function, code in swapped:
+        function.__code__ = code
+    try:
+        yield
+    finally:
+        for function, code in mutated:
+            function.__code__ = code
 
 
 PROBES = 2
