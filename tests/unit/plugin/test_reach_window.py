@@ -3,6 +3,7 @@ the original code of the functions swapped, whatever mutant is in place for the 
 
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,7 @@ def test_the_childs_work_around_a_run_runs_the_original_and_counts_no_reach(
     monkeypatch.setattr(mutation_child, "REMOTE", [remote])
     original = judged.__code__
     tracker = _Reach(__file__, 1)
+    assert isinstance(judged, types.FunctionType)
     tracker.swapped = [(judged, original)]
     judged.__code__ = _mutant.__code__
     try:
