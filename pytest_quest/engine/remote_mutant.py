@@ -321,9 +321,11 @@ def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
 
     setattr(builtins, REACHED, mark)
     setattr(builtins, CHANGED, changed)
-    imported_anew(filename, __name__)
     if code is None:
-        return  # the bytecode file holds the mutant (engine/ondisk.py): every import reads it
+        # The bytecode file holds the mutant (engine/ondisk.py): every import reads it,
+        # this hook's own imports too.
+        return
+    imported_anew(filename, __name__)
     if not isinstance(sys.meta_path, _FinderFirst):
         sys.meta_path = _FinderFirst(sys.meta_path)
     sys.meta_path.insert(0, _Finder(filename, code))
