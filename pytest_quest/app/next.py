@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pytest_quest.app.options import suggest_quest_ids
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError, RatchetFileError
 from pytest_quest.core.model import Quest, Ratchet, State
-from pytest_quest.core.states import changed_since_issue
+from pytest_quest.core.states import code_changed
 from pytest_quest.core.view import NextView, StatusView
 from pytest_quest.core.words import counted
 from pytest_quest.engine import codec, view_cache
@@ -91,7 +92,7 @@ def _pass_over_changed(
     """A TODO quest issued for code that changed since: any submit of it is REVIEW
     (identity.changed). Passed over (said), unless asked for by id or by
     --quest-since, which looks for changed code (said too)."""
-    issued = _Issued(ctx.rootdir)
+    issued = Issued(ctx.rootdir)
     if quest is None or not issued.changed(quest):
         return loaded, quest, []
     if ctx.options.quest_id or changes is not None:
@@ -191,28 +192,50 @@ def _whole(ctx: Context, changes: Changes | None) -> tuple[Ratchet, dict[str, in
     return ratchet, ratchet.counts(), ratchet.remaining, [todo.id for todo in ratchet.todo()]
 
 
-class _Issued:
-    """Which TODO quests were issued for other code than their function's now (a parse a file)."""
+class Issued:
+    """Which TODO quests were issued for other code than their function's now (a parse a file).
 
-    def __init__(self, rootdir: Path) -> None:
+    `touched_only`: a file not modified since the quest was issued (its
+    modification time before the issue) is not parsed: its code is the
+    issued one unless it was written back with an older time (`--quest-status`
+    counts with it, for speed; `next` and `submit` parse every file).
+    """
+
+    def __init__(self, rootdir: Path, *, touched_only: bool = False) -> None:
         self.rootdir = rootdir
+        self.touched_only = touched_only
         self.prints: dict[str, dict[str, str]] = {}
         self.stale: set[str] = set()
 
     def changed(self, quest: Quest) -> bool:
         if quest.state is not State.TODO:
             return False
-        prints = self.prints.get(quest.file)
+        return self.changed_code(quest.id, quest.file, quest.fingerprint, quest.issued_at)
+
+    def changed_code(self, quest_id: str, file: str, fingerprint: str, issued_at: str) -> bool:
+        """`changed` of a TODO quest given by its id, file, fingerprint and time of issue."""
+        if self.touched_only and not _touched_since(self.rootdir / file, issued_at):
+            return False
+        prints = self.prints.get(file)
         if prints is None:
             try:
-                functions = source_functions(quest.file, read_source(self.rootdir / quest.file))
+                functions = source_functions(file, read_source(self.rootdir / file))
             except (OSError, ValueError, QuestUsageError):
                 functions = []  # unreadable, or a syntax error: the submit says so
-            prints = self.prints[quest.file] = {f.quest_id: f.fingerprint for f in functions}
-        if changed_since_issue(quest, prints.get(quest.id)):
-            self.stale.add(quest.id)
+            prints = self.prints[file] = {f.quest_id: f.fingerprint for f in functions}
+        if code_changed(fingerprint, prints.get(quest_id)):
+            self.stale.add(quest_id)
             return True
         return False
+
+
+def _touched_since(path: Path, issued_at: str) -> bool:
+    """Whether `path` was modified at or after `issued_at` (UTC, ``...Z``); True when unknown."""
+    try:
+        issued = datetime.datetime.fromisoformat(issued_at.replace("Z", "+00:00"))
+        return path.stat().st_mtime >= issued.timestamp() - 1
+    except (OSError, ValueError):
+        return True
 
 
 def _changed_line(changed: list[str], *, shown: bool) -> str:
@@ -280,4 +303,4 @@ def _from_view(ctx: Context) -> tuple[Ratchet, StatusView, NextView] | None:
     return ratchet, view, more
 
 
-__all__ = ["next_quest", "pick"]
+__all__ = ["Issued", "next_quest", "pick"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.app.context import Context, keep_view, load_ratchet
+from pytest_quest.app.next import Issued
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.seal import forged_passes
 from pytest_quest.core.view import StatusView, weaker_passes
+from pytest_quest.core.words import counted
 from pytest_quest.engine import view_cache
 from pytest_quest.report import text
 from pytest_quest.report.json import Output, quest_json
@@ -20,7 +22,7 @@ def status(ctx: Context) -> Output:
     if not ctx.options.json and changes is None:
         kept = _kept_view(ctx)
         if kept is not None:
-            return _text(ctx, *kept)
+            return _changed(ctx, _text(ctx, *kept), kept[0])
     # The text shows the lists of few quests: those of the others are not decoded.
     ratchet = narrowed(load_ratchet(ctx, lazy=not ctx.options.json), changes)
     if not ctx.options.json:
@@ -28,7 +30,7 @@ def status(ctx: Context) -> Output:
         if changes is None and ctx.store.seen is not None:
             # The next status of these bytes draws this view without reading a quest.
             keep_view(ctx.store, ratchet, ctx.store.seen[0], view, written=False)
-        output = _text(ctx, view, ratchet.active)
+        output = _changed(ctx, _text(ctx, view, ratchet.active), view)
         if changes is not None:
             output.data["since"] = since_data(changes, ratchet)
             output.lines.insert(0, since_line(changes, ratchet))
@@ -52,7 +54,33 @@ def status(ctx: Context) -> Output:
     if changes is not None:
         data["since"] = since_data(changes, ratchet)
         lines.append(since_line(changes, ratchet))
-    return Output(data, lines + weaker_lines(found) + forged_lines(data["forged"]))
+    output = Output(data, lines + weaker_lines(found) + forged_lines(data["forged"]))
+    return _changed(ctx, output, StatusView({}, 0, {}, {}, issued=text.issued_todo(ratchet)))
+
+
+def _changed(ctx: Context, output: Output, view: StatusView) -> Output:
+    """`output` with the TODO quests issued for code that changed since, and what to do.
+
+    A rescan keeps the code a quest was issued for: a submit of one whose
+    code changed is REVIEW (identity.changed) without its tests judged;
+    `next` passes over them; a person re-issues each.
+    """
+    issued = Issued(ctx.rootdir, touched_only=True)
+    changed = [
+        quest_id
+        for file, quests in view.issued.items()
+        for quest_id, fingerprint, issued_at in quests
+        if issued.changed_code(quest_id, file, fingerprint, issued_at)
+    ]
+    output.data["changed_since_issue"] = changed
+    if changed:
+        output.lines.append(
+            f"{counted(len(changed), 'TODO quest')} issued for code that changed since: "
+            "a submit of one is REVIEW (identity.changed) without its tests judged; "
+            "`pytest --quest next` passes over them; a person re-issues each "
+            '(`pytest --quest-reopen ID --quest-reason "..."`), `next` then shows it'
+        )
+    return output
 
 
 def _kept_view(ctx: Context) -> tuple[StatusView, str | None] | None:

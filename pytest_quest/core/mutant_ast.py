@@ -20,6 +20,29 @@ CHANGED = "pytest_quest_changed"
 _FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def mark_names(suffix: str) -> tuple[str, str]:
+    """The names of the reach mark and the changed-value function, ending in `suffix` if any."""
+    if not suffix:
+        return REACHED, CHANGED
+    return f"{REACHED}_{suffix}", f"{CHANGED}_{suffix}"
+
+
+def marks_renamed(tree: ast.Module, suffix: str) -> ast.Module:
+    """`tree` (changed in place) calling the marks under `mark_names(suffix)`.
+
+    The mutation child puts its marks in builtins under names of its own:
+    code run by the tests that sets or removes the public names (the runner's
+    own code, when the project is the runner, or its tests) cannot take them
+    from the child that judges it.
+    """
+    if suffix:
+        names = dict(zip((REACHED, CHANGED), mark_names(suffix)))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in names:
+                node.id = names[node.id]
+    return tree
+
+
 def change_text(original: str, mutated: str) -> str:
     """A mutant's change as a person reads it: the original code, an arrow, the mutated code.
 
@@ -300,7 +323,9 @@ __all__ = [
     "is_none",
     "lazy_init",
     "line_text",
+    "mark_names",
     "marked",
+    "marks_renamed",
     "only_guards",
     "own_nodes",
     "parsed",

@@ -91,7 +91,12 @@ def check_reopen(quest: Quest, fingerprint: str | None = None) -> None:
 def changed_since_issue(quest: Quest, fingerprint: str | None) -> bool:
     """Whether `quest` was issued for other code than `fingerprint` (the function's now):
     any submit of it is REVIEW (identity.changed) until a person re-issues it."""
-    return bool(quest.fingerprint and fingerprint and fingerprint != quest.fingerprint)
+    return code_changed(quest.fingerprint, fingerprint)
+
+
+def code_changed(issued: str, now: str | None) -> bool:
+    """Whether a function issued with fingerprint `issued` has another one `now` (both known)."""
+    return bool(issued and now and now != issued)
 
 
 def check_accept(quest: Quest) -> None:

@@ -63,6 +63,9 @@ class StatusView:
     # Judged quests by the sandbox of their last judgement (engine/sandbox.py; "none":
     # unsandboxed), sorted by name.
     judged_in: dict[str, int] = field(default_factory=dict)
+    # Per file (sorted by name), its TODO quests as issued: [id, fingerprint, issued_at]
+    # (`status` tells those whose code changed since from the files as they are now).
+    issued: dict[str, list[list[str]]] = field(default_factory=dict)
 
 
 @dataclass

@@ -289,8 +289,9 @@ def _imported(frame: types.FrameType | None) -> bool:
 
 
 def _marked(code: types.CodeType) -> bool:
-    """Whether `code` (or a function inside it) calls a reach mark: a mutant's or the probe's."""
-    return any(REACHED in c.co_names or CHANGED in c.co_names for c in _codes(code))
+    """Whether `code` (or a function inside it) calls a reach mark: a mutant's or the probe's
+    (under the public names or a mutation child's own, `mark_names`)."""
+    return any(name.startswith((REACHED, CHANGED)) for c in _codes(code) for name in c.co_names)
 
 
 # The one watch of this process (an audit hook cannot be removed: it is installed once).

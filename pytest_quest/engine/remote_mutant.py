@@ -322,10 +322,62 @@ def _apply(options: dict[str, Any]) -> None:  # pragma: no cover - grandchildren
     setattr(builtins, REACHED, mark)
     setattr(builtins, CHANGED, changed)
     if code is None:
-        return  # the bytecode file holds the mutant (engine/ondisk.py): every import reads it
+        # The bytecode file holds the mutant (engine/ondisk.py): every import reads it,
+        # this hook's own imports too.
+        return
+    imported_anew(filename, __name__)
     if not isinstance(sys.meta_path, _FinderFirst):
         sys.meta_path = _FinderFirst(sys.meta_path)
     sys.meta_path.insert(0, _Finder(filename, code))
+
+
+def imported_anew(filename: str, hook: str) -> list[str]:
+    """The modules of `filename`, and those bound to them, dropped from ``sys.modules``
+    when this start-up hook (module `hook`) imported them itself; their names.
+
+    The hook imports modules of its own package before it puts the mutant in
+    place (pytest-quest's own, when the project judged is pytest-quest).
+    Dropped, they are imported again by whoever imports them next (a
+    plugin, a conftest, a test): from the mutant's finder or its bytecode
+    file, with the mutant.  The hook keeps the originals it bound: what puts
+    the mutant in place is not changed by it.  A module bound to a dropped
+    one (names imported from it) is dropped too, so that its next import
+    binds the mutant's.  The hook's own module stays (the plugin reads its state).
+    """
+    package = hook.split(".", 1)[0] + "."
+    ours = {
+        name: module
+        for name, module in list(sys.modules.items())
+        if name.startswith(package)
+        and name != hook
+        and isinstance(module, types.ModuleType)
+        and getattr(module, "__path__", None) is None
+    }
+    dropped = {
+        name
+        for name, module in ours.items()
+        if isinstance(getattr(module, "__file__", None), str)
+        and os.path.realpath(str(module.__file__)) == filename
+    }
+    grown = bool(dropped)
+    while grown:
+        grown = False
+        for name, module in ours.items():
+            if name not in dropped and any(
+                _bound_to(value, dropped) for value in list(vars(module).values())
+            ):
+                dropped.add(name)
+                grown = True
+    for name in dropped:
+        del sys.modules[name]
+    return sorted(dropped)
+
+
+def _bound_to(value: object, names: set[str]) -> bool:
+    """Whether `value` is one of the modules `names`, or a function or class of one."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__ in names
+    return callable(value) and getattr(value, "__module__", None) in names
 
 
 def _compiled(filename: str, mode: str, options: dict[str, Any]) -> types.CodeType:
@@ -364,6 +416,7 @@ __all__ = [
     "apply_again",
     "coverage_init",
     "first_in_line",
+    "imported_anew",
     "imported_before",
     "rcfile_text",
     "read_record",

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
-from pytest_quest.core.mutant_ast import parsed
+from pytest_quest.core.mutant_ast import marks_renamed, parsed
 from pytest_quest.core.mutants import find_function
 
 
@@ -127,12 +127,14 @@ class CodeSwap:
     The live functions are found by their code (file, name, first line)
     among all objects; a nested function is reached through the constants of
     its enclosing functions' code, so instances made after the swap are
-    mutated too.
+    mutated too.  With `marks`, the mutants call the marks under
+    `mark_names(marks)` (core/mutant_ast.py): the names the child set.
     """
 
-    def __init__(self, path: str, source: str, start: int) -> None:
+    def __init__(self, path: str, source: str, start: int, marks: str = "") -> None:
         self.path = os.path.realpath(path)
         self.source = source
+        self.marks = marks
         found = find_function(parsed(source), start)
         if found is None:
             raise SwapError(f"no function defined on line {start} of {path}")
@@ -195,6 +197,7 @@ class CodeSwap:
                 "no live function with this code (its module is not imported by the "
                 "covering tests, or its code object was renamed)"
             )
+        tree = marks_renamed(tree, self.marks)
         compiled: dict[str, types.CodeType] = {}
         replacements: dict[int, tuple[types.CodeType, types.CodeType]] = {}
         for original_outer in outers:

@@ -85,6 +85,9 @@ def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
         timed_out.append(True)
         raise MutantTimeout(f"mutant ran longer than {budget:g}s")
 
+    # The thread's signal mask is the process's, not a module's: one a mutant left
+    # blocked would decide the runs after it (the next mutants', the original's probes).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     previous = signal.signal(signal.SIGALRM, own_alarm(budget, on_time))
     # Repeats, in case a test swallows the first one and loops on.
     signal.setitimer(signal.ITIMER_REAL, budget, 0.5)
@@ -107,6 +110,7 @@ def try_mutant(items: list[pytest.Item], budget: float) -> dict[str, Any]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def ran_out_of_memory(reports: list[pytest.TestReport]) -> bool:

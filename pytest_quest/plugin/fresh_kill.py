@@ -533,10 +533,14 @@ class _Rounds:
 def _unconfirmed(what: str, ran: Fresh, test: str, outcome: str) -> str:
     """Why a kill by `test` does not hold in the fresh run `ran` with mutant `what` in place."""
     if ran.imported_before:
+        how = (
+            "is the start-up hook that puts the mutant in place there: it runs before any mutant"
+            if ran.imported_before == remote_mutant.__name__
+            else "is imported there before any conftest (by a pytest plugin), without the mutant"
+        )
         return (
             f"{what} killed it among the mutant runs, but a fresh process {IMPORTED_BEFORE_SIGN}: "
-            f"module {ran.imported_before} is imported there "
-            "before any conftest (by a pytest plugin), without the mutant"
+            f"module {ran.imported_before} {how}"
         )
     return (
         f"{what} killed it among the mutant runs, but in a fresh process with the "

@@ -6,21 +6,23 @@ Loaded in both children (``-p``); it checks mutants only when its judge's channe
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import os
 import random
+import secrets
 import time
-from collections.abc import Generator
+import types
+from collections.abc import Generator, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_quest.core.mutant_ast import mark_names
 from pytest_quest.core.mutant_module import FunctionTrees
 from pytest_quest.core.mutants import (
-    CHANGED,
-    REACHED,
     Mutant,
     changed_value,
     find_function,
@@ -59,6 +61,10 @@ class MutationChild:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.spec = spec
         self.results: list[dict[str, Any]] | None = None
+        # The marks' names in builtins are this child's own (`mark_names`): the
+        # tests' code may set or remove the public ones (the runner's own code
+        # and its tests do, when the project judged is the runner).
+        self.marks = secrets.token_hex(6)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -153,7 +159,7 @@ class MutationChild:
         mutants, swap, trees, reaching = again_on_ast_race(
             lambda: (
                 plan_mutants(source, start, None if operators is None else tuple(operators)),
-                CodeSwap(function["file"], source, start),
+                CodeSwap(function["file"], source, start, self.marks),
                 FunctionTrees(source, start, function["file"]),
                 Reaching(source, start, function.get("line_tests")),
             )
@@ -165,13 +171,15 @@ class MutationChild:
         # This function's own caches, cleared before each of its mutants' tests.
         CACHES[:] = swap.prepare(index)
         tracker = _tracker(function["file"], start, trees)
+        tracker.swapped = swap.swapped
         # Each test's own time budget against a mutant (core/budget.py).
         budgets = baseline.budgets(stable)
         watch = Watch(
             swap.path, source, start, lambda item: try_mutant([item], budgets[item.nodeid])
         )
-        setattr(builtins, CHANGED, tracker.changed)
-        setattr(builtins, REACHED, tracker.mark)
+        reach_name, change_name = mark_names(self.marks)
+        setattr(builtins, change_name, tracker.changed)
+        setattr(builtins, reach_name, tracker.mark)
         RESETS[:] = module_resets(baseline, stable, sum(budgets.values()))
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
@@ -197,8 +205,8 @@ class MutationChild:
                 phases[phase] = phases.get(phase, 0.0) + time.monotonic() - began
         finally:
             RESETS.clear()
-            delattr(builtins, CHANGED)
-            delattr(builtins, REACHED)
+            for name in (change_name, reach_name):
+                vars(builtins).pop(name, None)
         _tracked(tracker, result)
         _confirm(session, function, start, budgets, result)
 
@@ -275,30 +283,38 @@ class _Reach:
         self._marks = ""
         self.copies: CopyWatch | None = None
         self.created: CreatedFiles | None = None
+        # The functions swapped and their original code (`CodeSwap.swapped`): the
+        # child's own work around each run runs the originals (`_unswapped`).
+        self.swapped: list[tuple[types.FunctionType, types.CodeType]] = []
 
     def begin(self, nodeid: str, index: int | None) -> None:
         """The next run: test `nodeid` against mutant `index` (None: the probe)."""
-        self.current, self.by = nodeid, set()
-        if REMOTE and self.file:
-            # Before the watches start: writing the mutant into its file (engine/ondisk.py)
-            # parses the source, which is not the test's doing.
-            self._marks = REMOTE[0].arm(self.file, self.start, index)
-        if self.copies is not None:
-            self.copies.begin(nodeid)
-        if self.created is not None:
-            self.created.begin(nodeid)
+        self.by = set()
+        with _unswapped(self.swapped):
+            if REMOTE and self.file:
+                # Before the watches start: writing the mutant into its file (engine/ondisk.py)
+                # parses the source, which is not the test's doing.
+                self._marks = REMOTE[0].arm(self.file, self.start, index)
+            if self.copies is not None:
+                self.copies.begin(nodeid)
+            if self.created is not None:
+                self.created.begin(nodeid)
+        self.current = nodeid
 
     def end(self) -> None:
         """After the run: a process the test started that reached the code counts too."""
         if self.copies is not None:
-            self.copies.end()
-        if self.created is not None:
-            self.created.end()
-        if self._marks:
-            if os.path.exists(self._marks):
-                self.by.add(self.current)
-            REMOTE[0].disarm()
-            self._marks = ""
+            self.copies.end()  # first: the child's own reads of the code are not the test's
+        current, self.current = self.current, ""
+        with _unswapped(self.swapped):
+            if self.created is not None:
+                self.created.end()
+            if self._marks:
+                if os.path.exists(self._marks):
+                    self.by.add(current)
+                REMOTE[0].disarm()
+                self._marks = ""
+        self.current = current
 
     def read_code(self) -> bool:
         """Whether the test of the last run read the judged function's code object."""
@@ -311,6 +327,26 @@ class _Reach:
     def changed(self, value: Any) -> Any:
         self.by.add(self.current)
         return changed_value(value)
+
+
+@contextlib.contextmanager
+def _unswapped(swapped: list[tuple[types.FunctionType, types.CodeType]]) -> Iterator[None]:
+    """The original code in the swapped functions for a while, the mutant's back after.
+
+    The child's own work between runs (writing the next mutant into its file,
+    starting and ending the watches) calls functions of the project judged;
+    where the project is the child's own code (pytest-quest judging itself),
+    a mutant in place would change the child's work, and its reach marks
+    would count the child's calls as the test's.
+    """
+    mutated = [(function, function.__code__) for function, _ in swapped]
+    for function, code in swapped:
+        function.__code__ = code
+    try:
+        yield
+    finally:
+        for function, code in mutated:
+            function.__code__ = code
 
 
 PROBES = 2

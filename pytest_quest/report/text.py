@@ -165,7 +165,16 @@ def status_view(ratchet: Ratchet) -> StatusView:
         policy=ratchet.policy.to_dict() if ratchet.policy is not None else None,
         forged=forged_passes(ratchet),
         judged_in=judged_in(ratchet),
+        issued=issued_todo(ratchet),
     )
+
+
+def issued_todo(ratchet: Ratchet) -> dict[str, list[list[str]]]:
+    """Per file (sorted by name), its TODO quests as issued: [id, fingerprint, issued_at]."""
+    found: dict[str, list[list[str]]] = {}
+    for quest in ratchet.todo():
+        found.setdefault(quest.file, []).append([quest.id, quest.fingerprint, quest.issued_at])
+    return {name: found[name] for name in sorted(found)}
 
 
 def judged_in(ratchet: Ratchet) -> dict[str, int]:

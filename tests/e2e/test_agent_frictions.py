@@ -148,6 +148,33 @@ def test_next_passes_over_a_quest_whose_code_changed_since_it_was_issued(
     assert "pytest --quest-reopen ID" in out, out
 
 
+def test_status_counts_the_quests_whose_code_changed_since_they_were_issued(
+    project: Project, calc_template: tuple[Project, dict[str, Any]]
+) -> None:
+    # A rescan keeps the code a quest was issued for: status says how many such TODO
+    # quests there are and what to do, and the agent loop (next, then a bare submit)
+    # judges another quest.
+    project.fill_from(calc_template[0])
+    project.source("other", "def neg(x):\n    return -x\n")
+    assert project.run("--quest", "scan").ret == 0
+    _, data = project.run_json("--quest-status")
+    assert data["changed_since_issue"] == []
+    calc = project.path / "src" / "pkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("return -1", "return -2"))
+    assert project.run("--quest", "scan").ret == 0  # the issued code is kept
+    _, data = project.run_json("--quest-status")
+    assert data["changed_since_issue"] == [SIGN]
+    out = project.run("--quest-status").stdout.str()
+    assert "1 TODO quest issued for code that changed since: a submit of one is REVIEW" in out
+    assert "`pytest --quest next` passes over them" in out, out
+    assert "pytest --quest-reopen ID" in out, out
+    _, data = project.run_json("--quest", "next")
+    assert data["quest"]["id"] == qid("other", "neg"), data
+    _, data = project.run_json("--quest", "submit")
+    assert data["quest"]["id"] == qid("other", "neg"), data
+    assert all(f["check"] != "identity.changed" for f in data["quest"]["facts"]), data
+
+
 def test_next_is_done_for_an_agent_when_only_changed_quests_remain(
     project: Project, calc_template: tuple[Project, dict[str, Any]]
 ) -> None:

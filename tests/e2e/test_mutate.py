@@ -368,6 +368,71 @@ def test_assertion_free_tests_let_mutants_survive(tmp_path: Path) -> None:
     )
 
 
+def test_tests_that_set_and_remove_the_public_mark_names_leave_the_child_alone(
+    tmp_path: Path,
+) -> None:
+    # pytest-quest's own tests put functions in builtins under the marks' public
+    # names and remove them: the child judging them keeps marks of its own.
+    root = child_project(
+        tmp_path,
+        """
+        import builtins
+        from mod import parity
+
+        def test_parity():
+            builtins.pytest_quest_changed = lambda value: None
+            builtins.pytest_quest_reached = lambda value: value
+            del builtins.pytest_quest_changed
+            del builtins.pytest_quest_reached
+            assert parity(2) == "even"
+            assert parity(3) == "odd"
+        """,
+    )
+    report = check(root, 11, ["tests/test_mod.py::test_parity"])
+    assert report.completed, report.problem
+    assert report.mutants and {m["status"] for m in report.mutants} == {"killed"}
+    assert all(m["reached_by"] == ["tests/test_mod.py::test_parity"] for m in report.mutants)
+
+
+def test_a_mutant_that_leaves_a_signal_blocked_leaves_the_runs_after_it_alone(
+    tmp_path: Path,
+) -> None:
+    # The thread's signal mask is the process's, not a module's: a mutant that
+    # leaves SIGTERM blocked must not decide the runs after it (the probes among them).
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mod.py").write_text(
+        "import signal\n\n\n"
+        "def release(work):\n"
+        "    result = work()\n"
+        "    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})\n"
+        "    return result\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mod.py").write_text(
+        textwrap.dedent(
+            """\
+            import signal
+            from mod import release
+
+            def blocked():
+                return signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+            def test_release():
+                assert not blocked()
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+                assert release(lambda: 5) == 5
+                assert not blocked()
+            """
+        )
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    report = check(tmp_path, 4, ["tests/test_mod.py::test_release"])
+    assert report.completed, report.problem
+    assert report.detects_run == []
+    assert report.original_reached == ["tests/test_mod.py::test_release"]
+    assert report.mutants and {m["status"] for m in report.mutants} == {"killed"}
+
+
 def test_a_survivor_seen_leaving_an_argument_otherwise_says_so(tmp_path: Path) -> None:
     root = child_project(
         tmp_path,

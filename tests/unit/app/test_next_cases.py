@@ -3,9 +3,10 @@ the answer when nothing remains."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from pytest_quest.app.next import _changed_line, _Issued, _nothing_left
+from pytest_quest.app.next import Issued, _changed_line, _nothing_left
 from pytest_quest.core.model import Quest, State
 from pytest_quest.engine.source import read_source, source_functions
 
@@ -81,7 +82,7 @@ def _prints(tmp_path: Path) -> dict[str, str]:
 
 def test_issued_changed_of_a_todo_quest(tmp_path: Path) -> None:
     prints = _prints(tmp_path)
-    issued = _Issued(tmp_path)
+    issued = Issued(tmp_path)
     assert issued.changed(_quest("f", prints["m.py::f"])) is False
     assert issued.changed(_quest("g", "sha256:other")) is True
     assert issued.stale == {"m.py::g"}
@@ -90,7 +91,7 @@ def test_issued_changed_of_a_todo_quest(tmp_path: Path) -> None:
 
 def test_issued_changed_reads_each_file_once(tmp_path: Path) -> None:
     prints = _prints(tmp_path)
-    issued = _Issued(tmp_path)
+    issued = Issued(tmp_path)
     assert issued.changed(_quest("f", prints["m.py::f"])) is False
     (tmp_path / "m.py").write_text("def f():\n    pass\n")
     assert issued.changed(_quest("f", prints["m.py::f"])) is False
@@ -99,7 +100,7 @@ def test_issued_changed_reads_each_file_once(tmp_path: Path) -> None:
 
 def test_issued_changed_only_for_todo_quests(tmp_path: Path) -> None:
     _prints(tmp_path)
-    issued = _Issued(tmp_path)
+    issued = Issued(tmp_path)
     for state in (State.PASS, State.REVIEW, State.DONE, State.EXCLUDED):
         assert issued.changed(_quest("g", "sha256:other", state)) is False
     assert issued.prints == {}
@@ -108,8 +109,22 @@ def test_issued_changed_only_for_todo_quests(tmp_path: Path) -> None:
 
 def test_issued_changed_of_an_unreadable_file(tmp_path: Path) -> None:
     (tmp_path / "bad.py").write_text("def (:\n")
-    issued = _Issued(tmp_path)
+    issued = Issued(tmp_path)
     assert issued.changed(_quest("f", "sha256:x", file="gone.py")) is False
     assert issued.changed(_quest("f", "sha256:x", file="bad.py")) is False
     assert issued.prints == {"gone.py": {}, "bad.py": {}}
     assert issued.stale == set()
+
+
+def test_issued_touched_only_parses_only_files_modified_since_the_issue(tmp_path: Path) -> None:
+    _prints(tmp_path)
+    os.utime(tmp_path / "m.py", (1_700_000_000, 1_700_000_000))  # 2023-11-14T22:13:20Z
+    quest = _quest("g", "sha256:other")
+    quest.issued_at = "2024-01-01T00:00:00Z"
+    issued = Issued(tmp_path, touched_only=True)
+    assert issued.changed(quest) is False  # not modified since: the issued code
+    assert issued.prints == {}
+    quest.issued_at = "2023-01-01T00:00:00Z"
+    assert issued.changed(quest) is True
+    quest.issued_at = "not a time"
+    assert Issued(tmp_path, touched_only=True).changed(quest) is True

@@ -140,3 +140,27 @@ def test_a_record_longer_than_its_place_is_renamed_in_and_read_whole(
     remote.disarm()
     assert read_record(remote.record) == {"mode": "off"}
     assert os.stat(remote.record).st_ino == long_inode
+
+
+def test_a_module_the_start_up_hook_imported_itself_is_imported_again_with_the_mutant(
+    tmp_path: Path, remote: RemoteMutants
+) -> None:
+    # The hook's own imports (pytest-quest's, when the project judged is pytest-quest)
+    # come before the mutant is in place: dropped, the next import takes the mutant,
+    # and a fresh run can have it in place from the start.
+    from pytest_quest.core import words
+
+    source = Path(words.__file__).read_text(encoding="utf-8")
+    start = source.index("def counted(")
+    line = source[:start].count("\n") + 1
+    changed = next(m.index for m in plan_mutants(source, line) if m.operator == "return.changed")
+    program = (
+        "import pytest_quest.core.words as words\n"
+        "from pytest_quest.engine import remote_mutant\n"
+        "print(repr(words.counted(1, 'test')), repr(remote_mutant.imported_before()))\n"
+    )
+    assert run(tmp_path, "-c", program) == "'1 test' ''"
+    marks = remote.arm(str(Path(words.__file__).resolve()), line, changed)
+    # The mutant's value, and no module of its file imported without the mutant.
+    assert run(tmp_path, "-c", program) == "'' ''"
+    assert os.path.exists(marks)
