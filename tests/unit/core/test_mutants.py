@@ -203,6 +203,7 @@ def test_a_string_read_outside_a_raise_stays_a_constant() -> None:
 
     tree = ast_module.parse(textwrap.dedent(source))
     for function in tree.body:
+        assert isinstance(function, ast_module.FunctionDef)
         operators = {
             m.operator
             for m in plan_mutants(textwrap.dedent(source), function.lineno, ALL_OPERATORS)
