@@ -451,7 +451,39 @@ def _marks(function: ast.AST, nodes: list[tuple[ast.AST, ast.AST]]) -> _Marks:
             parts = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
             if all(isinstance(p, ast.Constant) and p.value in (0, "", b"") for p in parts):
                 marks.initial.update(id(part) for part in parts)
+    marks.raising.update(_message_texts(function))
     return marks
+
+
+def _message_texts(function: ast.AST) -> set[int]:
+    """The nodes of values given a local name that is read only inside a `raise`.
+
+    `msg = "cannot convert %s" % value; raise ValueError(msg)` is the text of a
+    raised exception as much as `raise ValueError("cannot ...")`: its strings
+    are `raise.message`'s (opt-in), not `constant.string`'s.  A name declared
+    `global` or `nonlocal`, or read anywhere outside a `raise` (a nested
+    function's reads included), keeps its strings ordinary constants.
+    """
+    raised: set[int] = set()
+    shared: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Raise):
+            raised |= inside(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            shared.update(node.names)
+    read_in_raise: set[str] = set()
+    read_elsewhere: set[str] = set(shared)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            (read_in_raise if id(node) in raised else read_elsewhere).add(node.id)
+    messages = read_in_raise - read_elsewhere
+    found: set[int] = set()
+    for node, _ in own_nodes(function):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if all(isinstance(t, ast.Name) and t.id in messages for t in targets):
+                found |= inside(node.value)
+    return found
 
 
 _SIMPLE: tuple[tuple[type | tuple[type, ...], Callable[..., Iterator[Candidate]]], ...] = (

@@ -215,7 +215,10 @@ def _load(function: dict[str, Any]) -> types.FunctionType:
         # The live code must be the judged source compiled: nothing else was imported.
         compiled = _find_code(compile(source, code.co_filename, "exec", dont_inherit=True), key)
         if compiled is not None and _same(code, compiled):
-            if code.co_freevars:
+            # A method calling `super()` holds its class in a `__class__` cell, set once
+            # when the class was made: callable on its own; any other free variable is
+            # a call's state of the function it is nested in.
+            if code.co_freevars and code.co_freevars != ("__class__",):
                 raise Refused("a nested function is not called on its own")
             return candidate
     raise Refused("the function at the quest's line is not in its module as the source has it")

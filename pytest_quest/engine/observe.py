@@ -202,6 +202,7 @@ def whole_state(value: Any, depth: int = 4) -> str:
     """`value`'s whole state as text: private attributes too (by name), an iterator's
     position (``__reduce_ex__``), containers item by item; bounded in depth and items."""
     seen: set[int] = set()
+    path: set[int] = set()  # the objects being walked: a cycle stops at them
     # Everything walked stays alive until the end: the lists and tuples made here
     # (`__reduce_ex__`'s) would be freed, and a later one at the same address taken
     # for seen, so the text would depend on where the allocator put them.
@@ -210,10 +211,21 @@ def whole_state(value: Any, depth: int = 4) -> str:
     def walk(item: Any, level: int) -> str:
         if isinstance(item, (int, float, complex, str, bytes, bool, type(None))):
             return repr(item)[:200]
-        if level == 0 or id(item) in seen:
+        key = id(item)
+        # A mutable object met again is shown as met (sharing it is state: a change
+        # through one name shows through the other); a value met again is shown
+        # whole, as one object or two equal ones cannot be told apart.
+        if level == 0 or key in path or (key in seen and not _a_value(item)):
             return f"<{type(item).__name__}>"
-        seen.add(id(item))
+        seen.add(key)
+        path.add(key)
         alive.append(item)
+        try:
+            return _walked(item, level)
+        finally:
+            path.discard(key)
+
+    def _walked(item: Any, level: int) -> str:
         try:
             if isinstance(item, dict):
                 parts = [
@@ -246,6 +258,19 @@ def whole_state(value: Any, depth: int = 4) -> str:
         return f"<{type(item).__name__}>"
 
     return walk(value, depth)
+
+
+def _a_value(item: Any) -> bool:
+    """Whether `item` hashes by value (a tuple, a `timedelta`, a `frozenset`, a frozen
+    dataclass): equal ones stand for each other, so which of them is held is no state."""
+    hashing = getattr(type(item), "__hash__", None)
+    if hashing is None or hashing is object.__hash__:
+        return False  # unhashable, or hashed by identity: an object, not a value
+    try:
+        hash(item)  # a tuple holding a list cannot be hashed
+    except Exception:  # a project's __hash__ may raise anything
+        return False
+    return True
 
 
 def _cached(kind: type, name: object) -> bool:

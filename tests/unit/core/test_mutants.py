@@ -162,6 +162,55 @@ def test_slices_calls_and_raises() -> None:
     ) in found
 
 
+def test_a_message_put_in_a_name_first_is_the_text_of_the_raise() -> None:
+    # dateutil's `parser._to_decimal` and `_takes_ascii`: `msg = "..." % val; raise E(msg)`.
+    source = """
+    def f(val, table):
+        try:
+            return table[val]
+        except KeyError as e:
+            msg = "no entry for %s" % val
+            raise ValueError(msg) from e
+    """
+    found = plan(source)
+    assert (
+        "raise.message",
+        'msg = "no entry for %s" % val',
+        "msg = 'XXno entry for %sXX' % val",
+    ) in found
+    assert not [m for m in found if m[0] == "constant.string"]
+
+
+def test_a_string_read_outside_a_raise_stays_a_constant() -> None:
+    source = """
+    def f(val, log):
+        msg = "no entry for %s" % val
+        log.append(msg)
+        raise ValueError(msg)
+
+    def g(val):
+        global label
+        label = "last"
+        raise ValueError(label)
+
+    def h(val):
+        text = "seen"
+        def inner():
+            return text
+        raise ValueError(inner())
+    """
+    import ast as ast_module
+
+    tree = ast_module.parse(textwrap.dedent(source))
+    for function in tree.body:
+        assert isinstance(function, ast_module.FunctionDef)
+        operators = {
+            m.operator
+            for m in plan_mutants(textwrap.dedent(source), function.lineno, ALL_OPERATORS)
+        }
+        assert "constant.string" in operators, function.name
+
+
 def test_mutated_code_behaves_as_shown() -> None:
     source = """
     def f(items, n):

@@ -197,6 +197,48 @@ def test_a_method_is_searched_on_the_object_a_test_gave_and_held_without_one(
     assert "witness" not in bare["search"] and bare["search"]["problem"], bare["search"]
 
 
+SUPER = """
+class Base:
+    def __init__(self):
+        self.ready = True
+
+
+class Gauge(Base):
+    def __init__(self, limit):
+        super().__init__()
+        if limit > 10:
+            self.limit = 10
+        else:
+            self.limit = limit
+"""
+
+
+def test_a_method_calling_super_is_searched_on_its_own(tmp_path: Path) -> None:
+    # Its code has a `__class__` free variable (the cell `super()` reads): it was refused
+    # as a nested function, and every survivor of such a method was held without a search.
+    file = tmp_path / "src" / "gauge.py"
+    file.parent.mkdir()
+    file.write_text(SUPER)
+    start = SUPER.splitlines().index("    def __init__(self, limit):") + 1
+    function = judged(file, start, None)
+    assert function is not None
+    spec = importlib.util.spec_from_file_location("gauge", file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gauge"] = module
+    try:
+        spec.loader.exec_module(module)
+        seeds = encode([{"self": module.Gauge(3), "limit": 3}])
+    finally:
+        del sys.modules["gauge"]
+    entry = _survivor(
+        SUPER, start, start + 2, dict(CLEAN), "condition.true", seeds=seeds, module="gauge"
+    )
+    src = [str(tmp_path / "src")]
+    search_cleanly([(function, [entry])], path=src, roots=src, cwd=tmp_path, timeout=60)
+    assert "witness" in entry["search"], entry["search"]
+
+
 def test_an_iterator_over_allowed_values_reads_back_at_its_position() -> None:
     # A lazy reader's `_it` (a list or text iterator, a deque cache): without it no seed of
     # the reader's methods read back, and an equivalent mutant was held for want of a call.
