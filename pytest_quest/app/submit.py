@@ -312,6 +312,7 @@ def mutation_launch(ctx: Context) -> prestart.Launch:
         cwd=ctx.rootdir,
         subprocesses=policy.subprocesses if policy is not None else True,
         mutants=ctx.options.mutants,
+        sources=tuple(str(source) for source in ctx.options.sources),
     )
 
 

@@ -219,7 +219,7 @@ def run_mutation_checks(
     # One started already, alongside the measuring run, with this command (engine/prestart.py).
     started = prestart.take(
         prestart.Launch(rootdir, inifile, tuple(plugin_args or ()), cwd, subprocesses, mutants,
-            all(t.confirm_kills for t in targets))
+            all(t.confirm_kills for t in targets), tuple(str(s) for s in sources))
     )  # fmt: skip
     # The folder of the mutants in the processes the tests start (engine/remote_mutant.py):
     # made and removed here, whatever way the child ends; named like the

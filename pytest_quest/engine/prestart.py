@@ -49,6 +49,8 @@ class Launch:
     subprocesses: bool
     mutants: bool
     confirm: bool = True
+    #: The code under test's folders (plugin/rewrite.py reads them before any conftest).
+    sources: tuple[str, ...] = ()
 
 
 class Prestarted:
@@ -66,6 +68,7 @@ class Prestarted:
             "subprocesses": bool(self.remote_dir),
             "remote_dir": self.remote_dir,
             "confirm": launch.confirm,
+            "sources": list(launch.sources),
             # Given with the first part: `run_over_channel` cannot add it to a channel made here.
             **overlay_key(launch.cwd),
         }

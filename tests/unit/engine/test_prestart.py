@@ -51,7 +51,7 @@ def script_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def launch(tmp_path: Path, subprocesses: bool = True) -> prestart.Launch:
-    return prestart.Launch(tmp_path, None, (), tmp_path, subprocesses, True)
+    return prestart.Launch(tmp_path, None, (), tmp_path, subprocesses, True, sources=("src/pkg",))
 
 
 def wait_for(path: Path, seconds: float = 60) -> None:
@@ -75,6 +75,8 @@ def test_the_child_starts_on_the_first_part_and_gets_the_rest_later(
     first = ran.received.payload["first"]
     assert first["role"] == "check" and first["more"] is True
     assert first["remote_dir"] == started.remote_dir and first["subprocesses"] is True
+    # Read before any conftest (plugin/rewrite.py), so given with the first part.
+    assert first["sources"] == ["src/pkg"]
     assert ran.received.payload["whole"]["functions"] == ["f"]
     assert "more" not in ran.received.payload["whole"]
     # Its time is its work's, not the wait for it.
