@@ -177,9 +177,11 @@ class MutationChild:
         watch = Watch(
             swap.path, source, start, lambda item: try_mutant([item], budgets[item.nodeid])
         )
-        reach_name, change_name = mark_names(self.marks)
-        setattr(builtins, change_name, tracker.changed)
-        setattr(builtins, reach_name, tracker.mark)
+        # The code this child swaps in calls its own names; a module loaded again from its
+        # bytecode file (engine/ondisk.py: a reload) calls the public ones: both reach here.
+        for reach_name, change_name in (mark_names(self.marks), mark_names("")):
+            setattr(builtins, change_name, tracker.changed)
+            setattr(builtins, reach_name, tracker.mark)
         RESETS[:] = module_resets(baseline, stable, sum(budgets.values()))
         try:
             schedule = _schedule(len(mutants), str(function.get("seed", "")))
@@ -205,7 +207,7 @@ class MutationChild:
                 phases[phase] = phases.get(phase, 0.0) + time.monotonic() - began
         finally:
             RESETS.clear()
-            for name in (change_name, reach_name):
+            for name in (*mark_names(self.marks), *mark_names("")):
                 vars(builtins).pop(name, None)
         _tracked(tracker, result)
         _confirm(session, function, start, budgets, result)

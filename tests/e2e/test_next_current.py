@@ -95,7 +95,7 @@ def test_next_measures_again_when_tests_changed_and_records_nothing(
     assert (whole["missing_lines"], whole["missing_branches"], whole["facts"]) == ([], [], [])
     assert "every line and branch now runs: submit" in whole["facts_from"]["note"]
     assert (
-        f"(mutants, stability): pytest --quest submit --quest-id {EQ};"
+        f"(mutants, stability): pytest --quest submit --quest-id {EQ} --quest-format json;"
         in (whole["facts_from"]["note"])
     )
     # The same files again: what was measured is read back, not measured again.
