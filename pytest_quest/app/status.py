@@ -22,7 +22,7 @@ def status(ctx: Context) -> Output:
     if not ctx.options.json and changes is None:
         kept = _kept_view(ctx)
         if kept is not None:
-            return _changed(ctx, _text(ctx, *kept), kept[0])
+            return _changed(ctx, _text(ctx, *kept), kept[0].issued)
     # The text shows the lists of few quests: those of the others are not decoded.
     ratchet = narrowed(load_ratchet(ctx, lazy=not ctx.options.json), changes)
     if not ctx.options.json:
@@ -30,7 +30,7 @@ def status(ctx: Context) -> Output:
         if changes is None and ctx.store.seen is not None:
             # The next status of these bytes draws this view without reading a quest.
             keep_view(ctx.store, ratchet, ctx.store.seen[0], view, written=False)
-        output = _changed(ctx, _text(ctx, view, ratchet.active), view)
+        output = _changed(ctx, _text(ctx, view, ratchet.active), view.issued)
         if changes is not None:
             output.data["since"] = since_data(changes, ratchet)
             output.lines.insert(0, since_line(changes, ratchet))
@@ -55,11 +55,12 @@ def status(ctx: Context) -> Output:
         data["since"] = since_data(changes, ratchet)
         lines.append(since_line(changes, ratchet))
     output = Output(data, lines + weaker_lines(found) + forged_lines(data["forged"]))
-    return _changed(ctx, output, StatusView({}, 0, {}, {}, issued=text.issued_todo(ratchet)))
+    return _changed(ctx, output, text.issued_todo(ratchet))
 
 
-def _changed(ctx: Context, output: Output, view: StatusView) -> Output:
-    """`output` with the TODO quests issued for code that changed since, and what to do.
+def _changed(ctx: Context, output: Output, issued_todo: dict[str, list[list[str]]]) -> Output:
+    """`output` with the TODO quests issued for code that changed since, and what to do
+    (`issued_todo`: per file, its TODO quests as issued, `text.issued_todo`).
 
     A rescan keeps the code a quest was issued for: a submit of one whose
     code changed is REVIEW (identity.changed) without its tests judged;
@@ -68,7 +69,7 @@ def _changed(ctx: Context, output: Output, view: StatusView) -> Output:
     issued = Issued(ctx.rootdir, touched_only=True)
     changed = [
         quest_id
-        for file, quests in view.issued.items()
+        for file, quests in issued_todo.items()
         for quest_id, fingerprint, issued_at in quests
         if issued.changed_code(quest_id, file, fingerprint, issued_at)
     ]

@@ -32,10 +32,6 @@ class Output:
     stderr: list[str] = field(default_factory=list)
 
 
-#: What the submit command a JSON answer gives adds: its answer in JSON as well.
-JSON_FORMAT = ("--quest-format", "json")
-
-
 def quest_json(
     quest: Quest,
     ratchet: Ratchet,
@@ -89,7 +85,7 @@ def quest_json(
     if full:
         # An agent reads one quest: a few names show what runs the function, the count the rest.
         data["covering_tests"] = data["covering_tests"][:COVERING_SHOWN]
-        data["submit_args"] = [*text.submit_args(quest.id), *JSON_FORMAT]
+        data["submit_args"] = [*text.submit_args(quest.id), *text.JSON_FORMAT]
         data["facts_from"] = facts_from(quest, ratchet)
         data["source"] = text.source_with_marks(quest, rootdir)
         data["example"] = example_for(quest, ratchet, rootdir, recorded=recorded)

@@ -35,10 +35,14 @@ def summarised(items: list[str], *, first: int = 5, width: int = 200) -> str:
     return "; ".join(shown + ([f"and {rest} more"] if rest else []))
 
 
+#: The options that ask a command for its answer in JSON.
+JSON_FORMAT = ("--quest-format", "json")
+
+
 def submit_command(quest_id: str, *, json: bool = False) -> str:
     """The submit command of a quest (`json`: asking for JSON, as the command it follows did)."""
     command = f"pytest --quest submit --quest-id {shlex.quote(quest_id)}"
-    return command + " --quest-format json" if json else command
+    return " ".join((command, *JSON_FORMAT)) if json else command
 
 
 def submit_args(quest_id: str) -> list[str]:
