@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -228,7 +229,28 @@ def test_the_scratch_folder_of_a_killed_judge_is_removed_by_the_next_judge() -> 
         living.stdin.close()
         living.wait(timeout=60)
     aged(held)
-    assert str(held) in sandbox.sweep(held.parent)  # its judge ended without removing it
+    sandbox.sweep(held.parent)  # another judge running beside this test may sweep it first
+    assert not held.exists()  # its judge ended without removing it
+
+
+def test_a_sweep_removes_unheld_aged_folders_of_its_prefix_and_says_which(tmp_path: Path) -> None:
+    unheld = tmp_path / f"{sandbox.SCRATCH_PREFIX}unheld"
+    young = tmp_path / f"{sandbox.SCRATCH_PREFIX}young"
+    held = tmp_path / f"{sandbox.SCRATCH_PREFIX}held"
+    other = tmp_path / "not-a-scratch-folder"
+    for folder in (unheld, young, held, other):
+        folder.mkdir()
+    (unheld / "left").write_text("x")
+    aged(unheld)
+    aged(held)
+    aged(other)
+    lock = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        assert sandbox.sweep(tmp_path) == [str(unheld)]
+    finally:
+        os.close(lock)
+    assert not unheld.exists() and young.is_dir() and held.is_dir() and other.is_dir()
 
 
 def test_removing_a_folder_this_judge_does_not_hold_removes_it_and_nothing_else(
