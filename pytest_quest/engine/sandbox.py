@@ -438,10 +438,13 @@ def sweep(base: Path) -> list[str]:
     the folders removed.
     """
     removed: list[str] = []
-    try:
-        entries = list(os.scandir(base))
-    except OSError:
-        return removed
+    entries: list[os.DirEntry[str]] = []
+    for _ in range(3):  # a folder others change under an overlay can fail one listing
+        try:
+            entries = list(os.scandir(base))
+            break
+        except OSError:
+            continue
     uid, now = os.getuid(), time.time()
     for entry in entries:
         if not entry.name.startswith(SCRATCH_PREFIX) or entry.path in _HELD:

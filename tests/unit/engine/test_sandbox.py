@@ -251,6 +251,7 @@ def test_a_sweep_removes_unheld_aged_folders_of_its_prefix_and_says_which(tmp_pa
     finally:
         os.close(lock)
     assert not unheld.exists() and young.is_dir() and held.is_dir() and other.is_dir()
+    assert sandbox.sweep(tmp_path / "missing") == []  # a folder it cannot list: nothing removed
 
 
 def test_removing_a_folder_this_judge_does_not_hold_removes_it_and_nothing_else(
