@@ -110,6 +110,22 @@ def _unconfirmed_fact(nodeid: str, why: str, function: FunctionFacts) -> Fact:
     )
 
 
+def _outside_fact(nodeid: str, mutant: str, function: FunctionFacts) -> Fact:
+    """A killing test that fails as well where the mutant's code runs nowhere."""
+    return Fact(
+        check="mutation.kill_outside",
+        field=nodeid,
+        expected=f"the test passes with {function.qualname} unchanged in its process",
+        actual=f"it failed there while the file held {mutant}, whose code ran nowhere",
+        message=(
+            f"could not confirm: {nodeid} kills {mutant}, but fails as well with "
+            f"{function.qualname} unchanged in the test's process while its file holds "
+            "that mutant and no process runs the mutant's code: it tells the run apart "
+            "by what it reads, not by what the function does"
+        ),
+    )
+
+
 def _stale_fact(nodeid: str, what: str, function: FunctionFacts) -> Fact:
     """A test whose expected values were read from an earlier run of the function."""
     return Fact(
@@ -144,6 +160,9 @@ def unverified_facts(report: MutationReport, function: FunctionFacts) -> list[Fa
     facts += [_copy_fact(n, how, function) for n, how in sorted(report.own_copy.items())]
     facts += [
         _unconfirmed_fact(n, why, function) for n, why in sorted(report.kill_unconfirmed.items())
+    ]
+    facts += [
+        _outside_fact(n, mutant, function) for n, mutant in sorted(report.kill_outside.items())
     ]
     facts += [_stale_fact(n, what, function) for n, what in sorted(report.stale_reads.items())]
     facts += disagreement_facts(report, function)

@@ -43,6 +43,9 @@ class MutationReport:
     own_copy: dict[str, str] = field(default_factory=dict)
     # Killing tests whose kill did not hold in a fresh process (plugin/fresh_kill.py).
     kill_unconfirmed: dict[str, str] = field(default_factory=dict)
+    # Killing tests that failed as well with the original in the child's process while the
+    # function's file held the mutant (plugin/mutation_child.py `_outside`): test -> mutant.
+    kill_outside: dict[str, str] = field(default_factory=dict)
     # Per covering test that did not pass in some baseline run: each run's first
     # error line ("" where it passed), in the runs' order.
     errors: dict[str, list[str]] = field(default_factory=dict)
@@ -405,6 +408,9 @@ def _reports(payload: dict[str, Any], count: int, duration: float) -> list[Mutat
                 own_copy={str(k): str(v) for k, v in dict(item.get("own_copy") or {}).items()},
                 kill_unconfirmed={
                     str(k): str(v) for k, v in dict(item.get("kill_unconfirmed") or {}).items()
+                },
+                kill_outside={
+                    str(k): str(v) for k, v in dict(item.get("kill_outside") or {}).items()
                 },
                 stale_reads={
                     str(k): str(v) for k, v in dict(item.get("stale_reads") or {}).items()

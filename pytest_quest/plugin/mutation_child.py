@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.core.kills import describe
 from pytest_quest.core.mutant_ast import mark_names
 from pytest_quest.core.mutant_module import FunctionTrees
 from pytest_quest.core.mutants import (
@@ -94,6 +95,9 @@ class MutationChild:
                 # Killing tests whose kill did not hold in a fresh process
                 # with the mutant in place from the start (plugin/fresh_kill.py).
                 "kill_unconfirmed": {},
+                # Killing tests that failed as well with the original function in this
+                # process while its file held the mutant (`_outside`): test -> mutant.
+                "kill_outside": {},
                 # Covering tests that read, in a probe or mutant run, a file an
                 # earlier run created (engine/created_files.py): test -> what.
                 "stale_reads": {},
@@ -235,6 +239,9 @@ def _tracked(tracker: _Reach, result: dict[str, Any]) -> None:
     original = set(result["original_reached"])
     for entry in result["mutants"]:
         _credit(entry, original)
+        if entry["status"] == "killed":
+            for nodeid in entry.get("outside_by", ()):
+                result["kill_outside"].setdefault(nodeid, describe(entry))
 
 
 def _confirm(
@@ -487,7 +494,6 @@ def _mutant(
         return entry
     applied, missed = swapped
     reached: set[str] = set()
-    code_read: list[str] = []
     if watch is None:
         watch = Watch(
             swap.path,
@@ -498,20 +504,13 @@ def _mutant(
     witness, with_mutant = None, None
     live: tuple[Any, Any] | None = None
     try:
-        for item in stable if run_order is None else run_order:
-            tracker.begin(item.nodeid, mutant.index)
-            try:
-                outcome = try_mutant([item], budgets[item.nodeid])
-            finally:
-                tracker.end()
-            reached |= tracker.by
-            if outcome["status"] != "survived" and tracker.read_code():
-                # The test read the function's code in this run: the code tells a
-                # mutant from the original whatever it does, so its kill proves nothing.
-                code_read.append(item.nodeid)
-            elif outcome["status"] != "survived":
-                entry.update(outcome)
-                break
+        order = stable if run_order is None else run_order
+        killed = _tried(mutant.index, order, (swap, trees), budgets, tracker, reached, applied)
+        outcome, code_read, outside = killed
+        if outside:
+            entry["outside_by"] = outside
+        if outcome is not None:
+            entry.update(outcome)
         else:
             entry.update(status="survived", killed_by="", how="")
             if code_read:
@@ -540,6 +539,76 @@ def _mutant(
     entry["reached_by"] = sorted(reached)
     entry["seconds"] = round(time.monotonic() - began, 4)
     return entry
+
+
+def _tried(
+    index: int,
+    order: list[pytest.Item],
+    swapping: tuple[CodeSwap, FunctionTrees],
+    budgets: dict[str, float],
+    tracker: _Reach,
+    reached: set[str],
+    applied: int,
+) -> tuple[dict[str, Any] | None, list[str], list[str]]:
+    """Mutant `index`, in place, against the tests in `order` until one kills it: (its kill or
+    None, the tests whose kill proves nothing as they read the function's code, the tests whose
+    kill is not the function's doing here); `reached` gets the tests that ran it.
+
+    A kill counts unless the test, run again with the original in this process while what
+    lies outside it holds the mutant, fails there without the mutant's code running (`_outside`).  When no kill counts, the
+    first kill not the function's doing is returned: the judge makes it REVIEW.
+    """
+    code_read: list[str] = []
+    outside: list[str] = []
+    first_outside: dict[str, Any] | None = None
+    for item in order:
+        tracker.begin(item.nodeid, index)
+        try:
+            outcome = try_mutant([item], budgets[item.nodeid])
+        finally:
+            tracker.end()
+        reached |= tracker.by
+        if outcome["status"] == "survived":
+            continue
+        if tracker.read_code():
+            # The test read the function's code in this run: the code tells a
+            # mutant from the original whatever it does, so its kill proves nothing.
+            code_read.append(item.nodeid)
+        elif applied and _outside(item, index, swapping, budgets[item.nodeid], tracker):
+            outside.append(item.nodeid)
+            first_outside = first_outside or outcome
+        else:
+            return outcome, code_read, []
+    return first_outside, code_read, outside
+
+
+def _outside(
+    item: pytest.Item,
+    index: int,
+    swapping: tuple[CodeSwap, FunctionTrees],
+    budget: float,
+    tracker: _Reach,
+) -> bool:
+    """Whether `item`, which failed with mutant `index`, fails as well with the original
+    function in this process while what lies outside it holds the mutant (the module's
+    bytecode file, the record the processes the test starts read: engine/remote_mutant.py),
+    and the mutant's code ran nowhere (no mark of it: not loaded again here, not run in a
+    process the test started).
+
+    Such a failure is not the mutant's doing: the test read which run it is in.  A test
+    whose process runs the mutant (a command-line test, a module reloaded) keeps its kill.
+    """
+    swap, trees = swapping
+    swap.restore()
+    try:
+        tracker.begin(item.nodeid, index)
+        try:
+            outcome = try_mutant([item], budget)
+        finally:
+            tracker.end()
+    finally:
+        swap.apply(trees.mutant(index))
+    return outcome["status"] != "survived" and item.nodeid not in tracker.by
 
 
 def _hints(entry: dict[str, Any], live: tuple[Any, Any] | None, kept: Any) -> None:

@@ -111,6 +111,38 @@ def _function_digest() -> str:
     return hashlib.sha256(ast.dump(body).encode()).hexdigest()
 
 
+# Another interpreter's check of the function's code in the bytecode file against the text
+# compiled: an instruction of the text missing from the file's code, or a call of the gate's
+# mark for a changed value, is a mutant (its reach mark, in the probe too, only adds some).
+_DETECTOR = """\
+import collections, dis, marshal, sys
+
+def find(code):
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            if const.co_name == "sign":
+                return const
+            found = find(const)
+            if found is not None:
+                return found
+
+def bag(code):
+    return collections.Counter(
+        (i.opname, repr(i.argval)) for i in dis.get_instructions(code)
+        if "JUMP" not in i.opname and i.opname not in ("NOP", "RESUME", "CACHE")
+    )
+
+try:
+    data = open(sys.argv[1], "rb").read()
+except OSError:
+    sys.exit(0)
+on_disk = find(marshal.loads(data[16:]))
+text = find(compile(open(sys.argv[2]).read(), sys.argv[2], "exec"))
+changed = [name for name in on_disk.co_names if name.startswith("pytest_quest_changed")]
+sys.exit(1 if bag(text) - bag(on_disk) or changed else 0)
+"""
+
+
 # Tests that check the file's text (or its bytecode file) against the original's, and no result.
 TEXT_ORACLES = {
     # The function's statements in the file, less any the gate could add (its marks).
@@ -187,6 +219,34 @@ def test_sign():
 """,
         allowed=("FAIL", "REVIEW"),
     )
+    assert data["sandbox"] == "bwrap"
+
+
+def test_a_test_failing_on_what_another_process_reads_of_the_bytecode_file_is_review(
+    scanned: Path,
+) -> None:
+    # It fails with every mutant and passes with the original (the probe's mark only adds
+    # instructions): a kill run again with the function unchanged in the test's process
+    # while its file holds the mutant fails too, so the kill is not the function's doing.
+    data = attack(
+        scanned,
+        SIGN,
+        f"""
+import importlib.util, subprocess, sys
+import pkg.calc
+from pkg.calc import sign
+
+DETECTOR = {_DETECTOR!r}
+
+def test_sign():
+    sign(3); sign(-3); sign(0)
+    cached = importlib.util.cache_from_source(pkg.calc.__file__)
+    command = [sys.executable, "-I", "-S", "-c", DETECTOR, cached, pkg.calc.__file__]
+    assert subprocess.run(command, env={{}}).returncode == 0
+""",
+        allowed=("REVIEW",),
+    )
+    assert "mutation.kill_outside" in checks(data), _facts(data)
     assert data["sandbox"] == "bwrap"
 
 

@@ -264,3 +264,39 @@ def test_a_saved_oracle_that_loops_on_a_wrong_value_instead_of_failing_is_review
     )
     assert data["verdict"] == "REVIEW", data["quest"]["facts"]
     assert "mutation.kill_unconfirmed" in checks(data), checks(data)
+
+
+@pytest.mark.children_measured
+def test_a_test_failing_on_the_run_record_of_the_processes_it_starts_is_review(
+    scanned: Path,
+) -> None:
+    # The record the start-up hook of a process the test starts reads says which mutant
+    # that process runs; a test that fails on it (read by another process, unseen by
+    # the created-file log) fails every mutant and passes the original.  Run again with the original in the test's process and the record kept,
+    # it fails where no mutant code ran.
+    data = attack(
+        scanned,
+        SIGN,
+        """
+        import configparser, json, os, subprocess
+        from pkg.calc import sign
+
+        def mode():
+            # Each file read by another process: the created-file log watches this one's.
+            def read(path):
+                return subprocess.run(["cat", path], capture_output=True, text=True).stdout
+
+            parser = configparser.ConfigParser(interpolation=None)
+            parser.read_string(read(os.environ.get("COVERAGE_PROCESS_START", "/dev/null")))
+            path = parser.get("pytest_quest.engine.remote_mutant", "record", fallback="")
+            if not path:
+                return "off"
+            return json.loads(read(path).splitlines()[0].split(" ", 1)[1]).get("mode")
+
+        def test_sign():
+            sign(3); sign(-3); sign(0)
+            assert mode() != "mutant"
+        """,
+    )
+    assert data["verdict"] == "REVIEW", data["quest"]["facts"]
+    assert "mutation.kill_outside" in checks(data), checks(data)

@@ -64,6 +64,7 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         detects_run=["t::a"],
         own_copy={"t::a": "compiled src/pkg/calc.py"},
         kill_unconfirmed={"t::a": "it passed in a fresh process"},
+        kill_outside={"t::a": "mutant m1 `x > 0` -> `x >= 0`"},
         stale_reads={"t::a": "read /p/golden.json, a file an earlier run created"},
         probed=True,
     )
@@ -74,11 +75,13 @@ def test_not_applied_unreached_detects_run_and_disagreement_are_facts() -> None:
         ("mutation.detects_run", "t::a"),
         ("mutation.own_copy", "t::a"),
         ("mutation.kill_unconfirmed", "t::a"),
+        ("mutation.kill_outside", "t::a"),
         ("mutation.stale_read", "t::a"),
         ("evidence.disagree", "t::b"),
     ]
     assert "compiled src/pkg/calc.py" in facts[3].actual
     assert facts[4].actual == "it passed in a fresh process"
+    assert "mutant m1 `x > 0` -> `x >= 0`" in facts[5].message
 
 
 def test_an_honest_report_has_no_fact() -> None:
