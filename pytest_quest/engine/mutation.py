@@ -58,7 +58,7 @@ class MutationReport:
     # The project's plugin verifiers' answers (``l1["verify"]`` asked them), as dicts.
     answers: list[dict[str, Any]] | None = None
     # Seconds per phase of the check in the child (baseline, plan, probe,
-    # killed, survived, observe, other): where its time went.
+    # killed, survived, observe, outside, other): where its time went.
     phases: dict[str, float] = field(default_factory=dict)
 
     def unstable(self, first: dict[str, str] | None = None) -> list[str]:

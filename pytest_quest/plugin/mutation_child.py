@@ -103,7 +103,7 @@ class MutationChild:
                 "stale_reads": {},
                 "probed": False,
                 # Seconds per phase (baseline, plan, probe, killed, survived,
-                # observe): where the check's time goes (benchmarks/audit_cost.py).
+                # observe, outside): where the check's time goes (benchmarks/audit_cost.py).
                 "phases": {},
             }
             started = time.monotonic()
@@ -505,7 +505,9 @@ def _mutant(
     live: tuple[Any, Any] | None = None
     try:
         order = stable if run_order is None else run_order
-        killed = _tried(mutant.index, order, (swap, trees), budgets, tracker, reached, applied)
+        killed = _tried(
+            mutant.index, order, (swap, trees), budgets, tracker, reached, applied, phases
+        )
         outcome, code_read, outside = killed
         if outside:
             entry["outside_by"] = outside
@@ -549,6 +551,7 @@ def _tried(
     tracker: _Reach,
     reached: set[str],
     applied: int,
+    phases: dict[str, float] | None = None,
 ) -> tuple[dict[str, Any] | None, list[str], list[str]]:
     """Mutant `index`, in place, against the tests in `order` until one kills it: (its kill or
     None, the tests whose kill proves nothing as they read the function's code, the tests whose
@@ -574,7 +577,7 @@ def _tried(
             # The test read the function's code in this run: the code tells a
             # mutant from the original whatever it does, so its kill proves nothing.
             code_read.append(item.nodeid)
-        elif applied and _outside(item, index, swapping, budgets[item.nodeid], tracker):
+        elif applied and _outside(item, index, swapping, budgets[item.nodeid], tracker, phases):
             outside.append(item.nodeid)
             first_outside = first_outside or outcome
         else:
@@ -588,6 +591,7 @@ def _outside(
     swapping: tuple[CodeSwap, FunctionTrees],
     budget: float,
     tracker: _Reach,
+    phases: dict[str, float] | None = None,
 ) -> bool:
     """Whether `item`, which failed with mutant `index`, fails as well with the original
     function in this process while what lies outside it holds the mutant (the module's
@@ -599,6 +603,7 @@ def _outside(
     whose process runs the mutant (a command-line test, a module reloaded) keeps its kill.
     """
     swap, trees = swapping
+    began = time.monotonic()
     swap.restore()
     try:
         tracker.begin(item.nodeid, index)
@@ -608,6 +613,8 @@ def _outside(
             tracker.end()
     finally:
         swap.apply(trees.mutant(index))
+        if phases is not None:  # part of the mutant's own phase too (killed, survived)
+            phases["outside"] = phases.get("outside", 0.0) + time.monotonic() - began
     return outcome["status"] != "survived" and item.nodeid not in tracker.by
 
 
