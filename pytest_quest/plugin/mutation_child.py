@@ -558,8 +558,9 @@ def _tried(
     kill is not the function's doing here); `reached` gets the tests that ran it.
 
     A kill counts unless the test, run again with the original in this process while what
-    lies outside it holds the mutant, fails there without the mutant's code running (`_outside`).  When no kill counts, the
-    first kill not the function's doing is returned: the judge makes it REVIEW.
+    lies outside it holds the mutant, fails there without the mutant's code running
+    (`_outside`).  When no kill counts, the first kill not the function's doing is
+    returned: the judge makes it REVIEW.
     """
     code_read: list[str] = []
     outside: list[str] = []
