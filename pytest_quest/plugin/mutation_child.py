@@ -325,6 +325,14 @@ class _Reach:
                 self._marks = ""
         self.current = current
 
+    def run(self, item: pytest.Item, index: int | None, budget: float) -> dict[str, Any]:
+        """One run of `item` against mutant `index` (None: the probe), within `budget` seconds."""
+        self.begin(item.nodeid, index)
+        try:
+            return try_mutant([item], budget)
+        finally:
+            self.end()
+
     def read_code(self) -> bool:
         """Whether the test of the last run read the judged function's code object."""
         return self.copies is not None and self.copies.read_code
@@ -392,11 +400,7 @@ def _probe(
             return  # the mutants say why (not applied)
         detects, reached = [], []
         for item in stable:
-            tracker.begin(item.nodeid, None)
-            try:
-                outcome = try_mutant([item], budgets[item.nodeid])
-            finally:
-                tracker.end()
+            outcome = tracker.run(item, None, budgets[item.nodeid])
             if outcome["status"] != "survived":
                 detects.append(item.nodeid)
             if item.nodeid in tracker.by:
@@ -566,11 +570,7 @@ def _tried(
     outside: list[str] = []
     first_outside: dict[str, Any] | None = None
     for item in order:
-        tracker.begin(item.nodeid, index)
-        try:
-            outcome = try_mutant([item], budgets[item.nodeid])
-        finally:
-            tracker.end()
+        outcome = tracker.run(item, index, budgets[item.nodeid])
         reached |= tracker.by
         if outcome["status"] == "survived":
             continue
@@ -607,11 +607,7 @@ def _outside(
     began = time.monotonic()
     swap.restore()
     try:
-        tracker.begin(item.nodeid, index)
-        try:
-            outcome = try_mutant([item], budget)
-        finally:
-            tracker.end()
+        outcome = tracker.run(item, index, budget)
     finally:
         swap.apply(trees.mutant(index))
         if phases is not None:  # part of the mutant's own phase too (killed, survived)
