@@ -509,10 +509,9 @@ def _mutant(
     live: tuple[Any, Any] | None = None
     try:
         order = stable if run_order is None else run_order
-        killed = _tried(
+        outcome, code_read, outside = _tried(
             mutant.index, order, (swap, trees), budgets, tracker, reached, applied, phases
         )
-        outcome, code_read, outside = killed
         if outside:
             entry["outside_by"] = outside
         if outcome is not None:
