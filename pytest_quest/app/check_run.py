@@ -49,6 +49,9 @@ class SuiteRun:
     path: Path | None = None  # where the record is written
     deselected: int = 0  # tests the selection left out (-k, -m, --deselect)
     returncode: int | None = None  # the child's exit status (None: stopped at the timeout)
+    shard: dict[str, Any] | None = (
+        None  # a shard job's child: its data's settings (plugin/shards.py)
+    )
 
 
 @dataclass
@@ -59,14 +62,18 @@ class Incremental:
     quest_file: Path
     full: bool
     arguments: list[str]
+    shard_out: Path | None = None  # a shard job's output folder: no input of the next run
 
     def instructions(self) -> dict[str, Any]:
-        return {
+        given: dict[str, Any] = {
             "path": str(self.path),
             "quest_file": str(self.quest_file),
             "full": self.full,
             "arguments": list(self.arguments),
         }
+        if self.shard_out is not None:
+            given["shard_out"] = str(self.shard_out)
+        return given
 
 
 def run_suite(
@@ -77,13 +84,15 @@ def run_suite(
     incremental: Incremental | None,
     kept: list[Path],
     sources: list[str] | None = None,
+    shard_data: Path | None = None,
 ) -> SuiteRun:
     """Run the suite (`args`: the user's pytest arguments less pytest-quest's) in the gate's child,
     in the sandbox `policy` asks for (the recorded one; None: a first scan's).
 
     `kept`: files the check writes itself (the run record, the export); a child's
     writes to them are undone before this returns.  `sources`: ``--quest-source``'s
-    values as given.
+    values as given.  `shard_data`: a shard job's, where the child leaves its
+    coverage data (in a folder of the judge's, writable inside the sandbox).
     """
     engine = enter_sandbox(ctx, policy)  # a first scan's: the one it records
     children_dir = tempfile.mkdtemp(prefix="pytest-quest-children-")
@@ -96,6 +105,10 @@ def run_suite(
         handshake["sources"] = list(sources)
     if incremental is not None:
         handshake["incremental"] = incremental.instructions()
+    bound = [Path(children_dir)]
+    if shard_data is not None:
+        handshake["shard"] = {"data": str(shard_data)}
+        bound.append(shard_data.parent)
     before = {path: _read(path) for path in kept}
     # A scan's --quest-timeout is the policy it records (the gate's timeout floor), never
     # a budget for the scan's own run: a scan runs the suite to its end, as pytest does.
@@ -123,7 +136,7 @@ def run_suite(
             keep_writes=True,
             whole_output=True,
             timeout=timeout,
-            bound=(Path(children_dir),),
+            bound=tuple(bound),
         )
     finally:
         shutil.rmtree(children_dir, ignore_errors=True)
@@ -135,6 +148,8 @@ def run_suite(
     if run.completed and payload is not None:
         deselected = payload.get("deselected")
         suite.deselected = deselected if isinstance(deselected, int) else 0
+        shard = payload.get("shard")
+        suite.shard = shard if isinstance(shard, dict) else None
         if incremental is not None:
             suite.path = incremental.path
             _incremental_part(suite, payload.get("incremental"))

@@ -58,6 +58,7 @@ class ShardRun:
     errors: dict[str, str] = field(default_factory=dict)
     # Every test file of the project (not only the job's part), for combine to compare.
     test_digests: dict[str, str] = field(default_factory=dict)
+    sandbox: str = "none"  # the sandbox the job's tests ran in ("none": unsandboxed)
 
 
 def _relative(paths: list[Any], rootdir: Path) -> list[str]:
@@ -101,8 +102,9 @@ def shard_out(ctx: Context, run: ShardRun) -> Output:
         f"{text.counted(len(ctx.run.outcomes), 'test')}, "
         f"{len(ctx.run.outcomes) - len(not_passed)} passed; nothing written to the ratchet file",
         "  combine the shards of every job with: pytest --quest combine DIR...",
-        # Said: a shard's tests ran where its data was written (docs/judge.md, check and scan).
-        "  its tests ran in this process, unsandboxed: combine decides from the shards",
+        "  its tests ran in the gate's child, "
+        + ("unsandboxed" if run.sandbox == "none" else f"in the {run.sandbox} sandbox")
+        + "; combine decides from the shards",
     ]
     exitcode = 1 if failed else 0
     if ctx.run.collection_errors:  # check: what the check says of a suite that did not run

@@ -37,11 +37,14 @@ def run_suite_in_child(
     ctx: Context,
     ratchet: Ratchet | None,
     roots: list[str] | None,
+    *,
+    shard_data: Path | None = None,
 ) -> SuiteRun:
     """Run the suite in the gate's child, shown as it printed it (a usage error without a report).
 
     `ratchet`: as read before the run (None: read now, or none yet for a first
-    scan); `roots`: the folders a check given no path collects (None: pytest's).
+    scan); `roots`: the folders a check given no path collects (None: pytest's);
+    `shard_data`: a shard job's, where the child leaves its coverage data.
     """
     # A missing source is the user's error, said before any test runs (as the measurer says it).
     given_sources = [str(s) for s in config.getoption("quest_source", default=None) or []]
@@ -52,7 +55,7 @@ def run_suite_in_child(
     raw = given.args if given is not None else [str(a) for a in config.invocation_params.args]
     args = suite_args(config, raw) + (roots or [])
     path = options.run_data or records.default_path(options.quest_file)
-    incremental = Incremental(path, options.quest_file, options.full, raw)
+    incremental = Incremental(path, options.quest_file, options.full, raw, options.shard_out)
     # What the judge writes after the run: a child's writes to them are put back.  Not the
     # ratchet file: a submit may write it meanwhile (its lock), and a PASS a judged run
     # wrote there is sealed by nothing (docs/judge.md, forged PASS entries); in the
@@ -62,7 +65,13 @@ def run_suite_in_child(
         kept.append(Path(ctx.invocation_dir) / options.export_to)
     policy = ratchet.policy if ratchet is not None else None
     suite = run_suite(
-        ctx, policy, args=args, incremental=incremental, kept=kept, sources=given_sources
+        ctx,
+        policy,
+        args=args,
+        incremental=incremental,
+        kept=kept,
+        sources=given_sources,
+        shard_data=shard_data,
     )
     # A usage error goes where pytest's go (stderr); the judge's lines say it again.
     _show(options.json or usage_error(suite) is not None, suite.output)

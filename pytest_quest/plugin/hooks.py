@@ -116,7 +116,9 @@ def pytest_load_initial_conftests(
     misread = misread_value_message(early_config, args)
     if misread is not None:
         _usage_error(QuestUsageError(misread), command, _early_json(early_config))
-    if command in ("submit", "combine") or _judged_from_outside(early_config, command):
+    # check and scan (a shard's job too) decide in the clean judge, their suite run in its
+    # child (app/check_run.py); submit and combine run no test there.
+    if command in ("submit", "combine", *JUDGED_COMMANDS):
         _hand_over_to_judge(early_config)
         return
     if command not in MEASURING_COMMANDS:
@@ -144,16 +146,6 @@ def pytest_load_initial_conftests(
         # other way (an API caller that parses and never configures) must not leave
         # this tracer running in its process, in place of whatever measured it before.
         early_config.add_cleanup(lambda: _discard_measurer(measurer))
-
-
-def _judged_from_outside(early_config: pytest.Config, command: str | None) -> bool:
-    """check and scan decide in a clean judge; the suite runs in its child (app/check_run.py).
-
-    A shard's job (``--quest-shard-out``) hands its measurement to ``combine``,
-    which decides: it runs its tests in its own process, and says so.
-    """
-    namespace = early_config.known_args_namespace
-    return command in JUDGED_COMMANDS and not getattr(namespace, "quest_shard_out", None)
 
 
 def _discard_measurer(measurer: Measurement) -> None:
@@ -278,9 +270,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         options = resolve(config)
         # check, scan: the judge runs no test itself; its child's output is shown as it ran.
-        quiet = options.command not in MEASURING_COMMANDS or (
-            options.command in JUDGED_COMMANDS and options.shard_out is None
-        )
+        quiet = options.command not in MEASURING_COMMANDS or options.command in JUDGED_COMMANDS
         if options.command != "_measure":
             check_positional_paths(config)
     except QuestError as exc:

@@ -201,7 +201,7 @@ def for_child(
         full=given.get("full") is True,
         run_data=Path(str(given.get("path"))),
         quest_file=Path(str(given.get("quest_file"))),
-        shard_out=None,
+        shard_out=Path(str(given["shard_out"])) if given.get("shard_out") else None,
     )
     run = IncrementalRun(config, options, measurer)
     arguments = given.get("arguments")

@@ -166,16 +166,14 @@ class QuestSession:
         self.refused: QuestError | None = None
         self.deselected = 0
         # check and scan decide here and run the suite in a child (plugin/check_judge.py).
-        self.judging = options.command in ("check", "scan") and options.shard_out is None
+        self.judging = options.command in ("check", "scan")
         # The exit status pytest gave this session, before the command's replaces it.
         self.pytest_status: int | None = None
-        # scan, check: run only the tests a change can affect (plugin/incremental.py);
-        # check's child does it for its judge, as the judge's instructions say.
+        # scan, check: run only the tests a change can affect (plugin/incremental.py):
+        # their child does it for its judge, as the judge's instructions say.
         self.suite: SuiteRun | None = None  # check's judge: what its child reported
         self.incremental: IncrementalRun | None = None
-        if options.command in ("scan", "check") and not self.judging:
-            self.incremental = IncrementalRun(config, options, measurer)
-        elif options.command == "_measure":
+        if options.command == "_measure":
             self.incremental = for_child(
                 config, options, measurer, child_channel.instructions().get("incremental")
             )
@@ -197,16 +195,8 @@ class QuestSession:
         if self.judging:
             return True  # the judge imports no test module: its child collects
         if self.options.command in RUNNING_COMMANDS and self.refused is None:
-            if self.options.command == "check":
-                self.as_scanned(session.config)
             return None
         return True
-
-    def as_scanned(self, config: pytest.Config) -> None:
-        """A check given no path collects the folders the scan was given (recorded)."""
-        roots = self.scanned_roots(config)
-        if roots is not None:
-            config.args[:] = roots
 
     def scanned_roots(self, config: pytest.Config) -> list[str] | None:
         """The folders a check given no path collects, when not pytest's own choice; else None."""
@@ -399,21 +389,7 @@ class QuestSession:
         if command == "_measure":
             return self.write_measurement()
         if self.options.shard_out is not None:  # a CI job's part of the suite (app/shard.py)
-            from pytest_quest.plugin.shards import shard_run  # start-up time (see use_case)
-
-            run = shard_run(
-                self.measurer,
-                rootdir=self.rootdir,
-                measured_roots=self.measured_roots(),
-                only_files=self.config.getoption("quest_measure_only", default=None),
-                errors=self.errors,
-                test_digests=digest_test_files(
-                    search_for_tests(self.config, use_args=False), self.rootdir
-                ),
-            )
-            from pytest_quest.app.shard import shard_out  # start-up time (see use_case)
-
-            return shard_out(self.context(), run)
+            return self.write_shard()
         if self.judging:
             self.take_suite()
         found = use_case(command or "")
@@ -421,14 +397,38 @@ class QuestSession:
             raise QuestUsageError(f"the quest command {command!r} is not available yet")
         return found(self.context(view))
 
-    def take_suite(self) -> None:
-        """check's and scan's judge: the suite run in its child, whose run becomes this one."""
+    def write_shard(self) -> Output:
+        """A CI job's shard: its part of the suite run in the gate's child, the shard written here."""
+        from pytest_quest.app.shard import shard_out  # start-up time (see use_case)
+        from pytest_quest.plugin.shards import shard_run
+
+        with tempfile.TemporaryDirectory(prefix="pytest-quest-shard-") as folder:
+            data = Path(folder) / "data"
+            self.take_suite(shard_data=data)
+            assert self.suite is not None
+            run = shard_run(
+                self.suite,
+                data,
+                errors=self.errors,
+                test_digests=digest_test_files(
+                    search_for_tests(self.config, use_args=False), self.rootdir
+                ),
+            )
+            return shard_out(self.context(), run)
+
+    def take_suite(self, shard_data: Path | None = None) -> None:
+        """check's and scan's judge: the suite run in its child, whose run becomes this one.
+
+        `shard_data`: where the child leaves its coverage data for a shard's judge.
+        """
         from pytest_quest.plugin.check_judge import run_suite_in_child
 
         options = self.options
         roots = self.scanned_roots(self.config) if options.command == "check" else None
         ratchet = self.inputs.ratchet if self.inputs is not None else None
-        suite = run_suite_in_child(self.config, options, self.context(), ratchet, roots)
+        suite = run_suite_in_child(
+            self.config, options, self.context(), ratchet, roots, shard_data=shard_data
+        )
         self.suite = suite
         run = suite.run
         self.outcomes.update(run.outcomes)
@@ -516,6 +516,17 @@ class QuestSession:
         )
         payload = measured_to_dict(measured, run)
         payload["deselected"] = self.deselected
+        shard = child_channel.instructions().get("shard")
+        if isinstance(shard, dict):  # a CI job's shard: its judge writes it (app/shard.py)
+            from pytest_quest.plugin.shards import hand_over_data
+
+            payload["shard"] = hand_over_data(
+                self.measurer,
+                self.rootdir,
+                str(shard.get("data")),
+                notes=list(getattr(self.measurer, "notes", [])),
+                only_files=only,
+            )
         if self.incremental is not None:  # check's child: its record, for its judge to write
             payload["incremental"] = self.incremental_part()
         child_channel.send(payload)

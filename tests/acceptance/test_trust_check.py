@@ -190,3 +190,61 @@ def test_a_conftest_cannot_make_a_scan_record_a_pass_baseline(
     assert SIGN_ID in data["added"], data
     assert project.ratchet()["quests"][SIGN_ID]["state"] == "TODO"
     assert data["sandbox"] == ("none" if engine == "off" else "bwrap"), data
+
+
+# Covers all of `sign`, then fails: what it ran counts for nothing, in a shard too.
+FAILING_SIGN_TEST = """\
+from pkg.calc import sign
+
+
+def test_sign():
+    assert sign(-5) == -1
+    assert sign(3) == 1
+    assert False, "fails after covering sign"
+"""
+# Each turns the failed test into a passed one in the shard, if it runs where the shard is written.
+SHARD_CHEATS = {
+    "patch-shard-out": """
+import pytest_quest.app.shard as _s
+_real = _s.shard_out
+def _fake(ctx, run):
+    for nodeid in ctx.run.outcomes:
+        ctx.run.outcomes[nodeid] = "passed"
+    return _real(ctx, run)
+_s.shard_out = _fake
+""",
+    # Written when the process ends, after the shard was written.
+    "rewrite-manifest": """
+import atexit, json, os
+def _forge():
+    path = os.path.join(os.path.dirname(__file__), "..", "shard", "manifest.json")
+    if os.path.exists(path):
+        with open(path) as stream:
+            manifest = json.load(stream)
+        manifest["outcomes"] = {nodeid: "passed" for nodeid in manifest["outcomes"]}
+        with open(path, "w") as stream:
+            json.dump(manifest, stream)
+atexit.register(_forge)
+""",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["bwrap", "off"])
+@pytest.mark.parametrize("cheat", sorted(SHARD_CHEATS))
+def test_a_conftest_cannot_forge_the_shard_of_its_job(
+    project: Project, template: Project, monkeypatch: pytest.MonkeyPatch, engine: str, cheat: str
+) -> None:
+    project.fill_from(template)
+    monkeypatch.setenv(ENGINES_ENV, "bwrap" if engine == "bwrap" else "")
+    project.test("test_sign", FAILING_SIGN_TEST)
+    (project.path / "tests" / "conftest.py").write_text(SHARD_CHEATS[cheat])
+    result, data = project.run_json("--quest", "scan", "--quest-shard-out", "shard")
+    assert result.ret == 1, (data, result.stderr.str())  # a test failed
+    assert data["tests_not_passed"] == ["tests/test_sign.py::test_sign"], data
+    assert data["sandbox"] == ("none" if engine == "off" else "bwrap"), data
+    manifest = json.loads((project.path / "shard" / "manifest.json").read_text())
+    assert manifest["outcomes"]["tests/test_sign.py::test_sign"] == "failed", manifest
+    result, data = project.run_json("--quest", "combine", "shard")
+    assert result.ret == 1, (data, result.stderr.str())  # as a scan whose suite failed
+    assert project.ratchet()["quests"][SIGN_ID]["state"] == "TODO", data
