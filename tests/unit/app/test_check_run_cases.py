@@ -34,6 +34,9 @@ def test_incremental_instructions(tmp_path: Path) -> None:
         "arguments": ["-k", "x"],
     }
     assert found["arguments"] is not arguments
+    # A shard job's output folder goes to the child: no input of its next run.
+    sharded = Incremental(tmp_path / "r.gz", tmp_path / "quest.json", False, [], tmp_path / "s")
+    assert sharded.instructions()["shard_out"] == str(tmp_path / "s")
 
 
 def test_split_at_dashes() -> None:
