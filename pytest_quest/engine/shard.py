@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_quest.core.errors import QuestError, QuestUsageError
+from pytest_quest.core.errors import MeasurementError, QuestError, QuestUsageError
 from pytest_quest.core.shard import DATA, MANIFEST, Shard, digest_bytes, manifest_of, read_manifest
 from pytest_quest.engine.codec import strict_parse
 from pytest_quest.engine.measure import Measurer, quiet_coverage
@@ -89,6 +89,7 @@ def write_shard(folder: Path, shard: Shard, data_filename: str | None, rootdir: 
     with a manifest holds a whole shard.
     """
     from coverage import CoverageData  # start-up time
+    from coverage.exceptions import DataError
 
     prepare_folder(folder)
     manifest_path = folder / MANIFEST
@@ -107,8 +108,14 @@ def write_shard(folder: Path, shard: Shard, data_filename: str | None, rootdir: 
             out = CoverageData(basename=temporary)
             if data_filename and os.path.exists(data_filename):
                 measured = CoverageData(basename=data_filename)
-                measured.read()
-                out.update(measured, map_path=portable)
+                try:
+                    measured.read()
+                    out.update(measured, map_path=portable)
+                except (DataError, sqlite3.Error) as exc:
+                    raise MeasurementError(
+                        f"the coverage data of the job's tests could not be read ({exc}); "
+                        f"no shard was written to {folder}"
+                    ) from None
             else:
                 out.add_arcs({})  # measured nothing: still a data file of arcs
             names = sorted(out.measured_files())

@@ -21,7 +21,7 @@ from pytest_quest.app.check import check
 from pytest_quest.app.context import RunData
 from pytest_quest.app.scan import scan
 from pytest_quest.app.shard import ShardRun, combine, shard_out
-from pytest_quest.core.errors import QuestUsageError
+from pytest_quest.core.errors import MeasurementError, QuestUsageError
 from pytest_quest.core.run import CollectionError
 from pytest_quest.core.shard import digest_bytes, manifest_of
 from pytest_quest.engine.measure import Measurer, analyze, coverage_settings
@@ -331,6 +331,20 @@ def test_a_shard_folder_holding_other_files_is_refused(pair: Pair) -> None:
     ctx = project.context("scan", run=job.run({}), shard_out=project.root / "file")
     with pytest.raises(QuestUsageError, match=r"file: not a folder"):
         shard_out(ctx, job.shard_run())
+
+
+def test_coverage_data_that_cannot_be_read_writes_no_shard(pair: Pair) -> None:
+    _, project = pair
+    job = Job(project, "garbage")
+    ctx = project.context(
+        "scan", run=job.run(job.record(SHARDS["c"])), shard_out=project.root / "g"
+    )
+    run = job.shard_run()
+    job.measurer.cov.get_data().close()
+    Path(str(run.data_filename)).write_bytes(b"not a database")
+    with pytest.raises(MeasurementError, match=r"could not be read \(.*; no shard was written to"):
+        shard_out(ctx, run)
+    assert not (project.root / "g" / "manifest.json").exists()
 
 
 def test_a_resealed_shard_must_still_name_a_digest_for_each_file_and_hold_coverage_data(
