@@ -49,9 +49,9 @@ class SuiteRun:
     path: Path | None = None  # where the record is written
     deselected: int = 0  # tests the selection left out (-k, -m, --deselect)
     returncode: int | None = None  # the child's exit status (None: stopped at the timeout)
-    shard: dict[str, Any] | None = (
-        None  # a shard job's child: its data's settings (plugin/shards.py)
-    )
+    # A shard job's child: its data's settings (plugin/shards.py).
+    shard: dict[str, Any] | None = None
+    seconds: dict[str, float] = field(default_factory=dict)  # each test's time in the run
 
 
 @dataclass
@@ -96,19 +96,8 @@ def run_suite(
     """
     engine = enter_sandbox(ctx, policy)  # a first scan's: the one it records
     children_dir = tempfile.mkdtemp(prefix="pytest-quest-children-")
-    handshake: dict[str, Any] = {
-        "role": "measure",
-        "subprocesses": policy.subprocesses if policy is not None else True,
-        "children_dir": children_dir,
-    }
-    if sources:  # given on the command line: the child reads the rest from the ini, the policy
-        handshake["sources"] = list(sources)
-    if incremental is not None:
-        handshake["incremental"] = incremental.instructions()
-    bound = [Path(children_dir)]
-    if shard_data is not None:
-        handshake["shard"] = {"data": str(shard_data)}
-        bound.append(shard_data.parent)
+    handshake = _handshake(ctx, policy, children_dir, sources, incremental, shard_data)
+    bound = [Path(children_dir), *([shard_data.parent] if shard_data is not None else [])]
     before = {path: _read(path) for path in kept}
     # A scan's --quest-timeout is the policy it records (the gate's timeout floor), never
     # a budget for the scan's own run: a scan runs the suite to its end, as pytest does.
@@ -150,10 +139,65 @@ def run_suite(
         suite.deselected = deselected if isinstance(deselected, int) else 0
         shard = payload.get("shard")
         suite.shard = shard if isinstance(shard, dict) else None
+        suite.seconds = _seconds(payload.get("seconds"))
+        if suite.measured is not None:
+            suite.measured.line_tests = _line_tests(payload.get("line_tests"))
         if incremental is not None:
             suite.path = incremental.path
             _incremental_part(suite, payload.get("incremental"))
     return suite
+
+
+def _handshake(
+    ctx: Context,
+    policy: GatePolicy | None,
+    children_dir: str,
+    sources: list[str] | None,
+    incremental: Incremental | None,
+    shard_data: Path | None,
+) -> dict[str, Any]:
+    """The measuring child's instructions (`run_suite`'s arguments)."""
+    handshake: dict[str, Any] = {
+        "role": "measure",
+        "subprocesses": policy.subprocesses if policy is not None else True,
+        "children_dir": children_dir,
+    }
+    if sources:  # given on the command line: the child reads the rest from the ini, the policy
+        handshake["sources"] = list(sources)
+    if incremental is not None:
+        handshake["incremental"] = incremental.instructions()
+    if shard_data is not None:
+        handshake["shard"] = {"data": str(shard_data)}
+    if ctx.options.command == "audit":
+        handshake["line_tests"] = True  # its mutation children run the tests of each line
+    return handshake
+
+
+def _seconds(given: Any) -> dict[str, float]:
+    """The child's per-test times; a malformed entry is left out (an untimed test)."""
+    if not isinstance(given, dict):
+        return {}
+    return {
+        str(test): float(value)
+        for test, value in given.items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+    }
+
+
+def _line_tests(given: Any) -> dict[str, dict[int, set[str]]]:
+    """The child's tests per line per file (audit's); a malformed part is left out."""
+    if not isinstance(given, dict):
+        return {}
+    found: dict[str, dict[int, set[str]]] = {}
+    for name, lines in given.items():
+        if not isinstance(lines, dict):
+            continue
+        found[str(name)] = {
+            int(line): {str(test) for test in tests}
+            for line, tests in lines.items()
+            if str(line).isdigit() and isinstance(tests, list)
+        }
+    return found
 
 
 def _split_at_dashes(args: list[str]) -> tuple[list[str], list[str]]:

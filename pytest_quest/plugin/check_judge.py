@@ -55,12 +55,18 @@ def run_suite_in_child(
     raw = given.args if given is not None else [str(a) for a in config.invocation_params.args]
     args = suite_args(config, raw) + (roots or [])
     path = options.run_data or records.default_path(options.quest_file)
-    incremental = Incremental(path, options.quest_file, options.full, raw, options.shard_out)
+    # audit measures the whole suite every time, and records no run.
+    auditing = options.command == "audit"
+    incremental = (
+        None
+        if auditing
+        else Incremental(path, options.quest_file, options.full, raw, options.shard_out)
+    )
     # What the judge writes after the run: a child's writes to them are put back.  Not the
     # ratchet file: a submit may write it meanwhile (its lock), and a PASS a judged run
     # wrote there is sealed by nothing (docs/judge.md, forged PASS entries); in the
     # sandbox it is read-only.
-    kept = [path]
+    kept = [] if auditing else [path]
     if options.export_to:
         kept.append(Path(ctx.invocation_dir) / options.export_to)
     policy = ratchet.policy if ratchet is not None else None

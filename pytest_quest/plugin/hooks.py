@@ -24,10 +24,9 @@ from pytest_quest.report.escape import encodable
 if TYPE_CHECKING:
     from pytest_quest.engine.measure import Measurement
 
-MEASURING_COMMANDS = ("scan", "check", "audit", "_measure")
 SESSIONLESS_COMMANDS = ("status", "next")
 # Commands that decide in a clean judge, their suite run in its child (plugin/check_judge.py).
-JUDGED_COMMANDS = ("check", "scan")
+JUDGED_COMMANDS = ("check", "scan", "audit")
 
 _measurer_key: pytest.StashKey[Measurement] = pytest.StashKey()
 # The exit status of a clean judge run for an in-process ``pytest.main()`` caller.
@@ -116,28 +115,23 @@ def pytest_load_initial_conftests(
     misread = misread_value_message(early_config, args)
     if misread is not None:
         _usage_error(QuestUsageError(misread), command, _early_json(early_config))
-    # check and scan (a shard's job too) decide in the clean judge, their suite run in its
-    # child (app/check_run.py); submit and combine run no test there.
+    # check, scan (a shard's job too) and audit decide in the clean judge, their suite run
+    # in its child (app/check_run.py); submit and combine run no test there.
     if command in ("submit", "combine", *JUDGED_COMMANDS):
         _hand_over_to_judge(early_config)
         return
-    if command not in MEASURING_COMMANDS:
-        return
     if command != "_measure":
-        _sigterm_is_ctrl_c()  # the gate's own child is stopped by its shim instead
+        return  # only the gate's measuring child measures
     from pytest_quest.plugin.pytest_cov import pytest_cov_requested
 
     if pytest_cov_requested(early_config):
         return  # one tracer per process: pytest-cov's is borrowed (pytest_cov.py)
+    from pytest_quest.engine.guard import protect_from_env
     from pytest_quest.plugin.session import start_measuring
 
-    if command == "_measure":
-        # The gate's run: its tests cannot write the ratchet file.
-        from pytest_quest.engine.guard import protect_from_env
-
-        protect_from_env()
+    protect_from_env()  # the gate's run: its tests cannot write the ratchet file
     try:
-        measurer = start_measuring(early_config, command)
+        measurer = start_measuring(early_config)
     except QuestError as exc:
         _usage_error(exc, command, _early_json(early_config))
     if measurer is not None:
@@ -270,7 +264,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         options = resolve(config)
         # check, scan: the judge runs no test itself; its child's output is shown as it ran.
-        quiet = options.command not in MEASURING_COMMANDS or options.command in JUDGED_COMMANDS
+        quiet = options.command != "_measure"
         if options.command != "_measure":
             check_positional_paths(config)
     except QuestError as exc:
@@ -281,7 +275,7 @@ def pytest_configure(config: pytest.Config) -> None:
     measurer = config.stash.get(_measurer_key, None)
     from pytest_quest.plugin import pytest_cov, xdist
 
-    needs_measurer = measurer is None and options.command in MEASURING_COMMANDS
+    needs_measurer = measurer is None and options.command == "_measure"
     if needs_measurer and pytest_cov.pytest_cov_requested(config):
         try:
             measurer = pytest_cov.borrow_pytest_cov(config, options.sources)

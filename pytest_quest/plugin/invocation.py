@@ -165,7 +165,7 @@ def child_setup(config: pytest.Config) -> ChildSetup:
         plugin_args=plugin_args(config, given.args if given else None),
         has_xdist=given.has_xdist if given else xdist_loaded(config.pluginmanager),
         has_cov=given.has_cov if given else pytest_cov_loaded(config.pluginmanager),
-        workers=1 if given else _workers(config),
+        workers=given.workers if given else _workers(config),
         pythonpath=_pythonpath(config),
     )
 

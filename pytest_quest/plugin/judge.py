@@ -36,6 +36,7 @@ class Handover:
     env: dict[str, str | None] = field(default_factory=dict)
     has_xdist: bool = False
     has_cov: bool = False
+    workers: int = 1  # xdist's ``-n``, resolved: audit's mutation children run that many at once
 
 
 def unclean_reasons(early_config: pytest.Config) -> list[str]:
@@ -212,6 +213,7 @@ def judge_env(early_config: pytest.Config, args: list[str]) -> dict[str, str]:
         "env": {name: os.environ.get(name) for name in PLUGIN_ENV},
         "has_xdist": xdist_loaded(manager),
         "has_cov": pytest_cov_loaded(manager),
+        "workers": _workers(early_config),
     }
     for name in PLUGIN_ENV:
         env.pop(name, None)
@@ -232,9 +234,23 @@ def handover() -> Handover | None:
             env={str(k): (None if v is None else str(v)) for k, v in data["env"].items()},
             has_xdist=bool(data.get("has_xdist")),
             has_cov=bool(data.get("has_cov")),
+            workers=_positive(data.get("workers")),
         )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _workers(early_config: pytest.Config) -> int:
+    """xdist's ``-n`` as the user gave it; ``auto`` and ``logical`` as many as this process may use."""
+    value: Any = getattr(early_config.known_args_namespace, "numprocesses", None)
+    if value in ("auto", "logical"):
+        given = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+        value = int(given) if given.isdigit() else len(os.sched_getaffinity(0))
+    return _positive(value)
+
+
+def _positive(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
 
 
 def restore_user_env(given: Handover | None) -> None:

@@ -38,7 +38,7 @@ from pytest_quest.plugin.invocation import (
     safe_lines,
     search_for_tests,
 )
-from pytest_quest.plugin.options import recorded_sources, recorded_subprocesses
+from pytest_quest.plugin.options import recorded_sources
 from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
 from pytest_quest.report.ci import in_github_actions
@@ -91,8 +91,8 @@ def use_case(command: str) -> Callable[[Context], Output] | None:
     return None
 
 
-def start_measuring(early_config: pytest.Config, command: str) -> Measurer | None:
-    """Start coverage for a measuring command, before conftests are imported."""
+def start_measuring(early_config: pytest.Config) -> Measurer | None:
+    """Start the gate's measuring child's coverage, before conftests are imported."""
     rootdir = Path(str(early_config.rootpath))
     namespace = early_config.known_args_namespace
     given = list(getattr(namespace, "quest_source", None) or [])
@@ -101,9 +101,10 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     if not given:
         given = recorded_sources(early_config, rootdir)
     sources = resolve_sources(rootdir, given)
-    parent = os.environ.get(DATA_PARENT_ENV) if command == "_measure" else None
-    data_dir = tempfile.mkdtemp(prefix="pytest-quest-data-", dir=parent or None)
-    children, children_root = measure_children(early_config, command, rootdir)
+    data_dir = tempfile.mkdtemp(
+        prefix="pytest-quest-data-", dir=os.environ.get(DATA_PARENT_ENV) or None
+    )
+    children, children_root = measure_children()
     measurer = Measurer(
         rootdir,
         sources,
@@ -123,21 +124,14 @@ def start_measuring(early_config: pytest.Config, command: str) -> Measurer | Non
     return measurer
 
 
-def measure_children(
-    early_config: pytest.Config, command: str, rootdir: Path
-) -> tuple[bool, str | None]:
-    """Whether to measure the processes the tests start, and the folder the judge made for them.
-
-    The gate's measuring run takes both from its judge's instructions; the
-    other commands from the gate policy recorded in the ratchet file.
-    """
-    if command == "_measure":
-        instructions = child_channel.instructions()
-        folder = instructions.get("children_dir")
-        return bool(instructions.get("subprocesses", True)), (
-            folder if isinstance(folder, str) and os.path.isdir(folder) else None
-        )
-    return recorded_subprocesses(early_config, rootdir), None
+def measure_children() -> tuple[bool, str | None]:
+    """Whether to measure the processes the tests start, and the folder the judge made for
+    them: as the judge's instructions say."""
+    instructions = child_channel.instructions()
+    folder = instructions.get("children_dir")
+    return bool(instructions.get("subprocesses", True)), (
+        folder if isinstance(folder, str) and os.path.isdir(folder) else None
+    )
 
 
 class QuestSession:
@@ -165,8 +159,8 @@ class QuestSession:
         self.inputs: Inputs | None = None
         self.refused: QuestError | None = None
         self.deselected = 0
-        # check and scan decide here and run the suite in a child (plugin/check_judge.py).
-        self.judging = options.command in ("check", "scan")
+        # check, scan and audit decide here and run the suite in a child (plugin/check_judge.py).
+        self.judging = options.command in ("check", "scan", "audit")
         # The exit status pytest gave this session, before the command's replaces it.
         self.pytest_status: int | None = None
         # scan, check: run only the tests a change can affect (plugin/incremental.py):
@@ -432,6 +426,7 @@ class QuestSession:
         self.suite = suite
         run = suite.run
         self.outcomes.update(run.outcomes)
+        self.seconds.update(suite.seconds)
         self.errors.update(run.errors)
         self.collection_errors[:] = run.collection_errors
         self.deselected = suite.deselected
@@ -516,6 +511,12 @@ class QuestSession:
         )
         payload = measured_to_dict(measured, run)
         payload["deselected"] = self.deselected
+        payload["seconds"] = self.seconds
+        if child_channel.instructions().get("line_tests"):  # audit's: who ran each line
+            payload["line_tests"] = {
+                name: {str(line): sorted(tests) for line, tests in lines.items()}
+                for name, lines in measured.line_tests.items()
+            }
         shard = child_channel.instructions().get("shard")
         if isinstance(shard, dict):  # a CI job's shard: its judge writes it (app/shard.py)
             from pytest_quest.plugin.shards import hand_over_data

@@ -11,8 +11,10 @@ from pytest_quest.app.check_run import (
     Incremental,
     SuiteRun,
     _incremental_part,
+    _line_tests,
     _put_back,
     _read,
+    _seconds,
     _split_at_dashes,
     refuse_incomplete,
     usage_error,
@@ -186,3 +188,11 @@ def test_refuse_incomplete_of_a_complete_run_without_measurement() -> None:
     assert str(caught.value) == (
         "check: the suite's run gave no result to judge: the test run did not complete"
     )
+
+
+def test_the_childs_times_and_line_tests_are_read_leaving_out_what_is_malformed() -> None:
+    assert _seconds({"t1": 0.5, "t2": 2, "t3": "1", "t4": True}) == {"t1": 0.5, "t2": 2.0}
+    assert _seconds(None) == _seconds([1]) == {}
+    given = {"src/a.py": {"3": ["t2", "t1"], "x": ["t"], "4": "t"}, "src/b.py": [1]}
+    assert _line_tests(given) == {"src/a.py": {3: {"t1", "t2"}}}
+    assert _line_tests("no") == {}
