@@ -164,7 +164,7 @@ def suggest_quest_ids(given: str, ids: Iterable[str]) -> str:
     file, sep, name = given.rpartition("::")
     names: dict[str, list[str]] = {}
     for qid in known:
-        qfile, _, qname = qid.rpartition("::")
+        _, _, qname = qid.rpartition("::")
         names.setdefault(qname, []).append(qid)
     in_file = {
         qname: [q for q in found if q.startswith(file + "::")] for qname, found in names.items()

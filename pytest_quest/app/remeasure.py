@@ -45,9 +45,6 @@ BUDGET_FLOOR = 60.0
 #: ``last_run_seconds``) a measurement may take: the same selection plus what changed.
 BUDGET_RUNS = 3.0
 
-#: What runs the selection in the gate's child: (context, node ids or files, quest).
-Measure = Callable[["Context", list[str], Quest], "tuple[RunReport, MeasuredSource | None]"]
-
 
 @dataclass
 class Fresh:

@@ -85,15 +85,9 @@ def too_many_digits(text: str) -> bool:
     return len(text.lstrip("-")) > MAX_DIGITS
 
 
-def file_is_safe_to_record(file: str) -> bool:
-    """Whether the scanner may record `file` (the validator would refuse it otherwise)."""
-    return not file_problem(file)
-
-
 __all__ = [
     "MAX_DIGITS",
     "control_character",
-    "file_is_safe_to_record",
     "file_problem",
     "id_problem",
     "qualname_problem",

@@ -308,10 +308,6 @@ def weaker_keys(recorded: GatePolicy, requested: GatePolicy) -> list[str]:
     return found
 
 
-def is_weaker(recorded: GatePolicy, requested: GatePolicy) -> bool:
-    return bool(weaker_keys(recorded, requested))
-
-
 def effective(
     recorded: GatePolicy, requested: GatePolicy, given: set[str] | frozenset[str]
 ) -> GatePolicy:
@@ -382,7 +378,6 @@ __all__ = [
     "change",
     "effective",
     "from_dict",
-    "is_weaker",
     "parse_assignment",
     "parse_compact",
     "parse_value",

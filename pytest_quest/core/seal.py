@@ -9,8 +9,6 @@ from typing import Any
 from pytest_quest.core.model import Fact, Quest, Ratchet, State, Verdict
 from pytest_quest.core.policy import GatePolicy
 
-SEAL_KEY = "issued_seal"
-
 #: The key, in a quest's ``extra``, of the seal of how it became PASS ("" on a quest not PASS).
 PASS_SEAL_KEY = "pass_seal"
 #: How a quest may become PASS: the gate (a judged submit), a scan's baseline, a person's
@@ -182,7 +180,6 @@ def forged_passes(ratchet: Ratchet) -> dict[str, str]:
 __all__ = [
     "PASS_SEAL_KEY",
     "PASS_WAYS",
-    "SEAL_KEY",
     "config_digest",
     "digest_parts",
     "forged_passes",

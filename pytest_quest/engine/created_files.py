@@ -1,21 +1,11 @@
 """Files a judged run created, read back by a later run: an audit hook in the gate's children.
 
-A test that writes what the function returns into a file on its first run
-(``if not GOLDEN.exists(): GOLDEN.write_text(...)``) and compares with the
-file afterwards checks the function against itself: the measuring run
-writes the original's answers, and every later run, in the mutation child
-or in a fresh process, compares the mutants with them, killing them all.
-
-So each gate child logs every file a judged process creates (opened for
-writing where nothing was) to a file the judge owns (`CREATED_ENV`); during
-the mutation child's probe and mutant runs, a test that reads such a file
-before writing it in that same run is named in the child's report, and the
-judge makes it REVIEW (``mutation.stale_read``, app/trust.py).
-
-Limits: files written by programs the tests start and by C code are not
-seen, nor files created before the submit (a snapshot committed with the
-tests is test data, judged like any expected value); bytecode caches
-(``__pycache__``) and Hypothesis's folder (``.hypothesis``) are left out.
+A test that writes the function's answers into a file on its first run and compares with
+it afterwards checks the function against itself, and kills every mutant.  So each gate
+child logs every file a judged process creates to a file the judge owns (`CREATED_ENV`);
+a test that reads such a file in a probe or mutant run before writing it in that run is
+REVIEW (``mutation.stale_read``, app/trust.py).  ``__pycache__`` and ``.hypothesis`` are
+left out.  Limits: docs/judge.md, "Files the judged run created, read back".
 """
 
 from __future__ import annotations

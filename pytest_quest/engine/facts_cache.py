@@ -9,12 +9,10 @@ again, a file that cannot be read or written is no error.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.engine.store_help import prune_older
+from pytest_quest.engine.store_help import save_cache
 
 #: Quests kept per ratchet file: the ones an agent went through lately.
 KEPT = 64
@@ -50,23 +48,7 @@ def save(journal: Path, quest_id: str, key: str, measured: dict[str, Any]) -> No
     data[quest_id] = {"key": key, "measured": measured}
     for old in list(data)[: max(0, len(data) - KEPT)]:
         del data[old]
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists():
-            prune_older(target.parent, "*.json", MAX_AGE)
-        fd, name = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle)
-            os.replace(name, target)
-        except BaseException:
-            try:
-                os.unlink(name)
-            except OSError:
-                pass
-            raise
-    except OSError:
-        return
+    save_cache(target, json.dumps(data).encode("utf-8"), MAX_AGE)
 
 
 __all__ = ["load", "path_for", "save"]

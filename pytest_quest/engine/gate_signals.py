@@ -1,23 +1,13 @@
 """The tests under judgment cannot kill the gate's processes: an audit hook in their process.
 
-A gate child killed by a signal the gate did not send is no verdict
-(core/environment.py): a test that kills its own runner when a mutant is in
-place would turn a FAIL into "try again".  The parent of a killed process
-learns the signal, never its sender, so the sender is caught where it runs:
-in the judged process, an audit hook (PEP 578) sees ``os.kill``,
-``os.killpg`` and ``signal.pthread_kill`` and refuses (`PermissionError`)
-a signal that would end or stop this process or one of its ancestors (the
-reaping shim, the judge): any signal but `HARMLESS` ones to an ancestor or
-its process group; SIGKILL to itself or its own process group; any other
-signal of core/environment.py ``OUTSIDE_SIGNALS`` to itself while that
-signal's handler is the default one.  Each
-refusal leaves a line in the file `SIGNALS_ENV` names; the judge makes the
-submission REVIEW for it (core/environment.py ``signal_facts``).
-
-Limits: a subprocess (``kill -9 $PPID``), C code or ctypes, and
-``signal.raise_signal`` (no audit event) are not seen; such a kill is an
-environment failure like any other, bounded by the policy's
-``environment_failures`` (docs/gate.md).
+A gate child killed by a signal the gate did not send is no verdict, so a test that
+killed its own runner under a mutant would turn a FAIL into "try again"; the parent
+never learns the sender.  So the hook (PEP 578) refuses (`PermissionError`) ``os.kill``,
+``os.killpg`` and ``signal.pthread_kill`` of a signal that would end or stop this process
+or an ancestor (any but `HARMLESS` to an ancestor or its group, SIGKILL to itself or its
+group, another of core/environment.py ``OUTSIDE_SIGNALS`` to itself while its handler is
+the default), and logs each refusal to the file `SIGNALS_ENV` names: REVIEW
+(core/environment.py ``signal_facts``).  Limits: docs/gate.md.
 """
 
 from __future__ import annotations

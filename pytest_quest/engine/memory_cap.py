@@ -3,10 +3,8 @@
 A mutant's time budget is a SIGALRM in the process that runs it, and a
 signal handler runs only between bytecodes: a loop inside C code never lets
 it.  ``list(chain(items, repeat(x)))`` under a mutant that made the
-iterable endless is such a loop, and it also grows without bound: on
-more-itertools' suite one grew the mutation child to 24 GB in 74 s until
-the kernel's out-of-memory killer ended it (and every verdict of its batch
-with it).  Under the cap the allocation fails instead, the C loop ends with
+iterable endless is such a loop, and it grows until the out-of-memory killer ends the
+child (and every verdict of its batch).  Under the cap the allocation fails instead, the C loop ends with
 MemoryError, and the pending alarm fires: the mutant is killed.
 
 The cap is the soft ``RLIMIT_DATA``: the process's data size when the run

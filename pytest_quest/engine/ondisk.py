@@ -1,34 +1,15 @@
 """The mutant in the module's bytecode file, where the judged run's project is a throwaway layer.
 
-Under bwrap (engine/sandbox.py) the project tree is an overlay whose writes
-vanish with the run.  There the mutation child compiles each mutant's module
-(core/mutant_text.py) into the module's ``__pycache__`` file while that
-mutant's test runs, and the probe's while the probe's does, and puts the
-original file back (or none) after it.  The bytecode file's header records
-the source's own size and modification time, so CPython takes it for the
-source's: every way of loading the module through the import system then
-runs the mutant: a reload, ``importlib.util.spec_from_file_location``,
-``python -m``, a process started with ``python -I -S`` and no environment
-(which skips coverage.py's start-up hook, engine/remote_mutant.py), and the
-fresh run that confirms the kills.
-
-The source file itself is never written: what a test reads of it (its text,
-``inspect.getsource``, a digest of it) is the original in every run, so the
-text tells no run from another.  What compiles the text itself (``runpy.run_path``,
-``exec`` of the file's text, a script run by its path) gets the original: a
-copy of it, which the own-copy watch names (engine/own_copy.py).
-
-Only where the facts say the file is in such a layer: the judge names the
-project's root in the child's instructions when its engine has one
-(`Sandbox.overlay`), and the child checks its own mount table: the deepest
-mount holding the file must be an overlay mounted at that root, and the
-bytecode file must sit in the file's own ``__pycache__`` (no
-``PYTHONPYCACHEPREFIX`` elsewhere).  Landlock and ``sandbox=off`` have no
-throwaway layer: the user's files are never written.
-
-In a process where nothing put the reach marks in place (no start-up hook),
-the compiled text's prelude (one statement before the function) defines
-them: they read the run record (engine/remote_mutant.py) for the run's marks file.
+Under bwrap's overlay the mutation child compiles each run's mutant (or the probe) into
+the module's ``__pycache__`` file, with the header of the source's own size and time, and
+puts the original back after it: every load through the import system (a reload,
+``spec_from_file_location``, ``python -m``, a process without coverage.py's start-up hook)
+then runs the mutant, while the source file, never written, reads as the original.  Only
+where the child's own mount table shows the file in an overlay mounted at the root the
+judge named (`Sandbox.overlay`) and no ``PYTHONPYCACHEPREFIX``.  Where no start-up hook put
+the reach marks in place, the compiled text's prelude defines them from the run record
+(engine/remote_mutant.py).  Details and limits: docs/judge.md, "The mutant in the bytecode
+file, under bwrap".
 """
 
 from __future__ import annotations

@@ -1,45 +1,14 @@
 """A test that loads its own copy of the code under judgement: an audit hook in the mutation child.
 
-The swap (engine/swap.py) puts a mutant into the live functions of a file.
-A copy of the function made while a test runs (the module executed again
-from its file with ``importlib.util.spec_from_file_location``, ``runpy``,
-``importlib.reload``, its source compiled under another name, its cached
-bytecode read) is not a live function at swap time: it stays the original.
-A test that compares the function with such a copy is a self-comparison
-(``assert f(x) == f(x)``) that "kills" every mutant, and agrees with the
-probes (the original): it would PASS without checking anything.
-
-So, during each probe and mutant run, an audit hook (PEP 578) watches for
-the ways such a copy is made: an ``exec`` of code compiled from the judged
-file, a ``compile`` of that file or of source (text or tree) holding a
-function whose body is the judged function's, an ``open`` of the file's
-cached bytecode in ``__pycache__``.  Each test seen doing one is named in
-the child's report; the judge makes it REVIEW (``mutation.own_copy``,
-app/trust.py).
-
-The same hook sees a test read the live function's code object
-(``__code__``, which ``dis``, ``inspect`` and a hand comparison all go
-through): the code tells a mutant from the original, so a test comparing it
-with the original's, written out, kills every mutant, agrees with the probes
-(their reach mark sits before the body) and with the fresh run.  A kill by a
-test that read it during that mutant's run is no kill (`CopyWatch.read_code`,
-plugin/mutation_child.py): the mutant survives unless another test kills it,
-and a survivor fails the quest with a witness.  A test that reads it for
-``inspect.signature`` is no such read: the code is read there by
-``inspect``'s own function, captured at import, which returns a signature
-(no mutant changes one), not the code.
-
-Where each run's mutant is written into the file (engine/ondisk.py, under
-bwrap), what a test loads from the file during the run is that mutant:
-only copies of the original count there (`CopyWatch.watch`, ``written``).
-
-Limits: a copy made before the mutant runs (at import, in the baseline
-runs, in a fixture of wider scope) is a live function and takes the
-mutants; a copy made by hand (the body rewritten, not reproduced) is a
-reference implementation, judged like any expected value; a copy made in
-a process the test starts takes the mutant there (engine/remote_mutant.py);
-a code object reached without the function's ``__code__`` (a frame's
-``f_code`` in a profile hook, the heap) is not seen.
+The swap (engine/swap.py) mutates only the live functions, so a test comparing the
+function with a copy it makes while it runs (the file executed again, its source compiled
+under another name, its cached bytecode read) kills every mutant and agrees with the
+probes.  During each probe and mutant run the hook names each test that makes such a
+copy (REVIEW ``mutation.own_copy``, app/trust.py), and each test that reads the live
+function's ``__code__`` (`CODE_READ`): its kill of that mutant is no kill.  Under bwrap
+the file holds each run's mutant, so only copies of the original count (``written``).
+What is seen, what is not, and why: docs/judge.md, "A copy of the function made during
+the run".
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """A mutation child started alongside the measuring run, before its functions are known.
 
-A submit's mutation child (engine/mutation.py) needs the measuring run's
-result: the functions' covering tests and which tests ran each line.  Its
-start does not: the interpreter, pytest and the plugins, the processes the
-tests start pointed at the mutants (engine/remote_mutant.py) and the fresh
-run it holds (plugin/fresh_kill.py) all come before any conftest.  So the
-judge starts it with the measuring child, with a first part of its
-instructions (engine/channel.py, ``MORE``); the child does all of that and
-then waits, before any conftest, for the rest.  When steps 1-3 pass, the
-rest is sent (`Prestarted.run`); otherwise it is stopped, having loaded no
-project code (`Prestarted.close`).  Its command line is the one it would
-have had, and `--quest-timeout` counts from when it is given its work.
-
-Only in a sandbox that hides each run's processes from the other's and gives
-each its own throwaway layer (bwrap's pid namespace and overlays): there the
-two runs cannot see or touch each other, as when one follows the other.
-What its tests could still tell: their process is older than one started
-after the measuring run, by the time it waited; a child that waited longer
-than `MAX_WAIT` is not used (stopped; one is started then), the bound the
-fresh run held by the mutation child keeps too (plugin/fresh_kill.py).
+Its start (interpreter, pytest, plugins, the fresh run it holds) needs nothing of the
+measuring run, so the judge starts both at once, with a first part of the mutation
+child's instructions (engine/channel.py, ``MORE``); the child then waits, before any
+conftest, for the rest: sent when steps 1-3 pass (`Prestarted.run`), else it is stopped
+having loaded no project code (`Prestarted.close`).  `--quest-timeout` counts from when it
+is given its work.  Only in a sandbox that hides each run from the other (bwrap), and not
+used past `MAX_WAIT` (its tests could tell its age): docs/judge.md.
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ import time
 
 from pytest_quest.engine.channel import MOVE_CHANNEL
 
-PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 # The shim, run as `python -I -c SHIM <judge pid> <channel ends W,R or -> -- command...`.

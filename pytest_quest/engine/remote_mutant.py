@@ -6,8 +6,7 @@ installs) at an rcfile of its own that loads this module as a coverage.py
 plugin.  The rcfile names a record file, rewritten in place before and
 after each test run: off, or which mutant (or the probe, the original with
 a reach mark) of which function, and a marks file for that run.  The
-record is one fixed-size write at offset 0 (a rename over a file on ext4
-flushed the new file's data: 15 % of an audit's time under other I/O), and
+record is one fixed-size write at offset 0 (a rename would flush the file's data), and
 it carries its own digest: a process that reads it while it is rewritten
 reads it again, and one that never reads it whole runs nothing.  In a process the test starts, `coverage_init`
 then imports the function's module from the mutated tree (an import hook

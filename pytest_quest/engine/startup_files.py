@@ -1,25 +1,11 @@
 """The interpreter's start-up files, watched over a judged run: nothing the tests plant runs in a judge.
 
-Python runs the ``.pth`` files of its site folders and imports
-``sitecustomize``/``usercustomize`` from its path in every process it
-starts, before pytest or pytest-quest: the judge of the next submit too.  A
-judged test (or a process it starts) that writes one there puts its code in
-the process that decides, out of reach of every later defense.
-
-So the judge lists those files before the gate's children run (their
-bytes: they are small) and compares after they ended.  Each change is
-undone at once, and nothing is lost: a new file is renamed aside (its name
-plus `QUARANTINE`, which Python does not run), a changed one is written
-back with the new text kept aside under that name, a removed one is
-written back.  The submission is REVIEW (``guard.startup_files``, a FAIL
-stays FAIL) naming each file.
-
-Limits: only the folders this interpreter reads at start-up (its site
-folders for ``.pth`` files, its path for the ``*customize`` modules; a
-``PYTHONPATH`` given to a later run is not known); a change made by
-something else during the run (a ``pip install`` at the same moment) is
-undone with it (it is kept aside: a person can put it back); the judge's
-own installed code (pytest, pytest-quest) is not compared.
+Python runs the ``.pth`` files and ``sitecustomize``/``usercustomize`` of its path in
+every process it starts, the next submit's judge too.  So the judge lists those files'
+bytes before the gate's children run and compares after: each change is undone at once
+and kept aside (a new file renamed with `QUARANTINE`, which Python does not run), and the
+submission is REVIEW (``guard.startup_files``, a FAIL stays FAIL).  Limits:
+docs/judge.md, the start-up files.
 """
 
 from __future__ import annotations

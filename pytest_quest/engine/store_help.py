@@ -6,6 +6,7 @@ import errno
 import gc
 import os
 import stat
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,6 +46,28 @@ def prune_older(folder: Path, pattern: str, max_age: float) -> None:
                 old.unlink()
         except OSError:
             continue
+
+
+def save_cache(target: Path, data: bytes, max_age: float) -> None:
+    """Write `data` to the cache file `target` atomically; a cache that cannot be written is
+    no error.  A new file prunes its folder's files of its suffix older than `max_age`."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            prune_older(target.parent, "*" + target.suffix, max_age)
+        fd, name = tempfile.mkstemp(prefix=".tmp-", suffix=target.suffix, dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(name, target)
+        except BaseException:
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        return
 
 
 def file_stamp(path: Path) -> tuple[int, int, int] | None:
@@ -295,6 +318,7 @@ __all__ = [
     "prune_journals",
     "prune_older",
     "read_regular",
+    "save_cache",
     "special_kind",
     "stamp",
     "unchanged",

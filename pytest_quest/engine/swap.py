@@ -160,7 +160,7 @@ class CodeSwap:
         """Find the live functions now, in one walk of the heap; their ``lru_cache`` wrappers.
 
         The outer functions' code is what `apply` swaps (found here instead of
-        on its first call); the wrappers are those `cache_wrappers` finds.
+        on its first call); the wrappers are those `cache_wrappers_of` finds.
         With `index`, the functions are the index's (a walk shared by many functions).
         """
         outer, target = self.keys[0], self.keys[-1]
@@ -375,13 +375,9 @@ def _refill(value: Any, copy: list[Any]) -> None:
         value.extend(copy)
 
 
-def cache_wrappers(path: str, source: str, start: int) -> list[Any]:
-    """The ``functools.lru_cache``/``cache`` wrappers of the live function on line `start`."""
-    return cache_wrappers_of([(path, source, start)])
-
-
 def cache_wrappers_of(functions_at: list[tuple[str, str, int]]) -> list[Any]:
-    """`cache_wrappers` of several functions (path, source, line), in one walk of the heap."""
+    """The ``functools.lru_cache``/``cache`` wrappers of the live functions at (path, source,
+    line), in one walk of the heap."""
     wanted: set[tuple[str, tuple[str, int]]] = set()
     trees: dict[str, ast.Module] = {}
     for path, source, start in functions_at:
@@ -421,6 +417,5 @@ __all__ = [
     "ModuleState",
     "SwapError",
     "SwapMissError",
-    "cache_wrappers",
     "cache_wrappers_of",
 ]

@@ -20,14 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import msgspec
 
 from pytest_quest.core.model import Ratchet
 from pytest_quest.core.view import NextView, StatusView, recorded_at_scan
-from pytest_quest.engine.store_help import prune_older
+from pytest_quest.engine.store_help import save_cache
 
 #: Bumped when what a view holds, or how it is drawn, changes.
 FORMAT = 2
@@ -269,23 +268,7 @@ def save(journal: Path, data: bytes, root: str, view: StatusView, more: NextView
             more=msgspec.msgpack.encode(more) if more is not None else b"",
         )
     )
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists():  # a new view: old ones are pruned then, as journals are
-            prune_older(target.parent, "*.view", MAX_AGE)
-        fd, name = tempfile.mkstemp(prefix=".tmp-", suffix=".view", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(encoded)
-            os.replace(name, target)
-        except BaseException:
-            try:
-                os.unlink(name)
-            except OSError:
-                pass
-            raise
-    except OSError:
-        return
+    save_cache(target, encoded, MAX_AGE)
 
 
 __all__ = [

@@ -1,41 +1,15 @@
 """A kill confirmed in a fresh process: the mutant in place before any test module is imported.
 
-The mutation child swaps a mutant into the live function after collection:
-whatever a test module computed from the function before (a table of
-expected values built at import, ``parametrize`` arguments, a memo filled
-on the test's first run) holds the ORIGINAL's answers, so comparing the
-function with them "kills" every mutant and agrees with the probes,
-without checking anything (``EXPECTED = f(3)`` then ``assert f(3) == EXPECTED``).
-
-So, once every mutant is killed, each killing test is run once more in a
-fresh pytest process started by the mutation child, with one mutant it
-killed applied there from the start: coverage.py's start-up hook loads
-engine/remote_mutant.py, which imports the function's module from the
-mutated tree, before any conftest or test module.  An honest test fails
-there as it did in the mutation child; a test whose expectations came from
-the function passes.  Each such test is named in the child's report and the
-judge makes it REVIEW (``mutation.kill_unconfirmed``, app/trust.py), unless
-another stable covering test fails there with the same mutant in place (the
-kill holds; so must the other kills that test was the first to make); so is
-a fresh run that ends without its report.
-
-The fresh process reports over a channel of its own (engine/channel.py,
-role ``fresh``), like a gate child: its outcomes and which tests reached
-the mutant.  Limits: it needs the processes the tests start to be measured
-(coverage.py's start-up hook, the ``subprocesses`` policy on); without it
-nothing is confirmed, and a fresh run where the mutant was not
-applied (no start-up hook in that environment) says nothing either.  A
-kill by a mutant that ran away (past its time budget, or at the memory cap:
-``RUNAWAY``) holds when the test runs away there too (stopped at its budget)
-or fails; unconfirmed, such kills would let a saved oracle that loops on
-a wrong value instead of failing (``while f(x) != EXPECTED[x]: pass``)
-have every kill taken on trust.  A test that tells the
-fresh process from the gate's children can fail there on purpose: one
-started afresh (no run held, or one held came too late) has the mutation
-child as its parent; a held one (`Parked`, the shim as its parent) is
-older than a fresh one when its tests import the function, by at most
-about half a second.  `pytest --quest audit` (the project's own tests, no
-submitter) does not run it.
+The mutation child swaps a mutant in after collection, so what a test module computed
+from the function before (``EXPECTED = f(3)`` at import, ``parametrize`` arguments, a
+memo) holds the original's answers and "kills" every mutant.  Once every mutant is
+killed, the killing tests run once more in a fresh pytest process with one mutant they
+killed applied from the start (coverage.py's start-up hook loads engine/remote_mutant.py
+before any conftest); it reports over its own channel (role ``fresh``).  A test that
+passes there is REVIEW ``mutation.kill_unconfirmed`` (app/trust.py) unless another
+stable covering test fails there with that mutant.  A held process (`Parked`) is started
+early so that its start overlaps the mutant runs.  Limits, runaway kills and why:
+docs/judge.md, "Kills confirmed in a fresh process".
 """
 
 from __future__ import annotations

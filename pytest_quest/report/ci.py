@@ -253,17 +253,7 @@ def rejudge_annotations(report: RejudgeReport | None) -> list[str]:
         return []
     commands = []
     for result in report.failed:
-        for fact in result.facts:
-            file, line = fact_location(fact)
-            commands.append(
-                workflow_command(
-                    "error",
-                    file,
-                    line,
-                    f"pytest-quest re-judge: {result.id}",
-                    fact.message or fact.text(),
-                )
-            )
+        commands += _fact_errors(f"pytest-quest re-judge: {result.id}", result.facts)
     for action in report.person_actions:
         commands.append(
             workflow_command(
@@ -298,21 +288,20 @@ def workflow_command(level: str, file: str, line: int, title: str, message: str)
     return f"::{level} {','.join(props)}::{escape_data(message)}"
 
 
+def _fact_errors(title: str, facts: list[Fact]) -> list[str]:
+    """An ``::error`` titled `title` at each fact's place."""
+    return [
+        workflow_command("error", *fact_location(fact), title, fact.message or fact.text())
+        for fact in facts
+    ]
+
+
 def workflow_annotations(report: CheckReport, strict: bool) -> list[str]:
     """One ``::error`` per regression fact; untracked functions as warnings (errors if strict)."""
     commands = []
     for regression in report.regressions:
-        for fact in regression.facts:
-            file, line = fact_location(fact)
-            commands.append(
-                workflow_command(
-                    "error",
-                    file,
-                    line,
-                    f"pytest-quest regression: {regression.quest.qualname}",
-                    fact.message or fact.text(),
-                )
-            )
+        title = f"pytest-quest regression: {regression.quest.qualname}"
+        commands += _fact_errors(title, regression.facts)
     for qid in report.untracked:
         file = qid.split("::")[0]
         commands.append(

@@ -131,7 +131,7 @@ class _AsciiBuffer(io.StringIO):
 
 
 def status_view(ratchet: Ratchet) -> StatusView:
-    """What `status_text` shows of `ratchet` (the quests listed by name with their lines)."""
+    """What `draw_status` shows of `ratchet` (the quests listed by name with their lines)."""
     files: dict[str, dict[str, int]] = {}
     # Counted in C (a dict per quest and an enum lookup each cost seconds on 50,000).
     for (file, state), number in Counter(map(_FILE_STATE, ratchet.quests.values())).items():
@@ -194,13 +194,6 @@ def judged_in_line(judged: dict[str, int]) -> str:
         for name, number in judged.items()
     ]
     return "quests by where their last verdict was judged: " + ", ".join(parts)
-
-
-def status_text(
-    ratchet: Ratchet, max_tries: int, markup: bool, width: int, *, ascii: bool = False
-) -> str:
-    """The status view of `ratchet` (`draw_status`)."""
-    return draw_status(status_view(ratchet), max_tries, markup, width, ascii=ascii)
 
 
 def draw_status(
@@ -277,7 +270,7 @@ def draw_status(
 
 # (file, state) of a quest, got in C (50,000 quests).
 _FILE_STATE = attrgetter("file", "state")
-# Whether `status_text` writes by itself what rich would draw the same (tests compare both).
+# Whether `draw_status` writes by itself what rich would draw the same (tests compare both).
 _PLAIN = True
 
 

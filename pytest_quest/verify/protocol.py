@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -278,28 +277,6 @@ def finding_from_json(item: Any) -> Finding:
     )
 
 
-def format_reply(reply: Reply) -> str:
-    """The five-block text of `reply` (the exact format the prompt asks for)."""
-
-    def bullets(items: Sequence[str]) -> str:
-        return "\n".join(f"- {item}" for item in items)
-
-    if reply.findings:
-        discrepancies = "\n".join(
-            f"- {finding.where} `{finding.quote}` {finding.reason}".rstrip()
-            for finding in reply.findings
-        )
-    else:
-        discrepancies = "none"
-    return (
-        f"<status>{reply.status}</status>\n"
-        f"<questions>\n{bullets(reply.questions)}\n</questions>\n"
-        f"<answers>\n{bullets(reply.answers)}\n</answers>\n"
-        f"<discrepancies>\n{discrepancies}\n</discrepancies>\n"
-        f"<final>{reply.final}</final>\n"
-    )
-
-
 __all__ = [
     "BLOCKS",
     "STATUS_CLEAN",
@@ -308,7 +285,6 @@ __all__ = [
     "ProtocolError",
     "Reply",
     "finding_from_json",
-    "format_reply",
     "parse_finding",
     "parse_reply",
 ]

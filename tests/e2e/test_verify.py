@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
@@ -14,8 +14,13 @@ from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.gate import GateResult
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Verdict
 from pytest_quest.plugin.options import _verify_mode
-from pytest_quest.plugin.verifiers import verify_configured
-from pytest_quest.verify.adapters import CommandVerifier, HookVerifier, run_verification
+from pytest_quest.plugin.verifiers import configured_verifiers
+from pytest_quest.verify.adapters import (
+    CommandVerifier,
+    HookVerifier,
+    run_verification,
+    verify_submission,
+)
 from pytest_quest.verify.prompt import (
     QUESTIONS,
     Request,
@@ -467,6 +472,33 @@ def options(**kwargs: Any) -> QuestOptions:
         export_to=None, export_force=False, mutants=True, verify="on", measure_out=None,
     )  # fmt: skip
     return dataclasses.replace(base, **kwargs)
+
+
+def verify_configured(
+    *,
+    config: pytest.Config,
+    options: QuestOptions,
+    rootdir: Path,
+    quest: Quest,
+    current: FunctionFacts,
+    changed_files: Sequence[str],
+    result: GateResult,
+) -> tuple[GateResult, dict[str, Any]]:
+    """`verify_submission` with this run's verifiers and verification options.
+
+    Usage errors (`QuestUsageError`) for a setup that cannot work, as ``submit`` has them.
+    """
+    return verify_submission(
+        rootdir=rootdir,
+        quest=quest,
+        current=current,
+        changed_files=changed_files,
+        result=result,
+        verifiers=configured_verifiers(config, options, rootdir),
+        threshold=options.verify_threshold,
+        questions=options.verify_questions,
+        exclude=options.verify_exclude,
+    )
 
 
 def test_verify_submission_usage_errors(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import (
+    SORT_KEY,
     Event,
     Fact,
     FunctionFacts,
@@ -146,7 +147,7 @@ def test_next_todo_orders_by_file_then_line_not_by_insertion() -> None:
     assert todo is not None
     assert todo.id == "src/a.py::mid"
     assert [q.id for q in ratchet.todo()] == ["src/a.py::mid", "src/a.py::late", "src/b.py::g"]
-    assert todo.sort_key() == ("src/a.py", 12, "src/a.py::mid")
+    assert SORT_KEY(todo) == ("src/a.py", 12, "src/a.py::mid")
     assert ratchet.counts() == {"TODO": 3, "PASS": 1, "REVIEW": 0, "DONE": 0, "EXCLUDED": 0}
     assert ratchet.remaining == 3
 

@@ -192,7 +192,7 @@ def test_a_source_that_does_not_compile_falls_back_too() -> None:
 def test_a_swap_finds_its_live_functions_and_their_caches_in_one_walk(tmp_path: Path) -> None:
     import importlib.util
 
-    from pytest_quest.engine.swap import CodeSwap, cache_wrappers
+    from pytest_quest.engine.swap import CodeSwap, cache_wrappers_of
 
     source = textwrap.dedent(
         """
@@ -214,12 +214,12 @@ def test_a_swap_finds_its_live_functions_and_their_caches_in_one_walk(tmp_path: 
     spec.loader.exec_module(module)
     for line in (5, 8):
         swap = CodeSwap(str(path), source, line)
-        assert swap.prepare() == cache_wrappers(str(path), source, line)
+        assert swap.prepare() == cache_wrappers_of([(str(path), source, line)])
         assert len(swap.outer_codes or []) == 1
         trees = FunctionTrees(source, line, str(path))
         assert swap.apply(trees.mutant(plan_mutants(source, line)[0].index)) == 1
         swap.restore()
-    assert cache_wrappers(str(path), source, 5) == [module.cached]
+    assert cache_wrappers_of([(str(path), source, 5)]) == [module.cached]
     assert module.plain(2) == 4
 
 

@@ -10,7 +10,7 @@ import pytest
 from pytest_quest.core.errors import RatchetFileError
 from pytest_quest.core.model import DECODED_ON_USE, Quest, Ratchet, State
 from pytest_quest.engine.codec import dumps, loads
-from pytest_quest.report.text import status_text
+from pytest_quest.report.text import draw_status, status_view
 from tests.e2e.test_store_corruption import CORRUPTIONS, VALID, valid_ratchet
 from tests.unit.engine.test_layout import passed, ratchet_of, todo
 
@@ -139,7 +139,7 @@ def test_status_text_decodes_only_the_quests_it_lists() -> None:
     quests += [passed(f"p{n}", ["t::y"]) for n in range(5)]
     quests.append(todo("r", ["t::z"], state=State.REVIEW))
     ratchet = loads_lazy(dumps(ratchet_of(*quests)))
-    text = status_text(ratchet, 3, markup=False, width=100, ascii=True)
+    text = draw_status(status_view(ratchet), 3, markup=False, width=100, ascii=True)
     assert "src/pkg/m.py:4: line 4 not covered" in text
     decoded = [qid for qid, quest in ratchet.quests.items() if pending(quest) != DECODED_ON_USE]
     assert decoded == ["src/pkg/m.py::r"]

@@ -219,7 +219,7 @@ def test_terminal_text_of_hostile_facts() -> None:
     ratchet = hostile_ratchet()
     quest = ratchet.quests[f"{FILE}::_under_score_"]
     lines = text.quest_text(quest, 3, {}) + text.facts_text(quest.facts)
-    lines += text.status_text(ratchet, 3, markup=False, width=100).splitlines()
+    lines += text.draw_status(text.status_view(ratchet), 3, markup=False, width=100).splitlines()
     assert (
         sum("::error file=X::Y" in line for line in lines) == 2
     )  # next; status shows no TODO facts

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pytest_quest.core.model import Fact, Quest, Ratchet, State
 from pytest_quest.report import text
-from pytest_quest.report.text import status_text
+from pytest_quest.report.text import draw_status, status_view
 from tests.support.profiles import examples
 
 NAMES = st.text(
@@ -47,10 +47,10 @@ def ratchet_of(files: list[tuple[str, list[State]]]) -> Ratchet:
 def both(
     ratchet: Ratchet, width: int, monkeypatch: pytest.MonkeyPatch, *, markup: bool = False
 ) -> tuple[str, str]:
-    plain = status_text(ratchet, 3, markup, width, ascii=True)
+    plain = draw_status(status_view(ratchet), 3, markup, width, ascii=True)
     with monkeypatch.context() as patched:
         patched.setattr(text, "_PLAIN", False)
-        drawn = status_text(ratchet, 3, markup, width, ascii=True)
+        drawn = draw_status(status_view(ratchet), 3, markup, width, ascii=True)
     return plain, drawn
 
 
@@ -97,8 +97,12 @@ def test_ascii_output_imports_no_rich_when_nothing_needs_it(
         module for module in sys.modules if module == "rich" or module.startswith("rich.")
     ]:
         monkeypatch.delitem(sys.modules, name)
-    status_text(
-        ratchet_of([("src/a.py", [State.TODO, State.REVIEW, State.DONE])]), 3, False, 80, ascii=True
+    draw_status(
+        status_view(ratchet_of([("src/a.py", [State.TODO, State.REVIEW, State.DONE])])),
+        3,
+        False,
+        80,
+        ascii=True,
     )
     assert "rich.console" not in sys.modules
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -15,11 +16,33 @@ from pytest_quest.verify.protocol import (
     Finding,
     ProtocolError,
     Reply,
-    format_reply,
     parse_finding,
     parse_reply,
 )
 from tests.support.profiles import examples
+
+
+def format_reply(reply: Reply) -> str:
+    """The five-block text of `reply` (the exact format the prompt asks for)."""
+
+    def bullets(items: Sequence[str]) -> str:
+        return "\n".join(f"- {item}" for item in items)
+
+    if reply.findings:
+        discrepancies = "\n".join(
+            f"- {finding.where} `{finding.quote}` {finding.reason}".rstrip()
+            for finding in reply.findings
+        )
+    else:
+        discrepancies = "none"
+    return (
+        f"<status>{reply.status}</status>\n"
+        f"<questions>\n{bullets(reply.questions)}\n</questions>\n"
+        f"<answers>\n{bullets(reply.answers)}\n</answers>\n"
+        f"<discrepancies>\n{discrepancies}\n</discrepancies>\n"
+        f"<final>{reply.final}</final>\n"
+    )
+
 
 CLEAN = """\
 <status>verified-clean</status>
