@@ -40,8 +40,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS, plan_mutants
+from pytest_quest.core.mutants import DEFAULT_OPERATORS, plan_mutants
 from pytest_quest.core.observed import held_because, observed_text, witness_text
+from pytest_quest.core.operators import ALL_OPERATORS
 from pytest_quest.engine.clean_search import SearchPath
 from pytest_quest.engine.codec import loads
 from pytest_quest.engine.mutation import Target, run_mutation_checks

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from pytest_quest.core.mutants import ALL_OPERATORS, Mutant, mutated_tree, plan_mutants
+from pytest_quest.core.mutants import Mutant, mutated_tree, plan_mutants
+from pytest_quest.core.operators import ALL_OPERATORS
 from pytest_quest.engine.source import facts_from_source
 
 

@@ -20,7 +20,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from pytest_quest.core.mutants import ALL_OPERATORS, changed_value, plan_mutants
+from pytest_quest.core.mutants import changed_value, plan_mutants
+from pytest_quest.core.operators import ALL_OPERATORS
 from pytest_quest.engine.source import facts_from_source
 
 sys.path.insert(0, str(Path(__file__).parent))

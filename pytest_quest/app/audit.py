@@ -264,6 +264,3 @@ def _span(by_line: dict[int, set[str]], function: FunctionFacts) -> dict[int, se
     return {
         line: tests for line, tests in by_line.items() if function.first <= line <= function.last
     }
-
-
-__all__ = ["AuditFinding", "AuditReport", "audit", "audit_functions", "audit_lines"]

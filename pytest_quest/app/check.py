@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from pytest_quest.app.context import Context, load_ratchet, measured
 from pytest_quest.app.export import export_target, where_written, write_export
-from pytest_quest.app.policy import weaker_lines, weaker_passes
 from pytest_quest.app.preflight import check_inputs, no_tests_ran
 from pytest_quest.app.rejudge import rejudge
 from pytest_quest.app.since import changed_lines, not_pass, since_data, since_line
 from pytest_quest.core.ratchet import check_ratchet
 from pytest_quest.core.seal import forged_passes
+from pytest_quest.core.view import weaker_passes
 from pytest_quest.engine import outputs
 from pytest_quest.report import ci
+from pytest_quest.report.escape import in_github_actions
 from pytest_quest.report.json import Output
+from pytest_quest.report.text import weaker_lines
 
 
 def check(ctx: Context) -> Output:
@@ -27,7 +29,7 @@ def check(ctx: Context) -> Output:
         return nothing
     export = export_target(ctx) if ctx.options.export_to else None
     errors = ctx.run.collection_errors
-    in_actions = ci.in_github_actions(ctx.environ)
+    in_actions = in_github_actions(ctx.environ)
     stderr: list[str] = []
     if errors:
         outcome = ci.interrupted(errors, ratchet)
@@ -95,6 +97,3 @@ def add_forged(outcome: ci.CheckOutcome, forged: dict[str, str]) -> None:
     outcome.exitcode = max(outcome.exitcode, ci.EXIT_FAILED)
     if verdict:
         outcome.lines.append("check: FAILED")
-
-
-__all__ = ["add_forged", "check"]

@@ -266,13 +266,3 @@ def refuse_incomplete(suite: SuiteRun) -> None:
         raise QuestUsageError(said)
     problem = suite.run.problem or "the test run did not complete"
     raise QuestUsageError(f"check: the suite's run gave no result to judge: {problem}")
-
-
-__all__ = [
-    "SUITE_TIMEOUT",
-    "Incremental",
-    "SuiteRun",
-    "refuse_incomplete",
-    "run_suite",
-    "usage_error",
-]

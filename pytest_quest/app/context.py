@@ -233,18 +233,3 @@ def resolve_sources(rootdir: Path, given: list[Any]) -> list[str]:
             )
         sources.append(str(path))
     return sources
-
-
-__all__ = [
-    "ChildSetup",
-    "Context",
-    "Inputs",
-    "PersonTerminal",
-    "RunData",
-    "Terminal",
-    "load_ratchet",
-    "measured",
-    "now_utc",
-    "refuse_collection_errors",
-    "resolve_sources",
-]

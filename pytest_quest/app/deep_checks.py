@@ -232,16 +232,3 @@ def l1_checks(ctx: Context, evidence: Evidence) -> list[tuple[Verdict, Fact]]:
             if Verdict(verdict) is not Verdict.PASS:
                 found.append((Verdict(verdict), fact))
     return found
-
-
-__all__ = [
-    "check_function",
-    "child_l1_checks",
-    "clean_search_path",
-    "deep_checks",
-    "fill_mutation_evidence",
-    "l1_checks",
-    "l1_evidence",
-    "planned_operators",
-    "survivors",
-]

@@ -401,15 +401,3 @@ def decide(
     if any(f.check == "dispute.equivalent" for f in facts):
         facts.append(dispute.others_killed_fact(quest.id, list(others)))
     return GateResult(Verdict.REVIEW, facts, dispute.STEP)
-
-
-__all__ = [
-    "check_dispute",
-    "check_spots",
-    "decide",
-    "judge_dispute",
-    "judge_unreachable",
-    "outside",
-    "submit_or_dispute",
-    "whole_suite",
-]

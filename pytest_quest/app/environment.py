@@ -109,12 +109,3 @@ def record_outside_failure(
     if state is State.REVIEW:
         result = GateResult(Verdict.REVIEW, list(target.facts), "environment")
     return state, result, said
-
-
-__all__ = [
-    "begin_submit",
-    "interrupted_done",
-    "limit_of",
-    "outside_cause",
-    "record_outside_failure",
-]

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_quest.app.context import Context, load_ratchet, now_utc
-from pytest_quest.app.policy import weaker_passes
 from pytest_quest.app.since import load_changes, narrowed, since_data, since_line
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
+from pytest_quest.core.view import weaker_passes
 from pytest_quest.engine import outputs
 from pytest_quest.engine.source import read_source
 from pytest_quest.report import export as formats
@@ -98,6 +98,3 @@ def _sources(rootdir: Path, files: set[str]) -> dict[str, list[str]]:
         if path.is_relative_to(root) and path.is_file():
             sources[file] = read_source(path).splitlines()
     return sources
-
-
-__all__ = ["export", "export_target", "where_written", "write_export"]

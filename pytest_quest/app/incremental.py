@@ -181,6 +181,3 @@ def record(
             # The lists stay shared between tests: `save` writes each once.
             run.arcs[nodeid] = {rel: found for rel, found in per_file.items() if rel in run.sources}
     return run
-
-
-__all__ = ["Plan", "plan", "record", "records"]

@@ -301,6 +301,3 @@ def _from_view(ctx: Context) -> tuple[Ratchet, StatusView, NextView] | None:
     # A `next` that moves the active quest writes that line alone (engine/active.py).
     ctx.store.seen = (data, ratchet)
     return ratchet, view, more
-
-
-__all__ = ["Issued", "next_quest", "pick"]

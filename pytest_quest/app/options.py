@@ -229,25 +229,3 @@ def check_shard_options(command: str | None, shard_out: object, check_only: list
             f"{check_only[0]} belongs to `pytest --quest combine`, which runs the check on "
             "the shards; a job with --quest-shard-out only measures its part of the suite"
         )
-
-
-__all__ = [
-    "COMMANDS",
-    "COUNT_RANGE",
-    "FORMATS",
-    "MAX_COUNT",
-    "MAX_SECONDS",
-    "MUTANT_MODES",
-    "SECONDS_RANGE",
-    "SINCE_COMMANDS",
-    "VERIFY_MODES",
-    "QuestOptions",
-    "check_shard_options",
-    "check_since_option",
-    "parse_choice",
-    "parse_count",
-    "parse_quest_id",
-    "parse_seconds",
-    "parse_text",
-    "suggest_quest_ids",
-]

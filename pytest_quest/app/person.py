@@ -192,6 +192,3 @@ def _apply(
         text.progress_line(written),
     ]
     return Output(data, lines)
-
-
-__all__ = ["Person", "accept", "exclude", "reopen", "require_person", "who"]

@@ -202,21 +202,3 @@ def change_policy(ctx: Context) -> Output:
         "weaker_policy_passes": found,
     }
     return Output(data, lines)
-
-
-__all__ = [
-    "OPTION_KEYS",
-    "STABILITY_RERUNS",
-    "change_policy",
-    "ensure_policy",
-    "given_keys",
-    "options_policy",
-    "passed_since",
-    "record_policy_change",
-    "remembered_sources",
-    "since_time",
-    "submit_policy",
-    "weaker_lines",
-    "weaker_passes",
-    "with_policy",
-]

@@ -96,13 +96,3 @@ def no_tests_ran(ctx: Context) -> Output | None:
         "measured nothing and recorded nothing (check -k, -m, --deselect)"
     )
     return Output({"ok": False, "tests": 0, "error": message}, [message], EXIT_NO_TESTS)
-
-
-__all__ = [
-    "EXIT_NO_TESTS",
-    "audit_inputs",
-    "check_inputs",
-    "no_tests_ran",
-    "preflight",
-    "scan_inputs",
-]

@@ -174,11 +174,3 @@ def _rejudged(selected: Selected, result: GateResult) -> Rejudged:
         step=result.step,
         facts=[rejudge_fact(result.step, fact, selected) for fact in result.facts],
     )
-
-
-__all__ = [
-    "RejudgePolicy",
-    "base_policy",
-    "load_base",
-    "rejudge",
-]

@@ -313,14 +313,3 @@ def run_in_child(
         return run, source
     finally:
         guard.close()
-
-
-__all__ = [
-    "BUDGET_FLOOR",
-    "BUDGET_RUNS",
-    "Fresh",
-    "budget",
-    "changed_since",
-    "current",
-    "run_in_child",
-]

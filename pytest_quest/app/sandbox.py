@@ -59,6 +59,3 @@ def enter_sandbox(ctx: Context, policy: GatePolicy | None) -> str:
         )
     sandbox.use(choice.engine, protected=protected_paths(ctx), hidden=hidden_paths())
     return choice.engine.name
-
-
-__all__ = ["available", "enter_sandbox", "hidden_paths", "protected_paths"]

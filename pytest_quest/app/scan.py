@@ -158,6 +158,3 @@ def partial_patterns(config: dict[str, Any]) -> list[str]:
     for key in ("report:partial_branches", "report:partial_branches_always"):
         found += [str(p) for p in config.get(key) or []]
     return found
-
-
-__all__ = ["partial_patterns", "scan", "seal_config"]

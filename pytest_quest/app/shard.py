@@ -226,6 +226,3 @@ def _name(folder: Path, ctx: Context) -> str:
         return relpath(str(folder), ctx.invocation_dir)
     except ValueError:  # pragma: no cover - another drive on Windows
         return str(folder)
-
-
-__all__ = ["CHECK_ONLY", "ShardRun", "combine", "shard_out"]

@@ -218,15 +218,3 @@ def changed_lines(
                 }
             )
     return items, notes
-
-
-__all__ = [
-    "changed_lines",
-    "load_changes",
-    "narrowed",
-    "not_pass",
-    "since_data",
-    "since_line",
-    "since_ref",
-    "untracked",
-]

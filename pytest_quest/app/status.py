@@ -119,6 +119,3 @@ def _text(ctx: Context, view: StatusView, active: str | None) -> Output:
     )
     lines = table.splitlines() + weaker_lines(view.weaker) + forged_lines(view.forged)
     return Output(_data(view, active), lines)
-
-
-__all__ = ["status"]

@@ -546,17 +546,3 @@ def undo_forgery(ctx: Context, guard: VerdictGuard) -> None:
 def _guarded(result: GateResult, facts: list[Fact]) -> GateResult:
     """REVIEW with the guard's facts first (a FAIL's facts are kept after them)."""
     return GateResult(Verdict.REVIEW, [*facts, *result.facts], "guard")
-
-
-__all__ = [
-    "Judgement",
-    "NotCollected",
-    "claim_quest",
-    "judge_files",
-    "judge_quest",
-    "naming_files",
-    "record",
-    "submit",
-    "undo_forgery",
-    "unmeasured_facts",
-]

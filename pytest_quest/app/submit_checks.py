@@ -71,12 +71,3 @@ def unbegin(ctx: Context, quest_id: str) -> None:
             target.extra.pop(BEGUN_KEY, None)
 
     ctx.store.update(change)
-
-
-__all__ = [
-    "NotCollected",
-    "errors_where",
-    "refuse_unchanged",
-    "refuse_uncollected",
-    "unbegin",
-]

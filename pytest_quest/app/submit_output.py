@@ -98,6 +98,3 @@ def sandbox_line(engine: str) -> str:
             "stood between the tests and the judge"
         )
     return f"judged in the {engine} sandbox"
-
-
-__all__ = ["NO_VERDICT", "said", "sandbox_line"]

@@ -207,6 +207,3 @@ def disagreement_facts(report: MutationReport, function: FunctionFacts) -> list[
         for nodeid in stable
         if nodeid not in reached
     ]
-
-
-__all__ = ["disagreement_facts", "tampered_facts", "unverified_facts"]

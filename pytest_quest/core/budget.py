@@ -45,6 +45,3 @@ def mutant_budget(baseline_seconds: Iterable[float]) -> float:
     times in the baseline runs: `FACTOR` times the slower of them, plus `MARGIN`."""
     slowest = max((max(seconds, 0.0) for seconds in baseline_seconds), default=0.0)
     return FACTOR * slowest + MARGIN
-
-
-__all__ = ["FACTOR", "MARGIN", "mutant_budget"]

@@ -280,20 +280,3 @@ def not_judged_fact(quest_id: str, why: str) -> Fact:
 def is_dispute(quest: Quest) -> bool:
     """Whether `quest` waits for a person because of a disputed mutant."""
     return quest.state is State.REVIEW and any(f.check.startswith("dispute.") for f in quest.facts)
-
-
-__all__ = [
-    "STEP",
-    "Spot",
-    "equivalent_fact",
-    "is_dispute",
-    "not_judged_fact",
-    "others_killed_fact",
-    "parse_ids",
-    "parse_spots",
-    "reached_fact",
-    "refused_fact",
-    "seen_fact",
-    "unconfirmed_fact",
-    "unreachable_fact",
-]

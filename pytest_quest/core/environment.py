@@ -193,19 +193,3 @@ def begin_run(quest: Quest, *, limit: int, now: str) -> tuple[State, GateResult 
         return quest.state, earlier
     quest.extra[BEGUN_KEY] = now
     return quest.state, earlier
-
-
-__all__ = [
-    "BEGUN_KEY",
-    "ENVIRONMENT_EXIT",
-    "OUTSIDE_SIGNALS",
-    "STREAK_KEY",
-    "begin_run",
-    "environment_cause",
-    "judge_killed",
-    "record_environment_failure",
-    "signal_facts",
-    "signal_name",
-    "unrecorded_run",
-    "with_signal_attempts",
-]

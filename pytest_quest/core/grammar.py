@@ -83,13 +83,3 @@ def id_problem(qid: str) -> str:
 def too_many_digits(text: str) -> bool:
     """Whether the integer literal `text` is longer than `MAX_DIGITS` digits."""
     return len(text.lstrip("-")) > MAX_DIGITS
-
-
-__all__ = [
-    "MAX_DIGITS",
-    "control_character",
-    "file_problem",
-    "id_problem",
-    "qualname_problem",
-    "too_many_digits",
-]

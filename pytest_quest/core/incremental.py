@@ -265,17 +265,3 @@ def _code_lines(source: str) -> dict[int, str]:
 
 
 _NOT_CODE = (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
-
-
-__all__ = [
-    "PASSED",
-    "Changes",
-    "Full",
-    "LineMap",
-    "RecordedTest",
-    "arc_lines",
-    "classify",
-    "line_map",
-    "move_arcs",
-    "select",
-]

@@ -158,17 +158,3 @@ def chain_breaks(start: str, entries: Iterable[Entry], end: str) -> list[str]:
 def trimmed(lines: Sequence[str], keep: int) -> list[str]:
     """The journal's last `keep` lines (it is kept short: a window only needs its own)."""
     return list(lines[-keep:]) if keep > 0 else []
-
-
-__all__ = [
-    "ABSENT",
-    "Entry",
-    "Now",
-    "Snapshot",
-    "chain_breaks",
-    "content_hash",
-    "parse",
-    "since",
-    "trimmed",
-    "unaccounted",
-]

@@ -46,6 +46,3 @@ def pilot(mutants: list[dict[str, Any]], chosen: dict[int, list[str]]) -> int:
 def describe(entry: dict[str, Any]) -> str:
     change = change_text(str(entry.get("original")), str(entry.get("mutated")))
     return f"mutant {entry.get('id', '')} {change}"
-
-
-__all__ = ["IMPORTED_BEFORE_SIGN", "RUNAWAY", "describe", "killers", "pilot"]

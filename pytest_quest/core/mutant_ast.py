@@ -309,33 +309,3 @@ def unread_maxlen(node: ast.AST) -> list[ast.Constant]:
         if isinstance(maxlen, ast.Constant) and type(maxlen.value) is int and maxlen.value >= reach:
             return [maxlen]
     return []
-
-
-__all__ = [
-    "CHANGED",
-    "REACHED",
-    "Candidate",
-    "body_start",
-    "call_name",
-    "change_text",
-    "exits",
-    "inside",
-    "is_none",
-    "lazy_init",
-    "line_text",
-    "mark_names",
-    "marked",
-    "marks_renamed",
-    "only_guards",
-    "own_nodes",
-    "parsed",
-    "reached",
-    "replace_in",
-    "returns_falsy_constant",
-    "same_ast",
-    "spliced",
-    "statement_lines",
-    "unread_maxlen",
-    "walk_ids",
-    "walk_scope",
-]

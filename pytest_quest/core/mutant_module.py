@@ -152,6 +152,3 @@ class FunctionTrees:
 def _whole(source: str, filename: str) -> types.CodeType:
     """The whole module compiled, once for all its functions."""
     return compile(parsed(source), filename, "exec", dont_inherit=True)
-
-
-__all__ = ["FunctionTrees"]

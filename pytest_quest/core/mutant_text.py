@@ -140,6 +140,3 @@ def _same_function(text: str, start: int, node: ast.AST) -> bool:
     except (SyntaxError, ValueError, RecursionError):
         return False
     return found is not None and ast.dump(found[1]) == ast.dump(node)
-
-
-__all__ = ["function_replaced", "mutant_text"]

@@ -16,17 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_quest.core.mutant_ast import parsed
-from pytest_quest.core.operators import (
-    ALL_OPERATORS,
-    CHANGED,
-    EXTREME,
-    REACHED,
-    Candidate,
-    body_start,
-    candidates,
-    reached,
-)
+from pytest_quest.core.mutant_ast import Candidate, body_start, parsed, reached
+from pytest_quest.core.operators import ALL_OPERATORS, EXTREME, candidates
 
 # Above this many mutants per function the check costs more than it tells.
 MAX_MUTANTS = 24
@@ -292,21 +283,3 @@ def add_probe_mark(function: ast.AST) -> None:
     mark = ast.Expr(value=reached(ast.Constant(None)))
     ast.copy_location(mark, body[index])
     body.insert(index, mark)
-
-
-__all__ = [
-    "ALL_OPERATORS",
-    "CHANGED",
-    "DEFAULT_OPERATORS",
-    "EXTREME",
-    "MAX_MUTANTS",
-    "REACHED",
-    "Mutant",
-    "add_probe_mark",
-    "changed_value",
-    "find_function",
-    "mutant_id",
-    "mutated_tree",
-    "plan_mutants",
-    "probe_tree",
-]

@@ -123,15 +123,3 @@ def possibly_equivalent(line: int, tests: list[str]) -> str:
         f"possibly equivalent: it also survives {count} of the suite that {verb} line "
         f"{line} ({tests_shown(tests)})"
     )
-
-
-__all__ = [
-    "CALL_LIMIT",
-    "LIMIT",
-    "held_because",
-    "observed_text",
-    "possibly_equivalent",
-    "quoted",
-    "tests_shown",
-    "witness_text",
-]

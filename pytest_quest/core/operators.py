@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 from pytest_quest.core.mutant_ast import (
     CHANGED,
-    REACHED,
     Candidate,
     body_start,
     call_name,
@@ -30,7 +29,6 @@ from pytest_quest.core.mutant_ast import (
     marked,
     only_guards,
     own_nodes,
-    reached,
     replace_in,
     returns_falsy_constant,
     same_ast,
@@ -538,18 +536,3 @@ def candidates(function: ast.AST, lines: list[str]) -> Iterator[Candidate]:
                 yield _returns(node, lines)
         else:
             yield from _node_candidates(node, parent, lines, marks)
-
-
-__all__ = [
-    "ALL_OPERATORS",
-    "CHANGED",
-    "EXTREME",
-    "REACHED",
-    "Candidate",
-    "body_start",
-    "candidates",
-    "is_none",
-    "line_text",
-    "own_nodes",
-    "reached",
-]

@@ -71,6 +71,3 @@ def person_actions_since(ratchet: Ratchet, base: Ratchet | None) -> list[PersonA
             )
     found.sort(key=lambda action: (action.at, action.quest_id))
     return found
-
-
-__all__ = ["PersonAction", "person_actions_since"]

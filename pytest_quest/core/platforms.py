@@ -24,6 +24,3 @@ def unsupported_reason(platform: str) -> str | None:
         "and will not judge without them: run pytest-quest under WSL or in a Linux container "
         "(plain pytest runs without --quest are not affected)"
     )
-
-
-__all__ = ["UNSUPPORTED", "unsupported_reason"]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_quest.core.errors import QuestUsageError
-from pytest_quest.core.mutants import ALL_OPERATORS, DEFAULT_OPERATORS
+from pytest_quest.core.mutants import DEFAULT_OPERATORS
+from pytest_quest.core.operators import ALL_OPERATORS
 
 #: The mutation operators a new policy records: the planner's default set
 #: (core/mutants.py); `KNOWN_OPERATORS` adds the opt-in ones.
@@ -361,25 +362,3 @@ def parse_assignment(text: str) -> tuple[str, str]:
         raise PolicyError(f"{text!r}: expected KEY=VALUE with KEY one of {', '.join(KEYS)}")
     parse_value(key, value)
     return key, value.strip()
-
-
-__all__ = [
-    "KEYS",
-    "KNOWN_OPERATORS",
-    "LATER_KEYS",
-    "MUTANT_RULES",
-    "OPERATORS",
-    "POLICY_ACTION",
-    "SANDBOX_OFF",
-    "SANDBOX_REQUIRED",
-    "SANDBOX_VALUES",
-    "GatePolicy",
-    "PolicyError",
-    "change",
-    "effective",
-    "from_dict",
-    "parse_assignment",
-    "parse_compact",
-    "parse_value",
-    "weaker_keys",
-]

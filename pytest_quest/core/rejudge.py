@@ -192,19 +192,3 @@ def rejudge_fact(step: str, fact: Fact, selected: Selected) -> Fact:
         check=f"rejudge.{name}",
         message=f"{message} ({fact.check}) [{selected.quest.id}, {why}]",
     )
-
-
-__all__ = [
-    "ABSENT",
-    "CHANGED",
-    "NEW",
-    "POLICY_ID",
-    "RejudgeReport",
-    "Rejudged",
-    "Selected",
-    "judged_record",
-    "policy_changes_since",
-    "rejudge_fact",
-    "select_rejudge",
-    "trusted_entry",
-]

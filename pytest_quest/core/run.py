@@ -96,6 +96,3 @@ def passed_tests(outcomes: dict[str, str]) -> set[str]:
 def failed_tests(outcomes: dict[str, str]) -> set[str]:
     """The node ids that failed or erred (a skip or an xfail is not a failure)."""
     return {nodeid for nodeid, outcome in outcomes.items() if outcome in FAILED}
-
-
-__all__ = ["CollectionError", "RunReport", "SurvivingMutant", "failed_tests", "passed_tests"]

@@ -74,6 +74,3 @@ def statement_lines(source: str) -> frozenset[int]:
     except (SyntaxError, ValueError):
         return frozenset()
     return frozenset(node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt))
-
-
-__all__ = ["BUILT", "LAMBDA", "PARTIAL", "runtime_lines", "statement_lines"]

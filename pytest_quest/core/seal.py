@@ -175,20 +175,3 @@ def forged_passes(ratchet: Ratchet) -> dict[str, str]:
         elif way not in PASS_WAYS or recorded != pass_seal(quest, way):
             found[qid] = "PASS entry differs from its seal (edited since it passed)"
     return found
-
-
-__all__ = [
-    "PASS_SEAL_KEY",
-    "PASS_WAYS",
-    "config_digest",
-    "digest_parts",
-    "forged_passes",
-    "issued_seal",
-    "mark_seals",
-    "pass_seal",
-    "policy_digest_part",
-    "seal_facts",
-    "seal_issued",
-    "seal_pass",
-    "sealed_file",
-]

@@ -424,21 +424,3 @@ def changed_sources(merged: MergedRun, current: Mapping[str, str | None]) -> Non
                 f"shard {where} measured {name}, which {state}: run the combine in a checkout "
                 "of the commit the shards were made from"
             )
-
-
-__all__ = [
-    "DATA",
-    "KINDS",
-    "MANIFEST",
-    "SHARD_FORMAT",
-    "MergedRun",
-    "Shard",
-    "changed_sources",
-    "check_fits",
-    "check_same_tree",
-    "check_tests_present",
-    "digest_bytes",
-    "manifest_of",
-    "merge",
-    "read_manifest",
-]

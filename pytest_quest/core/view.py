@@ -105,14 +105,3 @@ def weaker_passes(ratchet: Ratchet) -> list[dict[str, Any]]:
         if judged[text]:
             found.append({"id": quest.id, "weaker": judged[text], "policy": text})
     return found
-
-
-__all__ = [
-    "MAX_TRIES",
-    "SECTIONS",
-    "NextView",
-    "StatusView",
-    "recorded_at_scan",
-    "unwitnessed_lines",
-    "weaker_passes",
-]

@@ -11,6 +11,3 @@ def counted(number: int, noun: str, plural: str = "") -> str:
 def counted_words(number: int, noun: str, plural: str = "") -> str:
     """`noun` alone in the form `number` takes: ``process``, ``processes``."""
     return noun if number == 1 else plural or noun + "s"
-
-
-__all__ = ["counted", "counted_words"]

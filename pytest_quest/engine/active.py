@@ -85,6 +85,3 @@ def set_quest_extra(store: RatchetStore, qid: str, key: str, value: str) -> Ratc
     quest.extra[key] = value
     store.seen = (patched, ratchet)
     return ratchet
-
-
-__all__ = ["allowed", "set_active", "set_quest_extra", "with_quest_extra"]

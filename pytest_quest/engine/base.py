@@ -16,7 +16,7 @@ from pathlib import Path
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet
 from pytest_quest.engine.codec import loads
-from pytest_quest.engine.store import read_regular
+from pytest_quest.engine.store_help import read_regular
 
 
 @dataclass(frozen=True)
@@ -149,19 +149,3 @@ def base_from_file(path: Path) -> Base:
             f"--quest-base-file {path}: cannot read it ({exc.strerror})"
         ) from None
     return Base(loads(data, str(path)), str(path))
-
-
-__all__ = [
-    "Base",
-    "base_from_file",
-    "base_from_ref",
-    "commit_date",
-    "commit_of",
-    "default_ref",
-    "git",
-    "ref_exists",
-    "refuse_option",
-    "show_at",
-    "toplevel",
-    "user_name",
-]

@@ -117,6 +117,3 @@ class BorrowedCoverage:
             if any(path == root or root in path.parents for root in roots):
                 wanted.append(relpath(filename, self.rootdir))
         return sorted(wanted)
-
-
-__all__ = ["BorrowedCoverage"]

@@ -247,6 +247,3 @@ def _functions(data: bytes | None, rel: str) -> list[FunctionInfo]:
 def _under(path: Path, roots: list[Path]) -> bool:
     resolved = path.resolve()
     return any(resolved == root or root in resolved.parents for root in roots)
-
-
-__all__ = ["Changes", "changed_since", "compare"]

@@ -383,24 +383,3 @@ class JudgeChannel:
         elif not self._threads:  # never started: every end is still ours
             for fd in (self._out_write, self._in_read, self._in_write):
                 os.close(fd)
-
-
-__all__ = [
-    "CHILD_ARGUMENT",
-    "CHILD_FDS",
-    "HEADER_BYTES",
-    "MAGIC",
-    "MORE",
-    "MOVED",
-    "MOVE_CHANNEL",
-    "NONCE_BYTES",
-    "JudgeChannel",
-    "Received",
-    "answer",
-    "frame",
-    "moved_command",
-    "parse",
-    "parse_unchecked",
-    "read_instructions",
-    "read_rest",
-]

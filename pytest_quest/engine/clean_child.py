@@ -268,6 +268,3 @@ def _own_calls(code: types.CodeType, seeds: list[dict[str, Any]]) -> list[dict[s
 
 if __name__ == "__main__":  # pragma: no cover - run by the judge as a child
     sys.exit(main(sys.argv))
-
-
-__all__ = ["OWN_VALUES", "Refused", "main", "run"]

@@ -191,6 +191,3 @@ def _well_formed(record: Any) -> bool:
         and isinstance(record.get("escapes"), str)
         and isinstance(record.get("problem"), str)
     )
-
-
-__all__ = ["ENTRY", "Judged", "SearchPath", "judged", "module_names", "pending", "search_cleanly"]

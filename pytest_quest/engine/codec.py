@@ -1108,8 +1108,3 @@ def _where(data: Any, mark: _Refused, path: str) -> str | None:
             if found is not None:
                 return found
     return None
-
-
-__all__ = ["EXTRA_TYPES", "MIGRATIONS", "SCHEMA_VERSION", "BadNumber", "DuplicateKey", "EventS"]
-__all__ += ["FactS", "HeadS", "Origin", "QuestS", "dump_bytes", "dumps", "dumps_v1", "loads"]
-__all__ += ["migrate", "quest_to_dict", "ratchet_to_dict", "strict_parse", "view"]

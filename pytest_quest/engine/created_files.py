@@ -117,6 +117,3 @@ def track_created() -> CreatedFiles | None:
     _CREATED.append(CreatedFiles(log))
     sys.addaudithook(_CREATED[0].hook)
     return _CREATED[0]
-
-
-__all__ = ["CREATED_ENV", "CreatedFiles", "track_created"]

@@ -49,6 +49,3 @@ def save(journal: Path, quest_id: str, key: str, measured: dict[str, Any]) -> No
     for old in list(data)[: max(0, len(data) - KEPT)]:
         del data[old]
     save_cache(target, json.dumps(data).encode("utf-8"), MAX_AGE)
-
-
-__all__ = ["load", "path_for", "save"]

@@ -116,6 +116,3 @@ def refuse_gate_signals() -> None:
         raise PermissionError(f"pytest-quest: tests under judgment cannot {what}")
 
     sys.addaudithook(hook)
-
-
-__all__ = ["SIGNALS_ENV", "ancestors", "deadly_target", "refuse_gate_signals"]

@@ -17,7 +17,8 @@ from pytest_quest.engine import view_cache
 from pytest_quest.engine.codec import loads, quest_to_dict
 from pytest_quest.engine.created_files import CREATED_ENV, track_created
 from pytest_quest.engine.gate_signals import SIGNALS_ENV, refuse_gate_signals
-from pytest_quest.engine.store import RatchetStore, read_regular
+from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.store_help import read_regular
 from pytest_quest.engine.witness import Witness
 
 # The tests under judgment run with this variable naming the ratchet file;
@@ -339,13 +340,3 @@ def _read_now(path: Path) -> bytes | None:
         return None
     except (OSError, RatchetFileError):
         return b""
-
-
-__all__ = [
-    "PROTECT_ENV",
-    "REFUSED_ENV",
-    "VerdictGuard",
-    "changed_entries",
-    "protect_from_env",
-    "undo",
-]

@@ -425,14 +425,3 @@ def _names(connection: sqlite3.Connection, folder: str | None) -> dict[int, str]
         file_id: measured_name(path, folder)
         for file_id, path in connection.execute("select id, path from file")
     }
-
-
-__all__ = [
-    "FAILED_CONTEXT",
-    "PASSED_CONTEXT",
-    "WHO_PREFIX",
-    "Harvest",
-    "failing_arcs",
-    "measured_name",
-    "passing_arcs",
-]

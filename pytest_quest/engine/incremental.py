@@ -243,17 +243,3 @@ def installed_packages() -> str:
             if entry.endswith((".dist-info", ".egg-info", ".pth", ".egg-link"))
         ]
     return hashlib.sha1("\n".join(sorted(names)).encode()).hexdigest()
-
-
-__all__ = [
-    "NONE_RECORDED",
-    "RunRecord",
-    "default_path",
-    "environment",
-    "from_body",
-    "installed_packages",
-    "load",
-    "project_files",
-    "save",
-    "to_body",
-]

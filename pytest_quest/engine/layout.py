@@ -209,15 +209,3 @@ def migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     out["tests"] = list(index)
     out["quests"] = migrated
     return out
-
-
-__all__ = [
-    "QUEST_DEFAULTS",
-    "TOP_DEFAULTS",
-    "compact_quest",
-    "derived_facts",
-    "migrate_1_to_2",
-    "render",
-    "table_order",
-    "with_active",
-]

@@ -424,16 +424,3 @@ def analyze(
         result.excluded_functions += [f.quest_id for f in facts if not f.statements]
         result.functions += facts
     return result
-
-
-__all__ = [
-    "CONFIG_SETTINGS",
-    "MeasuredSource",
-    "Measurement",
-    "Measurer",
-    "analyze",
-    "coverage_settings",
-    "find_coverage_config",
-    "quiet_coverage",
-    "tracing_core",
-]

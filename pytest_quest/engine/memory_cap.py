@@ -80,6 +80,3 @@ def capped() -> Iterator[None]:
         if restore is not None:
             with contextlib.suppress(OSError, ValueError):
                 resource.setrlimit(resource.RLIMIT_DATA, restore)
-
-
-__all__ = ["MIN_HEADROOM", "capped", "headroom", "limit_for"]

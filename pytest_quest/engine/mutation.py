@@ -425,12 +425,3 @@ def _reports(payload: dict[str, Any], count: int, duration: float) -> list[Mutat
             )
         )
     return reports
-
-
-__all__ = [
-    "MutationReport",
-    "Target",
-    "mutation_command",
-    "run_mutation_check",
-    "run_mutation_checks",
-]

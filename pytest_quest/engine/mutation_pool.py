@@ -99,6 +99,3 @@ def run_mutation_checks_across(
         else MutationReport(completed=False, problem="the mutation child gave no report")
         for report in reports
     ]
-
-
-__all__ = ["run_mutation_checks_across", "shares", "weight"]

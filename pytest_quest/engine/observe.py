@@ -391,15 +391,3 @@ def _left_otherwise(
         if not _same(left, expected) and not _opaque(left, expected):
             return {"mutant": f"leaves {name}={left}", "original": f"leaves {name}={expected}"}
     return None
-
-
-__all__ = [
-    "MAX_CALLS",
-    "MAX_VALUE",
-    "Call",
-    "CallObserver",
-    "first_difference",
-    "shown",
-    "state",
-    "whole_state",
-]

@@ -236,6 +236,3 @@ def _put(path: str, data: bytes) -> bool:
     except OSError:
         return False
     return True
-
-
-__all__ = ["ARMED", "MOUNTINFO", "ONDISK", "OnDisk", "in_overlay", "mounts", "prelude"]

@@ -115,6 +115,3 @@ def append_step_summary(path: str, text: str) -> str | None:
     except OSError as exc:
         return f"could not append to GITHUB_STEP_SUMMARY ({path}): {exc}"
     return None
-
-
-__all__ = ["FORMATS", "append_step_summary", "target", "write"]

@@ -273,6 +273,3 @@ def copy_watch() -> CopyWatch:
         _WATCH.append(CopyWatch())
         sys.addaudithook(_WATCH[0].hook)
     return _WATCH[0]
-
-
-__all__ = ["CODE_READ", "CopyWatch", "body_dump", "copy_watch", "holds_body"]

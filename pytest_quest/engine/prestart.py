@@ -160,6 +160,3 @@ def take(launch: Launch) -> Prestarted | None:
                 return None
             return started
     return None
-
-
-__all__ = ["MAX_WAIT", "Launch", "Prestarted", "hides_runs", "prestarted", "take"]

@@ -316,16 +316,3 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
         process.communicate(timeout=5)
     except subprocess.TimeoutExpired:
         pass  # a grandchild left the process group and holds the pipes: leave it
-
-
-__all__ = [
-    "GRACE",
-    "become_judge",
-    "child_env",
-    "judging",
-    "kill_group",
-    "reap_leftovers",
-    "run_in_own_session",
-    "stop_running",
-    "stop_tree",
-]

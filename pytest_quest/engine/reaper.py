@@ -232,6 +232,3 @@ def _reap(pids: list[int]) -> None:
             continue
         except OSError:
             continue
-
-
-__all__ = ["SHIM", "become_subreaper", "descendants", "kill_descendants", "shim_command"]

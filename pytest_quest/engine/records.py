@@ -57,6 +57,3 @@ def quest_record(quest: Quest, index: dict[str, int]) -> dict[str, Any]:
     if extra:
         record["extra"] = extra
     return record
-
-
-__all__ = ["derived", "quest_record"]

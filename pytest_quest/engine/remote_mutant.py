@@ -36,7 +36,8 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_quest.core.mutants import CHANGED, REACHED, changed_value, mutated_tree, probe_tree
+from pytest_quest.core.mutant_ast import CHANGED, REACHED
+from pytest_quest.core.mutants import changed_value, mutated_tree, probe_tree
 from pytest_quest.engine.ondisk import ARMED, ONDISK, OnDisk
 from pytest_quest.engine.subproc import stop_forkserver
 
@@ -406,18 +407,3 @@ class _FinderFirst(list):  # type: ignore[type-arg]
         if not isinstance(item, _Finder) and 0 <= index < ours:
             index = ours
         super().insert(index, item)
-
-
-__all__ = [
-    "RECORD_SIZE",
-    "SECTION",
-    "RemoteMutants",
-    "apply_again",
-    "coverage_init",
-    "first_in_line",
-    "imported_anew",
-    "imported_before",
-    "rcfile_text",
-    "read_record",
-    "record_bytes",
-]

@@ -424,19 +424,3 @@ def measured_report(ran: ChannelRun, timeout: float) -> tuple[RunReport, Measure
         )
     run.duration = duration
     return run, measured
-
-
-__all__ = [
-    "CHILD_PLUGIN",
-    "REWRITE_WARNING",
-    "ChannelRun",
-    "child_command",
-    "copy_coverage_outputs",
-    "coverage_outputs",
-    "gate_handshake",
-    "measured_from_dict",
-    "measured_report",
-    "measured_to_dict",
-    "run_child",
-    "run_over_channel",
-]

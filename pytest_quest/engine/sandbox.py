@@ -446,29 +446,3 @@ def sweep(base: Path) -> list[str]:
         os.close(fd)
         removed.append(entry.path)
     return removed
-
-
-__all__ = [
-    "BWRAP",
-    "ENGINES",
-    "ENGINES_ENV",
-    "LANDLOCK",
-    "SCRATCH_PREFIX",
-    "UNSANDBOXED",
-    "Bubblewrap",
-    "Choice",
-    "Confinement",
-    "Landlock",
-    "Sandbox",
-    "active",
-    "active_name",
-    "allowed_engines",
-    "bwrap_path",
-    "choose",
-    "confinement",
-    "landlock_abi",
-    "remove",
-    "scratch_folder",
-    "sweep",
-    "use",
-]

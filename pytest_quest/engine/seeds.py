@@ -111,6 +111,3 @@ def decode(encoded: Any, project: Callable[[str], bool]) -> list[dict[str, Any]]
         if isinstance(call, dict) and all(isinstance(k, str) for k in call):
             calls.append(call)
     return calls
-
-
-__all__ = ["ALLOWED_STDLIB", "MAX_CALLS", "SeedRefused", "decode", "encode"]

@@ -24,7 +24,7 @@ from pytest_quest.core.shard import DATA, MANIFEST, Shard, digest_bytes, manifes
 from pytest_quest.engine.codec import strict_parse
 from pytest_quest.engine.measure import Measurer, quiet_coverage
 from pytest_quest.engine.source import relpath
-from pytest_quest.engine.store import read_regular
+from pytest_quest.engine.store_help import read_regular
 
 if TYPE_CHECKING:
     from coverage import Coverage
@@ -226,15 +226,3 @@ def combine_data(cov: Coverage, rootdir: Path, folders: list[tuple[Path, str]]) 
                 raise QuestUsageError(
                     f"shard {where}: coverage.py could not combine its data file: {exc}"
                 ) from None
-
-
-__all__ = [
-    "combine_data",
-    "combining_measurer",
-    "environment",
-    "head_commit",
-    "prepare_folder",
-    "read_shard",
-    "source_digests",
-    "write_shard",
-]

@@ -70,6 +70,3 @@ def _in_child() -> None:  # pragma: no cover - runs in forked children only
         _BLOCKED_BEFORE.clear()
         if not blocked:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-
-
-__all__ = ["sigterm_is_ctrl_c"]

@@ -321,19 +321,3 @@ def new_partial_exclusions(
         else:
             found.append((line, pattern))
     return found
-
-
-__all__ = [
-    "FunctionInfo",
-    "check_syntax",
-    "code_regions",
-    "facts_from_source",
-    "fingerprint_as",
-    "fingerprint_node",
-    "new_exclusions",
-    "new_partial_exclusions",
-    "partial_branch_lines",
-    "read_source",
-    "relpath",
-    "source_functions",
-]

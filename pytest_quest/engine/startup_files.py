@@ -135,13 +135,3 @@ def with_startup_changes(result: GateResult, changes: list[str]) -> GateResult:
     if result.verdict is Verdict.FAIL:
         return GateResult(Verdict.FAIL, [*result.facts, *facts], result.step)
     return GateResult(Verdict.REVIEW, [*facts, *result.facts], "guard")
-
-
-__all__ = [
-    "QUARANTINE",
-    "StartupFiles",
-    "startup_facts",
-    "startup_folders",
-    "startup_watch",
-    "with_startup_changes",
-]

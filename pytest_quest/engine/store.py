@@ -479,6 +479,3 @@ def _fsync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-__all__ = ["RatchetStore", "files_outside", "read_regular"]

@@ -303,24 +303,3 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
-
-
-__all__ = [
-    "JOURNAL_MAX_AGE",
-    "LOCK_FOLDER",
-    "file_stamp",
-    "files_outside",
-    "last_read",
-    "lock_file",
-    "locked_attribute",
-    "make_lock_folder",
-    "paused_gc",
-    "prune_journals",
-    "prune_older",
-    "read_regular",
-    "save_cache",
-    "special_kind",
-    "stamp",
-    "unchanged",
-    "unwritable",
-]

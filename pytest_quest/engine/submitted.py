@@ -89,6 +89,3 @@ def _relative(path: Path, rootdir: Path) -> str | None:
         return Path(os.path.relpath(path, rootdir)).as_posix()
     except ValueError:
         return None
-
-
-__all__ = ["CONFIG_FILES", "judged_digest"]

@@ -413,15 +413,3 @@ def stop_inherited(cov: Any) -> Callable[[], None]:
             pass
 
     return stop
-
-
-__all__ = [
-    "DATA_NAME",
-    "USER_ENV",
-    "ChildMeasurement",
-    "rcfile_text",
-    "read_arcs",
-    "stop_auto_started",
-    "stop_forkserver",
-    "stop_inherited",
-]

@@ -409,13 +409,3 @@ def _wrappers(functions: list[types.FunctionType]) -> list[Any]:
         if not isinstance(holder, (dict, list, tuple, types.FunctionType, types.MethodType))
         and callable(getattr(holder, "cache_clear", None))
     ]
-
-
-__all__ = [
-    "CodeSwap",
-    "LiveIndex",
-    "ModuleState",
-    "SwapError",
-    "SwapMissError",
-    "cache_wrappers_of",
-]

@@ -116,12 +116,3 @@ def kept_covering_tests(
 def changed_files(before: dict[str, str], now: dict[str, str]) -> list[str]:
     """Files that are new, or whose digest differs, since `before`."""
     return sorted(name for name, value in now.items() if before.get(name) != value)
-
-
-__all__ = [
-    "FileSearch",
-    "changed_files",
-    "digest_test_files",
-    "find_test_files",
-    "kept_covering_tests",
-]

@@ -68,6 +68,3 @@ class ThreadFence:
                 live.difference_update(snapshot)
                 taken[name] = snapshot
         return taken
-
-
-__all__ = ["ThreadFence"]

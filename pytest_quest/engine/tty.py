@@ -67,6 +67,3 @@ def controlling_terminal() -> ControllingTerminal | None:
         return None
     os.close(fd)
     return ControllingTerminal()
-
-
-__all__ = ["ControllingTerminal", "controlling_terminal"]

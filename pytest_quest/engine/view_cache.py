@@ -269,19 +269,3 @@ def save(journal: Path, data: bytes, root: str, view: StatusView, more: NextView
         )
     )
     save_cache(target, encoded, MAX_AGE)
-
-
-__all__ = [
-    "FORMAT",
-    "active_line",
-    "digest",
-    "load",
-    "load_next",
-    "next_view",
-    "one_file",
-    "path_for",
-    "quests_start",
-    "recorded_places",
-    "save",
-    "table_of",
-]

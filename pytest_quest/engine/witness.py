@@ -157,6 +157,3 @@ def announce(path: Path, line: str) -> None:
                 sock.recv(16)
         except OSError:
             continue
-
-
-__all__ = ["Witness", "announce", "available", "descends_from"]

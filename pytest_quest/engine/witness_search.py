@@ -476,6 +476,3 @@ def _hypothesis(target: Target, found: Search, deadline: float, examples: int) -
         found.notes.append(f"{type(exc).__name__}: {exc}"[:200])
     if witnessed and found.witness is not None:
         found.witness["call"] = call_text(target, witnessed[-1])
-
-
-__all__ = ["CALL_SECONDS", "MAX_EXAMPLES", "SECONDS", "Search", "Target", "call_text", "search"]

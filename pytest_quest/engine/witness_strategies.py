@@ -100,6 +100,3 @@ def _elements(items: list[Any], st: Any, depth: int) -> Any:
     except Exception:
         pass
     return st.one_of(options)
-
-
-__all__ = ["calls_strategy"]

@@ -54,6 +54,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     build_server(QuestTools(root, options.python, options.pytest_args)).run("stdio")
     return 0
-
-
-__all__ = ["main", "parse_args"]

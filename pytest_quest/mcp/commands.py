@@ -174,18 +174,3 @@ def error_object(command: str | None, message: str) -> dict[str, Any]:
 
 def dumps(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, sort_keys=True)
-
-
-__all__ = [
-    "TOOLS",
-    "ArgumentError",
-    "Invocation",
-    "ToolResult",
-    "dumps",
-    "error_object",
-    "git_ref",
-    "invocation",
-    "quest_id",
-    "result_of",
-    "test_path",
-]

@@ -267,14 +267,3 @@ def _version() -> str:
         return metadata.version("pytest-quest")
     except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
         return "0"
-
-
-__all__ = [
-    "INSTRUCTIONS",
-    "STATUS_URI",
-    "TERMINATE_GRACE",
-    "QuestTools",
-    "build_server",
-    "run_child",
-    "tool_result",
-]

@@ -109,6 +109,3 @@ def finish_judged(suite: SuiteRun, output: Output) -> None:
         records.save(suite.path, suite.record)
     except OSError as exc:
         output.lines.append(f"warning: the run record {suite.path} was not written: {exc}")
-
-
-__all__ = ["finish_judged", "run_suite_in_child"]

@@ -88,6 +88,3 @@ def close() -> None:
             os.close(fd)
         except OSError:
             pass
-
-
-__all__ = ["close", "complete", "instructions", "open_channel", "opened", "output_file", "send"]

@@ -61,6 +61,3 @@ def verifier_answers(config: pytest.Config, evidence: dict[str, Any]) -> list[di
     return [
         answer_to_dict(v(request, prompt)) for v in hook_verifiers(config.pluginmanager, rootdir)
     ]
-
-
-__all__ = ["l1_results", "verifier_answers"]

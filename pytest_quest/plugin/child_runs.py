@@ -299,16 +299,3 @@ def quiet_hypothesis() -> None:
         settings(current, database=None, derandomize=True, deadline=None),
     )
     settings.load_profile("pytest-quest-mutants")
-
-
-__all__ = [
-    "CACHES",
-    "Baseline",
-    "MutantTimeout",
-    "again_on_ast_race",
-    "fresh_doctest",
-    "outcome_of",
-    "quiet_hypothesis",
-    "run_item",
-    "try_mutant",
-]

@@ -118,6 +118,3 @@ def finish() -> None:
     for remote in REMOTE:
         remote.close()
     REMOTE.clear()
-
-
-__all__ = ["REMOTE", "begin", "channel_argument", "finish"]

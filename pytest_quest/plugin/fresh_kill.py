@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from pytest_quest.core.kills import IMPORTED_BEFORE_SIGN, RUNAWAY, describe, killers, pilot
-from pytest_quest.core.mutants import CHANGED, REACHED
+from pytest_quest.core.mutant_ast import CHANGED, REACHED
 from pytest_quest.engine import processes, remote_mutant
 from pytest_quest.engine.channel import CHILD_ARGUMENT, JudgeChannel, moved_command
 from pytest_quest.engine.memory_cap import capped
@@ -521,19 +521,3 @@ def _unconfirmed(what: str, ran: Fresh, test: str, outcome: str) -> str:
         f"same mutant in place from the start {outcome}"
         + ("" if test in ran.reached else " (without running the function there)")
     )
-
-
-__all__ = [
-    "ROLE",
-    "Fresh",
-    "FreshRecorder",
-    "Parked",
-    "fresh_arguments",
-    "killers",
-    "park_early",
-    "park_when_due",
-    "resume_here",
-    "run_fresh",
-    "unconfirmed_kills",
-    "unpark",
-]

@@ -312,12 +312,11 @@ def _ini(early_config: pytest.Config) -> str:
 
 def _usage_error(exc: QuestError, command: str | None, json_mode: bool) -> NoReturn:
     """Stop with pytest's usage error (exit 4); in JSON mode stdout still gets its one object."""
-    from pytest_quest.report.ci import in_github_actions
-    from pytest_quest.report.escape import github_json, github_plain, visible
+    from pytest_quest.report.escape import github_json, github_plain, in_github_actions, visible
 
     if json_mode:
+        from pytest_quest.app.options import COMMANDS
         from pytest_quest.core.model import JSON_SCHEMA
-        from pytest_quest.plugin.options import COMMANDS
 
         data = {
             "schema": JSON_SCHEMA,
@@ -340,12 +339,3 @@ def _terminal_to_stderr(config: pytest.Config) -> None:
         return
     config.pluginmanager.unregister(old)
     config.pluginmanager.register(pytest.TerminalReporter(config, sys.stderr), "terminalreporter")
-
-
-__all__ = [
-    "pytest_addoption",
-    "pytest_cmdline_main",
-    "pytest_configure",
-    "pytest_load_initial_conftests",
-    "pytest_load_initial_conftests_core",
-]

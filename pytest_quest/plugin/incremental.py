@@ -212,6 +212,3 @@ def for_child(
 def _xdist_on(config: pytest.Config) -> bool:
     workers: Any = config.getoption("numprocesses", default=None)
     return bool(workers) or config.getoption("dist", default="no") not in ("no", None)
-
-
-__all__ = ["IncrementalRun", "for_child", "measured_arguments"]

@@ -18,6 +18,3 @@ from pytest_quest.plugin.option_table import add_ini_names
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_ini_names(parser)
-
-
-__all__ = ["pytest_addoption"]

@@ -220,16 +220,3 @@ def plugin_args(config: pytest.Config, original: list[str] | None = None) -> lis
             kept.append(arg)
         index += 1
     return kept
-
-
-__all__ = [
-    "answered",
-    "build_context",
-    "child_setup",
-    "plugin_args",
-    "progress_steps",
-    "reporter_terminal",
-    "safe_lines",
-    "search_for_tests",
-    "writer_terminal",
-]

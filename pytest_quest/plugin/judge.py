@@ -311,17 +311,3 @@ def run_judge(early_config: pytest.Config) -> tuple[int, str, str]:
         out.decode("utf-8", errors="replace"),
         err.decode("utf-8", errors="replace"),
     )
-
-
-__all__ = [
-    "HANDOVER_ENV",
-    "Handover",
-    "exec_judge",
-    "handover",
-    "is_main_program",
-    "judge_args",
-    "restore_user_env",
-    "run_judge",
-    "suite_args",
-    "unclean_reasons",
-]

@@ -27,6 +27,3 @@ def xdist_loaded(manager: pytest.PytestPluginManager) -> bool:
 
 def pytest_cov_loaded(manager: pytest.PytestPluginManager) -> bool:
     return loaded(manager, PYTEST_COV)
-
-
-__all__ = ["PYTEST_COV", "XDIST", "loaded", "pytest_cov_loaded", "xdist_loaded"]

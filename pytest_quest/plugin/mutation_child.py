@@ -774,14 +774,3 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     child_channel.close()  # never left open for atexit handlers
     child_start.finish()
-
-
-__all__ = [
-    "MutationChild",
-    "given",
-    "pytest_cmdline_main",
-    "pytest_collection_modifyitems",
-    "pytest_configure",
-    "pytest_load_initial_conftests",
-    "pytest_plugin_registered",
-]

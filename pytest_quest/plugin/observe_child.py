@@ -146,6 +146,3 @@ def observed(
     if difference is None:
         return None
     return {"test": item.nodeid[: 2 * MAX_VALUE], **difference}
-
-
-__all__ = ["Watch", "live_function", "observed", "searched", "target"]

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from pytest_quest.app.options import (
-    COMMANDS,
     VERIFY_MODES,
     QuestOptions,
     check_shard_options,
@@ -302,7 +301,7 @@ def _recorded_policy(early_config: pytest.Config, rootdir: Path) -> GatePolicy |
     if key not in _RECORDED:
         # Only the policy is read here (start-up runs this twice); the command
         # validates the whole file and reports a broken one.
-        from pytest_quest.engine.store import read_regular  # only with a ratchet file (start-up)
+        from pytest_quest.engine.store_help import read_regular
 
         try:
             _RECORDED[key] = policy_from_dict(header_fields(read_regular(path)).get("policy"))
@@ -363,6 +362,3 @@ def _normal(option: _Option, value: Any) -> Any:
         return option.parse(value)
     except ValueError:
         return value
-
-
-__all__ = ["COMMANDS", "PERSON_COMMANDS", "QuestOptions", "add_options", "raw_value", "resolve"]

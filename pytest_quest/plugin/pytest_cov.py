@@ -124,6 +124,3 @@ class _FoldChildren:
             return (yield)
         finally:
             self.borrowed.fold_children()
-
-
-__all__ = ["borrow_pytest_cov", "distributed", "pytest_cov_requested", "use_tracing_core"]

@@ -58,6 +58,3 @@ def check_positional_paths(config: pytest.Config) -> None:
         path = str(arg).split("::")[0]
         if not os.path.exists(invocation / path):
             raise QuestUsageError(f"file or directory not found: {arg}")
-
-
-__all__ = ["QuietReporter", "check_positional_paths", "is_quiet", "use_quiet_reporter"]

@@ -43,6 +43,3 @@ class Reaching:
             ran |= self.by_line.get(number, set())
         chosen = [item for item in stable if item.nodeid in ran]
         return chosen or stable
-
-
-__all__ = ["Reaching"]

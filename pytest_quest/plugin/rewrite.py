@@ -42,6 +42,3 @@ def leave_sources_unrewritten(config: pytest.Config, sources: list[str]) -> None
         return bool(original(name, fn, state))
 
     hook._should_rewrite = should_rewrite
-
-
-__all__ = ["leave_sources_unrewritten"]

@@ -83,6 +83,3 @@ def misread_value_message(early_config: pytest.Config, args: list[str]) -> str |
         f"pytest read the value of {flag} ({value}) as a test path while choosing the rootdir "
         f"({early_config.rootpath} instead of {expected}); write {flag}={value}"
     )
-
-
-__all__ = ["VALUE_FLAGS", "misread_value_message", "rootdir_without", "values_read_as_paths"]

@@ -76,6 +76,3 @@ def missing_tests(config: pytest.Config) -> list[str]:
     """The named tests that did not collect in this child."""
     chosen = config.stash.get(KEY, None)
     return list(chosen.missing) if chosen is not None else []
-
-
-__all__ = ["KEY", "Selection", "keep", "missing_tests", "parse"]

@@ -32,7 +32,6 @@ from pytest_quest.plugin.incremental import IncrementalRun, for_child
 from pytest_quest.plugin.invocation import (
     answered,
     build_context,
-    plugin_args,
     progress_steps,
     reporter_terminal,
     safe_lines,
@@ -41,8 +40,7 @@ from pytest_quest.plugin.invocation import (
 from pytest_quest.plugin.options import recorded_sources
 from pytest_quest.plugin.quiet import is_quiet
 from pytest_quest.plugin.xdist import combine_workers, controller_folder, hand_over
-from pytest_quest.report.ci import in_github_actions
-from pytest_quest.report.escape import github_json
+from pytest_quest.report.escape import github_json, in_github_actions
 from pytest_quest.report.json import Output, dumps
 
 if TYPE_CHECKING:
@@ -626,9 +624,6 @@ def collection_error(report: pytest.CollectReport, rootdir: Path) -> CollectionE
     if message.startswith("E "):
         message = message[2:].strip()
     return CollectionError(file=file, line=line, message=message)
-
-
-__all__ = ["QuestSession", "combine_outcome", "plugin_args", "start_measuring"]
 
 
 def _not_collected(config: pytest.Config) -> list[str]:

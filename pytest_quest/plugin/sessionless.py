@@ -102,6 +102,3 @@ def write(output: Output, *, json_mode: bool, markup: bool) -> None:
     else:
         sys.stdout.write("".join(line + "\n" for line in safe_lines(output.lines, markup=markup)))
     sys.stdout.flush()
-
-
-__all__ = ["run", "use_case", "write"]

@@ -72,6 +72,3 @@ def shard_run(
         test_digests=test_digests,
         sandbox=suite.sandbox,
     )
-
-
-__all__ = ["hand_over_data", "shard_run"]

@@ -24,6 +24,3 @@ def configured_verifiers(
         threshold=options.verify_threshold,
         rootdir=rootdir,
     )
-
-
-__all__ = ["configured_verifiers"]

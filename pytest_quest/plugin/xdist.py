@@ -90,13 +90,3 @@ def combine_workers(measurer: Measurement, folder: str) -> int:
         measurer.cov.combine([os.path.join(folder, name) for name in files], keep=False)
         measurer.cov.save()
     return len(files)
-
-
-__all__ = [
-    "WORKERINPUT_KEY",
-    "XdistHooks",
-    "combine_workers",
-    "controller_folder",
-    "hand_over",
-    "register",
-]

@@ -142,6 +142,3 @@ def svg(points: list[Point], total: int) -> str:
     )
     parts.append("</svg>")
     return "".join(parts)
-
-
-__all__ = ["Point", "parse_time", "progress", "settled_at", "svg"]

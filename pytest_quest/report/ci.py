@@ -21,7 +21,6 @@ from pytest_quest.core.run import CollectionError
 from pytest_quest.report.escape import (
     escape_data,
     escape_property,
-    in_github_actions,
     md_code,
     md_text,
     visible,
@@ -436,16 +435,3 @@ def _rejudge_summary(data: dict[str, Any]) -> list[str]:
         out.append("- none")
     out.append("")
     return out
-
-
-__all__ = [
-    "CheckOutcome",
-    "add_rejudge",
-    "check_outcome",
-    "in_github_actions",
-    "interrupted",
-    "rejudge_annotations",
-    "step_summary",
-    "totals_pie",
-    "workflow_annotations",
-]

@@ -150,18 +150,3 @@ def encodable(text: str, encoding: str | None) -> str:
 
 def in_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get("GITHUB_ACTIONS", "").lower() == "true"
-
-
-__all__ = [
-    "encodable",
-    "escape_data",
-    "escape_property",
-    "github_json",
-    "github_line",
-    "github_plain",
-    "in_github_actions",
-    "md_code",
-    "md_text",
-    "terminal_line",
-    "visible",
-]

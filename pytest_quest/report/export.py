@@ -20,7 +20,6 @@ from typing import Any
 from pytest_quest.core.dispute import is_dispute
 from pytest_quest.core.model import JSON_SCHEMA, Fact, Quest, Ratchet, State, arc_text
 from pytest_quest.core.states import last_person_event
-from pytest_quest.engine.outputs import FORMATS
 from pytest_quest.report.ci import fact_location
 from pytest_quest.report.escape import md_code, md_text
 from pytest_quest.report.text import counted
@@ -315,6 +314,3 @@ def _version() -> str:
         return version("pytest-quest")
     except Exception:
         return "0"
-
-
-__all__ = ["FORMATS", "render"]

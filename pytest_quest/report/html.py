@@ -234,6 +234,3 @@ def render_html(
         out.append("</section>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
-
-
-__all__ = ["CSP", "render_html"]

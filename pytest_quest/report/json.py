@@ -124,14 +124,3 @@ def error_output(message: str, exitcode: int) -> Output:
 
 def dumps(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
-
-
-__all__ = [
-    "COVERING_SHOWN",
-    "Output",
-    "dumps",
-    "envelope",
-    "error_output",
-    "facts_from",
-    "quest_json",
-]

@@ -88,6 +88,3 @@ def terminal_steps(stream: TextIO, *, markup: bool = True) -> Steps:
             yield _Bar(progress, task)
 
     return steps
-
-
-__all__ = ["Steps", "Tracker", "no_steps", "terminal_steps"]

@@ -435,21 +435,3 @@ def verify_submission(
     )
     verification = run_verification(request, list(verifiers), threshold=threshold, rootdir=rootdir)
     return verification.judge(result), verification.record()
-
-
-__all__ = [
-    "OUTPUT_LIMIT",
-    "AnsweredVerifier",
-    "CommandVerifier",
-    "HookVerifier",
-    "Verifier",
-    "answer_from_dict",
-    "answer_from_text",
-    "answer_to_dict",
-    "checked_verifiers",
-    "hook_verifiers",
-    "request_from_dict",
-    "request_to_dict",
-    "run_verification",
-    "verify_submission",
-]

@@ -70,6 +70,3 @@ def size_text(limit: int) -> str:
     if limit % 1024 == 0:
         return f"{limit // 1024} KB"
     return f"{limit} bytes"
-
-
-__all__ = ["CHUNK", "OUTPUT_LIMIT", "CappedReader", "feed", "size_text"]

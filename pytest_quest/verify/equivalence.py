@@ -135,6 +135,3 @@ def equivalence_fact(file: str, mutant: dict[str, Any], verification: Verificati
             "a person decides (verification only adds to this REVIEW)"
         ),
     )
-
-
-__all__ = ["QUESTION", "TESTS_SHOWN", "ask", "equivalence_fact", "equivalence_prompt"]

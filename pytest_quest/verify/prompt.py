@@ -270,17 +270,3 @@ def build_prompt(request: Request) -> str:
         ),
     ]
     return "\n".join(parts) + "\n"
-
-
-__all__ = [
-    "QUESTIONS",
-    "Request",
-    "TestSource",
-    "build_prompt",
-    "build_request",
-    "covering_test_sources",
-    "function_section",
-    "numbered",
-    "reply_format",
-    "tests_section",
-]

@@ -275,16 +275,3 @@ def finding_from_json(item: Any) -> Finding:
         quote=str(item.get("quote", "") or ""),
         reason=str(item.get("reason", "") or ""),
     )
-
-
-__all__ = [
-    "BLOCKS",
-    "STATUS_CLEAN",
-    "STATUS_CORRECTIONS",
-    "Finding",
-    "ProtocolError",
-    "Reply",
-    "finding_from_json",
-    "parse_finding",
-    "parse_reply",
-]

@@ -239,15 +239,3 @@ def excluded_by(quest: Quest, patterns: Sequence[str]) -> str | None:
         ):
             return pattern
     return None
-
-
-__all__ = [
-    "Answer",
-    "Confirmed",
-    "Verification",
-    "excluded_by",
-    "majority",
-    "normalize_path",
-    "recheck",
-    "vote",
-]

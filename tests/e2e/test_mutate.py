@@ -18,13 +18,8 @@ from hypothesis import strategies as st
 from pytest_quest.app.deep_checks import survivors
 from pytest_quest.core.gate import Evidence, judge
 from pytest_quest.core.model import Quest, State, Verdict
-from pytest_quest.core.mutants import (
-    EXTREME,
-    MAX_MUTANTS,
-    changed_value,
-    mutated_tree,
-    plan_mutants,
-)
+from pytest_quest.core.mutants import MAX_MUTANTS, changed_value, mutated_tree, plan_mutants
+from pytest_quest.core.operators import EXTREME
 from pytest_quest.core.run import RunReport
 from pytest_quest.core.seal import issued_seal, seal_facts
 from pytest_quest.engine.guard import PROTECT_ENV, VerdictGuard

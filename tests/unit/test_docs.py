@@ -133,7 +133,7 @@ def test_the_setup_pages_show_both_pytest_tables_and_each_loads(
 
 @pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
 def test_the_setup_pages_name_every_export_format(page: str) -> None:
-    from pytest_quest.report.export import FORMATS
+    from pytest_quest.engine.outputs import FORMATS
 
     text = (ROOT / page).read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if "--quest export" in line]

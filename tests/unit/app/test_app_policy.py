@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from app_calc import CLAMP, SIGN, CalcProject
 
-from pytest_quest.app.policy import record_policy_change, weaker_passes
+from pytest_quest.app.policy import record_policy_change
 from pytest_quest.app.submit import claim_quest
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Ratchet, State
 from pytest_quest.core.seal import seal_facts
+from pytest_quest.core.view import weaker_passes
 
 
 def test_scan_records_the_policy_and_seals_it(calc: CalcProject) -> None:

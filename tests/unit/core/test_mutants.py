@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 
 from pytest_quest.core.mutants import (
-    ALL_OPERATORS,
     DEFAULT_OPERATORS,
-    EXTREME,
     MAX_MUTANTS,
     mutant_id,
     mutated_tree,
     plan_mutants,
 )
+from pytest_quest.core.operators import ALL_OPERATORS, EXTREME
 
 
 def plan(

@@ -23,7 +23,8 @@ from pytest_quest.core.policy import GatePolicy
 from pytest_quest.engine.codec import BadNumber, dumps, loads
 from pytest_quest.engine.codec import strict_parse as parse
 from pytest_quest.engine.source import source_functions
-from pytest_quest.engine.store import RatchetStore, files_outside, read_regular
+from pytest_quest.engine.store import RatchetStore
+from pytest_quest.engine.store_help import files_outside, read_regular
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from pytest_quest.core.kills import killers
 from pytest_quest.plugin import fresh_kill
-from pytest_quest.plugin.fresh_kill import Fresh, fresh_arguments, killers, unconfirmed_kills
+from pytest_quest.plugin.fresh_kill import Fresh, fresh_arguments, unconfirmed_kills
 
 
 def killed(index: int, by: str, how: str = "failed") -> dict[str, Any]:

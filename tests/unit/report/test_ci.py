@@ -14,6 +14,7 @@ from pytest_quest.core.ratchet import CheckReport, check_ratchet
 from pytest_quest.core.run import CollectionError
 from pytest_quest.engine import outputs
 from pytest_quest.report import ci
+from pytest_quest.report.escape import in_github_actions
 
 FILE = "src/pkg/calc.py"
 
@@ -223,9 +224,9 @@ def test_step_summary_and_unwritable_file(tmp_path: Path) -> None:
 
 
 def test_in_github_actions() -> None:
-    assert ci.in_github_actions({"GITHUB_ACTIONS": "true"})
-    assert not ci.in_github_actions({"GITHUB_ACTIONS": "false"})
-    assert not ci.in_github_actions({})
+    assert in_github_actions({"GITHUB_ACTIONS": "true"})
+    assert not in_github_actions({"GITHUB_ACTIONS": "false"})
+    assert not in_github_actions({})
 
 
 def test_many_functions_changed_since_pass_take_one_line_and_json_keeps_them_all() -> None:

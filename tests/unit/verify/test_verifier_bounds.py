@@ -17,7 +17,8 @@ import pytest
 
 from pytest_quest.core.errors import QuestUsageError
 from pytest_quest.core.model import Quest
-from pytest_quest.verify.adapters import OUTPUT_LIMIT, CommandVerifier, checked_verifiers
+from pytest_quest.verify.adapters import CommandVerifier, checked_verifiers
+from pytest_quest.verify.capped import OUTPUT_LIMIT
 from pytest_quest.verify.prompt import Request, build_prompt
 from tests.support.paths import VERIFIERS
 
