@@ -171,3 +171,33 @@ def test_audit_text_leads_with_one_line_per_survivor(audited: Project) -> None:
         f"  survived: {qid('audited', 'unchecked')}: 4 mutants at lines 9, 10, 11"
     )
     assert lines[start + 2] == "details:"
+
+
+# Each hides the audit's findings, if it runs in the process that decides the audit.
+HIDING = {
+    "patch-audit-functions": """
+import pytest_quest.app.audit as _a
+from pytest_quest.app.audit import AuditReport
+_a.audit_functions = lambda *args, **kwargs: AuditReport()
+""",
+    "patch-audit-lines": """
+import pytest_quest.app.audit as _a
+_real = _a.audit
+def _quiet(ctx):
+    output = _real(ctx)
+    output.data["findings"] = []
+    return output
+_a.audit = _quiet
+import pytest_quest.plugin.session as _s
+_s.use_case = lambda command: _quiet
+""",
+}
+
+
+@pytest.mark.parametrize("cheat", sorted(HIDING))
+def test_a_conftest_cannot_hide_the_audits_findings(audited: Project, cheat: str) -> None:
+    (audited.path / "tests" / "conftest.py").write_text(HIDING[cheat])
+    code, data, stderr = run_quest(audited.path, "--quest", "audit")
+    assert code == 0, stderr
+    assert [finding["id"] for finding in data["findings"]] == [qid("audited", "unchecked")]
+    assert data["sandbox"] in ("bwrap", "landlock", "none"), data
