@@ -1,21 +1,10 @@
 """`pytest --quest submit --quest-dispute ID --quest-reason WHY`: a surviving mutant disputed.
 
-Runs in the clean judge like a submit (it is one): every run of the
-project's code is a child.  It never yields PASS and spends no try unless a
-test kills a disputed mutant:
-
-1. the gate is run again as for a submit (covering tests, mutants);
-2. when it fails only on disputed mutants, the whole suite is measured and
-   each disputed mutant runs against every test of it that reaches the
-   function (no early stop but a kill);
-3. killed (in 1 or 2): FAIL ``dispute.refused`` naming the killing test;
-   seen to return or raise otherwise than the function on a test's own
-   inputs (in 1 or 2): FAIL ``dispute.refused`` with what it did;
-   survived: REVIEW ``dispute.equivalent`` with the reason and the tests
-   that ran it, for a person; could not run: REVIEW ``dispute.unconfirmed``;
-4. with verification on, each verifier is asked whether an input tells a
-   REVIEW's mutant apart (verify/equivalence.py): a ``verify.equivalence``
-   fact is added; the verdict stays REVIEW whatever they say.
+A submit in the clean judge that never yields PASS: the gate runs as for a
+submit, then, when it fails only on disputed mutants, each runs against every
+test of the whole suite that reaches the function.  Killed or seen to behave
+otherwise: FAIL ``dispute.refused`` (a try); survived: REVIEW
+``dispute.equivalent`` for a person.  Details: docs/gate.md, "Disputing a mutant".
 """
 
 from __future__ import annotations
@@ -82,13 +71,7 @@ def judge_unreachable(
 ) -> Judgement:
     """Lines or branches said to be unreachable: the whole suite must not reach them. Never PASS.
 
-    The gate first judges the submission as a submit does, with the disputed
-    lines and branches taken as reached: every other step (the mutants
-    included) stands, and a FAIL there is the verdict.  Then every test of
-    the suite runs in the gate's child, measuring the quest's file: a disputed
-    spot some test reaches is FAIL ``dispute.refused`` naming that test (a
-    try spent); none reached is REVIEW ``dispute.unreachable`` with that
-    evidence, for a person (no try spent).
+    docs/gate.md, "Disputing an unreachable line or branch".
     """
     ctx.options = dataclasses.replace(ctx.options, verify="off")
     judgement = judge_quest(

@@ -1,13 +1,9 @@
 """What a command that runs the suite reads and checks before any test runs.
 
-A bad ``--quest-since`` ref, a damaged or read-only ratchet file, a base that
-cannot be read, a shard folder or export target that cannot be written: each
-is a usage error (exit 4) found before the suite runs, not after it.  What was
-read is kept for the command (`Inputs`), so nothing is read twice.
-
-And a measuring command whose selection ran no test (``-k`` matching nothing)
-says so and exits as pytest does for no tests (5), recording nothing: a check
-of no tests would report every PASS as regressed.
+Bad input is a usage error (exit 4) before the suite runs, not after; what was
+read is kept (`Inputs`), so nothing is read twice.  A measuring command whose
+selection ran no test exits 5 and records nothing: a check of no tests would
+report every PASS as regressed.
 """
 
 from __future__ import annotations

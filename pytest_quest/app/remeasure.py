@@ -1,16 +1,10 @@
 """`next`'s facts as the tests are now: the function measured again when tests changed.
 
-A quest's facts are those of the scan or of its last submit.  When a test file
-changed since they were recorded, `next` runs the quest's covering tests and
-every test file changed since the scan (the selection a submit runs) in the
-gate's child process, measuring the quest's file only: no mutant, no try,
-nothing recorded in the ratchet file.  What it measured is kept in a cache
-keyed by the test files' and the source's bytes, so the next `next` on the
-same files reads it back.
-
-Nothing changed (every test file older than the facts, or, for a scan's
-facts, with the scan's bytes): nothing runs and nothing is read but the test
-files' metadata, so `next` stays instant.
+When a test file changed since the facts were recorded, `next` runs what a
+submit would in the gate's child, measuring the quest's file only: no
+mutant, no try, nothing recorded.  The result is cached by the test files'
+and source's bytes; when nothing changed only the test files are stat'ed.
+docs/agent-loop.md, "Facts are current".
 """
 
 from __future__ import annotations
@@ -37,9 +31,8 @@ if TYPE_CHECKING:
     from pytest_quest.core.run import RunReport
     from pytest_quest.engine.measure import MeasuredSource
 
-#: The least time a measurement gets, in seconds.  On toolz (142 tests, a machine of
-#: 2 cores at a load of 12), a submit's steps 1-3 took 0.5 to 5.7 s on its 23 quests and
-#: this measurement 3.5 to 5.9 s: ten times the slowest, for a suite slower to collect.
+#: The least time a measurement gets, in seconds: ten times the slowest seen on a
+#: small suite, for one slower to collect.
 BUDGET_FLOOR = 60.0
 #: Times the quest's last judged run (steps 1-3 of its last submit, recorded as
 #: ``last_run_seconds``) a measurement may take: the same selection plus what changed.
@@ -105,10 +98,8 @@ def current(ctx: Context, quest: Quest, ratchet: Ratchet, now: Callable[[], str]
 def changed_since(ctx: Context, quest: Quest, ratchet: Ratchet, kind: str, at: str) -> list[str]:
     """Test files changed since the quest's facts were recorded (relative paths, sorted).
 
-    Newer than the facts (their modification time, a stat each); for a scan's facts,
-    only those whose bytes differ from the scan's (a checkout that rewrote a file
-    unchanged is no change).  A test file the scan saw, gone, that held a covering test
-    counts too.
+    Newer than the facts; for a scan's facts, only those whose bytes differ too (a
+    checkout rewrites files unchanged).  A gone file that held a covering test counts.
     """
     since = _epoch(at)
     found: list[str] = []

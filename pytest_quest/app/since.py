@@ -1,13 +1,9 @@
 """``--quest-since REF``: next, status, check and export limited to the functions changed since REF.
 
-Which functions changed is engine/changes.py's answer (fingerprints at the
-ref's version of each file).  ``check --quest-require-pass`` fails when a
-changed function is not PASS, one fact per function; in GitHub Actions on a
-pull request its default ref is the pull request's base.
-
-The ratchet check itself is never narrowed: `check` re-measures every PASS
-quest whatever ``--quest-since`` says, since a change can regress a function
-it does not touch (a test deleted) and the suite runs whole anyway.
+Which functions changed is engine/changes.py's answer.  ``check
+--quest-require-pass`` fails when a changed function is not PASS.  The ratchet
+check itself is never narrowed: a change can regress a function it does not
+touch (a test deleted).
 """
 
 from __future__ import annotations
@@ -148,12 +144,9 @@ def changed_lines(
     """The changed lines no quest and no run vouches for, one item per file; and notes.
 
     A changed line inside a ``def`` is its function's (`not_pass`).  Any other
-    changed executable line must have run: a plain statement at module or
-    class level at all (at import), a lambda bound there by a passing test
-    (its body runs when called, not at import).  Code built at run time
-    (``exec``, ``compile``, ``types.FunctionType``) is never measured: each
-    such line is a fact.  A ``functools.partial`` bound there calls a measured
-    function: a note, not a fact.
+    changed executable line must have run (a lambda's body, by a passing test).
+    Code built at run time is never measured: a fact each; a
+    ``functools.partial`` calls a measured function: a note.
     """
     items: list[dict[str, Any]] = []
     notes: list[str] = []

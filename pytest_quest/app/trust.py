@@ -173,13 +173,9 @@ def disagreement_facts(report: MutationReport, function: FunctionFacts) -> list[
     """Covering tests (per the measuring run) that passed but did not run the original here.
 
     None when every mutant was run by a test that also ran the original: the
-    verdict then rests on those tests' runs (a test that did not reach the
-    function can kill no mutant), and a line no such test reached would have
-    made its mutant `mutation.unreached`.  Honest suites get there through
-    what a process does once: a test whose body imports a module for the
-    first time reaches the function in the measuring run only (seen on
-    python-dotenv's zip import tests, which made every submit of the
-    functions they reach REVIEW).
+    verdict then rests on those runs.  Honest suites get here too: a test that
+    imports a module for the first time may reach the function in the
+    measuring run only.
     """
     if not report.probed or not report.runs:
         return []

@@ -1,12 +1,11 @@
 """Runs that could not complete for reasons outside the submission: no verdict, no try spent.
 
-A gate child killed by a signal the gate did not send (SIGKILL from a person
-or the out-of-memory killer), out of memory, or an interpreter that failed to
-start says nothing about the submitted tests.  The submit records no verdict
-and exits with `ENVIRONMENT_EXIT`; only after the policy's
-``environment_failures`` such runs in a row is the quest REVIEW.  A timeout
-the gate enforced is not one of them: it stays REVIEW ("could not confirm").
-Pure: the caller hands in the exit status and the run's output.
+A child killed by a signal the gate did not send, out of memory, or an
+interpreter that failed to start says nothing about the tests: no verdict,
+exit `ENVIRONMENT_EXIT`, REVIEW only after the policy's
+``environment_failures`` in a row.  A gate timeout stays REVIEW.  Pure: the
+caller hands in the exit status and output.  docs/gate.md, "Runs that could
+not complete".
 """
 
 from __future__ import annotations

@@ -307,12 +307,9 @@ def step_coverage(evidence: Evidence) -> GateResult | None:
 def step_failing(evidence: Evidence) -> GateResult | None:
     """A failing test of a submitted file that tests the function: FAIL, whatever it covers.
 
-    Step 3 names failing tests beside the lines they leave uncovered; a
-    failing test that runs no line of the function (or one whose lines other
-    tests cover) is named here when its file is one the submission adds or
-    changes and a test of that file reached the function (measured).  Tests
-    of files the submission did not touch are the project's; a changed file
-    whose tests never reach the function is another quest's business.
+    Step 3 names failing tests beside the lines they leave uncovered; here,
+    any other failing test of a file the submission adds or changes, when a
+    test of that file reached the function.  Untouched files are the project's.
     """
     current = evidence.current
     reaching = {nodeid.split("::")[0] for nodeid in current.covering_tests} if current else set()

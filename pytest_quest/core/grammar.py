@@ -1,12 +1,9 @@
 """What a name read from the ratchet file may look like: the forms the scanner itself writes.
 
-The ratchet file is data from a stranger (a hand edit, a merge, a forged
-commit).  A quest's `file` is a relative POSIX path with no ``..``, no empty
-or ``.`` part and no control character; its `qualname` is dotted Python
-identifiers (``Outer.method``, ``outer.inner.K.m``: coverage.py's function
-regions never produce ``<locals>`` or lambdas); its id is ``file::qualname``
-with ``@N`` (N >= 2) for a twin.  Integers are bounded (`MAX_DIGITS`) and
-numbers finite.  Each check returns the problem as text, or ``""``.
+The ratchet file is data from a stranger.  A `file` is a relative POSIX path
+(no ``..``, empty or ``.`` part, no control character), a `qualname` dotted
+identifiers, an id ``file::qualname`` with ``@N`` (N >= 2) for a twin;
+integers are bounded (`MAX_DIGITS`).  Each check returns the problem, or ``""``.
 """
 
 from __future__ import annotations

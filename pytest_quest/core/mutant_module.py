@@ -1,18 +1,11 @@
 """What a mutant is compiled from in the mutation child: the function in as little of its module as needed.
 
-Compiling the whole module for each mutant (and parsing it, and filling in
-its locations) cost more than many a test run.  A function's code object
-depends on its own body, the scopes around it and, at module level, only on
-the ``__future__`` imports and which names are imported (CPython 3.11
-calls an imported module's function without a method lookup): a module
-made of the module's imports (``__future__`` first), the classes around the
-function (holding nothing else) and the outermost function around it
-(whole: its names decide the function's closure) compiles the function to
-the same code.  That is checked for each function, once, before it is
-relied on: the function compiled from that module and from the whole module
-must give the same marshalled code (bytecode, names, constants, line table,
-qualified name).  Where it does not, every mutant is compiled from the whole
-module.
+Compiling the whole module for each mutant cost more than many a test run.
+A function's code depends only on its body, its enclosing scopes and the
+module's imports, so a module of the imports, the enclosing classes and the
+outermost enclosing function compiles it to the same code.  That is checked
+once per function (same marshalled code both ways); where it fails, every
+mutant is compiled from the whole module.
 """
 
 from __future__ import annotations

@@ -1,25 +1,15 @@
 """A mutant as source text: the module's file with the function's lines replaced.
 
-Pure (stdlib only).  Where the judged run has a throwaway layer over the
-project (engine/ondisk.py), the mutant is also written into the source file,
-so that every way of loading the module (a reload, an import by path,
-``runpy``, an interpreter started with ``-I``) runs it.  The text must behave
-as the tree the other ways compile (core/mutants.py `mutated_tree` and
-`probe_tree`): the function's lines (its decorators to its last line) are
-replaced by ``ast.unparse`` of the function node of that tree, indented as
-the original, and everything else is the file's own text.  Not the whole
-module unparsed: the other functions keep their lines and comments (a
-traceback, ``inspect.getsource`` or a warning's line number elsewhere in the
-module stays true): blank lines make up for fewer lines, and more take the
-place of the blank lines that follow the function, so that every later line
-stays where it was (when there are not enough of them, the later lines move).
+Pure (stdlib only).  Written into the source file under a throwaway layer
+(engine/ondisk.py), so every way of loading the module runs the mutant.  The
+function's lines (decorators to last line) become ``ast.unparse`` of the
+mutated tree's function node (core/mutants.py), indented as the original;
+the rest is the file's own text, padded with blank lines so that every later
+line keeps its number (tracebacks, ``inspect.getsource``): docs/judge.md.
 
-`prelude` is one statement put before the function's first line, at its
-indentation, on the blank line above it where there is one: the mark
-functions the mutated code calls, for a process where nothing put them in
-place.  The text is checked before it is used: it must
-parse, and the function in it must be the tree's function node (the same
-``ast.dump``); otherwise there is no text (None).
+`prelude` is one statement put before the function, defining the mark
+functions where nothing else did.  The text must parse to the same function
+node (``ast.dump``), else there is no text (None).
 """
 
 from __future__ import annotations

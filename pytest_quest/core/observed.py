@@ -1,12 +1,8 @@
 """What a surviving mutant made the function do, as the judge words it in the fact.
 
-Pure (stdlib only).  The mutation child reports plain fields (the test, the
-arguments, how the mutant's call and the original's ended, each a short
-repr); those are the tested code's own text, so the judge, not the child,
-writes the sentence: each field is checked to be a string, cut to a few
-dozen characters and put in a code span it cannot leave (backticks and
-control characters escaped), so a `__repr__` cannot write a line break, a
-second fact or a "possibly equivalent" of its own.
+Pure (stdlib only).  The child's fields are the tested code's own reprs, so
+the judge writes the sentence: each field must be a string, is cut short and
+put in a code span it cannot leave, so a `__repr__` cannot forge a fact.
 """
 
 from __future__ import annotations

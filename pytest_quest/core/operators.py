@@ -1,13 +1,9 @@
 """The mutation operators: where each applies in a function, and the change it makes.
 
-Pure (stdlib only).  `candidates` walks a function's own body in source
-order and yields every change an operator can make there; each `Candidate`
-applies itself to the tree it was found in (`apply(mark)`), so the planner
-(core/mutants.py) re-finds a candidate in a fresh tree by its position in
-the sequence.  The operator list follows mutmut's (operator, number,
-string, keyword, and/or, argument mutations) and MutPy's (AOR, ROR, COI,
-CRP, LCR, SIR), minus what the extreme mutants already cover; docs/gate.md
-has the measured false-alarm rate of each.
+Pure (stdlib only).  `candidates` yields every change in a function's own
+body in source order; the planner (core/mutants.py) re-finds a candidate in a
+fresh tree by its position and `apply`s it.  The list follows mutmut's and
+MutPy's: docs/gate.md, "The operators".
 """
 
 from __future__ import annotations

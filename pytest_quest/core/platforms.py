@@ -1,12 +1,8 @@
 """Where pytest-quest's commands run: POSIX systems (Linux, macOS).
 
-The judge relies on POSIX facilities with no Windows counterpart that keeps
-the same guarantees: record locks that claim a quest while it is judged
-(``fcntl``), process groups killed as one (``os.killpg``), a clean judge that
-replaces the current process (``os.execve``) and a controlling terminal for
-person actions (``/dev/tty``).  Rather than judge with some of them silently
-missing, every command refuses to run on Windows with a message saying so;
-plain ``pytest`` runs (no quest command) are not affected.
+The judge needs ``fcntl`` record locks, ``os.killpg``, ``os.execve`` and
+``/dev/tty``, with no Windows equivalent, so every quest command refuses to
+run on Windows; plain ``pytest`` runs are not affected.
 """
 
 from __future__ import annotations

@@ -157,16 +157,12 @@ def merge_scan(
 
     New functions become quests (PASS when fully covered: their baseline).
     Existing quests keep their state and baseline: a rescan never PASSes a
-    TODO quest (that is the gate's job, with all its steps) and never touches
-    a PASS entry's record.  TODO quests get the current missing lines and
-    position.  Functions that are gone are moved to ``removed``, visibly.
+    TODO quest nor touches a PASS record.  TODO quests get the current
+    missing lines and position; gone functions move to ``removed``.
 
-    `returning` maps a new function's id to the id of a quest that is not
-    PASS, gone in this scan or recorded in ``removed`` earlier, with the same
-    code (the caller matched it: moved to another file, or renamed): it is
-    that quest, not a new function, so it keeps its state and tries and never
-    enters as a PASS baseline (a move and a rescan would otherwise have
-    PASSed it with whatever tests covered it, the gate never asked).
+    `returning` maps a new function's id to a non-PASS quest with the same
+    code (moved or renamed): it keeps that quest's state and tries, and never
+    enters as a PASS baseline, which would PASS it without the gate.
     """
     report = ScanReport()
     seen: set[str] = set()

@@ -1,11 +1,8 @@
 """Code the quests do not see: functions made outside a ``def`` at module or class level.
 
-A quest is a ``def``.  A lambda bound at module or class level (``f = lambda x: ...``,
-``Cls.method = lambda self: ...``) is code of its own that runs when called, not at
-import; a call to ``exec``, ``eval``, ``compile`` or ``types.FunctionType`` builds
-code coverage.py never measures; ``functools.partial`` binds a callable at run time.
-`runtime_lines` finds them in a module's source, line by line, for the PR gate's
-changed-lines rule (app/since.py).  Pure: source text in, lines out.
+Lambdas bound at module or class level, ``exec``/``eval``/``compile``/
+``types.FunctionType`` calls and ``functools.partial``: `runtime_lines` finds
+them for the changed-lines rule (app/since.py).  Pure: source in, lines out.
 """
 
 from __future__ import annotations

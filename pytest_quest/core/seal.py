@@ -101,12 +101,8 @@ def seal_facts(quest: Quest) -> list[tuple[Verdict, Fact]]:
 def pass_seal(quest: Quest, way: str) -> str:
     """``WAY:DIGEST``: the seal of `quest`'s PASS as recorded, written when it became PASS.
 
-    Covers what a PASS claims (identity, the code's fingerprint, when, the
-    covering tests and the counts the gate measured), not its
-    place in the file (a rescan moves it).  Like the issued seal it has no
-    secret: it makes a PASS written outside pytest-quest's own transitions
-    visible, it does not stop someone who recomputes it; ``check --quest-base``
-    re-judges those (docs/judge.md).
+    Covers what a PASS claims, not its place in the file.  It has no secret:
+    it makes a hand-written PASS visible, no more (docs/judge.md).
     """
     body = {
         "id": quest.id,

@@ -1,13 +1,9 @@
 """Shards: one CI job's measured part of a scan or check, and their pure merge (docs/ci.md).
 
-A shard is what ``pytest --quest scan --quest-shard-out DIR`` (or ``check``)
-leaves in DIR: coverage.py's data file of the job (paths relative to the
-rootdir) and a manifest of everything else the scan's gate needs: the tests'
-outcomes, the collection errors, the coverage settings and source roots it
-measured with, the digests of the measured source files and of the data file.
-`read_manifest` validates one manifest; `merge` checks that shards fit
-together (and this combine) and merges their runs as one run of the whole
-suite would have left them.  Standard library only: the I/O is engine/shard.py.
+A shard (``--quest-shard-out DIR``) is the job's coverage data file and a
+manifest of everything else the gate needs.  `read_manifest` validates one;
+`merge` checks that shards fit together and merges them as one run of the
+whole suite.  Standard library only: the I/O is engine/shard.py.
 """
 
 from __future__ import annotations
@@ -297,8 +293,7 @@ def check_same_tree(shards: list[Shard], *, commit: str, tests: Mapping[str, str
 
     The shards must have been made at one commit with the same test files, and
     those must be this checkout's (`commit`, "" outside git; `tests`: its test
-    files' digests).  A shard made before a test was deleted or changed would
-    otherwise count what that test covered then.
+    files' digests), or a deleted or changed test would count.
     """
     first = shards[0]
     for shard in shards[1:]:
@@ -353,11 +348,10 @@ def check_tests_present(shards: list[Shard], present: Collection[str]) -> None:
 def merge(shards: list[Shard]) -> MergedRun:
     """The run of the whole suite the shards' runs add up to (shards already checked to fit).
 
-    A test that passed in one shard and failed or erred in another is
-    refused: its arcs are folded into that shard's passing union and cannot
-    be taken out again, and a failed test must never count.  A test run in
-    several shards with no such conflict keeps the worst outcome.  Two shards
-    that saw different contents of one source file are refused.
+    A test that passed in one shard and failed in another is refused: its arcs
+    are already in that shard's passing union.  Otherwise a test run in several
+    shards keeps its worst outcome.  Shards that saw different contents of one
+    source file are refused.
     """
     seen: dict[str, list[tuple[str, str]]] = {}
     errors: dict[str, str] = {}

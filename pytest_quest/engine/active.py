@@ -1,13 +1,8 @@
 """Changing the active quest, or one key of a quest's extra, alone: one line rewritten, not all.
 
-`next` changes nothing but the ``active`` pointer.  When the file, under the
-lock, still holds the bytes this process read and validated
-(`RatchetStore.seen`), the new file is those bytes with the ``active`` line
-replaced, inserted or removed (`layout.with_active`): nothing is decoded or
-encoded again, and the lock is held for one read and one write whatever the
-number of quests.  Otherwise (another process wrote meanwhile, a file laid out
-otherwise: version 1, indented by hand) `RatchetStore.update` reads, changes
-and writes the whole file, as every other change does.
+When the file under the lock still holds the bytes this process validated
+(`RatchetStore.seen`), only the ``active`` line is rewritten
+(`layout.with_active`); otherwise `RatchetStore.update` rewrites the whole file.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Which functions of the code under test changed since a git ref (``--quest-since REF``).
 
-A function changed when its fingerprint (engine/source.py: the AST, blind to
-comments, blank lines and position) differs from the same function's in the
-ref's version of its file, or when it was not there at all (new code).  A
-function moved (inside its file, to a renamed file, or cut from a file the
-change also touched) keeps its fingerprint and does not count.
-
-Compared against the merge base of REF and HEAD, as ``git diff REF...`` does
-(so what the base branch gained since the branch point is not this change's),
-plus what is not committed yet: staged, unstaged and untracked files.
+A function changed when its fingerprint (engine/source.py) differs from the
+ref's or it is new; a moved function does not count.  Compared against the
+merge base, as ``git diff REF...`` does, plus uncommitted and untracked files.
 """
 
 from __future__ import annotations

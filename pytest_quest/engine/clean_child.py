@@ -1,18 +1,13 @@
 """The clean witness search: `search` (engine/witness_search.py) in a process that loads no test code.
 
-Started by the judge (engine/clean_search.py) after the mutation child
-reported, for the survivors that child found no witness for; run as
-``python -m pytest_quest.engine.clean_child W,R`` over the judge's channel.
-Nothing here comes from the judged process but hints: the import path, the
-file, its source and the function's fingerprint are the judge's own (read
-before the tests ran); the module is imported from that path (bytecode
-caches ignored), its ``__file__`` must be the quest's file, and the live
-function at the quest's first line must be the judged source compiled (its
-fingerprint, its code); each mutant is built here from the judge's plan by
-its id.  The tests' calls (seeds) are read as data (engine/seeds.py) and the
-search also calls the function with values of its own, so that seeds that
-make every call raise, or that stay on an equivalent path, find nothing only
-where nothing differs.
+Run by the judge (engine/clean_search.py) as ``python -m
+pytest_quest.engine.clean_child W,R`` for the survivors the mutation child
+found no witness for.  From the judged process it takes only hints: the path,
+source and fingerprint are the judge's own, the live function must be the
+judged source compiled, and each mutant is rebuilt from the judge's plan.
+The tests' calls are seeds read as data (engine/seeds.py), beside values of
+the search's own.  Why: docs/judge.md, "Where the witness search that lets a
+survivor through runs".
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The judge's side of the clean witness search (engine/clean_child.py).
 
-The mutation child runs the judged tests, so what it reports can be
-believed only where it hurts the submitter: a witness it found stays; its
-"no difference found" is never taken.  For every survivor it reports with no
-witness and no reason to hold it, the judge searches again in a clean
-process that loads no test code, and that search's record replaces the
-child's.  The function's source is read here before the mutation child
-runs (`judged`), so the clean process can check it imports the code the
-quest judged.  A clean search that does not complete holds its survivors.
+The mutation child's "no difference found" is never taken: the judge searches
+again in a process that loads no test code, reading the source first
+(`judged`) so that process can check it imports the judged code.  A search
+that does not complete holds its survivors.
 """
 
 from __future__ import annotations

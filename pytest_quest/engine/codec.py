@@ -1,25 +1,16 @@
 """The ratchet file (quest.json): its schema as msgspec Structs, its one reader, its writer.
 
-The Structs below are the file's schema: every command reads the file
-through them, and every defect is reported by one error path naming the
-file, the quest and the field (``quests['ID'].tries: must not be negative``).
+Every command reads the file through the Structs below, and every defect is
+reported by one error path naming the field (``quests['ID'].tries: must not
+be negative``).
 
-Reading (`loads`): a file as the writer lays it out (version 2, one quest a
-line, ASCII) is decoded by msgspec straight into the Structs; a command that
-writes also proves the text is in the writer's canonical form (the file
-without whitespace equals the encoding of what was decoded), which is what
-refuses a key written twice (a decoder keeps the last), and lets the writer
-reuse each untouched quest's bytes (`render`).  `status` and
-`next` only show the file: they check its lines instead (one per field and
-per quest, which a quest written twice breaks).  Anything else (a
-hand-indented or version-1 file, and any defect) is parsed by the strict
-parser (duplicate keys, ``NaN``, long integers refused, naming the path),
-migrated, and converted into the same Structs, msgspec's error translated to
-the field's name.  The rules no type says (lines in order, the PASS rules,
-names, the id, test indexes in range) are checked once, on the Structs.
-
-A quest keeps its Struct (``_s``): its lists are built on first use
-(`Quest.__getattr__`).
+`loads`: a file as the writer lays it out is decoded by msgspec straight
+into the Structs; a command that writes also proves it is in canonical form
+(which refuses a key written twice and lets `render` reuse untouched
+quests' bytes), a showing command only counts its lines.  Any other file
+goes through the strict parser, `migrate`, and the same Structs.  The rules
+no type says are checked once, on the Structs.  Why so: docs/performance.md,
+"Decoding" and "Reading only what a command needs".
 
 Adding a field to a quest: give it a default in `QuestS`, a field in
 `core.model.Quest`, copy it in `_quests` (or keep it in ``extra``, typed by
@@ -263,16 +254,11 @@ def _kept_table(
 def render(ratchet: Ratchet, header: dict[str, Any], record: Any, encode: Any) -> bytes | None:
     """The version-2 bytes of `ratchet`, the quests left as read written as the bytes read.
 
-    A quest read for writing keeps its Struct, the `Origin` it was read from
-    and a copy of its fields as read: a quest still as read is written as the
-    bytes it was read from (a quest id is encoded as `_canonical` proved the
-    file encodes it), the others re-encoded; a verdict rewrites one line, a
-    no-op update writes nothing.
-
-    `record(quest, index)` and `encode` make a changed quest's line as
-    ``layout.render`` does.  None when `ratchet` was not read for
-    writing from a file in the writer's form, or the tests table is renumbered: the caller renders
-    everything.  Nothing changed at all: the very bytes read.
+    A quest whose fields equal those read (its `Origin`) keeps its bytes; a
+    verdict rewrites one line.  `record(quest, index)` and `encode` make a
+    changed quest's line as ``layout.render`` does.  None when `ratchet` was
+    not read for writing from a file in the writer's form, or the tests table
+    is renumbered: the caller renders everything.
     """
     origin: Origin | None = vars(ratchet).get("_origin")
     if origin is None:

@@ -1,11 +1,9 @@
 """Files a judged run created, read back by a later run: an audit hook in the gate's children.
 
-A test that writes the function's answers into a file on its first run and compares with
-it afterwards checks the function against itself, and kills every mutant.  So each gate
-child logs every file a judged process creates to a file the judge owns (`CREATED_ENV`);
-a test that reads such a file in a probe or mutant run before writing it in that run is
-REVIEW (``mutation.stale_read``, app/trust.py).  ``__pycache__`` and ``.hypothesis`` are
-left out.  Limits: docs/judge.md, "Files the judged run created, read back".
+A test comparing with answers it saved on its first run kills every mutant.  Each gate
+child logs the files a judged process creates (`CREATED_ENV`); a test that reads one in a
+probe or mutant run before writing it is REVIEW (``mutation.stale_read``).  Limits:
+docs/judge.md, "Files the judged run created, read back".
 """
 
 from __future__ import annotations

@@ -176,13 +176,10 @@ def example_for(
 ) -> dict[str, str]:
     """A passing test to start from: the function's own, else a neighbour's, else a skeleton.
 
-    Only a test whose own code calls the function (or, for a neighbour, the neighbour)
-    is shown, the shortest first: one that reaches it through a subprocess or a helper
-    shows nothing of how to call it. Own covering tests first; then the passing tests of
-    the nearest functions, those of the same class before the rest of the module. A
-    test written since the scan (its file new, or changed and the test not
-    seen by the scan) is shown only as the function's own: the agent's test
-    for another quest is rarely the pattern to follow.
+    Only a test whose own code makes the call is shown, the shortest first; own covering
+    tests, then the nearest functions' (same class first).  A test written since the
+    scan is shown only as the function's own: another quest's new test is rarely the
+    pattern to follow.
     """
     seen = scanned_tests(ratchet, rootdir, recorded)
     files = _TestFiles(rootdir)

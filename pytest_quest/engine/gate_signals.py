@@ -1,13 +1,10 @@
 """The tests under judgment cannot kill the gate's processes: an audit hook in their process.
 
-A gate child killed by a signal the gate did not send is no verdict, so a test that
-killed its own runner under a mutant would turn a FAIL into "try again"; the parent
-never learns the sender.  So the hook (PEP 578) refuses (`PermissionError`) ``os.kill``,
-``os.killpg`` and ``signal.pthread_kill`` of a signal that would end or stop this process
-or an ancestor (any but `HARMLESS` to an ancestor or its group, SIGKILL to itself or its
-group, another of core/environment.py ``OUTSIDE_SIGNALS`` to itself while its handler is
-the default), and logs each refusal to the file `SIGNALS_ENV` names: REVIEW
-(core/environment.py ``signal_facts``).  Limits: docs/gate.md.
+A child killed by a signal the gate did not send is no verdict, so a test killing its
+own runner would turn a FAIL into "try again".  The audit hook (PEP 578) refuses
+``os.kill``, ``os.killpg`` and ``signal.pthread_kill`` of a signal that would end or
+stop this process or an ancestor, and logs each refusal to `SIGNALS_ENV`: REVIEW.
+Limits: docs/gate.md.
 """
 
 from __future__ import annotations

@@ -113,12 +113,9 @@ def protect_from_env() -> None:
     """Refuse, in this process, every write to the file `PROTECT_ENV` names, its lock, journal
     and kept view.
 
-    An audit hook (PEP 578) sees ``open`` for writing, ``os.rename``,
-    ``os.replace``, ``os.remove``, ``os.truncate``, ``os.link`` and
-    ``os.symlink`` of those files and raises `PermissionError`.  A path is
-    compared by name and by identity (device and inode), so a hard link made
-    earlier is refused too.  It cannot see a subprocess or C code writing the
-    file; `VerdictGuard` catches those after the run.
+    An audit hook (PEP 578) raises `PermissionError` on writes, renames,
+    removals and links of those files, matched by name and by inode (so a hard
+    link is refused too).  A subprocess or C code is `VerdictGuard`'s to catch.
     """
     refuse_gate_signals()
     track_created()
@@ -130,16 +127,12 @@ def protect_from_env() -> None:
 class VerdictGuard:
     """The whole ratchet file, watched by identity and content while the judged tests run.
 
-    The tests run in child processes as the same user: nothing stops one
-    from writing ``quest.json`` (directly, through a hard link, from a
-    subprocess).  The guard snapshots the file under the lock before the
-    run (bytes, hash, inode, link count, the journal's last line).  After
-    the run, under the lock of the write that records the verdict (`vet`,
-    then `repair`), the file is accepted only when the journal's entries
-    since the snapshot chain from the snapshot's content to the current one
-    (core/journal.py); otherwise every entry that differs from the snapshot
-    is put back and the verdict is REVIEW (``guard.ratchet_written``) naming
-    the entries.  What the journal proves and does not: docs/judge.md.
+    The tests run as the same user, so nothing stops one writing ``quest.json``.
+    The guard snapshots the file under the lock before the run; after it, under
+    the lock of the verdict's write (`vet`, then `repair`), the file is accepted
+    only when the journal chains from the snapshot to it (core/journal.py);
+    otherwise the entries are put back and the verdict is REVIEW
+    (``guard.ratchet_written``).  docs/judge.md, "The judged cannot write the verdict".
     """
 
     def __init__(self, path: Path, quest_id: str, store: RatchetStore | None = None) -> None:

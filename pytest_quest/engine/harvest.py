@@ -27,17 +27,12 @@ WHO_PREFIX = "pytest-quest:who|"
 class Harvest:
     """Folds the tracer's in-memory data per test, instead of one coverage context per test.
 
-    At each test boundary the arcs recorded since the last one are taken out
-    of coverage.py's collector (as its own ``flush_data`` does, in place).  A
-    passing test's arcs join one union; which functions it executed is kept
-    as one row per function (the function's first region line, as a
-    ``(line, line)`` row under ``WHO_PREFIX + nodeid``), found through a map
-    from each distinct arc to the function regions of its two lines.  Arcs of
-    tests that did not pass, and of code run outside tests, go to the empty
-    context: they keep the file measured and never count; so do the arcs of
-    threads older than the running test (`ThreadFence`).  `analyze()` reads
-    the result exactly as it reads per-test contexts: the same facts
-    (tests/test_perf_equivalence.py).
+    At each test boundary the arcs since the last one are taken out of the
+    collector: a passing test's join one union, plus one ``(line, line)`` row
+    per function it ran under ``WHO_PREFIX + nodeid``.  Other arcs (failed
+    tests, code outside tests, threads older than the test: `ThreadFence`) go
+    to the empty context and never count.  `analyze()` gets the same facts as
+    from per-test contexts (docs/performance.md).
     """
 
     def __init__(self, collector: Any) -> None:
@@ -115,9 +110,8 @@ class Harvest:
         anchors = self.anchors.get(name)
         if anchors is None:
             anchors = self.anchors[name] = {}
-        # C-level set operations only, per arc: on Python 3.12+ the legacy
-        # tracer costs a callback per loop iteration of Python code run
-        # while coverage traces (this is), 3x the work of 3.11.
+        # C-level set operations only: on Python 3.12+ coverage's tracer costs
+        # a callback per loop iteration of Python code, this loop included.
         for arc in arcs.difference(anchors):
             anchors[arc] = self.anchors_of(name, arc)
         return set().union(*set(map(anchors.__getitem__, arcs)))
@@ -221,10 +215,9 @@ class Harvest:
     def write_who(self, data_filename: str) -> None:
         """Add the per-test function rows to the saved data file, in one transaction.
 
-        Through ``CoverageData.add_arcs`` this costs one commit per test
-        (2 s for 1,000 tests); one ``executemany`` on the same schema (7,
-        which `passing_arcs` reads too) costs milliseconds.  Every file
-        named here already has rows (its arcs were added before the save).
+        ``CoverageData.add_arcs`` would commit once per test; one ``executemany``
+        on schema 7 (which `passing_arcs` reads) does not.  Every file named here
+        already has rows.
         """
         if not self.who:
             return
@@ -300,13 +293,9 @@ def passing_arcs(
 ) -> tuple[dict[str, set[tuple[int, int]]], dict[str, dict[int, set[str]]]]:
     """Arcs executed by passing tests, per file; and which passing tests ran each line.
 
-    Reads coverage.py's data file (schema 7): ``arc`` joined with ``file``
-    and ``context``.  Rows of the empty context (import, collection) and of
-    tests that did not pass are dropped.  Two kinds of data are read alike:
-    one context per test (coverage.py's own contexts), and the folded form of
-    `Harvest` (the passing union under `PASSED_CONTEXT`, and per passing
-    test one row per function it executed under ``WHO_PREFIX + nodeid``).
-    A file's name is made absolute against `folder` (`measured_name`).
+    Reads coverage.py's data file (schema 7), dropping the empty context and
+    tests that did not pass; per-test contexts and `Harvest`'s folded form are
+    read alike.  A file's name is made absolute against `folder` (`measured_name`).
     """
     arcs: dict[str, set[tuple[int, int]]] = defaultdict(set)
     tests: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -348,12 +337,9 @@ def passing_arcs(
         by_line = tests[filename]
         lines_of = regions(filename)
         for anchor, names_of in by_anchor.items():
-            # The row says the test ran the function, not which of its lines: it
-            # counts for every line (step 4 tries it on each of the function's
-            # statements; by its first line only, a test that ran the function in
-            # process was never tried on the others when another ran them in a
-            # subprocess, whose rows are per line).  One set per function, copied
-            # to each line: not one insertion per line and test.
+            # The row says the test ran the function, not which lines: it counts
+            # for every line, or step 4 would never try it on lines another test
+            # ran in a subprocess (whose rows are per line).
             for line in lines_of.get(anchor, (anchor,)):
                 found = by_line.get(line)
                 if found is None:

@@ -1,20 +1,8 @@
 """The ratchet file's version 2 layout: one quest per line, tests interned, no defaults written.
 
-Version 2 stores what cannot be recomputed, in the form a review reads best:
-
-* one line per quest (``"id": {...}``, sorted by id), so a change to one
-  quest is a one-line diff; the file's other fields one per line before;
-* the covering tests' node ids once, in the ``tests`` table (one per line),
-  each quest's ``covering_tests`` being indexes into it; the table keeps its
-  order from write to write (new names are appended) so that a new test does
-  not renumber every quest, and is rebuilt, sorted, when a quarter of it is
-  no longer used by any quest;
-* no field holding its default (``tries`` 0, empty lists, ``state`` TODO...);
-* no ``facts`` that the missing lines and branches give again (what a scan
-  writes for a TODO quest); any other facts (a gate's verdict) are kept.
-
-Everything here works on the parsed JSON (dicts); ``engine/codec.py`` reads
-the file into its Structs and quests.
+The layout and why: docs/performance.md, "Schema 2".  Everything here works
+on the parsed JSON (dicts); ``engine/codec.py`` reads the file into its
+Structs and quests.
 """
 
 from __future__ import annotations
@@ -165,12 +153,9 @@ _ACTIVE_KEY = re.compile(rb'"active"\s*:')
 def with_active(text: bytes, old: str | None, new: str | None) -> bytes | None:
     """`text` (a version-2 file whose ``active`` is `old`) with `new` active, by one line.
 
-    `render` writes ``active`` first when it is set: the line after ``{`` is
-    replaced, removed (`new` None) or inserted (`old` None); the rest of the
-    file is kept byte for byte, so a file `render` wrote comes out as
-    `render` would write it with `new`.  None when `text` is not laid out so
-    (version 1, a hand-indented file, ``"active"`` anywhere when `old` is
-    None): the caller then reads and writes the whole file.
+    `render` writes ``active`` first, so the line after ``{`` is replaced,
+    removed (`new` None) or inserted (`old` None); the rest is kept byte for
+    byte.  None when `text` is not laid out so: the caller rewrites the file.
     """
     if not text.startswith(b"{\n"):
         return None

@@ -210,10 +210,9 @@ class Measurer:
         self.started = True
         if self.children is not None:
             self.children.start()
-        # Per-test contexts through coverage.py flush every test's arcs to
-        # SQLite (+45% over --cov-branch on a 1,000-test suite): fold each
-        # test's arcs in memory instead (`Harvest`), when the tracer's
-        # data has the shape we know; otherwise keep coverage's own contexts.
+        # coverage.py's per-test contexts flush every test's arcs to SQLite
+        # (docs/performance.md): fold them in memory where the tracer's data
+        # has the shape we know; otherwise keep coverage's own contexts.
         self._harvest = Harvest.attach(self.cov)
 
     def switch_context(

@@ -1,22 +1,15 @@
 """A cap on the memory a mutant's run may add to its process (the mutation child, the fresh run).
 
-A mutant's time budget is a SIGALRM in the process that runs it, and a
-signal handler runs only between bytecodes: a loop inside C code never lets
-it.  ``list(chain(items, repeat(x)))`` under a mutant that made the
-iterable endless is such a loop, and it grows until the out-of-memory killer ends the
-child (and every verdict of its batch).  Under the cap the allocation fails instead, the C loop ends with
-MemoryError, and the pending alarm fires: the mutant is killed.
+The time budget's SIGALRM runs only between bytecodes, so a C loop that
+allocates forever (``list(chain(items, repeat(x)))``) would grow until the
+out-of-memory killer ends the child; under the cap it ends in MemoryError
+and the alarm fires: killed (docs/gate.md).
 
-The cap is the soft ``RLIMIT_DATA``: the process's data size when the run
-starts (``VmData``) plus a headroom (a quarter of the memory available, at
-least 2 GiB), never above the hard limit, never looser than a soft limit
-already set; put back when the run ends.  Where it cannot be read or set,
-nothing is capped.  ``RLIMIT_DATA`` (Linux 4.7 and later) counts the heap
-and private writable mappings, where an endless list grows, and not address
-space only reserved (``PROT_NONE``) nor file mappings: a JVM, a browser or
-a Go program that a test starts (the limit is inherited) reserves far more
-address space than it uses, and under ``RLIMIT_AS`` it would fail to start
-and "kill" every mutant.
+The cap is the soft ``RLIMIT_DATA``: the data size at the run's start plus
+`headroom`, never above the hard limit nor looser than a soft limit already
+set, put back after the run; nothing is capped where it cannot be set.  Not
+``RLIMIT_AS``: a JVM or Go program a test starts reserves far more address
+space than it uses, and would fail to start.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """What a function returned or raised, call by call, while one test ran (the mutation child).
 
-A surviving mutant's fact says what the mutant made the function do where
-the original did otherwise: the child runs the test that reached
-the mutant once more with the mutant and once with the original, under a
-`CallObserver`, and `first_difference` pairs the calls.  Only what can be
-told for sure is kept: a call that left by an exception after a handler or
-`finally` ran, a generator, a coroutine, a tracer already set by someone
-else: nothing observed, nothing said.
+The child runs the test that reached a survivor once with the mutant and
+once with the original under a `CallObserver`; `first_difference` pairs the
+calls for the fact.  Only what is certain is kept: generators, coroutines,
+calls left by an exception after a handler ran, or a tracer already set say
+nothing (docs/gate.md, "What the mutant did").
 """
 
 from __future__ import annotations
@@ -331,13 +329,10 @@ def first_difference(
 ) -> dict[str, str] | None:
     """The first call, with the same arguments in both runs, that ended otherwise; else None.
 
-    Calls are paired in order; where the arguments differ the runs took
-    different paths and nothing more is said.  `again`, a second run of the
-    original, must match the first: a function whose results change from
-    run to run (the clock, random numbers) is not said to differ.  A call
-    that returned or raised the same but left an argument or its object
-    otherwise is a difference too, where the original's two runs left them
-    alike (an object stamped with the time is not said to differ).
+    Calls are paired in order; once the arguments differ nothing more is said.
+    `again`, a second run of the original, must agree with the first, so results
+    that change from run to run (the clock, random numbers) are not a difference.
+    Leaving an argument or its object otherwise counts too, under the same rule.
     """
     if again is not None and _endings(again) != _endings(original):
         return None
@@ -369,10 +364,8 @@ def first_difference(
 def _opaque(*values: str) -> bool:
     """Whether every value is shown by its type only (`<list_iterator object>`, `<Bad>`).
 
-    Two such reprs differ when two equivalent paths return objects of other
-    types alike in use (dateutil's `rrulebase.__iter__`: `iter(cache)` or a
-    generator over the same items): not a difference a fact or a dispute
-    goes by.  One of them against a value (`None`, `[]`) still is.
+    Equivalent paths may return objects of different types alike in use
+    (`iter(cache)` or a generator): not a difference.  One against a value still is.
     """
     return all(value.startswith("<") and value.endswith(">") for value in values)
 

@@ -1,15 +1,11 @@
 """The mutant in the module's bytecode file, where the judged run's project is a throwaway layer.
 
 Under bwrap's overlay the mutation child compiles each run's mutant (or the probe) into
-the module's ``__pycache__`` file, with the header of the source's own size and time, and
-puts the original back after it: every load through the import system (a reload,
-``spec_from_file_location``, ``python -m``, a process without coverage.py's start-up hook)
-then runs the mutant, while the source file, never written, reads as the original.  Only
-where the child's own mount table shows the file in an overlay mounted at the root the
-judge named (`Sandbox.overlay`) and no ``PYTHONPYCACHEPREFIX``.  Where no start-up hook put
-the reach marks in place, the compiled text's prelude defines them from the run record
-(engine/remote_mutant.py).  Details and limits: docs/judge.md, "The mutant in the bytecode
-file, under bwrap".
+the module's ``__pycache__`` file, stamped with the source's size and time, and puts the
+original back after: every load through the import system runs the mutant while the
+source reads as the original.  Only where the child's mount table shows the overlay the
+judge named (`Sandbox.overlay`).  Details and limits: docs/judge.md, "The mutant in the
+bytecode file, under bwrap".
 """
 
 from __future__ import annotations
@@ -221,8 +217,8 @@ def _pyc(code: types.CodeType, seconds: int, size: int) -> bytes:
 def _put(path: str, data: bytes) -> bool:
     """`data` written over `path` (made if missing) in place, from offset 0 and cut to its length.
 
-    Never truncated to nothing first: on ext4 a file emptied and written again
-    is flushed at its close (``auto_da_alloc``), 4 ms a write here against 0.2 ms.
+    Never truncated to nothing first: on ext4 that flushes the file at its close
+    (``auto_da_alloc``), some twenty times slower.
     """
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)

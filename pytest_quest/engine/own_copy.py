@@ -1,14 +1,10 @@
 """A test that loads its own copy of the code under judgement: an audit hook in the mutation child.
 
 The swap (engine/swap.py) mutates only the live functions, so a test comparing the
-function with a copy it makes while it runs (the file executed again, its source compiled
-under another name, its cached bytecode read) kills every mutant and agrees with the
-probes.  During each probe and mutant run the hook names each test that makes such a
-copy (REVIEW ``mutation.own_copy``, app/trust.py), and each test that reads the live
-function's ``__code__`` (`CODE_READ`): its kill of that mutant is no kill.  Under bwrap
-the file holds each run's mutant, so only copies of the original count (``written``).
-What is seen, what is not, and why: docs/judge.md, "A copy of the function made during
-the run".
+function with a copy it makes at run time kills every mutant.  During each probe and
+mutant run the hook names each test that makes such a copy (REVIEW ``mutation.own_copy``)
+or reads the live function's ``__code__`` (`CODE_READ`: that kill is no kill).  What is
+seen and why: docs/judge.md, "A copy of the function made during the run".
 """
 
 from __future__ import annotations
@@ -65,12 +61,8 @@ class CopyWatch:
     def watch(self, path: str, tree: ast.AST, written: bool = False) -> None:
         """From now on: the function `tree` (its def node) of the file `path`.
 
-        `written`: each run's mutant (or probe) is in the file itself, so what
-        is loaded from it during a run is that run's code, not a copy of the
-        original.  Only a copy of the original then counts: source holding
-        the original's body, or code holding the function without the reach
-        marks every mutant and probe has (code compiled or bytecode read
-        before the run).
+        `written`: each run's code is in the file itself (bwrap), so only a copy
+        of the original counts: its body as source, or code without the reach marks.
         """
         self.written = written
         self.path = os.path.realpath(path)

@@ -1,12 +1,10 @@
 """A mutation child started alongside the measuring run, before its functions are known.
 
-Its start (interpreter, pytest, plugins, the fresh run it holds) needs nothing of the
-measuring run, so the judge starts both at once, with a first part of the mutation
-child's instructions (engine/channel.py, ``MORE``); the child then waits, before any
-conftest, for the rest: sent when steps 1-3 pass (`Prestarted.run`), else it is stopped
-having loaded no project code (`Prestarted.close`).  `--quest-timeout` counts from when it
-is given its work.  Only in a sandbox that hides each run from the other (bwrap), and not
-used past `MAX_WAIT` (its tests could tell its age): docs/judge.md.
+Its start-up needs nothing of the measuring run, so the judge starts both at once; the
+child waits before any conftest for the rest of its instructions (engine/channel.py,
+``MORE``), sent when steps 1-3 pass (`Prestarted.run`), else it is stopped having loaded
+no project code (`Prestarted.close`).  Only under bwrap, and never past `MAX_WAIT`:
+docs/judge.md.
 """
 
 from __future__ import annotations

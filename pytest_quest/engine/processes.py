@@ -122,17 +122,11 @@ def run_in_own_session(
     """Run `command` in its own session, output to `log_path`; its exit status, or None.
 
     None means it exceeded `timeout` seconds and its whole tree was killed.
-    Once `reported` is set (the child's whole report is in), the child has
-    `REPORTED_GRACE` seconds to exit; then its tree is stopped, and the status
-    is the stopped shim's (never None: the report stands).  Once `finished`
-    is set (that report in, and its channel closed by every holder), its tree
-    is stopped at once: nothing it could do after can reach the judge.
-    The command runs under the reaping shim (engine/reaper.py), which kills
-    every process it started, detached ones included, when it ends.
-    Interrupted (Ctrl-C, SIGTERM in the judge), the tree is killed too before
-    the interruption goes on: nothing else would stop a child in its own session.
-    `channel`, a judge channel's ends (engine/channel.py), is the child's at `CHILD_FDS`
-    (moved there by the shim); `on_start` runs once it started.
+    Once `reported` is set the child has `REPORTED_GRACE` seconds to exit
+    before its tree is stopped (the report stands); once `finished` is set it
+    is stopped at once.  It runs under the reaping shim (engine/reaper.py), and
+    an interruption kills its tree first.  `channel` is the child's at
+    `CHILD_FDS`; `on_start` runs once it started.
     """
     try:
         with open(log_path, "wb") as log:
@@ -205,13 +199,10 @@ def wait_for_exit(
 ) -> str:
     """How a child ended: EXITED, FINISHED, OVERSTAYED or TIMED_OUT; nothing is stopped here.
 
-    `exited(seconds)` waits up to that long for the child's exit and says whether
-    it came.  FINISHED: its channel is done (`finished`: a whole report in and
-    the child's end closed by every holder), so nothing it does from now on
-    (pytest's summary, its interpreter's exit, an ``atexit`` handler) can reach
-    the judge: it need not be waited for.  OVERSTAYED: its whole report in
-    (`reported`), it was still running `REPORTED_GRACE` seconds later.
-    TIMED_OUT: `timeout` seconds went by first.
+    `exited(seconds)` waits up to that long for the exit and says whether it
+    came.  FINISHED: `finished` is set, so nothing the child does now can
+    reach the judge.  OVERSTAYED: still running `REPORTED_GRACE` seconds after
+    `reported`.  TIMED_OUT: `timeout` seconds went by first.
     """
     deadline = time.monotonic() + timeout
     grace_end: float | None = None

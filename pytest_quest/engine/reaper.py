@@ -1,17 +1,11 @@
 """Nothing a judged test starts outlives its run: a reaping shim around each gate child.
 
-Each gate child runs under a small shim process (``SHIM``, plain stdlib
-Python) that is a Linux child subreaper: every process the tests start,
-detached ones included (``start_new_session=True``, double forks), is
-reparented to it when its parent dies.  When the child ends, or the shim is
-told to stop (SIGTERM/SIGINT/SIGHUP, or its parent, the judge, dies: it asks
-the kernel for SIGTERM then, ``PR_SET_PDEATHSIG``), the shim kills every
-descendant it still has and reaps them before it exits.  The judge is a
-subreaper too (`become_subreaper`), and kills what is left under it after
-each run (`kill_descendants`), in case the tests kill the shim itself.
-
-Where ``prctl`` is missing (not Linux), the shim still kills the child's
-process group, which leaves a detached process alive: docs/judge.md says so.
+Each gate child runs under a small shim (``SHIM``) that is a Linux child
+subreaper: when the child ends, or the shim is told to stop, or the judge
+dies (``PR_SET_PDEATHSIG``), it kills and reaps every descendant, detached
+ones included.  The judge is a subreaper too and sweeps what is left after
+each run (`kill_descendants`), in case the tests killed the shim.  Without
+``prctl`` only the process group is killed: docs/judge.md, "The trust boundary".
 """
 
 from __future__ import annotations
@@ -27,8 +21,8 @@ from pytest_quest.engine.channel import MOVE_CHANNEL
 PR_SET_CHILD_SUBREAPER = 36
 
 # The shim, run as `python -I -c SHIM <judge pid> <channel ends W,R or -> -- command...`.
-# It imports nothing of pytest-quest (and nothing of the project) so it starts in
-# ~20 ms; the command gets the channel at engine/channel.py's CHILD_FDS.
+# It imports nothing of pytest-quest or the project, so it starts fast; the command
+# gets the channel at engine/channel.py's CHILD_FDS.
 SHIM = (
     MOVE_CHANNEL
     + r"""
@@ -161,9 +155,7 @@ def shim_command(command: list[str], channel: tuple[int, int] | None = None) -> 
     `channel`: the ends of a judge channel (engine/channel.py) passed to the shim, which
     the command gets at `CHILD_FDS`, every other inherited descriptor closed.
 
-    ``-S``: the shim needs the standard library only, so no ``.pth`` file of the
-    environment runs in it (a hook planted there, coverage.py's subprocess start-up):
-    what they do happens in `command`, as it would without the shim.
+    ``-S``: no ``.pth`` hook of the environment runs in the shim, only in `command`.
     """
     ends = "-" if channel is None else f"{channel[0]},{channel[1]}"
     return [sys.executable, "-I", "-S", "-c", SHIM, str(os.getpid()), ends, "--", *command]

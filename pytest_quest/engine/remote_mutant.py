@@ -1,23 +1,15 @@
 """Mutants in the processes the tests start: the mutation child's grandchildren run them too.
 
-The mutation child (plugin/mutation_child.py) points coverage.py's start-up
-hook (``COVERAGE_PROCESS_START``, the ``a1_coverage.pth`` file coverage.py
-installs) at an rcfile of its own that loads this module as a coverage.py
-plugin.  The rcfile names a record file, rewritten in place before and
-after each test run: off, or which mutant (or the probe, the original with
-a reach mark) of which function, and a marks file for that run.  The
-record is one fixed-size write at offset 0 (a rename would flush the file's data), and
-it carries its own digest: a process that reads it while it is rewritten
-reads it again, and one that never reads it whole runs nothing.  In a process the test starts, `coverage_init`
-then imports the function's module from the mutated tree (an import hook
-for that one file: ``import``, ``python -m``, ``runpy``), and the mark
-functions create the marks file: the mutation child counts the run's test
-as having reached the mutant.  Where the project is a throwaway layer
-(bwrap), each run's mutant is compiled into the module's bytecode file
-(engine/ondisk.py): the record then names only the function's file and one
-marks file, the same for the probe and every mutant of the function, and
-the start-up hook only puts the marks in place.  Limits: docs/judge.md,
-"Across processes".
+The mutation child points coverage.py's start-up hook
+(``COVERAGE_PROCESS_START``) at an rcfile that loads this module as a
+coverage.py plugin.  A record file, rewritten in place around each test run,
+says which mutant (or the probe) of which function runs, and its marks file.
+It is one fixed-size write carrying its own digest (a rename would flush the
+file's data): a torn read is read again.  `coverage_init` imports the
+function's module from the mutated tree, and the mark functions tell the
+child the test reached the mutant.  Under bwrap the mutant is in the
+bytecode file instead (engine/ondisk.py) and the hook only places the marks.
+How and limits: docs/judge.md, "Across processes".
 """
 
 from __future__ import annotations
@@ -127,9 +119,7 @@ class RemoteMutants:
         """The next run's processes run mutant `index` (None: the probe); its marks file.
 
         Where the bytecode file holds the run's code (engine/ondisk.py), the
-        record names only the function's file and a marks file, the same for
-        the probe and every mutant of the function: a process the test starts
-        reads nothing there that tells them apart.
+        record is the same for the probe and every mutant: nothing tells them apart.
         """
         self.runs += 1
         if self.ondisk is not None and self.ondisk.write(file, start, index):
@@ -234,12 +224,9 @@ def coverage_init(reg: Any, options: dict[str, Any]) -> None:  # pragma: no cove
 def apply_again() -> bool:
     """The run record applied now, in place of what the start-up hook applied; False if too late.
 
-    For a fresh run (plugin/fresh_kill.py) started early and held before
-    any conftest until its mutant was chosen: its start-up hook read the
-    record then (off, or another run's).  Too late: the function's module
-    is imported already (by a plugin, before the hold), so the mutant
-    cannot be in place from the start.  Nothing is done where no start-up
-    hook ran (a fresh run there says nothing, as one started afresh).
+    For a fresh run (plugin/fresh_kill.py) held before any conftest until its
+    mutant was chosen.  Too late: a plugin imported the function's module
+    before the hold.  Nothing is done where no start-up hook ran.
     """
     if not STARTED_WITH:
         return True
@@ -261,11 +248,9 @@ def apply_again() -> bool:
 def first_in_line() -> None:
     """The mutant's import hook put back ahead of every finder inserted since start-up.
 
-    pytest inserts its assertion rewriter at the head of ``sys.meta_path``
-    after the start-up hook ran; it loads every module of a package marked
-    for rewriting (each pytest plugin's package, names given to
-    ``pytest.register_assert_rewrite``) from its file: the original, never
-    the mutant.  Called before any conftest or test module is imported.
+    pytest's assertion rewriter, inserted at the head later, would load the
+    original from its file (`_meta_path`).  Called before any conftest or
+    test module is imported.
     """
     ours = [finder for finder in sys.meta_path if isinstance(finder, _Finder)]
     if ours and sys.meta_path[: len(ours)] != ours:
@@ -335,14 +320,9 @@ def imported_anew(filename: str, hook: str) -> list[str]:
     """The modules of `filename`, and those bound to them, dropped from ``sys.modules``
     when this start-up hook (module `hook`) imported them itself; their names.
 
-    The hook imports modules of its own package before it puts the mutant in
-    place (pytest-quest's own, when the project judged is pytest-quest).
-    Dropped, they are imported again by whoever imports them next (a
-    plugin, a conftest, a test): from the mutant's finder or its bytecode
-    file, with the mutant.  The hook keeps the originals it bound: what puts
-    the mutant in place is not changed by it.  A module bound to a dropped
-    one (names imported from it) is dropped too, so that its next import
-    binds the mutant's.  The hook's own module stays (the plugin reads its state).
+    When pytest-quest judges itself, the hook has imported the judged modules
+    before placing the mutant; dropped, their next import loads the mutant.
+    The hook keeps the originals it bound, and its own module stays.
     """
     package = hook.split(".", 1)[0] + "."
     ours = {
@@ -396,10 +376,8 @@ class _FinderFirst(list):  # type: ignore[type-arg]
     """``sys.meta_path`` with the mutant's finder kept ahead of the finders inserted after it.
 
     pytest inserts its assertion rewriter at the head once the interpreter
-    started; it loads every module of a package marked for rewriting (each
-    pytest plugin's package, the names given to ``pytest.register_assert_rewrite``)
-    from its file: the original, never the mutant, in every module a plugin
-    imports while pytest starts and every one a test imports later.
+    started; it loads every module of a package marked for rewriting from its
+    file: the original, never the mutant.
     """
 
     def insert(self, index: Any, item: Any) -> None:

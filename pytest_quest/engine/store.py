@@ -396,15 +396,10 @@ class RatchetStore:
     def claim(self, quest_id: str) -> None:
         """Claim `quest_id` for judging until this process ends; refuse if another holds it.
 
-        Two submits of one quest at once would both judge it from the same
-        state; the claim makes the second one stop at once, with a message,
-        and lets the first record its verdict knowing nobody else recorded
-        one meanwhile.  The claim is a POSIX record lock on one byte (chosen
-        by the quest id) of ``.quest/quest.json.judging.lock``: the kernel drops it
-        when the process ends, even when it is killed, so it never goes
-        stale.  Without ``fcntl`` (Windows) there is no claim; the
-        read-modify-write of the verdict still refuses a quest whose state
-        changed under it.
+        Two submits of one quest would both judge it from the same state.  The
+        claim is a POSIX record lock on one byte (chosen by the quest id) of
+        ``.quest/quest.json.judging.lock``: the kernel drops it when the process
+        dies, so it never goes stale.
         """
         # The claim is made to record a verdict: say now, before the tests
         # run, when that cannot be written.

@@ -3,18 +3,11 @@
 What is measured across processes, how it is attributed and its limits:
 docs/judge.md, "Across processes".
 
-While measuring, the environment of the measuring process points
-coverage.py's start-up hook (the ``a1_coverage.pth`` file coverage.py
-installs) at an rcfile of ours (``COVERAGE_PROCESS_START``), rewritten at
-each test boundary with a data file name of that test: every Python process the
-test starts (``python -m``, scripts, console entry points, ``multiprocessing``
-spawn and forkserver workers, and their own children) measures itself into
-it.  Processes forked from the measuring process (``os.fork``, the
-``multiprocessing`` fork method) restart measurement after the fork (an
-``os.register_at_fork`` hook) and save at ``os._exit``.  The file name tells
-which test a data file belongs to; `fold` adds what passed the checks to the
-main data under that test's context, so only a passing test's processes
-count (``harvest.passing_arcs``).
+coverage.py's start-up hook is pointed at an rcfile of ours
+(``COVERAGE_PROCESS_START``), rewritten at each test boundary with that test's
+data file name, so every Python process a test starts measures itself into it;
+forked processes restart measurement after the fork.  `fold` adds the files
+under their test's context, so only a passing test's processes count.
 """
 
 from __future__ import annotations
@@ -289,13 +282,10 @@ def read_arcs(path: str) -> dict[str, set[tuple[int, int]]] | None:
 def stop_forkserver(grace: float = 5.0) -> bool:
     """End ``multiprocessing``'s forkserver of this process, if one runs; whether one did.
 
-    The forkserver is started by the first test that uses it and forks every
-    later worker: its measurement (and, in the mutation child, the module it
-    imported from the mutant of that run) would pass on to later tests'
-    workers.  Its end of the "alive" pipe is closed first: the server then
-    exits (SystemExit) and its coverage saves at exit; one still running
-    after `grace` seconds is sent SIGTERM, then SIGKILL.  The next use starts
-    a new one (``ForkServer.ensure_running``).  The fields reset are those
+    The forkserver forks every later worker, so its measurement (and a
+    mutant it imported) would pass on to later tests.  Its "alive" pipe is
+    closed so it exits and saves; after `grace` seconds it gets SIGTERM, then
+    SIGKILL.  The next use starts a new one.  The fields reset are those
     ``ForkServer._stop`` resets on Python 3.10 to 3.13.
     """
     module = sys.modules.get("multiprocessing.forkserver")

@@ -51,12 +51,9 @@ def _real(filename: str) -> str:
 class LiveIndex:
     """The live functions of some source files, found in one walk of the heap (held weakly).
 
-    The mutation child checks many functions; a walk of the heap for each
-    (a Python loop over every object) was a tenth of an audit of boltons.
-    The heap is walked again when modules were imported since the last walk
-    (a module a test imports later holds functions the walk could not see).
-    Functions made since by other means (a reload, a copy) are not found: the
-    mutant is not put in them, so the tests that use them cannot kill it.
+    A heap walk per function was too slow; the heap is walked again only when
+    modules were imported since.  Functions made by other means (a reload, a
+    copy) are not found, so tests using them cannot kill the mutant.
     """
 
     def __init__(self, paths: Iterable[str]) -> None:
@@ -267,12 +264,9 @@ class CodeSwap:
 def _put_back(namespace: dict[str, Any], before: dict[str, Any]) -> None:
     """`namespace` bound as in `before` again: what the mutant's run wrote there is undone.
 
-    A mutant may write its module's globals (``globals()[name] = ...``, a
-    ``global`` statement); left there, its writes would decide the runs after it
-    (the next mutants', the original's probe runs, other functions' checks in
-    the same child), which run in a fresh process would never see.  A module
-    bound by an import in the run stays: the import system binds a submodule
-    to its package once, on its first import, and would not bind it again.
+    A mutant's writes to its module's globals would otherwise decide the runs
+    after it.  A submodule bound by an import in the run stays: the import
+    system binds it to its package only once.
     """
     for name in [name for name in namespace if name not in before]:
         if not isinstance(namespace[name], types.ModuleType):
@@ -293,17 +287,11 @@ _PLAIN = (dict, list, set, collections.deque)
 class ModuleState:
     """Some modules' names and plain containers as they were at one moment, put back on demand.
 
-    The mutation child runs every mutant in one process after the baseline
-    runs: a dict the module fills on first use (a cache of translations, of
-    parsed settings) holds the original's results, so a mutant of the code
-    that fills it never runs, and survives, where each test in a fresh
-    process kills it.  Taken after collection, before any test ran, and put
-    back before each test of the mutant runs, it gives each test the module
-    a fresh process would have given it: its top-level names (as `_put_back`
-    does) and the contents of its top-level dicts, lists, sets and deques
-    (the same objects, refilled: other modules hold them).  The interpreter's
-    own tables a module may name (``sys.modules``, ``sys.path``, builtins,
-    module namespaces) are never touched.
+    A module-level cache filled by the baseline runs would hide a mutant of
+    the code that fills it.  Taken after collection and put back before each
+    test of a mutant: top-level names and the contents of top-level dicts,
+    lists, sets and deques (refilled in place: other modules hold them).  The
+    interpreter's own tables (``sys.modules``, ``sys.path``...) are never touched.
     """
 
     def __init__(self, paths: Iterable[str]) -> None:

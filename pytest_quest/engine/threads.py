@@ -13,15 +13,10 @@ from typing import Any
 class ThreadFence:
     """Keeps the arcs of threads older than the running test out of its data.
 
-    coverage.py gives each thread its own tracer, all writing into one shared
-    dict (the collector's ``data``).  The fence learns which tracer serves
-    which thread (it wraps the collector's ``_start_tracer``, which each new
-    thread calls to install its tracer), and when a test starts it points the
-    tracer of every other live thread at `stray`: a thread still running then
-    was started before the test (by an earlier test, a fixture of wider scope,
-    at import), so nothing it does is the test's.  The thread that runs the
-    tests (pytest's main thread) is never fenced; a thread started while the
-    test runs writes to the shared dict until the next test starts.
+    coverage.py's per-thread tracers share one dict.  The fence wraps the
+    collector's ``_start_tracer`` to learn each thread's tracer, and when a
+    test starts points every other live thread's at `stray`: a thread started
+    before the test is not its doing.  pytest's main thread is never fenced.
     """
 
     def __init__(self, collector: Any) -> None:

@@ -1,18 +1,11 @@
 """The status view of a ratchet file, kept in the user's cache so a second `status` reads no quest.
 
-Every write of the file through the store leaves, beside its journal, the view
-`status` draws of what it wrote (core/view.py), under the SHA-256 of the
-file's bytes.  `status` hashes the file it reads (0.05 s for 59 MB) and,
-when a view of exactly those bytes is kept, draws it without decoding a
-quest.  The ``active`` line (line 2, the one `next` rewrites alone) is left
-out of the hash: a `next` keeps the view, and the line is checked on its own
-(`active_line`).  Anything else (another file, a view of another version of
-pytest-quest, a view that cannot be read or decoded) is a miss, and the
-command reads the whole file.
-
-The view is a copy of what a validated read or a write produced, for showing
-only: no verdict and no other command reads it.  What it does not prove:
-docs/reliability.md.
+Every write through the store keeps the view `status` draws (core/view.py)
+under the SHA-256 of the file's bytes, the ``active`` line left out so that
+`next` keeps it (`active_line` checks that line alone).  Any mismatch is a
+miss, and the command reads the whole file.  For showing only: no verdict
+reads it.  docs/performance.md, "Reading only what a command needs";
+what it does not prove: docs/reliability.md.
 """
 
 from __future__ import annotations
@@ -123,10 +116,9 @@ def one_file(data: bytes, quest_id: str, start: int) -> tuple[bytes, memoryview]
     quests of `quest_id`'s file, an empty tests table and no ``active`` line, and the table's
     text in `data`: what `codec.view` reads as it would read `data` whole.
 
-    None when `quest_id` has no line of its own or the file is not laid out so.  The quests
-    are written one a line, sorted by id, and every id of a file starts with its path and
-    ``::``: that file's lines are one run.  The table (400,000 names in 26 MB on the 50,000
-    quests of the benchmark) is not copied: the reader decodes it from `data` when used.
+    None when `quest_id` has no line of its own or the file is not laid out so.  Ids sort
+    by path, so a file's quests are one run of lines.  The table is not copied (it can be
+    tens of MB): the reader decodes it from `data` when used.
     """
     encode = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
     tests = data.find(_TESTS)
@@ -214,8 +206,7 @@ def recorded_places(ratchet: Ratchet, data: bytes) -> list[int] | None:
     """The places in `data`'s tests table of the covering tests a scan recorded (every quest's
     but a PASS the gate gave); None: `data` is not the file `ratchet` was read from or written as.
 
-    A quest the view reader left undecoded gives its covering tests' places as the file holds
-    them (no name decoded: on 50,000 quests, 0.1 s instead of 0.9 s).
+    A quest the view reader left undecoded gives them as the file holds them: no name decoded.
     """
     found: set[int] = set()
     names: set[str] = set()

@@ -1,22 +1,12 @@
 """The witness search: a call on which a surviving mutant and the function differ.
 
-Run in the mutation child for a survivor the covering tests' own calls do
-not tell apart (engine/observe.py).  The function is called directly, as
-its source stands, outside any test and its patches: first with each call
-a covering test made (its arguments and object deep-copied as given), then
-with calls Hypothesis draws around those (the recorded values, and values
-of the same types and shapes), derandomized, a bounded number of examples
-and seconds, shrunk to a small example.  Each candidate runs three times on
-fresh copies of its arguments: the original twice (they must agree: a
-clock or a random number is not a difference), the mutant once; the first
-difference in what the call returns, raises, prints, or leaves in its
-arguments and object is the witness.
-
-What a call does beyond those (a file written, a process started, a module
-global changed) the search cannot compare: such an effect is reported as
-`Search.escapes` and the judge holds the survivor without a witness
-(docs/gate.md).  The effects are also blocked while the search calls the
-function: a random input must not delete a file.
+For a survivor the covering tests' calls do not tell apart, the function is
+called directly: with each call a covering test made, then with calls
+Hypothesis draws around those (derandomized, bounded, shrunk).  Each runs the
+original twice (they must agree) and the mutant once; the first difference in
+what it returns, raises, prints or leaves in its arguments is the witness.
+Effects it cannot compare (files, processes, globals) are blocked and
+reported as `Search.escapes`: docs/gate.md, "A witness, or no verdict".
 """
 
 from __future__ import annotations

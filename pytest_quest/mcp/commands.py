@@ -1,11 +1,8 @@
 """What the MCP tools run: a ``pytest --quest ... --quest-format json`` command line, checked first.
 
-No MCP SDK here (server.py is the glue): the tools' arguments are validated
-and turned into a fixed command line, and the one JSON object the command
-prints is the tool's result.  Each tool runs pytest in a child process in the
-project's rootdir, so the judge's trust boundary holds exactly as on the
-command line; the person actions (reopen, accept, exclude, policy) can never
-be built from a tool's arguments.
+No MCP SDK here (server.py is the glue).  Each tool runs pytest in a child
+process in the rootdir, so the judge's trust boundary holds as on the command
+line; no person action can be built from a tool's arguments.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The MCP server: the agent loop as MCP tools over stdio (``pip install "pytest-quest[mcp]"``).
 
-Tools ``quest_scan``, ``quest_next``, ``quest_submit``, ``quest_status`` and
-``quest_check`` return the same JSON object as ``pytest --quest ... --quest-format json``
-(docs/json-schema.md), errors included; the resource ``quest://status`` is
-the status object.  Each call runs pytest in a child process in the project
-root (commands.py builds its command line), so the judge runs exactly as on
-the command line.  No person action is reachable from a tool.  docs/mcp.md.
+Each tool returns the JSON object of ``pytest --quest ... --quest-format json``
+(docs/json-schema.md); commands.py builds the command line.  docs/mcp.md.
 """
 
 from __future__ import annotations

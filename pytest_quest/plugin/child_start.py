@@ -1,17 +1,10 @@
 """The mutation child's start: its instructions read, and its fresh run held, as early as it can.
 
-The mutation child is started with ``-p pytest_quest.plugin.mutation_child``:
-pytest imports that plugin before the plugins it loads by entry point
-(Hypothesis, pytest-xdist, pytest-cov...), and then hands it, among the
-plugins already registered, the config (`pytest_plugin_registered`).  There,
-when the judge's instructions are already in the channel (a mutation child's
-are sent as it starts), they are read, the processes the tests start are
-pointed at the mutants (engine/remote_mutant.py), and the fresh run that
-confirms kills (plugin/fresh_kill.py) is started and held: its own start
-then overlaps the entry-point plugins' imports too, not only the mutant
-runs.  Otherwise (a fresh run, whose instructions come when it is resumed;
-or instructions not there yet) it is all done in
-`pytest_load_initial_conftests`, before any conftest, as it always was.
+A ``-p`` plugin is handed the config before the entry-point plugins load
+(`pytest_plugin_registered`).  When the instructions are already in the
+channel they are read there and the held fresh run (plugin/fresh_kill.py) is
+started, overlapping those plugins' imports; otherwise all of it is done in
+`pytest_load_initial_conftests`, before any conftest.
 """
 
 from __future__ import annotations

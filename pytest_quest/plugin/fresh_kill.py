@@ -1,15 +1,10 @@
 """A kill confirmed in a fresh process: the mutant in place before any test module is imported.
 
-The mutation child swaps a mutant in after collection, so what a test module computed
-from the function before (``EXPECTED = f(3)`` at import, ``parametrize`` arguments, a
-memo) holds the original's answers and "kills" every mutant.  Once every mutant is
-killed, the killing tests run once more in a fresh pytest process with one mutant they
-killed applied from the start (coverage.py's start-up hook loads engine/remote_mutant.py
-before any conftest); it reports over its own channel (role ``fresh``).  A test that
-passes there is REVIEW ``mutation.kill_unconfirmed`` (app/trust.py) unless another
-stable covering test fails there with that mutant.  A held process (`Parked`) is started
-early so that its start overlaps the mutant runs.  Limits, runaway kills and why:
-docs/judge.md, "Kills confirmed in a fresh process".
+A test module that computed the function's answers at import (``EXPECTED = f(3)``)
+"kills" every mutant swapped in later.  So once every mutant is killed, the killing
+tests run again in a fresh pytest with a mutant in place from the start; one that
+passes there is REVIEW ``mutation.kill_unconfirmed``.  `Parked` starts that process
+early.  Why and limits: docs/judge.md, "Kills confirmed in a fresh process".
 """
 
 from __future__ import annotations
@@ -410,13 +405,9 @@ def unconfirmed_kills(
     """Killing tests whose kill does not hold in a fresh process with the mutant: test -> why.
 
     One fresh process runs every killing test with one mutant (``return
-    None``, which an honest test of the results fails); a test that passes
-    there is run again with the first mutant it killed itself.  The first
-    run is `parked`'s when one was started early.  Each run runs the tests
-    `alongside` too (the function's other stable covering tests, in their
-    order), whose outcomes say nothing: run alone, the killing tests told a
-    fresh run apart (a test that failed when another covering test had not
-    run before it in its process confirmed every kill of a saved oracle).
+    None``); a test that passes there is run again with the first mutant it
+    killed.  The first run is `parked`'s when one was started early.  The
+    tests `alongside` run too, unjudged, so the run looks like the child's.
     """
     chosen = killers(mutants)
     if not chosen:

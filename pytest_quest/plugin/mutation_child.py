@@ -350,11 +350,8 @@ class _Reach:
 def _unswapped(swapped: list[tuple[types.FunctionType, types.CodeType]]) -> Iterator[None]:
     """The original code in the swapped functions for a while, the mutant's back after.
 
-    The child's own work between runs (writing the next mutant into its file,
-    starting and ending the watches) calls functions of the project judged;
-    where the project is the child's own code (pytest-quest judging itself),
-    a mutant in place would change the child's work, and its reach marks
-    would count the child's calls as the test's.
+    When pytest-quest judges itself, the child's own work between runs would
+    otherwise run the mutant and count its calls as the test's.
     """
     mutated = [(function, function.__code__) for function, _ in swapped]
     for function, code in swapped:
@@ -560,10 +557,8 @@ def _tried(
     None, the tests whose kill proves nothing as they read the function's code, the tests whose
     kill is not the function's doing here); `reached` gets the tests that ran it.
 
-    A kill counts unless the test, run again with the original in this process while what
-    lies outside it holds the mutant, fails there without the mutant's code running
-    (`_outside`).  When no kill counts, the first kill not the function's doing is
-    returned: the judge makes it REVIEW.
+    A kill counts unless `_outside` says it is not the function's doing; when none
+    counts, the first such kill is returned and the judge makes it REVIEW.
     """
     code_read: list[str] = []
     outside: list[str] = []

@@ -1,12 +1,9 @@
 """In the mutation child: what a surviving mutant made the function return or raise.
 
-One more run of the first covering test that reached the survivor, with the
-mutant in place, and two with the original (they must agree; made once per
-test for all the function's survivors), each under
-`engine.observe.CallObserver`; the first call with the same arguments that
-ended otherwise is handed to the judge as plain fields (the judge words
-them: core/observed.py).  Three test runs per survivor, none per killed
-mutant.  Nothing certain, nothing said.
+The first covering test that reached the survivor runs once with the mutant
+and twice with the original (shared by the function's survivors) under
+`engine.observe.CallObserver`; the first difference goes to the judge as plain
+fields (core/observed.py words them).
 """
 
 from __future__ import annotations

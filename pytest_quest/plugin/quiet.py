@@ -1,10 +1,7 @@
 """pytest's terminal for quest commands that run no test: no header, no "no tests ran" line.
 
-``next``, ``status``, ``export``, ``submit`` (its tests run in a child) and
-the person actions run no test in this process, so pytest's session header
-and its ``no tests ran in 0.90s`` line only hide what the command says.  The
-reporter stays pytest's own (warnings, ``-p no:terminal``, ``--color`` keep
-working); only those two parts are left out.
+The header and ``no tests ran`` line only hide what the command says.  The
+reporter stays pytest's own (warnings, ``--color`` keep working).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """In the mutation child: which stable covering tests can reach a mutant, by line.
 
-The measuring run knows, per line of the function, which passing tests ran
-it (one coverage context per test).  A test that never ran the statement a
-mutant changes cannot run the mutant (everything before it is the original
-code), so only the tests that ran that statement are tried against it.
-Without that knowledge for the statement (no line data, a measurement by
-pytest-cov, a line coverage did not see): every stable test is tried.
+A test that never ran the statement a mutant changes cannot run the mutant,
+so only the tests the measuring run saw on that line are tried; without line
+data for it, every stable test is.
 """
 
 from __future__ import annotations

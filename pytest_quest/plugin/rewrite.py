@@ -1,13 +1,9 @@
 """Modules of the code under test named on a gate child's command line load as any import loads them.
 
-pytest's assertion rewriter compiles every module named on the command line
-(an initial path) from its text: a module of the code under test named for
-its doctests (``src/pkg/mod.py::pkg.mod.f``, a covering test) would load from
-its source even where the mutant is in its bytecode file (engine/ondisk.py),
-so a fresh run would run the original.  In every gate child alike (measuring,
-mutation, fresh: none tells itself apart by it), such a module is left to
-the import system; a test file by ``python_files``, a conftest and a package
-marked for rewriting are rewritten as pytest does.
+pytest's assertion rewriter compiles a module named on the command line (a
+doctest id) from its source, bypassing a mutant in its bytecode file
+(engine/ondisk.py).  In every gate child alike such a module is left to the
+import system; test files, conftests and marked packages are rewritten as usual.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A quest option's value that pytest took for a test path while it chose the rootdir.
 
-pytest finds its rootdir and ini file before it loads plugins, so it does not know
-that ``--quest-export-to /dev/null`` takes a value: it reads ``/dev/null`` as a test
-path, roots the run in ``/dev``, misses the project's ini file (``pythonpath``, the
-quest settings) and fails later with an import error that names neither. Here that
-case is found and refused up front (exit 4), with the spelling that works:
-``--quest-export-to=/dev/null``.
+pytest picks its rootdir before plugins load, so ``--quest-export-to /dev/null``
+roots the run in ``/dev`` and misses the ini file.  Refused up front (exit 4),
+naming ``--quest-export-to=/dev/null``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A gate child's test selection: files collected, then the named tests kept among them.
 
-The judge names tests by their node ids as recorded at the scan (a quest's
-covering tests) and files by their paths. pytest given a node id that no
-longer collects (a test renamed or removed since the scan, a parametrize id
-that named a path of another checkout) exits 4 with nothing run, so the
-child collects the files and keeps, at collection, the tests named or in a
-named file; a named test that is not there is reported, never a crash.
+pytest given a node id that no longer collects exits 4 with nothing run, so
+the child collects the files and keeps the named tests at collection; a
+named test that is gone is reported, never a crash.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """``status`` and ``next`` without a pytest session, as ``pytest --version`` runs.
 
-They run no test and read only the ratchet, so they answer from
-``pytest_cmdline_main`` before pytest configures its plugins: no session,
-no collection, no other plugin's session hooks (on 10,000 quests that floor
-cost more than reading the file).  Output, exit statuses and errors are the
-session's (plugin/session.py): the same use cases, the same escaping.  Only
-the modules these two commands need are imported (start-up time).
+They run no test, so they answer from ``pytest_cmdline_main`` before pytest
+configures its plugins: a session cost more than reading the file.  Output,
+exit statuses and errors are the session's (plugin/session.py).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The CI ratchet check's report: text, JSON, GitHub annotations, step summary.
 
-``pytest --quest check`` measures the suite (``app/check.py``) and asks the
-pure :func:`pytest_quest.core.ratchet.check_ratchet` what regressed; this module
-turns that :class:`CheckReport` into what CI shows.  Nothing here runs tests
-or writes the ratchet file.  Under GitHub Actions (``GITHUB_ACTIONS=true``)
-every regression also becomes an ``::error file=...,line=...::`` workflow
-command, and a Markdown summary is appended to ``$GITHUB_STEP_SUMMARY``.
+Turns the :class:`CheckReport` of :func:`pytest_quest.core.ratchet.check_ratchet`
+into what CI shows; under GitHub Actions also ``::error`` workflow commands and
+a Markdown summary in ``$GITHUB_STEP_SUMMARY``.  It runs no test and never
+writes the ratchet file.
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """Escaping for each medium pytest-quest writes to: terminal, GitHub Actions log, Markdown.
 
-Names and messages pytest-quest did not produce (test ids, exception
-messages, a person's reason, source lines) may carry anything: line breaks,
-carriage returns, ANSI escapes, GitHub workflow commands, Markdown, HTML.
+Test ids, exception messages, reasons and source lines may carry anything.
 
-* Terminal: every control character is shown escaped (``\\n``, ``\\x1b``),
-  so a name cannot break a line, move the cursor or recolour the screen; only
-  the colour codes pytest-quest's own tables use survive, when colour is on.
-* GitHub Actions log: the runner reads ``::command ...::`` at the start of a
-  line (after leading blanks) and the legacy ``##[command]`` anywhere in one.
-  A plain line never starts a command: a leading ``::`` becomes ``: :`` and
-  ``##[`` becomes ``## [``.  Workflow commands escape their data and
-  properties as the runner's toolkit does (``%``, ``\\r``, ``\\n``; ``:`` and
-  ``,`` in properties).
-* Markdown (step summary, export): text escapes Markdown punctuation and
-  HTML; a code span is fenced by more backticks than it holds; neither holds a
-  line break or an unescaped ``|``, so a table cell cannot break its row and
-  no heading can be injected.
+* Terminal: control characters shown escaped; only our own colour codes survive.
+* GitHub Actions log: no plain line starts a workflow command (``::`` becomes
+  ``: :``, ``##[`` becomes ``## [``); commands escape data as the toolkit does.
+* Markdown: punctuation and HTML escaped, code spans fenced by more backticks
+  than they hold, no line break or bare ``|`` (a cell cannot break its row).
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Reports of all quests for people and tools: JSON, CSV, Markdown and SARIF 2.1.0 (and HTML).
 
-``pytest --quest export --quest-export-to PATH`` runs no test: it reports the
-ratchet file as it is.  ``pytest --quest check --quest-export-to PATH`` writes
-the same report after the check, with the regressions it found; that is the
-only way regressions reach a report, because the check writes nothing to the
-ratchet file.  The format is chosen by the suffix.  ``outputs.target`` refuses
-what must never be written over (engine/outputs.py, which writes the file); the
-renderers here are pure.
+``export`` reports the ratchet file as it is; ``check --quest-export-to`` adds
+the regressions it found (the check writes nothing to the ratchet file).  The
+suffix picks the format; engine/outputs.py writes the file.  Pure renderers.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The HTML report: one self-contained page (``--quest-export-to report.html``).
 
-Totals, the progress chart (``chart.py``), a table of files with their quests
-by state, and each quest with its facts and its source, uncovered lines and
-branches not taken marked.  Nothing is loaded from anywhere: the style is
-inline, there is no script, and the page's Content-Security-Policy forbids
-any request.  Every string that comes from the ratchet file or the code is
-HTML-escaped.  Pure: data in (the ratchet, the quests as exported, the source
-lines read by the caller), text out.
+Totals, the progress chart (``chart.py``), files by state, and each quest's
+facts and source.  Inline style, no script, a Content-Security-Policy that
+forbids any request, every foreign string escaped.  Pure: data in, text out.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The verifiers' view on a disputed mutant: one fact added to the dispute's REVIEW.
 
-With verification on, a dispute that ends REVIEW (no test of the suite
-kills the mutant nor sees it do otherwise) is shown to every verifier: the
-function, the change, the reason given, a few of the tests that reach the
-changed line, and one question: is there an input that tells them apart?
-Their answers go through the same reply protocol, re-check and vote as a
-submission's, and become a ``verify.equivalence`` fact for the person who
-decides.  The verifiers may only add to a REVIEW, never remove one: the
-verdict stays REVIEW whatever they say, and nothing they say is a try.
+With verification on, each verifier is asked whether an input tells a
+disputed mutant apart; the answers go through the usual reply protocol and
+vote and become a ``verify.equivalence`` fact.  The verdict stays REVIEW
+whatever they say (docs/gate.md, "Disputing a mutant").
 """
 
 from __future__ import annotations
