@@ -234,13 +234,30 @@ def _gone(quest: Quest) -> Regression:
     )
 
 
+def _newly_excluded(quest: Quest, facts: FunctionFacts) -> list[int]:
+    """The excluded lines of `facts` that the PASS did not have.
+
+    An exclusion is the same when its line keeps its distance from the
+    function's first line or from its last one: an edit above it (a shorter
+    docstring) or below it moves only one of the two.  More excluded lines
+    than at PASS always names the ones not at their old distance from the top.
+    """
+    from_first = {line - quest.first for line in quest.excluded_lines}
+    from_last = {quest.last - line for line in quest.excluded_lines}
+    found = [
+        line
+        for line in facts.excluded_lines
+        if line - facts.first not in from_first and facts.last - line not in from_last
+    ]
+    if not found and len(facts.excluded_lines) > len(quest.excluded_lines):
+        found = [line for line in facts.excluded_lines if line - facts.first not in from_first]
+    return found
+
+
 def _held_facts(quest: Quest, facts: FunctionFacts) -> list[Fact]:
     """What a PASS function misses now: coverage, new exclusions, its statements."""
     missing = coverage_facts(facts)
-    base_offsets = {line - quest.first for line in quest.excluded_lines}
-    newly_excluded = [
-        line for line in facts.excluded_lines if line - facts.first not in base_offsets
-    ]
+    newly_excluded = _newly_excluded(quest, facts)
     missing += [
         Fact(
             check="ratchet.excluded",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_quest.core.model import Fact, FunctionFacts, Quest, Ratchet, State
-from pytest_quest.core.ratchet import Regression, check_ratchet
+from pytest_quest.core.ratchet import CheckReport, Regression, check_ratchet
 
 
 def _quest(name: str, state: State = State.PASS, **changes: Any) -> Quest:
@@ -135,6 +135,30 @@ def test_a_line_newly_excluded_is_a_regression_counted_by_offset() -> None:
             ],
             False,
         )
+    ]
+
+
+def test_an_exclusion_moved_by_an_edit_above_or_below_it_is_no_regression() -> None:
+    # Excluded at PASS: line 18 of lines 10-20 (8 from the top, 2 from the end).
+    quest = _quest("f", excluded_lines=[18], first=10, last=20)
+    shorter_docstring = _facts("f", start=10, first=10, last=16, excluded_lines=[14])
+    code_added_below = _facts("f", start=10, first=10, last=25, excluded_lines=[18])
+    for facts in (shorter_docstring, code_added_below):
+        assert check_ratchet(_ratchet(quest), [facts]).regressions == []
+    # At neither distance: new, even when the old exclusion went (a pragma moved).
+    moved = _facts("f", start=10, first=10, last=20, excluded_lines=[15])
+    assert _excluded_fields(check_ratchet(_ratchet(quest), [moved])) == ["a.py:15"]
+    # One more than at PASS, each at one of the old distances: still a new one.
+    more = _facts("f", start=10, first=10, last=26, excluded_lines=[18, 24])
+    assert _excluded_fields(check_ratchet(_ratchet(quest), [more])) == ["a.py:24"]
+
+
+def _excluded_fields(report: CheckReport) -> list[str]:
+    return [
+        fact.field
+        for regression in report.regressions
+        for fact in regression.facts
+        if fact.check == "ratchet.excluded"
     ]
 
 
