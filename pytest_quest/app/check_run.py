@@ -257,12 +257,13 @@ def usage_error(suite: SuiteRun) -> str | None:
     return said[-1] if said else None
 
 
-def refuse_incomplete(suite: SuiteRun) -> None:
-    """A usage error (exit 4, nothing judged) for a child run that gave no measurement."""
+def refuse_incomplete(suite: SuiteRun, command: str = "check") -> None:
+    """A usage error (exit 4, nothing judged) for a child run that gave no measurement;
+    `command` names the command in it."""
     if suite.run.completed and suite.measured is not None:
         return
     said = usage_error(suite)
     if said is not None:
         raise QuestUsageError(said)
     problem = suite.run.problem or "the test run did not complete"
-    raise QuestUsageError(f"check: the suite's run gave no result to judge: {problem}")
+    raise QuestUsageError(f"{command}: the suite's run gave no result to judge: {problem}")

@@ -81,7 +81,7 @@ def run_suite_in_child(
     )
     # A usage error goes where pytest's go (stderr); the judge's lines say it again.
     _show(options.json or usage_error(suite) is not None, suite.output)
-    refuse_incomplete(suite)
+    refuse_incomplete(suite, options.command or "check")
     return suite
 
 

@@ -188,6 +188,9 @@ def test_refuse_incomplete_of_a_complete_run_without_measurement() -> None:
     assert str(caught.value) == (
         "check: the suite's run gave no result to judge: the test run did not complete"
     )
+    with pytest.raises(QuestUsageError) as caught:
+        refuse_incomplete(_suite(returncode=0), "audit")
+    assert str(caught.value).startswith("audit: the suite's run gave no result to judge: ")
 
 
 def test_the_childs_times_and_line_tests_are_read_leaving_out_what_is_malformed() -> None:
