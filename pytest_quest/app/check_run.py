@@ -1,12 +1,14 @@
-"""`check`'s test run, judged from outside: the suite runs in a child pytest, the check decides here.
+"""The suite run of `check`, `scan` and `audit` (a shard job's too), judged from outside.
 
-The process that runs `check` loaded no project code (plugin/judge.py, as for
+The process that decides loaded no project code (plugin/judge.py, as for
 `submit`); the suite runs in the gate's measuring child (engine/runner.py
 `run_over_channel`), in the sandbox the recorded policy asks for, and what it
-measured reaches this process only over the judge's channel.  The files the
-check writes (the run record, the export) are written here, after the child
-ended; what the child left at their paths is put back first.
-docs/judge.md, "check judges from outside the suite", says what this blocks and what it cannot.
+measured reaches this process only over the judge's channel.  The judge
+writes the run record, the export and a shard job's shard after the child
+ended; what the child left at the record's and the export's paths is put back
+first.
+docs/judge.md, "check and scan decide outside the suite too", says what this
+blocks and what it cannot.
 """
 
 from __future__ import annotations
