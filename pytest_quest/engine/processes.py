@@ -32,6 +32,9 @@ GRACE = 2.0
 # exit, a process the tests left) can neither change the report nor hold the
 # verdict until --quest-timeout.
 REPORTED_GRACE = 10.0
+# A whole suite's run (check, scan, audit) shows what the child prints after its
+# report: pytest-cov saving, combining and writing its reports can outlast 10 s.
+SUITE_GRACE = 300.0
 
 # Set in the judge only (`become_judge`): it adopts and kills what its children leave.
 _REAPING: list[bool] = []
@@ -118,12 +121,13 @@ def run_in_own_session(
     on_start: Callable[[], None] | None = None,
     reported: threading.Event | None = None,
     finished: threading.Event | None = None,
+    grace: float | None = None,
 ) -> int | None:
     """Run `command` in its own session, output to `log_path`; its exit status, or None.
 
     None means it exceeded `timeout` seconds and its whole tree was killed.
-    Once `reported` is set the child has `REPORTED_GRACE` seconds to exit
-    before its tree is stopped (the report stands); once `finished` is set it
+    Once `reported` is set the child has `grace` seconds (`REPORTED_GRACE` when
+    None) to exit before its tree is stopped (the report stands); once `finished` is set it
     is stopped at once.  It runs under the reaping shim (engine/reaper.py), and
     an interruption kills its tree first.  `channel` is the child's at
     `CHILD_FDS`; `on_start` runs once it started.
@@ -140,6 +144,7 @@ def run_in_own_session(
                 on_start=on_start,
                 reported=reported,
                 finished=finished,
+                grace=grace,
             )
     finally:
         reap_leftovers()
@@ -156,6 +161,7 @@ def _run_shimmed(
     on_start: Callable[[], None] | None,
     reported: threading.Event | None,
     finished: threading.Event | None = None,
+    grace: float | None = None,
 ) -> int | None:
     process = subprocess.Popen(
         reaper.shim_command(command, channel),
@@ -174,7 +180,12 @@ def _run_shimmed(
             on_start()
         # Without a report to wait for (an Event never set), only the exit or the timeout ends it.
         return _wait_reported(
-            process, log, timeout=timeout, reported=reported or threading.Event(), finished=finished
+            process,
+            log,
+            timeout=timeout,
+            reported=reported or threading.Event(),
+            finished=finished,
+            grace=grace,
         )
     except subprocess.TimeoutExpired:
         stop_tree(process)
@@ -196,13 +207,14 @@ def wait_for_exit(
     reported: threading.Event,
     timeout: float,
     finished: threading.Event | None = None,
+    grace: float | None = None,
 ) -> str:
     """How a child ended: EXITED, FINISHED, OVERSTAYED or TIMED_OUT; nothing is stopped here.
 
     `exited(seconds)` waits up to that long for the exit and says whether it
     came.  FINISHED: `finished` is set, so nothing the child does now can
-    reach the judge.  OVERSTAYED: still running `REPORTED_GRACE` seconds after
-    `reported`.  TIMED_OUT: `timeout` seconds went by first.
+    reach the judge.  OVERSTAYED: still running `grace` seconds (`REPORTED_GRACE`
+    when None) after `reported`.  TIMED_OUT: `timeout` seconds went by first.
     """
     deadline = time.monotonic() + timeout
     grace_end: float | None = None
@@ -211,7 +223,7 @@ def wait_for_exit(
         if finished is not None and finished.is_set():
             return FINISHED
         if grace_end is None and reported.is_set():
-            grace_end = now + REPORTED_GRACE
+            grace_end = now + (REPORTED_GRACE if grace is None else grace)
         if now >= deadline:
             return TIMED_OUT
         if grace_end is not None and now >= grace_end:
@@ -260,20 +272,22 @@ def _wait_reported(
     timeout: float,
     reported: threading.Event,
     finished: threading.Event | None = None,
+    grace: float | None = None,
 ) -> int:
-    """`process`'s exit status, its tree stopped `REPORTED_GRACE` s after `reported` if still running.
+    """`process`'s exit status, its tree stopped `grace` s after `reported` if still running.
 
     Stopped at once when `finished`.  Raises TimeoutExpired past `timeout`
     seconds, as ``Popen.wait`` does.
     """
-    ended = wait_for_exit(popen_exited(process), reported, timeout, finished)
+    grace = REPORTED_GRACE if grace is None else grace
+    ended = wait_for_exit(popen_exited(process), reported, timeout, finished, grace)
     if ended == FINISHED:
         stop_tree(process)
     if ended == TIMED_OUT:
         raise subprocess.TimeoutExpired(process.args, timeout)
     if ended == OVERSTAYED:
         log.write(
-            f"\npytest-quest: the child sent its report but had not exited {REPORTED_GRACE:g}s"
+            f"\npytest-quest: the child sent its report but had not exited {grace:g}s"
             " later; it and every process it started were stopped\n".encode()
         )
         log.flush()

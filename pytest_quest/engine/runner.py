@@ -25,7 +25,7 @@ from pytest_quest.engine.channel import CHILD_ARGUMENT, JudgeChannel, Received
 from pytest_quest.engine.created_files import CREATED_ENV
 from pytest_quest.engine.gate_signals import SIGNALS_ENV
 from pytest_quest.engine.measure import MeasuredSource
-from pytest_quest.engine.processes import child_env, run_in_own_session
+from pytest_quest.engine.processes import SUITE_GRACE, child_env, run_in_own_session
 
 
 def measured_to_dict(measured: MeasuredSource, run: RunReport) -> dict[str, Any]:
@@ -279,6 +279,7 @@ def run_over_channel(
                 on_start=channel.started,
                 reported=channel.reported,
                 finished=None if whole_output else channel.finished,
+                grace=SUITE_GRACE if whole_output else None,
             )
             received = channel.receive()
             copy_coverage_outputs(moved)

@@ -49,6 +49,18 @@ def test_a_child_still_running_after_its_report_overstays_at_the_grace_not_the_t
     assert 0.4 <= time.monotonic() - start < 5
 
 
+def test_a_child_given_a_longer_grace_exits_within_it_and_overstays_past_it() -> None:
+    # A whole suite's run (pytest-cov's reports after the report): its own grace, not 0.3 s.
+    child = Child(0.8)
+    assert processes.wait_for_exit(child.exited, reported_after(0.05), 30, None, 2.0) == (
+        processes.EXITED
+    )
+    start = time.monotonic()
+    ended = processes.wait_for_exit(Child(None).exited, reported_after(0.05), 30, None, 0.6)
+    assert ended == processes.OVERSTAYED
+    assert 0.6 <= time.monotonic() - start < 5
+
+
 def test_without_a_whole_report_a_running_child_has_its_whole_time() -> None:
     start = time.monotonic()
     assert (
