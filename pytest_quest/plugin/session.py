@@ -523,6 +523,7 @@ class QuestSession:
                 self.measurer,
                 self.rootdir,
                 str(shard.get("data")),
+                measured_roots=self.measured_roots(),
                 notes=list(getattr(self.measurer, "notes", [])),
                 only_files=only,
             )

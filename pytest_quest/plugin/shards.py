@@ -22,11 +22,13 @@ def hand_over_data(
     rootdir: Path,
     data: str,
     *,
+    measured_roots: list[str],
     notes: list[str],
     only_files: list[str] | None,
 ) -> dict[str, Any]:
     """The child's part: its saved coverage data copied to `data`; its settings, for the judge.
 
+    `measured_roots`: what the measurer measured (`QuestSession.measured_roots`);
     `only_files`: ``--quest-measure-only`` as given (None: the measurer's own).
     """
     cov = measurer.cov
@@ -36,14 +38,10 @@ def hand_over_data(
     if data_filename and Path(data_filename).is_file():
         shutil.copyfile(data_filename, data)
         copied = True
-    sources: list[str] = list(getattr(measurer, "sources", []) or [])
-    if not sources:
-        configured = cov.get_option("run:source")
-        sources = [str(item) for item in (configured if isinstance(configured, list) else [])]
     return {
         "copied": copied,
         "config": coverage_settings(cov, rootdir),
-        "measured_roots": sources,
+        "measured_roots": list(measured_roots),
         "only_files": only_files if only_files is not None else measurer.only_files(),
         "notes": list(notes),
     }

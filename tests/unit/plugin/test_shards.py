@@ -20,30 +20,24 @@ class _Data:
 
 
 class _Cov:
-    def __init__(self, filename: str, source: Any) -> None:
+    def __init__(self, filename: str) -> None:
         self.data = _Data(filename)
-        self.source = source
-        self.config = None
 
     def get_data(self) -> _Data:
         return self.data
 
-    def get_option(self, name: str) -> Any:
-        return {"run:source": self.source}.get(name, [])
-
 
 class _Measurer:
-    def __init__(self, cov: _Cov, sources: list[str], only: list[str] | None = None) -> None:
+    def __init__(self, cov: _Cov, only: list[str] | None = None) -> None:
         self.cov = cov
-        self.sources = sources
         self.only = only
 
     def only_files(self) -> list[str] | None:
         return self.only
 
 
-def _measurer(cov: _Cov, sources: list[str], only: list[str] | None = None) -> Measurement:
-    return cast("Measurement", _Measurer(cov, sources, only))
+def _measurer(cov: _Cov, only: list[str] | None = None) -> Measurement:
+    return cast("Measurement", _Measurer(cov, only))
 
 
 def _settings(monkeypatch: Any) -> None:
@@ -60,8 +54,11 @@ def test_the_child_copies_its_data_and_reports_its_settings(
     measured.write_bytes(b"data")
     out = tmp_path / "out" / "data"
     out.parent.mkdir()
-    measurer = _measurer(_Cov(str(measured), None), [str(tmp_path / "src")], only=["a.py"])
-    given = hand_over_data(measurer, tmp_path, str(out), notes=["n"], only_files=None)
+    measurer = _measurer(_Cov(str(measured)), only=["a.py"])
+    roots = [str(tmp_path / "src")]
+    given = hand_over_data(
+        measurer, tmp_path, str(out), measured_roots=roots, notes=["n"], only_files=None
+    )
     assert out.read_bytes() == b"data"
     assert given == {
         "copied": True,
@@ -71,22 +68,21 @@ def test_the_child_copies_its_data_and_reports_its_settings(
         "notes": ["n"],
     }
     # --quest-measure-only as given wins over the measurer's own list.
-    given = hand_over_data(measurer, tmp_path, str(out), notes=[], only_files=["b.py"])
+    given = hand_over_data(
+        measurer, tmp_path, str(out), measured_roots=roots, notes=[], only_files=["b.py"]
+    )
     assert given["only_files"] == ["b.py"]
 
 
-def test_a_child_that_saved_no_data_copies_none_and_names_coverage_s_sources(
-    tmp_path: Path, monkeypatch: Any
-) -> None:
+def test_a_child_that_saved_no_data_copies_none(tmp_path: Path, monkeypatch: Any) -> None:
     _settings(monkeypatch)
     out = tmp_path / "data"
-    measurer = _measurer(_Cov(str(tmp_path / "missing"), ["src"]), [])
-    given = hand_over_data(measurer, tmp_path, str(out), notes=[], only_files=None)
+    measurer = _measurer(_Cov(str(tmp_path / "missing")))
+    given = hand_over_data(
+        measurer, tmp_path, str(out), measured_roots=["src"], notes=[], only_files=None
+    )
     assert given["copied"] is False and not out.exists()
     assert given["measured_roots"] == ["src"]
-    measurer = _measurer(_Cov(str(tmp_path / "missing"), None), [])
-    given = hand_over_data(measurer, tmp_path, str(out), notes=[], only_files=None)
-    assert given["measured_roots"] == []
 
 
 def _suite(shard: dict[str, Any] | None, sandbox: str = "bwrap") -> SuiteRun:
