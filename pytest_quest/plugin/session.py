@@ -517,7 +517,7 @@ class QuestSession:
             }
         shard = child_channel.instructions().get("shard")
         if isinstance(shard, dict):  # a CI job's shard: its judge writes it (app/shard.py)
-            from pytest_quest.plugin.shards import hand_over_data
+            from pytest_quest.plugin.shards import hand_over_data  # start-up time (see use_case)
 
             payload["shard"] = hand_over_data(
                 self.measurer,
